@@ -1,0 +1,133 @@
+"""Actions a seat can take, and the decisions that ask for them."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, ClassVar, Union
+
+from engine import wire
+from engine.cards import Bean
+
+
+class DecisionKind(enum.Enum):
+    """What a seat is being asked to choose."""
+
+    PLANT_FIRST = "plant_first"        # C-5.1: plant the front card of the hand
+    PLANT_SECOND = "plant_second"      # C-5.2: plant the next card, or pass
+    TRADE_OFFER = "trade_offer"        # C-6.8: active player: make an offer or end trading
+    TRADE_RESPOND = "trade_respond"    # C-6.8: other players: accept, counter, give, or pass
+    TRADE_CONFIRM = "trade_confirm"    # C-6.8: active player: close one deal of this round, or none
+    PLANT_TRADED = "plant_traded"      # C-5.5: plant one card of one's trading area
+
+
+@dataclass(frozen=True, slots=True)
+class Plant:
+    """Plant the front card of the hand into ``field`` (cashing the field in first if it holds another bean)."""
+
+    TYPE: ClassVar[str] = "plant"
+    field: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlantTraded:
+    """Plant card ``card`` of one's trading area into ``field``."""
+
+    TYPE: ClassVar[str] = "plant_traded"
+    card: int
+    field: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Decline: no second planting, no response, or no deal this round."""
+
+    TYPE: ClassVar[str] = "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class BuyField:
+    """Buy the third field for the rules' price (the same seat then decides again)."""
+
+    TYPE: ClassVar[str] = "buy_field"
+
+
+@dataclass(frozen=True, slots=True)
+class Harvest:
+    """Cash in one's own ``field`` (the same seat then decides again)."""
+
+    TYPE: ClassVar[str] = "harvest"
+    field: int
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """Propose a deal: give the cards at these positions, want these beans in return.
+
+    ``give_hand`` are positions in the proposer's hand, ``give_trade`` positions in the
+    proposer's trading area (active player only). ``to`` is the partner; the active player
+    may leave it ``None`` to offer to everybody. An offer that wants nothing is a gift.
+    """
+
+    TYPE: ClassVar[str] = "offer"
+    give_hand: tuple[int, ...] = ()
+    give_trade: tuple[int, ...] = ()
+    want: tuple[Bean, ...] = ()
+    to: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EndTrading:
+    """The active player closes trading."""
+
+    TYPE: ClassVar[str] = "end_trading"
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    """Accept the active player's offer of this round, paying with these hand positions."""
+
+    TYPE: ClassVar[str] = "accept"
+    give_hand: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Confirm:
+    """Active player: close the deal of response number ``response`` of this round.
+
+    For an acceptance of one's own offer, the cards are those offered (leave give empty);
+    for a counter-offer, name the cards (hand and trading-area positions) that pay its wants.
+    """
+
+    TYPE: ClassVar[str] = "confirm"
+    response: int
+    give_hand: tuple[int, ...] = ()
+    give_trade: tuple[int, ...] = ()
+
+
+Action = Union[Plant, PlantTraded, Pass, BuyField, Harvest, Offer, EndTrading, Accept, Confirm]
+
+ACTION_TYPES: dict[str, type] = {cls.TYPE: cls for cls in (
+    Plant, PlantTraded, Pass, BuyField, Harvest, Offer, EndTrading, Accept, Confirm)}
+
+
+def action_to_json(action: Action) -> dict[str, Any]:
+    return wire.to_json(action)
+
+
+def action_from_json(data: object) -> Action:
+    return wire.from_json(ACTION_TYPES, data, "action")
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Who must choose what. ``options`` lists every legal action, except that for the
+    trade kinds the offers, acceptances and confirmations are open-ended and are checked
+    against the constraints in the seat's view instead."""
+
+    seat: int
+    kind: DecisionKind
+    options: tuple[Action, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "kind": self.kind.value,
+                "options": [action_to_json(a) for a in self.options]}

@@ -1,0 +1,80 @@
+"""Bean types and their beanometers."""
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+
+class Bean(enum.Enum):
+    """The bean types of the base game; the value is the wire name."""
+
+    BLUE = "blue"
+    CHILI = "chili"
+    STINK = "stink"
+    GREEN = "green"
+    SOY = "soy"
+    BLACK_EYED = "black_eyed"
+    RED = "red"
+    GARDEN = "garden"
+
+    @classmethod
+    def parse(cls, text: object) -> Bean:
+        try:
+            return cls(text)
+        except ValueError:
+            names = ", ".join(b.value for b in cls)
+            raise ValueError(f"unknown bean {text!r} (expected one of: {names})") from None
+
+
+@dataclass(frozen=True, slots=True)
+class BeanType:
+    """One bean type: how many cards of it the deck holds and its beanometer."""
+
+    bean: Bean
+    name: str
+    count: int
+    beanometer: tuple[int | None, ...]  # beanometer[k] = beans needed for k+1 coins
+
+    def coins_for(self, beans: int) -> int:
+        """Coins a field of ``beans`` cards of this type is worth when cashed in."""
+        coins = 0
+        for level, needed in enumerate(self.beanometer, start=1):
+            if needed is not None and beans >= needed:
+                coins = level
+        return coins
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bean": self.bean.value, "name": self.name, "count": self.count,
+                "beanometer": list(self.beanometer)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> BeanType:
+        try:
+            bean = Bean.parse(data["bean"])
+            count = int(data["count"])
+            meter = tuple(None if v is None else int(v) for v in data["beanometer"])
+            name = str(data.get("name", bean.value))
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"malformed bean type {data!r}: {exc}") from None
+        if count <= 0 or len(meter) != 4:
+            raise ValueError(f"malformed bean type {data!r}: needs a positive count and 4 beanometer levels")
+        levels = [v for v in meter if v is not None]
+        if levels != sorted(set(levels)) or any(v <= 0 for v in levels):
+            raise ValueError(f"malformed bean type {data!r}: beanometer must rise strictly")
+        return cls(bean, name, count, meter)
+
+
+def parse_bean_types(text: str) -> tuple[BeanType, ...]:
+    """Parse the card data file (see seeds/beans.json)."""
+    try:
+        data = json.loads(text)
+        rows = data["beans"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"card data is not valid: {exc}") from None
+    types = tuple(BeanType.from_json(row) for row in rows)
+    beans = [t.bean for t in types]
+    if len(set(beans)) != len(beans):
+        raise ValueError(f"card data lists a bean twice: {[b.value for b in beans]!r}")
+    return types

@@ -1,0 +1,575 @@
+"""The referee state machine of the base game (seed 002), rules id ``classic-v1``.
+
+The state is mutable and private to the referee; what a seat may see is computed by
+``view(seat)``. Rule ids (``C-…``) refer to ``seeds/classic-rules.md``.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from engine.actions import (
+    Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer, Pass,
+    Plant, PlantTraded,
+)
+from engine.cards import Bean
+from engine.errors import GameOverError, IllegalAction
+from engine.events import (
+    Accepted, Drew, Event, FieldBought, GameEnded, Harvested, Offered, Passed, Planted, Reshuffled,
+    Traded, TradingEnded, TurnedUp, TurnStarted,
+)
+from engine.results import GameResult, rank_by_coins
+from engine.rules import Rules
+from engine.views import View, classic_view
+
+_PASS = Pass()
+_END_TRADING = EndTrading()
+_BUY_FIELD = BuyField()
+_PLANT_KINDS = (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND)
+
+
+@dataclass(slots=True)
+class SeatState:
+    """One player's cards. ``trade_locked[i]`` is true for a card received in a trade (C-6.3)."""
+
+    hand: list[Bean] = field(default_factory=list)
+    field_beans: list[Bean | None] = field(default_factory=list)
+    field_counts: list[int] = field(default_factory=list)
+    treasury: list[Bean] = field(default_factory=list)
+    trade: list[Bean] = field(default_factory=list)
+    trade_locked: list[bool] = field(default_factory=list)
+
+    @property
+    def coins(self) -> int:
+        return len(self.treasury)
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """One answer to a trading round: an acceptance of the active offer, or a counter-offer."""
+
+    seat: int
+    accept: bool
+    give_hand: tuple[int, ...]
+    give: tuple[Bean, ...]
+    want: tuple[Bean, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenOffer:
+    """The active player's offer of the current round."""
+
+    to: int | None
+    give_hand: tuple[int, ...]
+    give_trade: tuple[int, ...]
+    give: tuple[Bean, ...]
+    want: tuple[Bean, ...]
+
+
+class ClassicGame:
+    """A game of the base game in progress. Drive it with ``decision`` and ``apply``."""
+
+    def __init__(self, rules: Rules, players: int, seed: int) -> None:
+        if not rules.min_players <= players <= rules.max_players:
+            raise ValueError(
+                f"{rules.id} is for {rules.min_players}-{rules.max_players} players, not {players!r}")
+        self.rules = rules
+        self.players = players
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self.seats = [SeatState() for _ in range(players)]
+        deck = [t.bean for t in rules.bean_types for _ in range(t.count)]
+        self._rng.shuffle(deck)
+        self.deck: list[Bean] = deck  # the top of the deck is the end of the list
+        self.discard: list[Bean] = []  # the top of the pile is the end of the list
+        self.reshuffles = 0
+        self.turn = 0
+        self.active = 0
+        self.events: list[Event] = []
+        self.history: list[tuple[int, Action]] = []
+        self.over = False
+        self.result: GameResult | None = None
+        self.phase: DecisionKind | None = None
+        self.to_move = 0
+        self.trade_round = 0
+        self.offer: OpenOffer | None = None
+        self.responses: list[Response] = []
+        self._respond_queue: list[int] = []
+        self._round_quiet = True
+        self._plant_queue: list[int] = []
+        self._decision: Decision | None = None
+        for seat in self.seats:  # C-2.3
+            seat.field_beans = [None] * rules.start_fields
+            seat.field_counts = [0] * rules.start_fields
+        for _ in range(rules.hand_size):  # C-2.1: one card at a time, around the table
+            for seat in self.seats:
+                seat.hand.append(self.deck.pop())
+        self._start_turn()
+
+    # ----------------------------------------------------------------- queries
+    @property
+    def decision(self) -> Decision | None:
+        """Who must decide what now; ``None`` once the game is over."""
+        if self.over:
+            return None
+        if self._decision is None:
+            self._decision = Decision(self.to_move, self.phase, tuple(self._options()))  # type: ignore[arg-type]
+        return self._decision
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        decision = self.decision
+        return decision.options if decision else ()
+
+    def view(self, seat: int) -> View:
+        """What ``seat`` may see now (C-8)."""
+        return classic_view(self, seat)
+
+    def events_since(self, index: int) -> list[Event]:
+        return self.events[index:]
+
+    def coins(self) -> tuple[int, ...]:
+        return tuple(s.coins for s in self.seats)
+
+    def card_count(self) -> int:
+        """Every card in the game, wherever it lies (a conservation check)."""
+        total = len(self.deck) + len(self.discard)
+        for s in self.seats:
+            total += len(s.hand) + len(s.treasury) + len(s.trade) + sum(s.field_counts)
+        return total
+
+    # ----------------------------------------------------------------- actions
+    def apply(self, action: Action) -> list[Event]:
+        """Check and play ``action`` for the seat that must decide; returns the new events."""
+        if self.over:
+            raise GameOverError(f"the game is over; cannot play {action!r}")
+        start = len(self.events)
+        seat = self.to_move
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise IllegalAction("C-0", action, "not an action of this game")
+        handler(self, seat, action)
+        self.history.append((seat, action))
+        self._decision = None
+        return self.events[start:]
+
+    def _do_buy_field(self, seat: int, action: BuyField) -> None:
+        s = self.seats[seat]
+        if len(s.field_beans) >= self.rules.max_fields:
+            raise IllegalAction("C-3.2", action, f"seat {seat} already has {len(s.field_beans)} fields")
+        if s.coins < self.rules.field_price:
+            raise IllegalAction("C-3.2", action,
+                                f"seat {seat} has {s.coins} coins, a field costs {self.rules.field_price}")
+        paid = tuple(s.treasury[-self.rules.field_price:])
+        del s.treasury[-self.rules.field_price:]
+        self.discard.extend(paid)
+        s.field_beans.append(None)
+        s.field_counts.append(0)
+        self.events.append(FieldBought(seat, paid))
+
+    def _do_harvest(self, seat: int, action: Harvest) -> None:
+        s = self.seats[seat]
+        if not 0 <= action.field < len(s.field_beans) or s.field_counts[action.field] == 0:
+            raise IllegalAction("C-4.3", action, f"seat {seat} has no planted field {action.field!r}")
+        if not self._may_cash_in(s, action.field):
+            raise IllegalAction("C-4.2", action, "a field of one bean may not be cashed in while another field holds more")
+        self._cash_in(seat, action.field)
+
+    def _do_plant(self, seat: int, action: Plant) -> None:
+        if self.phase not in _PLANT_KINDS:
+            raise IllegalAction("C-5.1", action, f"no hand card is to be planted now ({self.phase.value})")  # type: ignore[union-attr]
+        s = self.seats[seat]
+        self._plant(seat, s.hand[0], action.field, action, "hand")
+        s.hand.pop(0)
+        if self.phase is DecisionKind.PLANT_FIRST and s.hand:
+            self.phase = DecisionKind.PLANT_SECOND
+        else:
+            self._turn_up()
+
+    def _do_pass(self, seat: int, action: Pass) -> None:
+        phase = self.phase
+        if phase is DecisionKind.PLANT_SECOND:
+            self.events.append(Passed(seat, phase.value))
+            self._turn_up()
+        elif phase is DecisionKind.TRADE_OFFER:
+            self.offer = None
+            self.events.append(Passed(seat, phase.value))
+            self._open_responses()
+        elif phase is DecisionKind.TRADE_RESPOND:
+            self.events.append(Passed(seat, phase.value))
+            self._next_responder()
+        elif phase is DecisionKind.TRADE_CONFIRM:
+            self.events.append(Passed(seat, phase.value))
+            self._next_round()
+        else:
+            rule = "C-5.1" if phase is DecisionKind.PLANT_FIRST else "C-5.5"
+            raise IllegalAction(rule, action, f"planting is mandatory now ({phase.value})")  # type: ignore[union-attr]
+
+    def _do_end_trading(self, seat: int, action: EndTrading) -> None:
+        if self.phase is not DecisionKind.TRADE_OFFER:
+            raise IllegalAction("C-6.7", action, "only the active player ends trading, when it is their turn to offer")
+        self._end_trading()
+
+    def _do_offer(self, seat: int, action: Offer) -> None:
+        phase = self.phase
+        s = self.seats[seat]
+        active = seat == self.active
+        if phase is DecisionKind.TRADE_OFFER:
+            to = action.to
+            if to is not None and (not 0 <= to < self.players or to == seat):
+                raise IllegalAction("C-6.1", action, f"no other seat {to!r} to trade with")
+        elif phase is DecisionKind.TRADE_RESPOND:
+            to = self.active if action.to is None else action.to
+            if to != self.active:
+                raise IllegalAction("C-6.1", action, f"trades are only with the active player (seat {self.active})")
+        else:
+            raise IllegalAction("C-6.8", action, f"no offer can be made now ({phase.value if phase else 'game over'})")
+        if action.give_trade and not active:
+            raise IllegalAction("C-6.2", action, "only the active player trades from the trading area")
+        self._check_positions(action, action.give_hand, len(s.hand), "hand")
+        self._check_positions(action, action.give_trade, len(s.trade), "trading area")
+        for i in action.give_trade:
+            if s.trade_locked[i]:
+                raise IllegalAction("C-6.3", action, f"card {i} of the trading area was received in a trade")
+        for bean in action.want:
+            if not isinstance(bean, Bean) or bean not in self.rules._by_bean:
+                raise IllegalAction("C-1.1", action, f"{bean!r} is not a bean of this game")
+        if not action.give_hand and not action.give_trade and not action.want:
+            raise IllegalAction("C-6.8", action, "an offer must give or want at least one card")
+        give = tuple(s.hand[i] for i in action.give_hand) + tuple(s.trade[i] for i in action.give_trade)
+        self._round_quiet = False
+        if not action.want:  # a gift: it cannot be refused (C-6.5)
+            if to is None:
+                raise IllegalAction("C-6.5", action, "a gift needs a named receiver")
+            self.events.append(Offered(seat, to, give, (), self.trade_round))
+            self._deal(seat, action.give_hand, action.give_trade, to, ())
+        else:
+            self.events.append(Offered(seat, to, give, action.want, self.trade_round))
+            if active:
+                self.offer = OpenOffer(action.to, action.give_hand, action.give_trade, give, action.want)
+            else:
+                self.responses.append(Response(seat, False, action.give_hand, give, action.want))
+        if active:
+            if not action.want:
+                self.offer = None
+            self._open_responses()
+        else:
+            self._next_responder()
+
+    def _do_accept(self, seat: int, action: Accept) -> None:
+        if self.phase is not DecisionKind.TRADE_RESPOND:
+            raise IllegalAction("C-6.6", action, "there is no offer to accept now")
+        offer = self.offer
+        if offer is None or (offer.to is not None and offer.to != seat):
+            raise IllegalAction("C-6.6", action, f"no offer of this round is open to seat {seat}")
+        s = self.seats[seat]
+        self._check_positions(action, action.give_hand, len(s.hand), "hand")
+        paid = tuple(s.hand[i] for i in action.give_hand)
+        if Counter(paid) != Counter(offer.want):
+            raise IllegalAction("C-6.6", action,
+                                f"the offer wants {_names(offer.want)}, these cards are {_names(paid)}")
+        self._round_quiet = False
+        self.responses.append(Response(seat, True, action.give_hand, paid, offer.give))
+        self.events.append(Accepted(seat, self.trade_round))
+        self._next_responder()
+
+    def _do_confirm(self, seat: int, action: Confirm) -> None:
+        if self.phase is not DecisionKind.TRADE_CONFIRM:
+            raise IllegalAction("C-6.6", action, "there is no deal to confirm now")
+        if not 0 <= action.response < len(self.responses):
+            raise IllegalAction("C-6.6", action, f"no response number {action.response!r} this round")
+        response = self.responses[action.response]
+        if response.accept:
+            if action.give_hand or action.give_trade:
+                raise IllegalAction("C-6.6", action, "an accepted offer is paid with the cards offered")
+            offer = self.offer
+            assert offer is not None
+            self._deal(seat, offer.give_hand, offer.give_trade, response.seat, response.give_hand)
+        else:
+            s = self.seats[seat]
+            self._check_positions(action, action.give_hand, len(s.hand), "hand")
+            self._check_positions(action, action.give_trade, len(s.trade), "trading area")
+            for i in action.give_trade:
+                if s.trade_locked[i]:
+                    raise IllegalAction("C-6.3", action, f"card {i} of the trading area was received in a trade")
+            paid = tuple(s.hand[i] for i in action.give_hand) + tuple(s.trade[i] for i in action.give_trade)
+            if Counter(paid) != Counter(response.want):
+                raise IllegalAction("C-6.6", action,
+                                    f"seat {response.seat} wants {_names(response.want)}, these cards are {_names(paid)}")
+            self._deal(seat, action.give_hand, action.give_trade, response.seat, response.give_hand)
+        self._next_round()
+
+    def _do_plant_traded(self, seat: int, action: PlantTraded) -> None:
+        if self.phase is not DecisionKind.PLANT_TRADED:
+            raise IllegalAction("C-5.5", action, "trading-area cards are planted only after trading")
+        s = self.seats[seat]
+        if not 0 <= action.card < len(s.trade):
+            raise IllegalAction("C-5.5", action, f"no card {action.card!r} in the trading area of seat {seat}")
+        self._plant(seat, s.trade[action.card], action.field, action, "trade")
+        del s.trade[action.card]
+        del s.trade_locked[action.card]
+        if not s.trade:
+            self._next_planter()
+
+    # ----------------------------------------------------------------- mechanics
+    def _check_positions(self, action: Action, positions: Sequence[int], size: int, where: str) -> None:
+        if len(set(positions)) != len(positions):
+            raise IllegalAction("C-6.2", action, f"a {where} position is named twice")
+        for i in positions:
+            if not 0 <= i < size:
+                raise IllegalAction("C-6.2", action, f"no card at {where} position {i!r} (it holds {size})")
+
+    def _may_cash_in(self, s: SeatState, index: int) -> bool:
+        """C-4.2: a lone bean may not be cashed in while another field holds more than one."""
+        if s.field_counts[index] != 1:
+            return True
+        return all(c <= 1 for c in s.field_counts)
+
+    def _plant_allowed(self, s: SeatState, bean: Bean, index: int) -> bool:
+        current = s.field_beans[index]
+        return current is None or current is bean or self._may_cash_in(s, index)
+
+    def _plant(self, seat: int, bean: Bean, index: int, action: Action, source: str) -> None:
+        s = self.seats[seat]
+        if not 0 <= index < len(s.field_beans):
+            raise IllegalAction("C-3.1", action, f"seat {seat} has no field {index!r}")
+        current = s.field_beans[index]
+        if current is not None and current is not bean:
+            if not self._may_cash_in(s, index):
+                raise IllegalAction("C-4.2", action,
+                                    "planting there would cash in a lone bean while another field holds more")
+            self._cash_in(seat, index)  # C-3.3
+        s.field_beans[index] = bean
+        s.field_counts[index] += 1
+        self.events.append(Planted(seat, bean, index, source))
+
+    def _cash_in(self, seat: int, index: int) -> None:
+        """C-4.1: coin cards go to the treasury, the rest onto the discard pile."""
+        s = self.seats[seat]
+        bean = s.field_beans[index]
+        count = s.field_counts[index]
+        assert bean is not None
+        coins = self.rules.coins_for(bean, count)
+        s.treasury.extend([bean] * coins)
+        self.discard.extend([bean] * (count - coins))
+        s.field_beans[index] = None
+        s.field_counts[index] = 0
+        self.events.append(Harvested(seat, index, bean, count, coins))
+
+    def _take_card(self) -> Bean | None:
+        """The top card of the deck, reshuffling when it has run out (C-7.1); ``None`` ends the game (C-7.2)."""
+        while not self.deck:
+            if self.reshuffles >= self.rules.reshuffles:
+                return None
+            self.deck, self.discard = self.discard, []
+            self._rng.shuffle(self.deck)
+            self.reshuffles += 1
+            self.events.append(Reshuffled(len(self.deck), self.reshuffles))
+        return self.deck.pop()
+
+    def _deal(self, a: int, a_hand: Sequence[int], a_trade: Sequence[int], b: int, b_hand: Sequence[int]) -> None:
+        """Move cards between seats ``a`` and ``b``; received cards land locked in the trading area (C-6.3)."""
+        sa, sb = self.seats[a], self.seats[b]
+        a_gave = [sa.hand[i] for i in a_hand] + [sa.trade[i] for i in a_trade]
+        b_gave = [sb.hand[i] for i in b_hand]
+        for i in sorted(a_hand, reverse=True):
+            del sa.hand[i]
+        for i in sorted(a_trade, reverse=True):
+            del sa.trade[i]
+            del sa.trade_locked[i]
+        for i in sorted(b_hand, reverse=True):
+            del sb.hand[i]
+        sb.trade.extend(a_gave)
+        sb.trade_locked.extend([True] * len(a_gave))
+        sa.trade.extend(b_gave)
+        sa.trade_locked.extend([True] * len(b_gave))
+        self.events.append(Traded(a, b, tuple(a_gave), tuple(b_gave)))
+
+    # ----------------------------------------------------------------- flow
+    def _start_turn(self) -> None:
+        self.events.append(TurnStarted(self.active, self.turn))
+        self.to_move = self.active
+        if self.seats[self.active].hand:
+            self.phase = DecisionKind.PLANT_FIRST
+        else:
+            self._turn_up()
+
+    def _turn_up(self) -> None:
+        """C-5.3: turn up cards into the active player's trading area."""
+        s = self.seats[self.active]
+        turned: list[Bean] = []
+        for _ in range(self.rules.turn_up):
+            card = self._take_card()
+            if card is None:
+                if turned:
+                    self.events.append(TurnedUp(self.active, tuple(turned)))
+                self._finish()
+                return
+            turned.append(card)
+            s.trade.append(card)
+            s.trade_locked.append(False)
+        self.events.append(TurnedUp(self.active, tuple(turned)))
+        self.trade_round = 0
+        self._start_round()
+
+    def _start_round(self) -> None:
+        self.offer = None
+        self.responses = []
+        self._round_quiet = True
+        self.phase = DecisionKind.TRADE_OFFER
+        self.to_move = self.active
+
+    def _open_responses(self) -> None:
+        n = self.players
+        self._respond_queue = [(self.active + k) % n for k in range(n - 1, 0, -1)]
+        self.phase = DecisionKind.TRADE_RESPOND
+        self._next_responder()
+
+    def _next_responder(self) -> None:
+        if self._respond_queue:
+            self.to_move = self._respond_queue.pop()
+            return
+        self.to_move = self.active
+        if self.responses:
+            self.phase = DecisionKind.TRADE_CONFIRM
+        else:
+            self._next_round()
+
+    def _next_round(self) -> None:
+        self.trade_round += 1
+        if self._round_quiet or self.trade_round >= self.rules.max_trade_rounds:  # C-6.7
+            self._end_trading()
+        else:
+            self._start_round()
+
+    def _end_trading(self) -> None:
+        self.offer = None
+        self.responses = []
+        self.events.append(TradingEnded(self.active, self.trade_round))
+        n = self.players
+        self._plant_queue = [(self.active + k) % n for k in range(n - 1, -1, -1)]
+        self.phase = DecisionKind.PLANT_TRADED
+        self._next_planter()
+
+    def _next_planter(self) -> None:
+        while self._plant_queue:
+            seat = self._plant_queue.pop()
+            if self.seats[seat].trade:
+                self.to_move = seat
+                return
+        self._draw_cards()
+
+    def _draw_cards(self) -> None:
+        """C-5.6: the active player draws, one card at a time, to the back of the hand."""
+        s = self.seats[self.active]
+        drawn = 0
+        for _ in range(self.rules.draw):
+            card = self._take_card()
+            if card is None:
+                if drawn:
+                    self.events.append(Drew(self.active, drawn))
+                self._finish()
+                return
+            s.hand.append(card)
+            drawn += 1
+        self.events.append(Drew(self.active, drawn))
+        self.active = (self.active + 1) % self.players  # C-5.7
+        self.turn += 1
+        self._start_turn()
+
+    def _finish(self) -> None:
+        """C-7.3: discard every card outside the fields, cash in every field, rank by coins."""
+        for seat, s in enumerate(self.seats):
+            self.discard.extend(s.hand)
+            self.discard.extend(s.trade)
+            s.hand.clear()
+            s.trade.clear()
+            s.trade_locked.clear()
+            for index, count in enumerate(s.field_counts):
+                if count:
+                    self._cash_in(seat, index)
+        coins = self.coins()
+        ranks = rank_by_coins(coins)
+        self.result = GameResult(coins, ranks)
+        self.events.append(GameEnded(coins, ranks))
+        self.over = True
+        self.phase = None
+        self._decision = None
+
+    # ----------------------------------------------------------------- options
+    def _options(self) -> list[Action]:
+        seat = self.to_move
+        s = self.seats[seat]
+        phase = self.phase
+        options: list[Action] = []
+        if phase is DecisionKind.PLANT_FIRST or phase is DecisionKind.PLANT_SECOND:
+            bean = s.hand[0]
+            options = [Plant(i) for i in range(len(s.field_beans)) if self._plant_allowed(s, bean, i)]
+            if phase is DecisionKind.PLANT_SECOND:
+                options.append(_PASS)
+        elif phase is DecisionKind.PLANT_TRADED:
+            for c, bean in enumerate(s.trade):
+                options.extend(PlantTraded(c, i) for i in range(len(s.field_beans))
+                               if self._plant_allowed(s, bean, i))
+        elif phase is DecisionKind.TRADE_OFFER:
+            options = [_END_TRADING, _PASS]
+        elif phase is DecisionKind.TRADE_RESPOND:
+            options = [_PASS]
+            offer = self.offer
+            if offer is not None and (offer.to is None or offer.to == seat):
+                paid = find_cards(s.hand, offer.want)
+                if paid is not None:
+                    options.append(Accept(paid))
+        elif phase is DecisionKind.TRADE_CONFIRM:
+            options = [_PASS]
+            tradable = [b if not locked else None for b, locked in zip(s.trade, s.trade_locked)]
+            for i, response in enumerate(self.responses):
+                if response.accept:
+                    options.append(Confirm(i))
+                    continue
+                from_trade = find_cards(tradable, response.want, partial=True)
+                rest = list(response.want)
+                for j in from_trade or ():
+                    rest.remove(s.trade[j])
+                from_hand = find_cards(s.hand, tuple(rest))
+                if from_hand is not None:
+                    options.append(Confirm(i, from_hand, tuple(from_trade or ())))
+        if len(s.field_beans) < self.rules.max_fields and s.coins >= self.rules.field_price:
+            options.append(_BUY_FIELD)
+        for i, count in enumerate(s.field_counts):
+            if count and self._may_cash_in(s, i):
+                options.append(Harvest(i))
+        return options
+
+
+def find_cards(cards: Sequence[Bean | None], want: Sequence[Bean], partial: bool = False) -> tuple[int, ...] | None:
+    """Positions of cards matching the multiset ``want`` (earliest first); ``None`` if they are not all
+    there, unless ``partial``, which returns the positions of those that are."""
+    taken: list[int] = []
+    for bean in want:
+        for i, card in enumerate(cards):
+            if card is bean and i not in taken:
+                taken.append(i)
+                break
+        else:
+            if not partial:
+                return None
+    return tuple(taken)
+
+
+def _names(beans: Sequence[Bean]) -> str:
+    return "[" + ", ".join(b.value for b in beans) + "]" if beans else "nothing"
+
+
+_HANDLERS = {
+    Plant: ClassicGame._do_plant,
+    PlantTraded: ClassicGame._do_plant_traded,
+    Pass: ClassicGame._do_pass,
+    BuyField: ClassicGame._do_buy_field,
+    Harvest: ClassicGame._do_harvest,
+    Offer: ClassicGame._do_offer,
+    EndTrading: ClassicGame._do_end_trading,
+    Accept: ClassicGame._do_accept,
+    Confirm: ClassicGame._do_confirm,
+}

@@ -1,0 +1,141 @@
+"""What one seat may see (C-8). A view is computed from the state, never read off it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from engine.cards import Bean
+
+
+@dataclass(frozen=True, slots=True)
+class FieldView:
+    bean: Bean | None
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class TradeCard:
+    bean: Bean
+    locked: bool  # received in a trade: must be planted, cannot be traded again (C-6.3)
+
+
+@dataclass(frozen=True, slots=True)
+class OfferView:
+    """An offer of the current round as everybody sees it (cards as beans, no hand positions)."""
+
+    seat: int
+    to: int | None
+    give: tuple[Bean, ...]
+    want: tuple[Bean, ...]
+    accept: bool = False  # true for an acceptance of the active player's offer
+
+
+@dataclass(frozen=True, slots=True)
+class TradeView:
+    round: int
+    max_rounds: int
+    offer: OfferView | None
+    responses: tuple[OfferView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """Everything seat ``seat`` may know: its own hand and coins, the public table."""
+
+    rules_id: str
+    seat: int
+    players: int
+    turn: int
+    active: int
+    hand: tuple[Bean, ...]
+    coins: int
+    fields: tuple[tuple[FieldView, ...], ...]
+    trade_areas: tuple[tuple[TradeCard, ...], ...]
+    hand_sizes: tuple[int, ...]
+    deck_size: int
+    discard_size: int
+    discard_top: Bean | None
+    reshuffles: int
+    trade: TradeView | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rules_id": self.rules_id, "seat": self.seat, "players": self.players,
+            "turn": self.turn, "active": self.active,
+            "hand": [b.value for b in self.hand], "coins": self.coins,
+            "fields": [[[f.bean.value if f.bean else None, f.count] for f in fs] for fs in self.fields],
+            "trade_areas": [[[c.bean.value, c.locked] for c in area] for area in self.trade_areas],
+            "hand_sizes": list(self.hand_sizes), "deck_size": self.deck_size,
+            "discard_size": self.discard_size,
+            "discard_top": self.discard_top.value if self.discard_top else None,
+            "reshuffles": self.reshuffles,
+            "trade": None if self.trade is None else {
+                "round": self.trade.round, "max_rounds": self.trade.max_rounds,
+                "offer": _offer_json(self.trade.offer),
+                "responses": [_offer_json(r) for r in self.trade.responses],
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> View:
+        try:
+            trade = data["trade"]
+            return cls(
+                rules_id=str(data["rules_id"]), seat=int(data["seat"]), players=int(data["players"]),
+                turn=int(data["turn"]), active=int(data["active"]),
+                hand=tuple(Bean.parse(b) for b in data["hand"]), coins=int(data["coins"]),
+                fields=tuple(tuple(FieldView(None if b is None else Bean.parse(b), int(n)) for b, n in fs)
+                             for fs in data["fields"]),
+                trade_areas=tuple(tuple(TradeCard(Bean.parse(b), bool(locked)) for b, locked in area)
+                                  for area in data["trade_areas"]),
+                hand_sizes=tuple(int(n) for n in data["hand_sizes"]), deck_size=int(data["deck_size"]),
+                discard_size=int(data["discard_size"]),
+                discard_top=None if data["discard_top"] is None else Bean.parse(data["discard_top"]),
+                reshuffles=int(data["reshuffles"]),
+                trade=None if trade is None else TradeView(
+                    int(trade["round"]), int(trade["max_rounds"]), _offer_from(trade["offer"]),
+                    tuple(_offer_from(r) for r in trade["responses"])),  # type: ignore[misc]
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"malformed view: {exc}") from None
+
+
+def _offer_json(offer: OfferView | None) -> dict[str, Any] | None:
+    if offer is None:
+        return None
+    return {"seat": offer.seat, "to": offer.to, "give": [b.value for b in offer.give],
+            "want": [b.value for b in offer.want], "accept": offer.accept}
+
+
+def _offer_from(data: Mapping[str, Any] | None) -> OfferView | None:
+    if data is None:
+        return None
+    to = data["to"]
+    return OfferView(int(data["seat"]), None if to is None else int(to),
+                     tuple(Bean.parse(b) for b in data["give"]), tuple(Bean.parse(b) for b in data["want"]),
+                     bool(data.get("accept", False)))
+
+
+def classic_view(game: Any, seat: int) -> View:
+    """The view of ``seat`` in a ``ClassicGame``."""
+    if not 0 <= seat < game.players:
+        raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
+    me = game.seats[seat]
+    trade = None
+    if game.phase is not None and game.phase.value.startswith("trade"):
+        offer = game.offer
+        trade = TradeView(
+            game.trade_round, game.rules.max_trade_rounds,
+            None if offer is None else OfferView(game.active, offer.to, offer.give, offer.want),
+            tuple(OfferView(r.seat, game.active, r.give, r.want, r.accept) for r in game.responses),
+        )
+    return View(
+        rules_id=game.rules.id, seat=seat, players=game.players, turn=game.turn, active=game.active,
+        hand=tuple(me.hand), coins=me.coins,
+        fields=tuple(tuple(FieldView(b, n) for b, n in zip(s.field_beans, s.field_counts)) for s in game.seats),
+        trade_areas=tuple(tuple(TradeCard(b, locked) for b, locked in zip(s.trade, s.trade_locked))
+                          for s in game.seats),
+        hand_sizes=tuple(len(s.hand) for s in game.seats), deck_size=len(game.deck),
+        discard_size=len(game.discard), discard_top=game.discard[-1] if game.discard else None,
+        reshuffles=game.reshuffles, trade=trade,
+    )
