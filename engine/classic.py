@@ -502,16 +502,21 @@ class ClassicGame:
         seat = self.to_move
         s = self.seats[seat]
         phase = self.phase
+        counts = s.field_counts
+        beans = s.field_beans
+        lone_blocked = any(c > 1 for c in counts)  # C-4.2, computed once for every field
+        cashable = [c > 1 or (c == 1 and not lone_blocked) for c in counts]
         options: list[Action] = []
         if phase is DecisionKind.PLANT_FIRST or phase is DecisionKind.PLANT_SECOND:
             bean = s.hand[0]
-            options = [Plant(i) for i in range(len(s.field_beans)) if self._plant_allowed(s, bean, i)]
+            options = [Plant(i) for i, current in enumerate(beans)
+                       if current is None or current is bean or cashable[i]]
             if phase is DecisionKind.PLANT_SECOND:
                 options.append(_PASS)
         elif phase is DecisionKind.PLANT_TRADED:
             for c, bean in enumerate(s.trade):
-                options.extend(PlantTraded(c, i) for i in range(len(s.field_beans))
-                               if self._plant_allowed(s, bean, i))
+                options.extend(PlantTraded(c, i) for i, current in enumerate(beans)
+                               if current is None or current is bean or cashable[i])
         elif phase is DecisionKind.TRADE_OFFER:
             options = [_END_TRADING, _PASS]
         elif phase is DecisionKind.TRADE_RESPOND:
@@ -535,10 +540,10 @@ class ClassicGame:
                 from_hand = find_cards(s.hand, tuple(rest))
                 if from_hand is not None:
                     options.append(Confirm(i, from_hand, tuple(from_trade or ())))
-        if len(s.field_beans) < self.rules.max_fields and s.coins >= self.rules.field_price:
+        if len(beans) < self.rules.max_fields and len(s.treasury) >= self.rules.field_price:
             options.append(_BUY_FIELD)
-        for i, count in enumerate(s.field_counts):
-            if count and self._may_cash_in(s, i):
+        for i, ok in enumerate(cashable):
+            if ok:
                 options.append(Harvest(i))
         return options
 

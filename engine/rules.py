@@ -8,7 +8,11 @@ from typing import Any, Mapping
 
 from engine.cards import Bean, BeanType, parse_bean_types
 
-CARD_DATA = Path(__file__).resolve().parent.parent / "seeds" / "beans.json"
+
+
+def card_data_path() -> Path:
+    """seeds/beans.json of the project (computed lazily: a bot's sandbox has no files)."""
+    return Path(__file__).resolve().parent.parent / "seeds" / "beans.json"
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,7 @@ class Rules:
 @cache
 def classic_rules() -> Rules:
     """The base game of seed 002 for 3-5 players (rules id ``classic-v1``)."""
-    return Rules(variant="classic", version=1, bean_types=parse_bean_types(CARD_DATA.read_text("utf-8")))
+    return Rules(variant="classic", version=1, bean_types=parse_bean_types(card_data_path().read_text("utf-8")))
 
 
 VARIANTS = {"classic": classic_rules}

@@ -1,0 +1,216 @@
+"""The referee loop: asks each seat's bot for its decisions and plays them on the engine.
+
+Bot failures become a status on the seat (the seat forfeits and the engine's default policy
+plays its remaining decisions); a fault of the referee itself voids the game.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import logging
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, Sequence
+
+from engine import IllegalAction, Rules, action_from_json, event_to_json, new_game
+from engine.policies import default_action
+from engine.replay import Replay
+from engine.results import rank_by_coins
+from sandbox.values import Limits, Reply, Status
+from sandbox.sdk import PROTOCOL_VERSION
+
+log = logging.getLogger(__name__)
+
+
+class Player(Protocol):
+    """One seat's bot, wherever it runs."""
+
+    name: str
+
+    def request(self, message: dict[str, Any]) -> Reply: ...
+
+    def notify(self, message: dict[str, Any]) -> None: ...
+
+    def time_left_ms(self) -> float: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class SeatOutcome:
+    name: str
+    coins: int
+    rank: int
+    status: Status
+    detail: str
+    decisions: int
+    time_ms: float
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """What a finished (or voided) game produced."""
+
+    rules_id: str
+    seed: int
+    seats: tuple[SeatOutcome, ...]
+    replay: Replay
+    seconds: float
+    void: str | None = None  # why the referee voided the game (its own fault), else None
+
+
+def bot_seed(seed: int, seat: int) -> int:
+    """A per-game, per-seat seed for the bot's own randomness; it does not reveal the deck seed."""
+    digest = hashlib.sha256(f"bohnanza-bot-seed/{seed}/{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits | None = None) -> GameRecord:
+    """Play one game to its end. Never raises because of a bot."""
+    limits = limits or Limits()
+    started = time.perf_counter()
+    n = len(players)
+    game = new_game(rules, n, seed)
+    statuses = [Status.OK] * n
+    details = [""] * n
+    decisions = [0] * n
+    time_ms = [0.0] * n
+    seen = [0] * n  # index of the first event each seat has not been sent yet
+    names = [p.name for p in players]
+
+    def forfeit(seat: int, status: Status, detail: str) -> None:
+        statuses[seat], details[seat] = status, detail
+        log.info("seat %d (%s) forfeits: %s %s", seat, names[seat], status.value, detail)
+
+    for seat, player in enumerate(players):
+        reply = player.request({
+            "type": "hello", "protocol": PROTOCOL_VERSION, "seat": seat, "players": n, "seats": names,
+            "rules": rules.to_json(), "bot_seed": bot_seed(seed, seat),
+            "limits": {"decision_ms": limits.decision_ms, "bank_ms": limits.bank_ms},
+        })
+        time_ms[seat] += reply.elapsed_ms
+        if not reply.ok:
+            forfeit(seat, reply.status, reply.detail)
+        elif not isinstance(reply.message, dict) or reply.message.get("type") != "ready":
+            forfeit(seat, Status.PROTOCOL, f"expected a ready reply to hello, got {_clip(reply.message)}")
+
+    void: str | None = None
+    request_id = 0
+    try:
+        while not game.over:
+            decision = game.decision
+            assert decision is not None
+            seat = decision.seat
+            if statuses[seat] is not Status.OK:
+                game.apply(default_action(game))
+                continue
+            request_id += 1
+            message = {
+                "type": "decide", "id": request_id, "kind": decision.kind.value,
+                "view": game.view(seat).to_json(),
+                "events": [event_to_json(e) for e in game.events[seen[seat]:]],
+                "options": decision.to_json()["options"],
+                "time_left_ms": players[seat].time_left_ms(),
+            }
+            seen[seat] = len(game.events)
+            reply = players[seat].request(message)
+            decisions[seat] += 1
+            time_ms[seat] += reply.elapsed_ms
+            if not reply.ok:
+                forfeit(seat, reply.status, reply.detail)
+                continue
+            action_data = reply.message.get("action") if isinstance(reply.message, dict) else None
+            if reply.message.get("id") != request_id:  # type: ignore[union-attr]
+                forfeit(seat, Status.PROTOCOL, f"reply id {reply.message.get('id')!r} is not {request_id}")  # type: ignore[union-attr]
+                continue
+            try:
+                action = action_from_json(action_data)
+            except ValueError as exc:
+                forfeit(seat, Status.PROTOCOL, _clip(str(exc)))
+                continue
+            try:
+                game.apply(action)
+            except IllegalAction as exc:
+                forfeit(seat, Status.ILLEGAL, _clip(str(exc)))
+    except Exception as exc:  # a fault of the referee or engine, never of a bot
+        void = f"{type(exc).__name__}: {exc}"
+        log.error("game %s voided by a referee fault: %s\n%s", seed, void, traceback.format_exc())
+
+    forfeited = [s for s in range(n) if statuses[s] is not Status.OK]
+    coins = game.result.coins if game.result else game.coins()
+    ranks = rank_by_coins(coins, forfeited)
+    for seat, player in enumerate(players):
+        player.notify({"type": "end", "seat": seat, "coins": list(coins), "ranks": list(ranks),
+                       "statuses": [s.value for s in statuses]})
+    seats = tuple(SeatOutcome(names[s], coins[s], ranks[s], statuses[s], details[s], decisions[s], round(time_ms[s], 3))
+                  for s in range(n))
+    replay = Replay.of(game, names, forfeited)
+    return GameRecord(rules.id, seed, seats, replay, time.perf_counter() - started, void)
+
+
+def _clip(value: object, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+class InProcessPlayer:
+    """A trusted bot module run in this process (built-in bots, tests, fast local play).
+
+    Messages go through a JSON round trip so the bot sees exactly what it would see in the
+    sandbox; there is no deadline enforcement, only time measurement.
+    """
+
+    def __init__(self, path: str | Path, name: str | None = None, limits: Limits | None = None) -> None:
+        self.path = Path(path)
+        self._limits = limits or Limits()
+        self.name = name or self.path.stem
+        self._act = load_entry_point(self.path)
+        self._dead: Reply | None = None
+
+    def request(self, message: dict[str, Any]) -> Reply:
+        if self._dead is not None:
+            return self._dead
+        started = time.perf_counter()
+        try:
+            reply = self._act(json.loads(json.dumps(message)))
+            reply = json.loads(json.dumps(reply))
+        except Exception as exc:  # the bot's fault: becomes its status
+            self._dead = Reply(Status.CRASH, None, 0.0, f"{type(exc).__name__}: {_clip(str(exc))}")
+            return self._dead
+        elapsed = (time.perf_counter() - started) * 1000
+        if not isinstance(reply, dict):
+            self._dead = Reply(Status.PROTOCOL, None, elapsed, f"reply is not a JSON object: {_clip(reply)}")
+            return self._dead
+        return Reply(Status.OK, reply, elapsed)
+
+    def notify(self, message: dict[str, Any]) -> None:
+        try:
+            self._act(json.loads(json.dumps(message)))
+        except Exception:
+            log.debug("bot %s raised on a notification", self.name, exc_info=True)
+
+    def time_left_ms(self) -> float:
+        return self._limits.decision_ms + self._limits.bank_ms
+
+    def close(self) -> None:
+        pass
+
+
+def load_entry_point(path: Path) -> Any:
+    """Import a trusted bot file and return its ``act`` callable (module function or SDK bot class)."""
+    spec = importlib.util.spec_from_file_location(f"bot_{path.stem}_{id(path)}", path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"cannot load bot file {str(path)!r}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if callable(getattr(module, "act", None)):
+        return module.act
+    classes = [v for v in vars(module).values()
+               if isinstance(v, type) and getattr(v, "__bohnanza_bot__", False) and v.__module__ == module.__name__]
+    if len(classes) != 1:
+        raise ValueError(f"bot file {str(path)!r} must define act(message) or exactly one Bot subclass, "
+                         f"found {len(classes)} classes")
+    return classes[0]().act

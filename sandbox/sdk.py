@@ -1,0 +1,197 @@
+"""The Python bot SDK: write a Bohnanza bot as one file.
+
+Subclass ``Bot`` and override the methods for the decisions you care about::
+
+    from sandbox.sdk import Bot, Pass
+
+    class MyBot(Bot):
+        def plant_second(self, request):
+            return Pass()
+
+Every method gets a typed ``Request`` (the decision kind, your ``View`` of the table, the public
+events since your last decision, the legal options, your time left) and returns an action.
+The same file runs in-process and in the sandbox; the protocol underneath is in docs/protocol.md.
+A bot may instead define a module-level ``act(message: dict) -> dict`` and speak the raw protocol.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from engine.actions import (
+    Accept, Action, BuyField, Confirm, DecisionKind, EndTrading, Harvest, Offer, Pass, Plant, PlantTraded,
+    action_from_json, action_to_json,
+)
+from engine.cards import Bean
+from engine.events import Event, event_from_json
+from engine.rules import Rules
+from engine.views import View
+
+PROTOCOL_VERSION = 1
+
+__all__ = [
+    "Accept", "Action", "Bean", "Bot", "BuyField", "Confirm", "DecisionKind", "EndTrading", "Harvest",
+    "Hello", "Offer", "PROTOCOL_VERSION", "Pass", "Plant", "PlantTraded", "Request", "Rules", "View",
+    "best_plant", "field_coins", "find_cards", "plant_loss",
+]
+
+
+@dataclass(frozen=True)
+class Hello:
+    """The start of a game: who you are and under which rules and limits you play."""
+
+    seat: int
+    players: int
+    rules: Rules
+    bot_seed: int
+    limits: Mapping[str, Any]
+
+    @classmethod
+    def from_json(cls, message: Mapping[str, Any]) -> Hello:
+        return cls(int(message["seat"]), int(message["players"]), Rules.from_json(message["rules"]),
+                   int(message["bot_seed"]), dict(message.get("limits", {})))
+
+
+@dataclass(frozen=True)
+class Request:
+    """One decision to make."""
+
+    id: int
+    kind: DecisionKind
+    view: View
+    events: tuple[Event, ...]
+    options: tuple[Action, ...]
+    time_left_ms: float
+
+    @classmethod
+    def from_json(cls, message: Mapping[str, Any]) -> Request:
+        return cls(
+            id=int(message["id"]), kind=DecisionKind(message["kind"]), view=View.from_json(message["view"]),
+            events=tuple(event_from_json(e) for e in message.get("events", ())),
+            options=tuple(action_from_json(a) for a in message["options"]),
+            time_left_ms=float(message.get("time_left_ms", 0.0)),
+        )
+
+    @property
+    def me(self) -> int:
+        return self.view.seat
+
+    @property
+    def is_active(self) -> bool:
+        return self.view.seat == self.view.active
+
+    def options_of(self, *types: type) -> list[Action]:
+        return [a for a in self.options if isinstance(a, types)]
+
+
+class Bot:
+    """Base class of a bot: one method per decision kind, each with a sensible default.
+
+    ``self.rules``, ``self.seat`` and ``self.rng`` (seeded by the referee's per-game bot seed,
+    so a bot is reproducible) are set when the game starts.
+    """
+
+    __bohnanza_bot__ = True
+
+    def __init__(self) -> None:
+        self.rules: Rules | None = None
+        self.seat = -1
+        self.players = 0
+        self.rng = random.Random(0)
+
+    # -- the protocol, dispatched; override the methods below instead
+    def act(self, message: Mapping[str, Any]) -> dict[str, Any] | None:
+        kind = message.get("type")
+        if kind == "decide":
+            request = Request.from_json(message)
+            action = getattr(self, request.kind.value)(request)
+            return {"id": request.id, "action": action_to_json(action)}
+        if kind == "hello":
+            hello = Hello.from_json(message)
+            self.rules, self.seat, self.players = hello.rules, hello.seat, hello.players
+            self.rng = random.Random(hello.bot_seed)
+            self.on_start(hello)
+            return {"type": "ready"}
+        if kind == "end":
+            self.on_end(message)
+        return None
+
+    def on_start(self, hello: Hello) -> None:
+        """Called once when the game starts."""
+
+    def on_end(self, message: Mapping[str, Any]) -> None:
+        """Called once with the final result."""
+
+    # -- decisions
+    def plant_first(self, request: Request) -> Action:
+        """Plant the front card of the hand (mandatory)."""
+        return best_plant(self.rules, request)  # type: ignore[arg-type]
+
+    def plant_second(self, request: Request) -> Action:
+        """Plant the next card, or ``Pass()``. Default: plant it only where it grows a field."""
+        bean = request.view.hand[0]
+        for action in request.options_of(Plant):
+            if request.view.fields[request.me][action.field].bean is bean:  # type: ignore[union-attr]
+                return action
+        return Pass()
+
+    def trade_offer(self, request: Request) -> Action:
+        """Active player: an ``Offer``, ``Pass()`` (hear the others) or ``EndTrading()``."""
+        return EndTrading()
+
+    def trade_respond(self, request: Request) -> Action:
+        """Other players: ``Accept``, an ``Offer`` to the active player, or ``Pass()``."""
+        return Pass()
+
+    def trade_confirm(self, request: Request) -> Action:
+        """Active player: ``Confirm(i, ...)`` one of this round's responses, or ``Pass()``."""
+        return Pass()
+
+    def plant_traded(self, request: Request) -> Action:
+        """Plant one card of your trading area."""
+        return best_plant(self.rules, request)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ helpers
+def field_coins(rules: Rules, bean: Bean | None, count: int) -> int:
+    """Coins a field of ``count`` beans of ``bean`` is worth now."""
+    return 0 if bean is None or count == 0 else rules.coins_for(bean, count)
+
+
+def plant_loss(rules: Rules, view: View, field: int, bean: Bean) -> float:
+    """How bad planting ``bean`` into own ``field`` is: negative grows a field, 0 starts an empty one,
+    positive destroys beans (the field's cards that would not become coins)."""
+    current = view.fields[view.seat][field]
+    if current.bean is bean:
+        return -1.0 - current.count
+    if current.bean is None:
+        return 0.0
+    return 1.0 + current.count - field_coins(rules, current.bean, current.count)
+
+
+def best_plant(rules: Rules, request: Request) -> Action:
+    """The plant option that loses least (see ``plant_loss``); for ``plant_traded``, over all cards."""
+    view = request.view
+    plants = request.options_of(Plant, PlantTraded)
+    if not plants:
+        return request.options[0]
+
+    def loss(action: Action) -> float:
+        bean = view.hand[0] if isinstance(action, Plant) else view.trade_areas[view.seat][action.card].bean  # type: ignore[union-attr]
+        return plant_loss(rules, view, action.field, bean)  # type: ignore[union-attr]
+
+    return min(plants, key=loss)
+
+
+def find_cards(cards: Sequence[Bean], want: Iterable[Bean]) -> tuple[int, ...] | None:
+    """Positions in ``cards`` that pay the multiset ``want`` (earliest first), or ``None``."""
+    taken: list[int] = []
+    for bean in want:
+        for i, card in enumerate(cards):
+            if card is bean and i not in taken:
+                taken.append(i)
+                break
+        else:
+            return None
+    return tuple(taken)
