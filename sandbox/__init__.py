@@ -1,0 +1,21 @@
+"""Sandbox layer: runs bots in subprocesses under JSON-line framing, deadlines and isolation tiers.
+
+It knows the protocol framing (one JSON object per line, one reply per request), not the game.
+"""
+from __future__ import annotations
+
+from .isolation import detect_tier
+from .process import BotProcess
+from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier, modules_from_package
+
+__all__ = [
+    "BotBundle",
+    "BotProcess",
+    "Limits",
+    "Reply",
+    "SandboxError",
+    "Status",
+    "Tier",
+    "detect_tier",
+    "modules_from_package",
+]

@@ -1,0 +1,265 @@
+"""Isolation tiers: interpreter discovery, bubblewrap argv, the seccomp program, uid slots, detection."""
+from __future__ import annotations
+
+import errno
+import fcntl
+import functools
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from .values import SandboxError, Tier
+
+__all__ = [
+    "Interpreter",
+    "interpreter",
+    "bwrap_argv",
+    "seccomp_program",
+    "UidSlot",
+    "acquire_slot",
+    "SLOT_DIR",
+    "SLOT_UIDS",
+    "strong_tier_problem",
+    "detect_tier",
+    "processes_of_uid",
+]
+
+log = logging.getLogger(__name__)
+
+SLOT_DIR = Path("/run/bohnanza-sandbox")
+SLOT_UIDS = range(61000, 61064)
+
+#: Syscalls the bot may not make in the strong tier (EPERM). Default is allow: Python needs
+#: many harmless calls; the list covers network, new processes and threads (clone is denied
+#: outright, so threads are impossible), exec, signals to others, debugging, namespaces,
+#: kernel extension points and identity changes.
+DENIED_SYSCALLS = (
+    "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
+    "fork", "vfork", "clone", "clone3", "execve", "execveat",
+    "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
+    "pidfd_open", "pidfd_send_signal", "pidfd_getfd",
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp",
+    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "fsopen", "fsmount",
+    "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr",
+    "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "keyctl", "add_key", "request_key", "personality", "syslog", "acct", "quotactl",
+    "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
+    "swapon", "swapoff", "iopl", "ioperm", "mknod", "mknodat", "name_to_handle_at", "open_by_handle_at",
+    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
+    "setfsuid", "setfsgid", "capset", "fanotify_init", "lookup_dcookie", "vhost", "nfsservctl",
+    "migrate_pages", "move_pages", "mbind", "set_mempolicy",
+)
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """The Python used for bots: its executable and the directories it needs."""
+
+    executable: str
+    prefixes: tuple[str, ...]
+    same_as_parent: bool  # marshalled code from this process is loadable there
+
+
+@functools.lru_cache(maxsize=8)
+def interpreter(path: str | None = None) -> Interpreter:
+    """Describe the bot interpreter (default: this one); asks a foreign interpreter once, with a deadline."""
+    exe = os.path.realpath(path or sys.executable)
+    if not os.access(exe, os.X_OK):
+        raise SandboxError(f"bot interpreter not executable: {exe!r}")
+    if exe == os.path.realpath(sys.executable):
+        prefixes = {sys.base_prefix, sys.base_exec_prefix}
+        same = True
+    else:
+        try:
+            out = subprocess.run(
+                [exe, "-I", "-S", "-c", "import sys;print(sys.base_prefix);print(sys.base_exec_prefix)"],
+                capture_output=True, text=True, timeout=10, env={}, check=True,
+            ).stdout.split()
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise SandboxError(f"cannot query bot interpreter {exe!r}: {exc}") from exc
+        prefixes = set(out)
+        same = False
+    return Interpreter(exe, tuple(sorted(os.path.realpath(p) for p in prefixes)), same)
+
+
+def _library_binds() -> list[str]:
+    """Read-only binds (or symlinks on merged-/usr systems) for the shared libraries."""
+    args: list[str] = []
+    for path in ("/usr/lib", "/usr/lib64", "/lib", "/lib64"):
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    if os.path.isfile("/etc/ld.so.cache"):
+        args += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    return args
+
+
+def bwrap_argv(interp: Interpreter, bwrap: str = "bwrap") -> list[str]:
+    """The bubblewrap prefix: fresh namespaces, empty read-only root, the interpreter read-only."""
+    head = [
+        bwrap,
+        "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--die-with-parent", "--new-session", "--hostname", "sandbox",
+    ]
+    args = _library_binds()
+    covered = ("/usr/lib", "/usr/lib64", "/lib", "/lib64")
+    dirs = [p for p in interp.prefixes if not any(p == c or p.startswith(c + "/") for c in covered)]
+    if os.path.dirname(interp.executable) not in dirs and not any(
+        interp.executable.startswith(d + "/") for d in dirs
+    ):
+        dirs.append(interp.executable)
+    for path in dirs:
+        args += ["--ro-bind", path, path]
+    # bwrap creates missing parents of a bind as 0700 root, which the slot uid cannot traverse
+    targets = [args[i + 2] for i, a in enumerate(args) if a in ("--ro-bind", "--symlink")]
+    parents = sorted({str(p) for t in targets for p in Path(t).parents if str(p) != "/"}, key=lambda p: p.count("/"))
+    made: list[str] = []
+    for parent in parents:
+        made += ["--perms", "0755", "--dir", parent]
+    return head + made + args + ["--proc", "/proc", "--dev", "/dev", "--chdir", "/", "--remount-ro", "/"]
+
+
+@functools.lru_cache(maxsize=1)
+def seccomp_program() -> bytes:
+    """The BPF program (built once with libseccomp through pyseccomp) that the runner installs."""
+    try:
+        import pyseccomp
+    except (ImportError, RuntimeError, OSError) as exc:
+        raise SandboxError(f"seccomp unavailable: pyseccomp/libseccomp could not be loaded: {exc}") from exc
+    filt = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+    denied = pyseccomp.ERRNO(errno.EPERM)
+    for name in DENIED_SYSCALLS:
+        try:
+            filt.add_rule(denied, name)
+        except (OSError, ValueError, RuntimeError):
+            log.debug("seccomp: syscall %r unknown on this architecture", name)
+    with tempfile.TemporaryFile() as tmp:
+        filt.export_bpf(tmp)
+        tmp.seek(0)
+        program = tmp.read()
+    if not program or len(program) % 8:
+        raise SandboxError(f"seccomp: unexpected BPF program size {len(program)!r}")
+    return program
+
+
+class UidSlot:
+    """An exclusive uid/gid for one running bot, held by a flock on a root-owned lock file."""
+
+    def __init__(self, uid: int, fd: int) -> None:
+        self.uid = uid
+        self.gid = uid
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing drops the flock
+            self._fd = None
+
+
+_slot_lock = threading.Lock()
+
+
+def acquire_slot(directory: Path = SLOT_DIR, uids: range = SLOT_UIDS) -> UidSlot:
+    """Lock the first free uid slot; flock is per open file, so threads and processes never share one."""
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = directory.stat()
+    except OSError as exc:
+        raise SandboxError(f"cannot create uid slot directory {str(directory)!r}: {exc}") from exc
+    if st.st_uid != 0 or st.st_mode & 0o022:
+        raise SandboxError(f"uid slot directory {str(directory)!r} must be root-owned and not group/world-writable")
+    with _slot_lock:
+        for uid in uids:
+            fd = os.open(directory / f"slot-{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            if processes_of_uid(uid):
+                # a leftover from a crashed referee; the uid is ours by construction, so end them
+                for pid in processes_of_uid(uid):
+                    _kill_quietly(pid)
+            return UidSlot(uid, fd)
+    raise SandboxError(f"no free uid slot in {uids.start}..{uids.stop - 1} (all {len(uids)} in use)")
+
+
+def _kill_quietly(pid: int) -> None:
+    try:
+        os.kill(pid, 9)
+    except OSError:
+        pass
+
+
+def processes_of_uid(uid: int) -> list[int]:
+    """Live (non-zombie) processes whose real uid is ``uid``, found by scanning /proc."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid != uid:
+                continue
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in (b"Z", b"X"):
+            found.append(int(entry.name))
+    return found
+
+
+def strong_tier_problem(interp: Interpreter) -> str | None:
+    """Why the strong tier cannot be used here (None if the prerequisites are present)."""
+    if os.geteuid() != 0:
+        return "not running as root (uid slots need root; bubblewrap as non-root would need a user namespace)"
+    if shutil.which("bwrap") is None:
+        return "bwrap not found (Debian package 'bubblewrap')"
+    try:
+        seccomp_program()
+    except SandboxError as exc:
+        return str(exc)
+    try:
+        acquire_slot().release()
+    except SandboxError as exc:
+        return str(exc)
+    return None
+
+
+_detected: dict[str, Tier] = {}
+_detect_lock = threading.Lock()
+
+
+def detect_tier(python: str | None = None) -> Tier:
+    """The strongest tier that actually works here: tries a trivial bot under STRONG once, cached."""
+    from .process import BotProcess
+    from .values import BotBundle, Limits, Status
+
+    interp = interpreter(python)
+    with _detect_lock:
+        if interp.executable in _detected:
+            return _detected[interp.executable]
+        problem = strong_tier_problem(interp)
+        if problem is None:
+            bundle = BotBundle("probe", "def act(message):\n    return {'probe': message.get('n')}\n")
+            try:
+                with BotProcess.start(bundle, Limits(startup_ms=10_000), Tier.STRONG, python=python) as bot:
+                    reply = bot.request({"type": "hello", "n": 7})
+                    if reply.status is not Status.OK or reply.message != {"probe": 7}:
+                        problem = f"probe bot failed: {reply.status.value} {reply.detail!r}; stderr {bot.stderr_tail[-500:]!r}"
+            except SandboxError as exc:
+                problem = str(exc)
+        tier = Tier.STRONG if problem is None else Tier.PLAIN
+        if problem is None:
+            log.info("sandbox tier: strong (bubblewrap + seccomp + uid slots) with %s", interp.executable)
+        else:
+            log.warning("sandbox tier: plain only, strong tier unavailable: %s", problem)
+        _detected[interp.executable] = tier
+        return tier

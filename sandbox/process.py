@@ -1,0 +1,445 @@
+"""One running bot: spawn, start-up handshake, deadline-bound requests, freezing, cleanup."""
+from __future__ import annotations
+
+import binascii
+import functools
+import json
+import logging
+import marshal
+import os
+import secrets
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+from . import isolation
+from .framing import Event, FramingError, Outcome, Pipes, decode, encode
+from .values import PACKAGE_SUFFIX, BotBundle, Limits, Reply, SandboxError, Status, Tier
+
+__all__ = ["BotProcess", "BOOTSTRAP", "BOT_MODULE"]
+
+log = logging.getLogger(__name__)
+
+BOT_MODULE = "bot"
+RUNNER_PATH = Path(__file__).with_name("runner.py")
+#: The only code in argv: read the runner (marshalled code "c..." or source "s...", base64) from
+#: the first stdin line and run it. Nothing secret is ever in argv or the environment.
+BOOTSTRAP = (
+    "import sys,marshal,binascii;i=sys.stdin.buffer;l=i.readline();b=binascii.a2b_base64(l[1:]);"
+    "exec(marshal.loads(b) if l[:1]==b'c' else compile(b,'<runner>','exec'),"
+    "{'__name__':'__bohnanza_runner__','STDIN':i})"
+)
+CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
+END_GRACE_S = 0.1  # how long close() lets a bot that got "end" exit on its own
+REAP_TIMEOUT_S = 5.0
+
+
+@functools.lru_cache(maxsize=4)
+def _runner_line(marshalled: bool) -> bytes:
+    source = RUNNER_PATH.read_bytes()
+    if marshalled:
+        code = compile(source, "<runner>", "exec", dont_inherit=True)
+        return b"c" + binascii.b2a_base64(marshal.dumps(code), newline=False) + b"\n"
+    return b"s" + binascii.b2a_base64(source, newline=False) + b"\n"
+
+
+@functools.lru_cache(maxsize=512)
+def _module_entry(name: str, source: str, marshalled: bool) -> tuple[str, list[Any]]:
+    """Bundle module as [is_package, kind, payload]; trusted modules are compiled once here."""
+    is_package = name.endswith(PACKAGE_SUFFIX)
+    mod_name = name[: -len(PACKAGE_SUFFIX)] if is_package else name
+    if marshalled:
+        code = compile(source, f"<bundle:{mod_name}>", "exec", dont_inherit=True)
+        return mod_name, [is_package, "code", binascii.b2a_base64(marshal.dumps(code), newline=False).decode("ascii")]
+    return mod_name, [is_package, "source", source]
+
+
+def _bundle_modules(modules: Mapping[str, str], marshalled: bool) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for name, source in modules.items():
+        mod_name, entry = _module_entry(name, source, marshalled)
+        out[mod_name] = entry
+    for mod_name in list(out):  # parents that were not given become empty packages
+        parts = mod_name.split(".")
+        for i in range(1, len(parts)):
+            parent = ".".join(parts[:i])
+            if parent not in out:
+                out[parent] = [True, "source", ""]
+            elif not out[parent][0]:
+                raise ValueError(f"bundle module {parent!r} has submodules, so it must be named {parent + PACKAGE_SUFFIX!r}")
+    if BOT_MODULE in out:
+        raise ValueError(f"bundle module name {BOT_MODULE!r} is reserved for the bot itself")
+    return out
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "still running"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    if code > 128 and code - 128 in signal.Signals._value2member_map_:  # bwrap reports 128+signal
+        return f"exited with code {code} (signal {signal.Signals(code - 128).name}?)"
+    return f"exited with code {code}"
+
+
+class BotProcess:
+    """One bot in its own subprocess. Misbehaviour becomes a status; only machine faults raise SandboxError."""
+
+    def __init__(self, bundle: BotBundle, limits: Limits, tier: Tier) -> None:
+        self.bundle = bundle
+        self.limits = limits
+        self.tier = tier
+        self.tag = secrets.token_hex(8)  # not a secret: finds this bot's processes in /proc
+        self._popen: subprocess.Popen[bytes] | None = None
+        self._pipes: Pipes | None = None
+        self._slot: isolation.UidSlot | None = None
+        self._runner_pid: int | None = None  # host pid of the python running the bot
+        self._failure: Reply | None = None
+        self._closed = False
+        self._frozen = False
+        self._ended = False
+        self.startup_ms = 0.0
+        self._time_used_ms = 0.0
+        self._bank_left_ms = float(limits.bank_ms)
+        self._exit_code: int | None = None
+
+    # -- start-up ---------------------------------------------------------------------------
+    @classmethod
+    def start(cls, bundle: BotBundle, limits: Limits, tier: Tier, python: str | None = None) -> BotProcess:
+        """Spawn the bot and wait for ``ready``; a bot that fails gets a CRASH/TIMEOUT/PROTOCOL status."""
+        self = cls(bundle, limits, tier)
+        try:
+            self._spawn(python)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _spawn(self, python: str | None) -> None:
+        interp = isolation.interpreter(python)
+        boot: dict[str, Any] = {
+            "limits": {
+                "cpu": int(self.limits.cpu_seconds),
+                "as": int(self.limits.memory_mb) * 1024 * 1024,
+                "nofile": int(self.limits.max_open_files),
+                "nproc": None,
+            },
+            "modules": _bundle_modules(self.bundle.modules, interp.same_as_parent),
+            "bot_module": BOT_MODULE,
+            "bot": self.bundle.source,
+            "seccomp": None,
+            "uid": None,
+            "gid": None,
+            "parent": None,
+        }
+        cmd = [interp.executable, "-I", "-S", "-B", "-c", f"{BOOTSTRAP}#{self.tag}"]
+        if self.tier is Tier.STRONG:
+            problem = isolation.strong_tier_problem(interp)
+            if problem is not None:
+                raise SandboxError(f"strong tier requested but unavailable: {problem}")
+            self._slot = isolation.acquire_slot()
+            boot["uid"], boot["gid"] = self._slot.uid, self._slot.gid
+            boot["seccomp"] = binascii.b2a_base64(isolation.seccomp_program(), newline=False).decode("ascii")
+            boot["limits"]["nproc"] = 1  # the slot uid owns only this process
+            cmd = isolation.bwrap_argv(interp) + ["--", *cmd]
+        else:
+            boot["parent"] = os.getpid()
+        payload = _runner_line(interp.same_as_parent) + json.dumps(boot, separators=(",", ":")).encode() + b"\n"
+
+        started = time.monotonic()
+        deadline = started + self.limits.startup_ms / 1000.0
+        try:
+            self._popen = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=dict(CLEAN_ENV),
+                cwd="/",
+                close_fds=True,
+                pass_fds=(),
+                start_new_session=True,
+                bufsize=0,
+            )
+        except OSError as exc:
+            raise SandboxError(f"cannot start bot process {cmd[0]!r}: {exc}") from exc
+        assert self._popen.stdin and self._popen.stdout and self._popen.stderr
+        self._pipes = Pipes(
+            self._popen.stdin.fileno(),
+            self._popen.stdout.fileno(),
+            self._popen.stderr.fileno(),
+            self.limits.max_line_bytes,
+            self.limits.max_stderr_bytes,
+        )
+        if self.tier is Tier.PLAIN:
+            self._runner_pid = self._popen.pid
+        outcome = self._pipes.exchange(payload, deadline, want_line=True)
+        self.startup_ms = (time.monotonic() - started) * 1000.0
+        if outcome.event is Event.LINE and outcome.line == b'{"type":"ready"}':
+            log.debug("%s: ready in %.1f ms", self.bundle.name, self.startup_ms)
+            if self.tier is Tier.STRONG:
+                self._runner_pid = self._find_runner_pid()
+            self._freeze()
+            return
+        if outcome.event is Event.TIMEOUT:
+            reply = Reply(Status.TIMEOUT, None, self.startup_ms, f"not ready within {self.limits.startup_ms:g} ms")
+        else:
+            reply = self._failure_reply(outcome, during="start-up")
+        self._fail(reply)
+
+    def _find_runner_pid(self) -> int | None:
+        """Host pid of the python inside bubblewrap (bwrap -> namespace init -> runner)."""
+        assert self._popen is not None and self._slot is not None
+        frontier = [self._popen.pid]
+        for _ in range(4):
+            nxt = []
+            for pid in frontier:
+                try:
+                    with open(f"/proc/{pid}/task/{pid}/children") as f:
+                        nxt += [int(x) for x in f.read().split()]
+                except OSError:
+                    continue
+            for pid in nxt:
+                try:
+                    if os.stat(f"/proc/{pid}").st_uid == self._slot.uid:
+                        return pid
+                except OSError:
+                    continue
+            frontier = nxt
+        log.warning("%s: runner process not found; it will not be frozen between requests", self.bundle.name)
+        return None
+
+    # -- freezing -------------------------------------------------------------------------
+    def _signal_bot(self, sig: int) -> None:
+        if self._runner_pid is None:
+            return
+        try:
+            if self.tier is Tier.PLAIN:
+                os.killpg(self._runner_pid, sig)  # its own session: pgid == pid
+            else:
+                os.kill(self._runner_pid, sig)  # fork is denied, so the runner is alone
+        except ProcessLookupError:
+            pass
+
+    def _freeze(self) -> None:
+        if self.limits.freeze and not self._frozen:
+            self._signal_bot(signal.SIGSTOP)
+            self._frozen = True
+
+    def _thaw(self) -> None:
+        if self._frozen:
+            self._signal_bot(signal.SIGCONT)
+            self._frozen = False
+
+    # -- requests -------------------------------------------------------------------------
+    def request(self, message: Mapping[str, Any]) -> Reply:
+        """Send one message and wait for one reply line within the decision limit plus the bank."""
+        if self._failure is not None:
+            return self._failure
+        if self._closed:
+            return Reply(Status.DISCONNECT, None, 0.0, "bot process already closed")
+        assert self._pipes is not None
+        payload = encode(message)
+        if self._pipes.stdout_has_data():
+            return self._fail(Reply(Status.PROTOCOL, None, 0.0, "output outside a request (more than one line per request)"))
+        budget_ms = self.limits.decision_ms + self._bank_left_ms
+        log.debug("%s <- %s", self.bundle.name, payload[:200])
+        self._thaw()
+        outcome = self._pipes.exchange(payload, time.monotonic() + budget_ms / 1000.0, want_line=True)
+        self._freeze()
+        elapsed = outcome.elapsed_ms
+        self._time_used_ms += elapsed
+        self._bank_left_ms -= max(0.0, elapsed - self.limits.decision_ms)
+        if outcome.event is Event.TIMEOUT or (outcome.event is Event.LINE and self._bank_left_ms < 0):
+            self._bank_left_ms = min(self._bank_left_ms, 0.0)
+            return self._fail(Reply(
+                Status.TIMEOUT, None, elapsed,
+                f"no reply within {self.limits.decision_ms:g} ms + bank {budget_ms - self.limits.decision_ms:.0f} ms",
+            ))
+        if outcome.event is not Event.LINE:
+            return self._fail(self._failure_reply(outcome, during="request"))
+        assert outcome.line is not None
+        log.debug("%s -> %s", self.bundle.name, outcome.line[:200])
+        try:
+            reply_message = decode(outcome.line)
+        except FramingError as exc:
+            return self._fail(Reply(Status.PROTOCOL, None, elapsed, str(exc)))
+        return Reply(Status.OK, reply_message, elapsed, "")
+
+    def notify(self, message: Mapping[str, Any]) -> None:
+        """Send a line without waiting for a reply (e.g. ``end``); never raises because of the bot."""
+        if self._failure is not None or self._closed or self._pipes is None:
+            return
+        payload = encode(message)
+        log.debug("%s <- %s", self.bundle.name, payload[:200])
+        self._thaw()
+        self._pipes.exchange(payload, time.monotonic() + self.limits.decision_ms / 1000.0, want_line=False)
+        if message.get("type") == "end":
+            self._ended = True  # let it finish on its own during close()
+        else:
+            self._freeze()  # any work on this message is charged to the next request
+
+    def _failure_reply(self, outcome: Outcome, during: str) -> Reply:
+        assert self._popen is not None
+        if outcome.event is Event.OVERFLOW:
+            return Reply(Status.PROTOCOL, None, outcome.elapsed_ms, f"line longer than {self.limits.max_line_bytes} bytes")
+        if outcome.event is Event.EXTRA:
+            return Reply(Status.PROTOCOL, None, outcome.elapsed_ms, "more than one line in reply")
+        if outcome.event is Event.LINE:
+            line = outcome.line or b""
+            return Reply(Status.PROTOCOL, None, outcome.elapsed_ms, f"expected ready, got {line[:60]!r}")
+        # EOF on stdout: exited (crash), or closed stdout but still running (disconnect)
+        self._thaw()
+        try:
+            self._exit_code = self._popen.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            return Reply(Status.DISCONNECT, None, outcome.elapsed_ms, f"closed its output during {during} but kept running")
+        return Reply(Status.CRASH, None, outcome.elapsed_ms, f"{_describe_exit(self._exit_code)} during {during}")
+
+    def _fail(self, reply: Reply) -> Reply:
+        log.debug("%s: %s (%s)", self.bundle.name, reply.status.value, reply.detail)
+        self._failure = reply
+        self._kill()
+        return reply
+
+    # -- state ----------------------------------------------------------------------------
+    @property
+    def status(self) -> Status:
+        return Status.OK if self._failure is None else self._failure.status
+
+    @property
+    def failure(self) -> Reply | None:
+        return self._failure
+
+    @property
+    def stderr_tail(self) -> str:
+        return self._pipes.err.text() if self._pipes else ""
+
+    @property
+    def time_used_ms(self) -> float:
+        return self._time_used_ms
+
+    @property
+    def bank_left_ms(self) -> float:
+        return max(0.0, self._bank_left_ms)
+
+    @property
+    def pid(self) -> int | None:
+        """Host pid of the bot's python (for tests and diagnostics)."""
+        return self._runner_pid
+
+    @property
+    def uid(self) -> int | None:
+        return self._slot.uid if self._slot else None
+
+    # -- cleanup --------------------------------------------------------------------------
+    def _kill(self) -> None:
+        """SIGKILL everything of the bot and reap; keeps the stderr tail."""
+        popen = self._popen
+        if popen is None:
+            return
+        if self.tier is Tier.PLAIN:
+            for sig_target in (popen.pid,):
+                try:
+                    os.killpg(sig_target, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        elif self._runner_pid is not None:
+            try:
+                os.kill(self._runner_pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            popen.kill()  # bwrap: --die-with-parent takes the whole PID namespace with it
+        except ProcessLookupError:
+            pass
+        try:
+            self._exit_code = popen.wait(timeout=REAP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            log.error("%s: process %d not reaped within %.0f s", self.bundle.name, popen.pid, REAP_TIMEOUT_S)
+        if self._pipes is not None:
+            self._pipes.drain_stderr(time.monotonic() + 0.2)
+        self._sweep()
+
+    def _sweep(self) -> None:
+        """Kill what escaped the process group/namespace (plain tier: setsid orphans, best effort)."""
+        if self.tier is Tier.STRONG and self._slot is not None:
+            for _ in range(50):
+                left = isolation.processes_of_uid(self._slot.uid)
+                if not left:
+                    return
+                for pid in left:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                time.sleep(0.01)
+            log.error("%s: processes of uid %d survive: %s", self.bundle.name, self._slot.uid, left)
+        elif self.tier is Tier.PLAIN:
+            for pid in processes_with_tag(self.tag):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        """Kill the whole process tree / namespace, reap, release the uid slot; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._popen is not None:
+                if self._ended and self._popen.poll() is None:
+                    try:
+                        self._popen.wait(timeout=END_GRACE_S)
+                    except subprocess.TimeoutExpired:
+                        pass
+                self._kill()
+                for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):
+                    if stream is not None:
+                        try:
+                            stream.close()
+                        except OSError:
+                            pass
+        finally:
+            if self._slot is not None:
+                self._slot.release()
+                self._slot = None
+
+    def __enter__(self) -> BotProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if not getattr(self, "_closed", True):
+            try:
+                self.close()
+            except Exception:  # noqa: BLE001 - never raise from a finaliser
+                pass
+
+
+def processes_with_tag(tag: str) -> list[int]:
+    """Live processes whose command line carries ``tag`` (the bootstrap comment of one bot)."""
+    needle = tag.encode()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                if needle not in f.read():
+                    continue
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in (b"Z", b"X"):
+            found.append(int(entry.name))
+    return found

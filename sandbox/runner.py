@@ -1,0 +1,305 @@
+"""The trusted runner: executed inside the bot's process, never imported by the referee.
+
+The referee sends this file (as a marshalled code object, or as source for a different
+interpreter) on the first stdin line; the bootstrap in ``argv`` executes it with the global
+``STDIN`` (the buffered stdin). It must use only the standard library, and only cheap
+low-level modules (``_json``, ``_ctypes``, ``resource``): every import here is paid at each
+bot start, before the bot's own imports.
+
+Start-up sequence: read the boot line (JSON) -> keep private copies of the real stdin/stdout
+and point fd 0 at /dev/null and fd 1 at stderr -> drop to the slot uid (strong tier) ->
+parent-death signal -> rlimits -> no_new_privs + seccomp filter (strong tier) -> install the
+in-memory importer -> import the bot -> find its entry point -> write ``{"type":"ready"}`` ->
+serve one reply line per ``hello``/``decide``.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+EXIT_BAD_BOT = 3  # import failed, no entry point, act raised, reply not serialisable
+EXIT_BAD_BOOT = 4  # the referee sent something the runner cannot use (machine fault)
+
+PR_SET_PDEATHSIG = 1
+PR_SET_SECCOMP = 22
+PR_SET_NO_NEW_PRIVS = 38
+SECCOMP_MODE_FILTER = 2
+SIGKILL = 9
+REPLY_TYPES = ("hello", "decide")
+
+
+def _die(code: int, text: str) -> None:
+    try:
+        os.write(2, ("runner: " + text + "\n").encode("utf-8", "replace"))
+    finally:
+        os._exit(code)
+
+
+class _JsonCtx:
+    """Settings object read by ``_json.make_scanner`` (the C scanner, without importing ``re``)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    memo: dict = {}
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        raise ValueError("non-standard JSON constant " + name)
+
+
+def _json_codec():  # -> (loads, dumps)
+    try:
+        import _json
+    except ImportError:  # an interpreter without the C accelerator
+        import json
+
+        def dumps_py(obj: object) -> str:
+            return json.dumps(obj, separators=(",", ":"), allow_nan=False)
+
+        return json.loads, dumps_py
+
+    scan = _json.make_scanner(_JsonCtx)
+
+    def loads(text: str) -> object:
+        text = text.strip(" \t\n\r")
+        try:
+            obj, end = scan(text, 0)
+        except StopIteration:
+            raise ValueError("not JSON") from None
+        if end != len(text):
+            raise ValueError("extra data after JSON value")
+        return obj
+
+    def default(obj: object) -> object:
+        raise TypeError("not JSON serialisable: " + type(obj).__name__)
+
+    encode = _json.make_encoder({}, default, _json.encode_basestring, None, ":", ",", False, False, False)
+
+    def dumps(obj: object) -> str:
+        return "".join(encode(obj, 0))
+
+    return loads, dumps
+
+
+def _prctl():  # -> (prctl(option, arg2, arg3), buffer(bytes) -> (keepalive, address))
+    import _ctypes
+
+    class c_int(_ctypes._SimpleCData):
+        _type_ = "i"
+
+    class c_ulong(_ctypes._SimpleCData):
+        _type_ = "L"
+
+    class c_char(_ctypes._SimpleCData):
+        _type_ = "c"
+
+    class Fn(_ctypes.CFuncPtr):
+        _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+        _restype_ = c_int
+
+    class Libc:
+        _handle = _ctypes.dlopen(None, 2)  # the process's global symbols include libc
+
+    fn = Fn(("prctl", Libc))
+    fn.argtypes = (c_int, c_ulong, c_ulong, c_ulong, c_ulong)
+
+    def prctl(option: int, arg2: int, arg3: int = 0) -> None:
+        if fn(option, arg2, arg3, 0, 0) != 0:
+            raise OSError(_ctypes.get_errno(), "prctl(%d) failed" % option)
+
+    def buffer(data: bytes):  # -> (keepalive, address)
+        class Buf(_ctypes.Array):
+            _type_ = c_char
+            _length_ = max(len(data), 1)
+
+        buf = Buf.from_buffer_copy(data.ljust(1, b"\0"))
+        return buf, _ctypes.addressof(buf)
+
+    return prctl, buffer
+
+
+class _Importer:
+    """Meta-path finder and loader serving the bundle modules and the bot from memory."""
+
+    def __init__(self, modules: dict, spec_type: type) -> None:
+        self.modules = modules  # name -> [is_package, kind, payload]
+        self.spec_type = spec_type
+
+    def find_spec(self, name: str, path: object = None, target: object = None):
+        entry = self.modules.get(name)
+        if entry is None:
+            return None
+        return self.spec_type(name, self, is_package=bool(entry[0]))
+
+    def create_module(self, spec: object) -> None:
+        return None
+
+    def exec_module(self, module) -> None:
+        is_package, kind, payload = self.modules[module.__name__]
+        filename = "<bundle:" + module.__name__ + ">"
+        if kind == "code":
+            import binascii
+            import marshal
+
+            code = marshal.loads(binascii.a2b_base64(payload))
+        else:
+            code = compile(payload, filename, "exec", dont_inherit=True)
+        module.__file__ = filename
+        exec(code, module.__dict__)
+
+
+def _entry_point(module):  # -> callable act(message)
+    act = getattr(module, "act", None)
+    if callable(act) and not isinstance(act, type):
+        return act
+    classes = [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and getattr(value, "__module__", None) == module.__name__
+        and getattr(value, "__bohnanza_bot__", False)
+    ]
+    if len(classes) != 1:
+        names = ", ".join(sorted(c.__name__ for c in classes)) or "none"
+        _die(
+            EXIT_BAD_BOT,
+            "no entry point: define a module-level act(message) or exactly one class with "
+            "__bohnanza_bot__ (found: " + names + ")",
+        )
+    return classes[0]().act
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def main(stdin) -> None:
+    loads, dumps = _json_codec()
+    try:
+        boot = loads(stdin.readline().decode("utf-8"))
+    except Exception as exc:  # noqa: BLE001 - any bad boot line is the referee's fault
+        _die(EXIT_BAD_BOOT, "bad boot line: " + repr(exc))
+
+    # The real protocol fds become private; the bot's print() and os.write(1) go to stderr.
+    proto_in = os.dup(0)
+    proto_out = os.dup(1)
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    sys.stdin = None
+
+    need_ctypes = boot.get("seccomp") is not None or boot.get("parent") is not None
+    prctl = buffer = None
+    if need_ctypes:
+        prctl, buffer = _prctl()
+
+    uid, gid = boot.get("uid"), boot.get("gid")
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+        if os.getuid() != uid or os.geteuid() != uid:
+            _die(EXIT_BAD_BOOT, "could not drop to uid %d" % uid)
+
+    parent = boot.get("parent")
+    if parent is not None:
+        prctl(PR_SET_PDEATHSIG, SIGKILL)
+        if os.getppid() != parent:  # the referee died before the signal was armed
+            os._exit(EXIT_BAD_BOOT)
+
+    import resource
+
+    lim = boot["limits"]
+    for res, value in (
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_FSIZE, 0),
+        (resource.RLIMIT_NOFILE, lim["nofile"]),
+        (resource.RLIMIT_AS, lim["as"]),
+    ):
+        resource.setrlimit(res, (value, value))
+    resource.setrlimit(resource.RLIMIT_CPU, (lim["cpu"], lim["cpu"] + 1))
+    if lim.get("nproc") is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
+
+    bpf = boot.get("seccomp")
+    if bpf is not None:
+        import binascii
+
+        program = binascii.a2b_base64(bpf)
+        prog, prog_addr = buffer(program)
+        # struct sock_fprog { unsigned short len; (6 bytes padding) struct sock_filter *filter; }
+        fprog, fprog_addr = buffer(
+            (len(program) // 8).to_bytes(2, sys.byteorder) + b"\0" * 6 + prog_addr.to_bytes(8, sys.byteorder)
+        )
+        try:
+            prctl(PR_SET_NO_NEW_PRIVS, 1)
+            prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog_addr)
+        except OSError as exc:
+            _die(EXIT_BAD_BOOT, "seccomp: " + repr(exc))
+        del prog, fprog
+
+    import _frozen_importlib
+
+    modules = boot["modules"]
+    bot_name = boot["bot_module"]
+    modules[bot_name] = [False, "source", boot["bot"]]
+    sys.meta_path.insert(0, _Importer(modules, _frozen_importlib.ModuleSpec))
+    del boot
+
+    try:
+        module = __import__(bot_name)
+        act = _entry_point(module)
+    except SystemExit:
+        _die(EXIT_BAD_BOT, "the bot exited during import")
+    except BaseException:  # noqa: BLE001 - report any import failure and exit
+        _report_and_exit("importing the bot failed")
+
+    reader = open(proto_in, "rb", buffering=65536, closefd=True)
+    _write_all(proto_out, b'{"type":"ready"}\n')
+    while True:
+        line = reader.readline()
+        if not line:
+            os._exit(0)
+        try:
+            message = loads(line.decode("utf-8"))
+            kind = message.get("type")
+        except Exception as exc:  # noqa: BLE001
+            _die(EXIT_BAD_BOOT, "bad request from the referee: " + repr(exc))
+        try:
+            result = act(message)
+        except SystemExit:
+            _die(EXIT_BAD_BOT, "the bot called exit() in act()")
+        except BaseException:  # noqa: BLE001
+            _report_and_exit("act() raised on a %r message" % (kind,))
+        if kind in REPLY_TYPES:
+            try:
+                data = dumps({} if result is None else result)
+            except Exception as exc:  # noqa: BLE001
+                _die(EXIT_BAD_BOT, "reply is not JSON: " + repr(exc))
+            _write_all(proto_out, data.encode("utf-8") + b"\n")
+        elif kind == "end":
+            try:
+                sys.stderr.flush()
+            finally:
+                os._exit(0)
+
+
+def _report_and_exit(what: str) -> None:
+    try:
+        import traceback
+
+        text = traceback.format_exc()
+    except BaseException:  # noqa: BLE001 - e.g. MemoryError while formatting
+        text = repr(sys.exc_info()[1])
+    _die(EXIT_BAD_BOT, what + "\n" + text)
+
+
+if __name__ == "__bohnanza_runner__":
+    main(STDIN)  # type: ignore[name-defined]  # noqa: F821 - provided by the bootstrap
