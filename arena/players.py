@@ -1,0 +1,46 @@
+"""Seats' bots as the referee sees them: sandboxed processes or trusted in-process modules."""
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any, Mapping
+
+from sandbox import BotBundle, BotProcess, Limits, Reply, Tier, modules_from_package
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+@cache
+def sdk_modules() -> Mapping[str, str]:
+    """The modules every sandboxed bot may import: the SDK and the engine it is typed with."""
+    modules = modules_from_package(PROJECT / "engine", "engine")
+    modules["sandbox.sdk"] = (PROJECT / "sandbox" / "sdk.py").read_text(encoding="utf-8")
+    return modules
+
+
+def bundle_for(name: str, source: str) -> BotBundle:
+    return BotBundle(name=name, source=source, modules=sdk_modules())
+
+
+class SandboxPlayer:
+    """A bot running in its own sandboxed subprocess."""
+
+    def __init__(self, name: str, source: str, limits: Limits, tier: Tier) -> None:
+        self.name = name
+        self.process = BotProcess.start(bundle_for(name, source), limits, tier)
+
+    def request(self, message: dict[str, Any]) -> Reply:
+        return self.process.request(message)
+
+    def notify(self, message: dict[str, Any]) -> None:
+        self.process.notify(message)
+
+    def time_left_ms(self) -> float:
+        return self.process.limits.decision_ms + self.process.bank_left_ms  # type: ignore[attr-defined]
+
+    @property
+    def stderr_tail(self) -> str:
+        return self.process.stderr_tail
+
+    def close(self) -> None:
+        self.process.close()
