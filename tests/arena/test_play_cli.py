@@ -1,0 +1,78 @@
+"""`arena play` end to end: real subprocesses, the real sandbox tier this machine offers."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.replay import Replay, resimulate
+
+ARENA = [sys.executable, "-m", "arena"]
+
+
+def run_arena(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def test_sandboxed_game_equals_in_process_game(tmp_path: Path) -> None:
+    bots = ["random", "greedy", "greedy", "random"]
+    sandboxed = run_arena("play", *bots, "--seed", "11", "--json", "--replay", str(tmp_path / "s.json"))
+    in_process = run_arena("play", *bots, "--seed", "11", "--json", "--in-process", "--replay", str(tmp_path / "p.json"))
+    assert sandboxed.returncode == 0, sandboxed.stderr
+    assert in_process.returncode == 0, in_process.stderr
+    a, b = json.loads(sandboxed.stdout), json.loads(in_process.stdout)
+    assert [s["status"] for s in a["seats"]] == ["ok"] * 4
+    assert [(s["coins"], s["rank"]) for s in a["seats"]] == [(s["coins"], s["rank"]) for s in b["seats"]]
+    replay_s = Replay.loads((tmp_path / "s.json").read_text())
+    replay_p = Replay.loads((tmp_path / "p.json").read_text())
+    assert replay_s.actions == replay_p.actions and replay_s.events == replay_p.events
+    game = resimulate(replay_s)
+    assert game.result == replay_s.result
+
+
+def test_crashing_bot_is_a_status_and_the_game_goes_on(tmp_path: Path) -> None:
+    bot = tmp_path / "crasher.py"
+    bot.write_text("from sandbox.sdk import Bot\n\nclass Crasher(Bot):\n"
+                   "    def plant_first(self, request):\n        raise RuntimeError('boom')\n")
+    result = run_arena("play", str(bot), "greedy", "greedy", "--seed", "3", "--json")
+    assert result.returncode == 0, result.stderr
+    seats = json.loads(result.stdout)["seats"]
+    assert seats[0]["status"] == "crash"
+    assert seats[0]["rank"] == 3
+    assert [s["status"] for s in seats[1:]] == ["ok", "ok"]
+
+
+def test_illegal_action_names_the_rule(tmp_path: Path) -> None:
+    bot = tmp_path / "cheat.py"
+    bot.write_text("def act(message):\n"
+                   "    if message['type'] == 'hello':\n        return {'type': 'ready'}\n"
+                   "    return {'id': message['id'], 'action': {'type': 'plant', 'field': 7}}\n")
+    result = run_arena("play", str(bot), "greedy", "greedy", "--seed", "3", "--json")
+    assert result.returncode == 0, result.stderr
+    seat = json.loads(result.stdout)["seats"][0]
+    assert seat["status"] == "illegal"
+    assert "C-3.1" in seat["detail"] and "Plant(field=7)" in seat["detail"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["play", "random", "random"], "needs 3-5 bots, got 2"),
+    (["play", "random", "random", "no_such_bot"], "no bot 'no_such_bot'"),
+    (["play", "--variant", "chess", "random", "random", "random"], "unknown variant 'chess'"),
+    (["play", "--seed", "abc", "random", "random", "random"], "'abc' is not a valid integer"),
+])
+def test_user_mistakes_give_one_clear_line(args: list[str], message: str) -> None:
+    result = run_arena(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_non_utf8_bot_file_is_refused(tmp_path: Path) -> None:
+    bot = tmp_path / "latin1.py"
+    bot.write_bytes(b"# caf\xe9\n")
+    result = run_arena("play", str(bot), "random", "random")
+    assert result.returncode == 2
+    assert "is not UTF-8 text" in result.stderr and "Traceback" not in result.stderr
