@@ -237,11 +237,11 @@ class ClassicGame:
                 raise IllegalAction("C-1.1", action, f"{bean!r} is not a bean of this game")
         if not action.give_hand and not action.give_trade and not action.want:
             raise IllegalAction("C-6.8", action, "an offer must give or want at least one card")
+        if not action.want and to is None:
+            raise IllegalAction("C-6.5", action, "a gift needs a named receiver")
         give = tuple(s.hand[i] for i in action.give_hand) + tuple(s.trade[i] for i in action.give_trade)
         self._round_quiet = False
         if not action.want:  # a gift: it cannot be refused (C-6.5)
-            if to is None:
-                raise IllegalAction("C-6.5", action, "a gift needs a named receiver")
             self.events.append(Offered(seat, to, give, (), self.trade_round))
             self._deal(seat, action.give_hand, action.give_trade, to, ())
         else:
