@@ -1,0 +1,17 @@
+"""Shared fixtures of the engine tests; the position helpers live in ``engine_helpers.py``."""
+from __future__ import annotations
+
+import pytest
+
+from engine_helpers import new_game
+
+
+@pytest.fixture
+def game3():
+    """A fresh 3-player game, to be put into a hand-built position."""
+    return new_game(3, seed=11)
+
+
+@pytest.fixture
+def game4():
+    return new_game(4, seed=12)
