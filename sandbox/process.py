@@ -240,7 +240,7 @@ class BotProcess:
     def request(self, message: Mapping[str, Any]) -> Reply:
         """Send one message and wait for one reply line within the decision limit plus the bank."""
         if self._failure is not None:
-            return self._failure
+            return Reply(self._failure.status, None, 0.0, self._failure.detail)
         if self._closed:
             return Reply(Status.DISCONNECT, None, 0.0, "bot process already closed")
         assert self._pipes is not None
@@ -261,7 +261,7 @@ class BotProcess:
                 Status.TIMEOUT, None, elapsed,
                 f"no reply within {self.limits.decision_ms:g} ms + bank {budget_ms - self.limits.decision_ms:.0f} ms",
             ))
-        if outcome.event is not Event.LINE:
+        if outcome.event not in (Event.LINE, Event.EXTRA):
             return self._fail(self._failure_reply(outcome, during="request"))
         assert outcome.line is not None
         log.debug("%s -> %s", self.bundle.name, outcome.line[:200])
@@ -269,6 +269,8 @@ class BotProcess:
             reply_message = decode(outcome.line)
         except FramingError as exc:
             return self._fail(Reply(Status.PROTOCOL, None, elapsed, str(exc)))
+        if outcome.event is Event.EXTRA:
+            return self._fail(self._failure_reply(outcome, during="request"))
         return Reply(Status.OK, reply_message, elapsed, "")
 
     def notify(self, message: Mapping[str, Any]) -> None:
@@ -367,25 +369,29 @@ class BotProcess:
         self._sweep()
 
     def _sweep(self) -> None:
-        """Kill what escaped the process group/namespace (plain tier: setsid orphans, best effort)."""
+        """Kill what escaped the process group/namespace, and wait until it is gone.
+
+        Strong tier: every process of the slot uid is ours. Plain tier (best effort): processes
+        whose argv still carries this bot's tag, e.g. a double-fork + setsid orphan.
+        """
         if self.tier is Tier.STRONG and self._slot is not None:
-            for _ in range(50):
-                left = isolation.processes_of_uid(self._slot.uid)
-                if not left:
-                    return
-                for pid in left:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-                time.sleep(0.01)
-            log.error("%s: processes of uid %d survive: %s", self.bundle.name, self._slot.uid, left)
-        elif self.tier is Tier.PLAIN:
-            for pid in processes_with_tag(self.tag):
+            uid = self._slot.uid
+            find = lambda: isolation.processes_of_uid(uid)  # noqa: E731
+        else:
+            tag = self.tag
+            find = lambda: processes_with_tag(tag)  # noqa: E731
+        left = find()
+        for _ in range(100):
+            if not left:
+                return
+            for pid in left:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
+            time.sleep(0.01)
+            left = find()
+        log.error("%s: processes survive SIGKILL: %s", self.bundle.name, left)
 
     def close(self) -> None:
         """Kill the whole process tree / namespace, reap, release the uid slot; idempotent."""

@@ -1,0 +1,7 @@
+"""Hostile: never finishes importing."""
+while True:
+    pass
+
+
+def act(message):
+    return {}

@@ -1,0 +1,38 @@
+"""Helpers for the sandbox tests: available tiers, bot bundles, leftover checks."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+import pytest
+
+from sandbox import BotBundle, BotProcess, Limits, Status, Tier, detect_tier
+from sandbox.isolation import processes_of_uid
+from sandbox.process import processes_with_tag
+
+HOSTILE = Path(__file__).with_name("hostile")
+#: Put in the referee's environment; must never show up in anything a bot outputs.
+SECRET_MARKER = "deck-seed-7f3a9c1e5b"
+os.environ["BOHNANZA_TEST_SECRET"] = SECRET_MARKER
+
+ECHO_SOURCE = "def act(message):\n    return {'echo': message}\n"
+
+STRONG_AVAILABLE = detect_tier() is Tier.STRONG
+ALL_TIERS = [Tier.PLAIN] + ([Tier.STRONG] if STRONG_AVAILABLE else [])
+needs_strong = pytest.mark.skipif(not STRONG_AVAILABLE, reason="strong tier (bubblewrap + seccomp, root) unavailable")
+
+
+def fast_limits(**overrides: object) -> Limits:
+    base = dict(decision_ms=2000, bank_ms=0, startup_ms=5000, memory_mb=256, cpu_seconds=20)
+    base.update(overrides)
+    return Limits(**base)  # type: ignore[arg-type]
+
+
+def hostile_bundle(name: str) -> BotBundle:
+    return BotBundle.from_file(HOSTILE / f"{name}.py")
+
+
+def assert_gone(bot: BotProcess) -> None:
+    """No process of this bot remains (tag in argv, or the slot uid in the strong tier)."""
+    assert processes_with_tag(bot.tag) == []
+    if bot.uid is not None:
+        assert processes_of_uid(bot.uid) == []

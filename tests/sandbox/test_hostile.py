@@ -1,0 +1,233 @@
+"""Hostile-bot battery: each bot is contained and gets its status; the witness bot, the referee
+and the machine are unaffected; no process, file or secret escapes.
+
+Harmless misbehaviour runs on every available tier; attacks the plain tier does not claim to
+stop (reading, writing, network, exec) run on the strong tier only, and the bombs only after
+a probe in the same test has shown fork/threads/kill are denied there.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import SECRET_MARKER, assert_gone, fast_limits, hostile_bundle, needs_strong
+
+from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier
+from sandbox.process import processes_with_tag
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(name: str, tier: Tier, messages: list[dict], limits: Limits | None = None) -> tuple[list[Reply], BotProcess]:
+    """Start a hostile bot, send ``messages``, close it; check it left nothing and leaked no secret."""
+    bot = BotProcess.start(hostile_bundle(name), limits or fast_limits(), tier)
+    replies = [bot.request(m) for m in messages] if bot.status is Status.OK else [bot.failure]  # type: ignore[list-item]
+    bot.notify({"type": "end"})
+    bot.close()
+    assert_gone(bot)
+    text = json.dumps([r.message for r in replies if r]) + bot.stderr_tail
+    assert SECRET_MARKER not in text
+    return replies, bot  # type: ignore[return-value]
+
+
+# -- every tier ---------------------------------------------------------------------------------
+def test_sleep_forever_times_out(tier: Tier, witness: BotProcess) -> None:
+    replies, bot = run("sleep_forever", tier, [{"type": "decide"}, {"type": "decide"}], fast_limits(decision_ms=200, bank_ms=100))
+    assert [r.status for r in replies] == [Status.TIMEOUT, Status.TIMEOUT]
+    assert replies[1].elapsed_ms == 0.0  # the second request is answered at once: the bot is dead
+    assert bot.bank_left_ms == 0.0
+
+
+def test_cpu_spin_ignoring_sigterm_times_out(tier: Tier, witness: BotProcess) -> None:
+    replies, _ = run("cpu_spin", tier, [{"type": "decide"}], fast_limits(decision_ms=200))
+    assert replies[0].status is Status.TIMEOUT
+
+
+def test_spin_at_import_is_a_startup_timeout(tier: Tier, witness: BotProcess) -> None:
+    replies, bot = run("spin_at_import", tier, [{"type": "decide"}], fast_limits(startup_ms=400))
+    assert bot.status is Status.TIMEOUT and replies[0].status is Status.TIMEOUT
+    assert "not ready" in replies[0].detail
+
+
+@pytest.mark.parametrize("mode, words", [
+    ("huge-line", "line longer than"),
+    ("garbage", "invalid JSON"),
+    ("extra-lines", "more than one line"),
+    ("non-object", "not a JSON object"),
+])
+def test_protocol_abuse_is_protocol(tier: Tier, witness: BotProcess, mode: str, words: str) -> None:
+    replies, _ = run("protocol_abuse", tier, [{"type": "decide", "mode": mode}])
+    assert replies[0].status is Status.PROTOCOL
+    assert words in replies[0].detail
+
+
+def test_print_flood_does_not_corrupt_the_protocol(tier: Tier, witness: BotProcess) -> None:
+    replies, bot = run("protocol_abuse", tier, [{"type": "decide", "mode": "stdout-flood"}])
+    assert replies[0].status is Status.OK and replies[0].message == {"flooded": True}
+    assert "flooding stdout" in bot.stderr_tail
+
+
+def test_stderr_flood_is_contained(tier: Tier, witness: BotProcess) -> None:
+    limits = fast_limits(max_stderr_bytes=4096)
+    replies, bot = run("stderr_flood", tier, [{"type": "decide"}, {"type": "decide"}], limits)
+    assert [r.status for r in replies] == [Status.OK, Status.OK]
+    assert len(bot.stderr_tail) <= 4096 and bot.stderr_tail.endswith("last words\n")
+
+
+@pytest.mark.parametrize("mode, status", [("catch", Status.OK), ("crash", Status.CRASH)])
+def test_memory_hog(tier: Tier, witness: BotProcess, mode: str, status: Status) -> None:
+    replies, bot = run("memory_hog", tier, [{"type": "decide", "mode": mode}], fast_limits(memory_mb=200))
+    assert replies[0].status is status
+    if status is Status.CRASH:
+        assert "MemoryError" in bot.stderr_tail
+
+
+def test_inherited_descriptors(tier: Tier, witness: BotProcess, tmp_path: Path) -> None:
+    leak = os.open(tmp_path / "leak", os.O_CREAT | os.O_RDWR)
+    os.set_inheritable(leak, True)
+    try:
+        replies, _ = run("inherited_fds", tier, [{"type": "decide"}])
+    finally:
+        os.close(leak)
+    fds = replies[0].message["fds"]  # type: ignore[index]
+    assert set(fds) <= {"0", "1", "2", "3", "4", "5"}  # stdio, the runner's 2 protocol fds, listdir's own
+    assert fds["0"] == "/dev/null"
+    assert all("leak" not in target for target in fds.values())
+
+
+def test_orphan_daemon_does_not_survive_close(tier: Tier, witness: BotProcess) -> None:
+    replies, bot = run("orphan_daemon", tier, [{"type": "decide"}])
+    if tier is Tier.STRONG:
+        assert replies[0].message == {"daemon": "error:1"}  # fork denied (EPERM)
+    else:
+        assert replies[0].message == {"daemon": "started"}
+    # run() already asserted no process with the bot's tag remains (the setsid grandchild included)
+
+
+# -- strong tier only ----------------------------------------------------------------------------
+strong = pytest.mark.parametrize("tier", [pytest.param(Tier.STRONG, marks=needs_strong, id="strong")])
+
+
+@strong
+def test_cannot_read_sources_database_or_secrets(tier: Tier, witness: BotProcess, tmp_path: Path) -> None:
+    secret = tmp_path / "root-only.txt"
+    secret.write_text("TOP SECRET " + SECRET_MARKER)
+    secret.chmod(0o600)
+    db = tmp_path / "arena.sqlite"
+    db.write_bytes(b"SQLite format 3\x00" + SECRET_MARKER.encode())
+    paths = [str(secret), str(db), str(tmp_path), str(ROOT / "sandbox" / "process.py"), str(ROOT), "/run/bohnanza-sandbox"]
+    replies, _ = run("read_files", tier, [{"type": "decide", "paths": paths, "pids": [os.getpid(), witness.pid]}])
+    results = replies[0].message["results"]  # type: ignore[index]
+    for path in paths:
+        assert results[path].startswith("error:"), (path, results[path])
+    for pid in (os.getpid(), witness.pid):
+        assert results[f"/proc/{pid}/environ"].startswith("error:")
+    assert results["/work"].startswith("error:") and results["/root"] != "ok:.pyenv,.ssh"
+
+
+@strong
+def test_cannot_write_or_delete_files(tier: Tier, witness: BotProcess, tmp_path: Path) -> None:
+    keep = tmp_path / "keep.txt"
+    keep.write_text("keep")
+    target = tmp_path / "new.txt"
+    replies, _ = run("write_files", tier, [{"type": "decide", "paths": [str(target), str(ROOT / "pwned")], "delete": [str(keep)], "usual_places": True}])
+    results = replies[0].message["results"]  # type: ignore[index]
+    assert results[str(target)].startswith("error:") and results["rm " + str(keep)].startswith("error:")
+    assert results["/bohnanza-hostile"].startswith("error:") and results["/tmp/bohnanza-hostile"].startswith("error:")
+    assert not target.exists() and keep.read_text() == "keep" and not (ROOT / "pwned").exists()
+    assert not Path("/tmp/bohnanza-hostile").exists() and not Path("/dev/shm/bohnanza-hostile").exists()
+
+
+@strong
+def test_no_network(tier: Tier, witness: BotProcess) -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.setblocking(False)
+    abstract = socket.socket(socket.AF_UNIX)
+    abstract.bind("\0bohnanza-test-" + str(os.getpid()))
+    abstract.listen()
+    abstract.setblocking(False)
+    try:
+        replies, _ = run("network", tier, [{"type": "decide", "port": server.getsockname()[1], "abstract": "bohnanza-test-" + str(os.getpid())}])
+        for sock in (server, abstract):
+            with pytest.raises(BlockingIOError):
+                sock.accept()
+    finally:
+        server.close()
+        abstract.close()
+    results = replies[0].message["results"]  # type: ignore[index]
+    assert results == {"tcp": "error:1", "udp": "error:1", "unix-abstract": "error:1", "raw-socket": "error:1"}
+
+
+@strong
+def test_no_exec(tier: Tier, witness: BotProcess) -> None:
+    replies, _ = run("exec_shell", tier, [{"type": "decide"}])
+    results = replies[0].message["results"]  # type: ignore[index]
+    assert results["system"] != 0 and str(results["subprocess"]).startswith("error:") and results["execv"].startswith("error:")
+    assert not Path("/tmp/bohnanza-shell").exists()
+
+
+@strong
+def test_bombs_only_after_probe_shows_they_are_denied(tier: Tier, witness: BotProcess) -> None:
+    replies, _ = run("process_probe", tier, [{"type": "decide"}])
+    probe = replies[0].message["results"]  # type: ignore[index]
+    assert probe["uid"] != 0 and probe["gid"] != 0 and probe["groups"] == []
+    assert probe["status"]["Seccomp"] == "2" and probe["status"]["NoNewPrivs"] == "1" and probe["status"]["CapEff"] == "0000000000000000"
+    assert probe["fork"] == "error:1" and probe["thread"].startswith("error:") and probe["kill-parent-0"] == "error:1"
+    replies, _ = run("bombs", tier, [{"type": "decide"}])
+    results = replies[0].message["results"]  # type: ignore[index]
+    assert results == {"forks": 0, "threads": 0, "kill-all": "error:1", "kill-parent": "error:1", "kill-init": "error:1"}
+
+
+def test_plain_tier_does_not_claim_file_isolation(tmp_path: Path) -> None:
+    """Documents the plain tier's limit: RLIMIT_FSIZE=0 stops contents, not (empty) file creation."""
+    target = tmp_path / "plain.txt"
+    replies, _ = run("write_files", Tier.PLAIN, [{"type": "decide", "paths": [str(target)]}])
+    assert replies[0].message["results"][str(target)] == "error:OSError"  # type: ignore[index]  # EFBIG
+    assert target.stat().st_size == 0
+
+
+# -- the referee dies ----------------------------------------------------------------------------
+REFEREE = """
+import json, sys, threading, time
+sys.path.insert(0, {root!r})
+from sandbox import BotBundle, BotProcess, Limits, Tier
+bot = BotProcess.start(BotBundle("spin", open({bot!r}).read()), Limits(decision_ms=60000), Tier({tier!r}))
+print(json.dumps({{"pid": bot.pid, "uid": bot.uid, "tag": bot.tag, "status": bot.status.value}}), flush=True)
+bot.request({{"type": "decide"}})  # spins forever; the test SIGKILLs us meanwhile
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
+
+
+def test_referee_sigkilled_mid_game_leaves_no_bot(tier: Tier) -> None:
+    code = REFEREE.format(root=str(ROOT), bot=str(Path(__file__).with_name("hostile") / "cpu_spin.py"), tier=tier.value)
+    referee = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        info = json.loads(referee.stdout.readline())  # type: ignore[union-attr]
+        assert info["status"] == "ok" and _alive(info["pid"])
+        time.sleep(0.2)  # the bot is now spinning inside its request
+        referee.send_signal(signal.SIGKILL)
+        referee.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and (_alive(info["pid"]) or processes_with_tag(info["tag"])):
+            time.sleep(0.05)
+        assert not _alive(info["pid"]) and processes_with_tag(info["tag"]) == []
+    finally:
+        if referee.poll() is None:
+            referee.kill()
+            referee.wait()
