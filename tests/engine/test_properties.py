@@ -1,0 +1,233 @@
+"""Property tests over random legal playouts (3, 4 and 5 players).
+
+Each example plays one whole game with ``engine.policies.random_action`` (seeded) and, now and then,
+throws a random and usually illegal action at the referee. After every action the invariants below
+are checked; every few actions each seat's view is checked for leaks.
+"""
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import (
+    Accept, Bean, BuyField, ClassicGame, Confirm, DecisionKind, EndTrading, Harvest, IllegalAction, Offer,
+    Pass, Plant, PlantTraded, classic_rules,
+)
+from engine.events import Drew, FieldBought, Traded
+from engine.policies import random_action
+from engine_helpers import all_cards, snapshot
+
+RULES = classic_rules()
+COMPOSITION = Counter({t.bean: t.count for t in RULES.bean_types})
+MAX_DECISIONS = 6000  # far above any real game (about 300-700 decisions); a runaway game fails
+OPEN_ENDED = (Offer, Accept, Confirm)  # trade actions the options list does not enumerate
+VIEW_EVERY = 9
+
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def is_subsequence(short: list, long: list) -> bool:
+    it = iter(long)
+    return all(any(x is y for y in it) for x in short)
+
+
+def random_junk(game: ClassicGame, rng: random.Random):
+    """An arbitrary action, legal or not, built from small random numbers."""
+    s = game.seats[game.to_move]
+    pos = lambda size: tuple(rng.sample(range(-1, size + 2), rng.randrange(0, min(3, size + 3))))  # noqa: E731
+    kind = rng.randrange(9)
+    if kind == 0:
+        return Plant(rng.randrange(-1, 4))
+    if kind == 1:
+        return Harvest(rng.randrange(-1, 4))
+    if kind == 2:
+        return PlantTraded(rng.randrange(-1, len(s.trade) + 2), rng.randrange(-1, 4))
+    if kind == 3:
+        return Accept(pos(len(s.hand)))
+    if kind == 4:
+        return Confirm(rng.randrange(-1, 3), pos(len(s.hand)), pos(len(s.trade)))
+    if kind == 5:
+        return rng.choice([Pass(), EndTrading(), BuyField()])
+    want = tuple(rng.choice(RULES.beans) for _ in range(rng.randrange(0, 3)))
+    to = rng.choice([None, *range(-1, game.players + 1)])
+    return Offer(pos(len(s.hand)), pos(len(s.trade)), want, to)
+
+
+def permuted_copy(game: ClassicGame, seat: int, rng: random.Random) -> ClassicGame:
+    """A copy in which everything ``seat`` must not know is changed: deck order and the contents of
+    the other hands (cards redistributed among the deck and the other hands, sizes kept)."""
+    memo = {id(game.events): [], id(game.history): [], id(game.rules): game.rules}
+    other = copy.deepcopy(game, memo)
+    others = [p for p in range(game.players) if p != seat]
+    pool = list(other.deck) + [b for p in others for b in other.seats[p].hand]
+    rng.shuffle(pool)
+    for p in others:
+        n = len(other.seats[p].hand)
+        other.seats[p].hand, pool = pool[:n], pool[n:]
+    other.deck = pool
+    other._decision = None
+    return other
+
+
+def string_lists(data, path=()):
+    """Every list of strings in a JSON value, with its path of keys."""
+    if isinstance(data, dict):
+        for k, v in data.items():
+            yield from string_lists(v, path + (k,))
+    elif isinstance(data, list):
+        if data and all(isinstance(x, str) for x in data):
+            yield path, data
+        for v in data:
+            yield from string_lists(v, path)
+
+
+def check_views(game: ClassicGame, rng: random.Random) -> None:
+    for seat in range(game.players):
+        view = game.view(seat)
+        data = view.to_json()
+        assert data["hand"] == [b.value for b in game.seats[seat].hand]
+        assert data["coins"] == len(game.seats[seat].treasury)
+        assert data["hand_sizes"] == [len(s.hand) for s in game.seats]
+        # the deck order and the other hands do not matter to this view
+        assert permuted_copy(game, seat, rng).view(seat).to_json() == data
+        # no other hand appears as a list anywhere (offers' give/want are public bean lists)
+        for p in range(game.players):
+            hand = [b.value for b in game.seats[p].hand]
+            if p == seat or len(hand) < 2 or hand == data["hand"]:
+                continue
+            for path, values in string_lists(data):
+                if path and path[-1] in ("give", "want"):
+                    continue
+                assert values != hand, f"seat {seat}'s view shows seat {p}'s hand at {path}"
+
+
+def play_checked(players: int, seed: int, policy_seed: int, junk_rate: float = 0.15) -> ClassicGame:
+    game = ClassicGame(RULES, players, seed)
+    rng = random.Random(policy_seed)
+    junk_rng = random.Random(policy_seed ^ 0x5EED)
+    assert all_cards(game) == COMPOSITION
+    decisions = 0
+    while not game.over:
+        decisions += 1
+        assert decisions <= MAX_DECISIONS, "the game does not end"
+        decision = game.decision
+        assert decision is not None and decision.seat == game.to_move
+        if junk_rng.random() < junk_rate:
+            junk = random_junk(game, junk_rng)
+            if junk not in decision.options:
+                before = snapshot(game)
+                try:
+                    step(game, junk)
+                except IllegalAction as exc:
+                    assert repr(junk) in str(exc) and exc.rule.startswith(("C-", "D-"))
+                    assert snapshot(game) == before, f"refused {junk!r} changed the state"
+                    game._decision = None
+                    assert snapshot(game) == before
+                else:
+                    assert isinstance(junk, OPEN_ENDED), f"{junk!r} is not an option but was accepted"
+                continue
+        step(game, random_action(game, rng, offer_rate=0.3))
+        if decisions % VIEW_EVERY == 0 and not game.over:
+            check_views(game, junk_rng)
+    assert game.result is not None and game.decision is None
+    assert all(s.hand == [] and s.trade == [] and not any(s.field_counts) for s in game.seats)
+    return game
+
+
+def step(game: ClassicGame, action) -> list:
+    """Apply ``action`` and check the invariants that relate the state before and after."""
+    hands = [list(s.hand) for s in game.seats]
+    coins = [s.coins for s in game.seats]
+    events = game.apply(action)
+    assert all_cards(game) == COMPOSITION
+    assert game.card_count() == 104
+    drawn = Counter()
+    for e in events:
+        if isinstance(e, Drew):
+            drawn[e.seat] += e.cards
+    bought = Counter(e.seat for e in events if isinstance(e, FieldBought))
+    for p, s in enumerate(game.seats):
+        assert s.coins == len(s.treasury)
+        assert len(s.trade) == len(s.trade_locked)
+        if game.over:
+            assert s.hand == []
+        else:
+            kept = len(s.hand) - drawn[p]
+            assert kept >= 0
+            assert is_subsequence(s.hand[:kept], hands[p]), f"seat {p}'s hand was reordered"
+            assert len(s.field_beans) <= RULES.max_fields
+        if bought[p]:
+            assert bought[p] == 1 and s.coins == coins[p] - 3 and len(events) == 1
+        else:
+            assert s.coins >= coins[p], f"seat {p} lost coins without buying a field"
+        for b, n in zip(s.field_beans, s.field_counts):
+            assert (b is None) == (n == 0)
+    return events
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+@SETTINGS
+@given(seed=st.integers(0, 2**63 - 1), policy_seed=st.integers(0, 2**32 - 1))
+def test_random_playouts_keep_every_invariant(players, seed, policy_seed):
+    play_checked(players, seed, policy_seed)
+
+
+def test_random_playouts_do_trade():
+    """The playouts above exercise trading: gifts, accepted offers and counter-offers all happen."""
+    kinds = Counter()
+    for seed in range(6):
+        game = play_checked(3 + seed % 3, seed, seed, junk_rate=0.0)
+        for e in game.events:
+            if isinstance(e, Traded):
+                kinds["gift" if not e.b_gave else "deal"] += 1
+        kinds["fields_bought"] += sum(isinstance(e, FieldBought) for e in game.events)
+        kinds["reshuffles"] += game.reshuffles
+    assert kinds["gift"] > 0 and kinds["deal"] > 0
+    assert kinds["reshuffles"] > 0
+
+
+@SETTINGS
+@given(players=st.sampled_from([3, 4, 5]), seed=st.integers(0, 2**63 - 1), policy_seed=st.integers(0, 2**32 - 1))
+def test_same_seed_and_actions_give_identical_events(players, seed, policy_seed):
+    game = ClassicGame(RULES, players, seed)
+    rng = random.Random(policy_seed)
+    while not game.over:
+        action = random_action(game, rng, offer_rate=0.3)
+        try:
+            game.apply(action)
+        except IllegalAction:
+            continue
+    again = ClassicGame(RULES, players, seed)
+    for seat, action in game.history:
+        assert again.to_move == seat
+        again.apply(action)
+    assert again.events == game.events
+    assert again.result == game.result
+    assert [s.treasury for s in again.seats] == [s.treasury for s in game.seats]
+    assert again.discard == game.discard
+
+
+def test_different_seeds_deal_differently():
+    deals = set()
+    for seed in range(40):
+        game = ClassicGame(RULES, 4, seed)
+        deals.add((tuple(tuple(s.hand) for s in game.seats), tuple(game.deck)))
+    assert len(deals) == 40
+
+
+def test_turning_up_is_not_reordered_by_later_reshuffles():
+    """The rng is the game's own: another game's play in between does not change a game."""
+    a, b = ClassicGame(RULES, 3, 99), ClassicGame(RULES, 3, 99)
+    ra, rb = random.Random(1), random.Random(1)
+    random.seed(12345)  # the global generator must not matter
+    while not a.over:
+        a.apply(random_action(a, ra, offer_rate=0.0))
+        random.random()
+    while not b.over:
+        b.apply(random_action(b, rb, offer_rate=0.0))
+    assert a.events == b.events
