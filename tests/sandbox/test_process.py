@@ -1,0 +1,178 @@
+"""BotProcess against real subprocesses: start-up, entry points, bundles, deadlines and bank, freezing, errors."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import ECHO_SOURCE, assert_gone, fast_limits
+
+from sandbox import BotBundle, BotProcess, Limits, SandboxError, Status, Tier, modules_from_package
+from sandbox import isolation
+
+
+def start(source: str, tier: Tier, limits: Limits | None = None, **modules: str) -> BotProcess:
+    return BotProcess.start(BotBundle("t", source, {k.replace("__", "."): v for k, v in modules.items()}), limits or fast_limits(), tier)
+
+
+def test_echo_round_trip_and_accounting(tier: Tier) -> None:
+    with start(ECHO_SOURCE, tier) as bot:
+        assert bot.status is Status.OK and bot.startup_ms > 0
+        for n in range(3):
+            reply = bot.request({"type": "decide", "n": n})
+            assert reply.status is Status.OK and reply.message == {"echo": {"type": "decide", "n": n}}
+        assert bot.time_used_ms > 0 and bot.bank_left_ms == 0.0
+    assert_gone(bot)
+
+
+def test_class_entry_point_marked_by_sdk_attribute(tier: Tier) -> None:
+    source = (
+        "class Base:\n    __bohnanza_bot__ = True\n\n"
+        "class Mine(Base):\n    def __init__(self):\n        self.seen = 0\n"
+        "    def act(self, message):\n        self.seen += 1\n        return {'seen': self.seen}\n"
+    )
+    # Base is defined in the bot module too, so two classes qualify: no entry point
+    with start(source, tier) as bot:
+        assert bot.status is Status.CRASH and "no entry point" in bot.stderr_tail
+    sdk = "class Bot:\n    __bohnanza_bot__ = True\n    def act(self, message):\n        return {}\n"
+    source = "from mysdk import Bot\n\nclass Mine(Bot):\n    n = 0\n    def act(self, message):\n        Mine.n += 1\n        return {'n': Mine.n}\n"
+    with start(source, tier, mysdk=sdk) as bot:
+        assert [bot.request({"type": "decide"}).message for _ in range(2)] == [{"n": 1}, {"n": 2}]
+
+
+@pytest.mark.parametrize("source, words", [
+    ("import no_such_module\n", "ModuleNotFoundError"),
+    ("def act(:\n", "SyntaxError"),
+    ("x = 1\n", "no entry point"),
+    ("raise SystemExit(0)\n", "exited during import"),
+])
+def test_bad_bots_crash_at_startup_with_a_diagnostic(tier: Tier, source: str, words: str) -> None:
+    with start(source, tier) as bot:
+        assert bot.status is Status.CRASH
+        assert words in bot.stderr_tail
+        assert bot.request({"type": "decide"}).status is Status.CRASH
+        bot.notify({"type": "end"})  # never raises
+
+
+def test_act_raising_is_a_crash_and_the_bot_stays_dead(tier: Tier) -> None:
+    with start("def act(m):\n    if m['type'] == 'decide':\n        raise KeyError('boom')\n    return {}\n", tier) as bot:
+        assert bot.request({"type": "hello"}).status is Status.OK
+        first = bot.request({"type": "decide"})
+        assert first.status is Status.CRASH and "KeyError" in bot.stderr_tail
+        assert bot.request({"type": "hello"}).status is Status.CRASH
+
+
+def test_closed_stdout_while_running_is_a_disconnect(tier: Tier) -> None:
+    source = "import os, time\ndef act(m):\n    for fd in range(3, 10):\n        try: os.close(fd)\n        except OSError: pass\n    time.sleep(100)\n"
+    with start(source, tier, fast_limits(decision_ms=300)) as bot:
+        # strong tier: bwrap itself still holds the pipe, so no EOF is seen and the deadline decides
+        expected = Status.DISCONNECT if tier is Tier.PLAIN else Status.TIMEOUT
+        assert bot.request({"type": "decide"}).status is expected
+
+
+def test_unreadable_reply_object_is_a_crash(tier: Tier) -> None:
+    with start("def act(m):\n    return {'x': object()}\n", tier) as bot:
+        reply = bot.request({"type": "decide"})
+        assert reply.status is Status.CRASH and "reply is not JSON" in bot.stderr_tail
+
+
+def test_bundle_modules_packages_and_missing_parents(tier: Tier) -> None:
+    modules = {
+        "engine.__init__": "NAME = 'engine'\n",
+        "engine.cards": "from . import NAME\nCARDS = [NAME, 'blue']\n",
+        "sandbox.sdk": "VALUE = 7\n",  # 'sandbox' itself not given: created as an empty package
+    }
+    source = "from engine.cards import CARDS\nfrom sandbox.sdk import VALUE\ndef act(m):\n    return {'cards': CARDS, 'v': VALUE}\n"
+    with BotProcess.start(BotBundle("b", source, modules), fast_limits(), tier) as bot:
+        assert bot.request({"type": "decide"}).message == {"cards": ["engine", "blue"], "v": 7}
+
+
+def test_bundle_module_with_submodules_must_be_a_package() -> None:
+    with pytest.raises(ValueError, match="'engine.__init__'"):
+        BotProcess.start(BotBundle("b", ECHO_SOURCE, {"engine": "", "engine.cards": ""}), fast_limits(), Tier.PLAIN)
+
+
+def test_modules_from_package_reads_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("A = 1\n")
+    (tmp_path / "pkg" / "sub.py").write_text("B = 2\n")
+    assert modules_from_package(tmp_path / "pkg", "pkg") == {"pkg.__init__": "A = 1\n", "pkg.sub": "B = 2\n"}
+    with pytest.raises(ValueError, match="not a package"):
+        modules_from_package(tmp_path, "x")
+
+
+def test_overrun_is_taken_from_the_bank(tier: Tier) -> None:
+    source = "import time\ndef act(m):\n    time.sleep(m['sleep'])\n    return {}\n"
+    with start(source, tier, fast_limits(decision_ms=100, bank_ms=400)) as bot:
+        assert bot.request({"type": "decide", "sleep": 0.25}).status is Status.OK
+        left = bot.bank_left_ms
+        assert 0 < left < 300  # at least 150 ms of overrun charged
+        reply = bot.request({"type": "decide", "sleep": 0.6})
+        assert reply.status is Status.TIMEOUT and bot.bank_left_ms == 0.0
+
+
+SPIN_AFTER_REPLY = """
+import signal, time
+def _burn(signum, frame):
+    end = time.process_time() + 0.2
+    while time.process_time() < end:
+        pass
+signal.signal(signal.SIGALRM, _burn)
+def act(m):
+    signal.setitimer(signal.ITIMER_REAL, 0.01, 0.01)  # keeps computing after the reply
+    return {}
+"""
+
+
+def _cpu_ticks(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+@pytest.mark.parametrize("freeze", [True, False], ids=["frozen", "not-frozen"])
+def test_bot_not_asked_does_not_compute(tier: Tier, freeze: bool) -> None:
+    with start(SPIN_AFTER_REPLY, tier, fast_limits(freeze=freeze)) as bot:
+        assert bot.request({"type": "decide"}).status is Status.OK
+        assert bot.pid is not None
+        before = _cpu_ticks(bot.pid)
+        time.sleep(0.5)
+        grown = _cpu_ticks(bot.pid) - before
+        if freeze:
+            assert grown == 0
+        else:
+            assert grown > 10  # the control: without freezing it burns CPU on others' time
+
+
+def test_strong_tier_unavailable_raises_sandbox_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(isolation, "strong_tier_problem", lambda interp: "bwrap not found (test)")
+    with pytest.raises(SandboxError, match="bwrap not found"):
+        BotProcess.start(BotBundle("b", ECHO_SOURCE), fast_limits(), Tier.STRONG)
+
+
+def test_uid_slots_are_exclusive_and_run_out(tmp_path: Path) -> None:
+    if not isolation.os.geteuid() == 0:
+        pytest.skip("uid slots need root")
+    slot_dir = tmp_path / "slots"
+    a = isolation.acquire_slot(slot_dir, range(62000, 62002))
+    b = isolation.acquire_slot(slot_dir, range(62000, 62002))
+    assert {a.uid, b.uid} == {62000, 62001}
+    with pytest.raises(SandboxError, match="no free uid slot"):
+        isolation.acquire_slot(slot_dir, range(62000, 62002))
+    a.release()
+    assert isolation.acquire_slot(slot_dir, range(62000, 62002)).uid == 62000
+    b.release()
+
+
+def test_missing_interpreter_is_a_machine_fault() -> None:
+    with pytest.raises(SandboxError, match="not executable"):
+        BotProcess.start(BotBundle("b", ECHO_SOURCE), fast_limits(), Tier.PLAIN, python="/nonexistent/python3")
+
+
+def test_foreign_interpreter_gets_source_not_marshal(tier: Tier) -> None:
+    if not Path("/usr/bin/python3").exists():
+        pytest.skip("no second interpreter")
+    bundle = BotBundle("b", "from helper import X\ndef act(m):\n    return {'x': X}\n", {"helper": "X = 5\n"})
+    with BotProcess.start(bundle, fast_limits(), tier, python="/usr/bin/python3") as bot:
+        assert bot.status is Status.OK, bot.stderr_tail
+        assert bot.request({"type": "decide"}).message == {"x": 5}
