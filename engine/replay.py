@@ -54,12 +54,16 @@ class Replay:
                 result=None if data["result"] is None else GameResult.from_json(data["result"]),
                 forfeits=tuple(int(s) for s in data.get("forfeits", ())),
             )
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"malformed replay: {exc}") from None
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"malformed replay {str(data)[:200]!r}: {exc}") from None
 
     @classmethod
     def loads(cls, text: str) -> Replay:
-        return cls.from_json(json.loads(text))
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"replay is not JSON: {text[:200]!r}: {exc}") from None
+        return cls.from_json(data)
 
 
 class ReplayMismatch(ValueError):

@@ -77,8 +77,8 @@ class Rules:
                 "version", "min_players", "max_players", "hand_size", "turn_up", "draw",
                 "start_fields", "max_fields", "field_price", "reshuffles", "max_trade_rounds")}
             return cls(variant=str(data["variant"]), bean_types=types, **numbers)
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"malformed rules: missing or wrong field {exc}") from None
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"malformed rules {str(data)[:200]!r}: missing or wrong field: {exc}") from None
 
 
 @cache

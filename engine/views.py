@@ -97,7 +97,7 @@ class View:
                     tuple(_offer_from(r) for r in trade["responses"])),  # type: ignore[misc]
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"malformed view: {exc}") from None
+            raise ValueError(f"malformed view {str(data)[:200]!r}: {exc}") from None
 
 
 def _offer_json(offer: OfferView | None) -> dict[str, Any] | None:

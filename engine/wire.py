@@ -42,7 +42,8 @@ def from_json(registry: Mapping[str, type[T]], data: object, what: str) -> T:
     """Decode ``data`` into the class its ``type`` names in ``registry``; errors quote the input."""
     if not isinstance(data, dict):
         raise ValueError(f"{what} must be a JSON object, got {data!r}")
-    cls = registry.get(data.get("type"))  # type: ignore[arg-type]
+    kind = data.get("type")
+    cls = registry.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ValueError(f"unknown {what} type {data.get('type')!r} in {data!r} (known: {', '.join(registry)})")
     hints = _hints(cls)
