@@ -1,0 +1,158 @@
+"""Golden playthroughs (tests/golden/*.json, written by ``python3 tests/golden/make_golden.py``) replayed
+move by move, and replays re-simulated with ``engine.replay.resimulate``."""
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from engine import (
+    ClassicGame, Harvest, IllegalAction, Plant, PlantTraded, action_from_json, classic_rules, event_to_json,
+    rules_for,
+)
+from engine.events import GameEnded
+from engine.policies import random_action
+from engine.replay import Replay, ReplayMismatch, resimulate
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+FILES = sorted(GOLDEN.glob("classic-*.json"))
+
+
+def load_maker():
+    spec = importlib.util.spec_from_file_location("make_golden", GOLDEN / "make_golden.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_golden_files_cover_three_four_and_five_players():
+    assert sorted(json.loads(p.read_text())["players"] for p in FILES) == [3, 4, 5]
+    maker = load_maker()
+    assert sorted(maker.golden_name(p, s) for p, s in maker.GAMES) == [p.name for p in FILES]
+
+
+def test_golden_games_trade():
+    """The scripted policy really negotiates: the files hold gifts, deals, counter-offers and a bought field."""
+    kinds = set()
+    for path in FILES:
+        for step in json.loads(path.read_text())["steps"]:
+            kinds.add(step["action"]["type"])
+            for e in step["events"]:
+                if e["type"] == "traded":
+                    kinds.add("gift" if not e["b_gave"] else "deal")
+                kinds.add(e["type"])
+    assert {"gift", "deal", "accept", "confirm", "offer", "field_bought", "reshuffled", "harvest"} <= kinds
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_golden_playthrough_replays_move_by_move(path):
+    doc = json.loads(path.read_text())
+    game = ClassicGame(rules_for(doc["rules_id"]), doc["players"], doc["seed"])
+    assert [event_to_json(e) for e in game.events] == doc["initial_events"], f"{path.name}: the deal differs"
+    for step in doc["steps"]:
+        where = f"{path.name} step {step['step']}"
+        assert not game.over, f"{where}: the game ended early"
+        decision = game.decision
+        got = (decision.seat, decision.kind.value)
+        assert got == (step["seat"], step["kind"]), f"{where}: decision {got}, golden {(step['seat'], step['kind'])}"
+        action = action_from_json(step["action"])
+        try:
+            events = [event_to_json(e) for e in game.apply(action)]
+        except IllegalAction as exc:
+            pytest.fail(f"{where}: golden action {step['action']} is now refused: {exc}")
+        if events != step["events"]:
+            first = next((i for i, (a, b) in enumerate(zip(events, step["events"])) if a != b),
+                         min(len(events), len(step["events"])))
+            pytest.fail(f"{where} ({step['action']}): event {first} differs:\n"
+                        f"  golden: {step['events'][first:first + 1]}\n  now:    {events[first:first + 1]}")
+    assert game.over, f"{path.name}: the game goes on after the last golden step"
+    assert game.result.to_json() == doc["result"]
+
+
+@pytest.mark.parametrize("players,seed", [(3, 20260101), (5, 20260303)])
+def test_make_golden_reproduces_the_stored_files(players, seed):
+    maker = load_maker()
+    path = GOLDEN / maker.golden_name(players, seed)
+    assert maker.dumps(maker.build(players, seed)) == path.read_text()
+
+
+# --------------------------------------------------------------------------- resimulate
+def finished_game(players=4, seed=77) -> ClassicGame:
+    game = ClassicGame(classic_rules(), players, seed)
+    rng = random.Random(seed)
+    while not game.over:
+        game.apply(random_action(game, rng, offer_rate=0.3))
+    return game
+
+
+def test_resimulate_reproduces_a_finished_game():
+    game = finished_game()
+    replay = Replay.loads(Replay.of(game, ["a", "b", "c", "d"]).dumps())
+    again = resimulate(replay)
+    assert again.over and again.result == game.result == replay.result
+    assert again.events == game.events
+    assert [s.treasury for s in again.seats] == [s.treasury for s in game.seats]
+    assert again.discard == game.discard and again.reshuffles == game.reshuffles
+
+
+def test_resimulate_refuses_a_tampered_event():
+    game = finished_game()
+    replay = Replay.of(game, ["a", "b", "c", "d"])
+    last = replay.events[-1]
+    assert isinstance(last, GameEnded)
+    forged = GameEnded(tuple(c + 1 for c in last.coins), last.ranks)
+    with pytest.raises(ReplayMismatch) as info:
+        resimulate(dataclasses.replace(replay, events=replay.events[:-1] + (forged,)))
+    assert f"event {len(replay.events) - 1}" in str(info.value)
+
+
+def test_resimulate_refuses_a_tampered_seat():
+    game = finished_game()
+    replay = Replay.of(game, ["a", "b", "c", "d"])
+    seat, action = replay.actions[0]
+    actions = ((seat + 1, action),) + replay.actions[1:]
+    with pytest.raises(ReplayMismatch) as info:
+        resimulate(dataclasses.replace(replay, actions=actions))
+    assert "step 0" in str(info.value)
+
+
+def test_resimulate_refuses_a_different_legal_action():
+    game = finished_game(3, 5)
+    replay = Replay.of(game, ["a", "b", "c"])
+    # replace the first planting that had another legal field by that other field
+    probe = ClassicGame(classic_rules(), 3, 5)
+    for index, (seat, action) in enumerate(replay.actions):
+        options = probe.decision.options
+        if isinstance(action, Plant):
+            other = [a for a in options if isinstance(a, Plant) and a != action]
+            if other:
+                break
+        probe.apply(action)
+    else:
+        pytest.fail("no planting with a choice in this game")
+    actions = replay.actions[:index] + ((seat, other[0]),) + replay.actions[index + 1:]
+    with pytest.raises((ReplayMismatch, IllegalAction)):
+        resimulate(dataclasses.replace(replay, actions=actions))
+
+
+def test_resimulate_refuses_other_rules():
+    game = finished_game()
+    replay = dataclasses.replace(Replay.of(game, ["a", "b", "c", "d"]), rules_id="classic-v2")
+    with pytest.raises(ValueError):
+        resimulate(replay)
+    with pytest.raises(ReplayMismatch):
+        resimulate(Replay.of(game, ["a", "b", "c", "d"]),
+                   rules=dataclasses.replace(classic_rules(), version=2))
+
+
+def test_harvest_and_plant_traded_in_golden_are_replayed_as_such():
+    """Sanity: the golden files decode to the engine's own action classes."""
+    types = set()
+    for path in FILES:
+        for step in json.loads(path.read_text())["steps"]:
+            types.add(type(action_from_json(step["action"])))
+    assert {Plant, PlantTraded, Harvest} <= types

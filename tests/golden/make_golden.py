@@ -1,0 +1,86 @@
+"""Regenerate the golden playthroughs of the classic engine.
+
+Run from the repository root:
+
+    python3 tests/golden/make_golden.py
+
+It plays a few fixed seeds (3, 4 and 5 players) with a deterministic scripted policy that plants,
+trades (offers, acceptances, counter-offers, gifts), buys fields and harvests, and writes one JSON file
+per game next to this script: for every step the seat, the decision kind, the action and the events it
+produced, plus the final result. ``tests/engine/test_golden.py`` replays them move by move.
+
+Regenerate only when a rule change is intended, and review the diff of the files.
+"""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))
+
+from engine import BuyField, ClassicGame, Harvest, action_to_json, event_to_json, rules_for  # noqa: E402
+from engine.policies import random_action  # noqa: E402
+
+RULES_ID = "classic-v1"
+GAMES = [(3, 20260101), (4, 20260202), (5, 20260303)]
+POLICY = "scripted: BuyField when possible with p=0.5, a Harvest with p=0.03, else random_action(offer_rate=0.35)"
+
+
+def scripted_action(game: ClassicGame, rng: random.Random):
+    options = game.decision.options
+    if BuyField() in options and rng.random() < 0.5:
+        return BuyField()
+    harvests = [a for a in options if isinstance(a, Harvest)]
+    if harvests and rng.random() < 0.03:
+        return harvests[rng.randrange(len(harvests))]
+    return random_action(game, rng, offer_rate=0.35)
+
+
+def golden_name(players: int, seed: int) -> str:
+    return f"classic-{players}p-{seed}.json"
+
+
+def build(players: int, seed: int) -> dict:
+    """Play one game and record it."""
+    game = ClassicGame(rules_for(RULES_ID), players, seed)
+    rng = random.Random(seed)
+    initial = [event_to_json(e) for e in game.events]
+    steps = []
+    while not game.over:
+        decision = game.decision
+        action = scripted_action(game, rng)
+        events = game.apply(action)
+        steps.append({"step": len(steps), "seat": decision.seat, "kind": decision.kind.value,
+                      "action": action_to_json(action), "events": [event_to_json(e) for e in events]})
+    return {"rules_id": RULES_ID, "players": players, "seed": seed, "policy": POLICY,
+            "initial_events": initial, "steps": steps, "result": game.result.to_json()}
+
+
+def dumps(doc: dict) -> str:
+    """JSON with one step per line, so that a diff shows which steps changed."""
+    head = {k: v for k, v in doc.items() if k != "steps"}
+    lines = ["{"]
+    for k, v in head.items():
+        lines.append(f"  {json.dumps(k)}: {json.dumps(v)},")
+    lines.append('  "steps": [')
+    steps = doc["steps"]
+    for i, step in enumerate(steps):
+        lines.append("    " + json.dumps(step) + ("," if i < len(steps) - 1 else ""))
+    lines.append("  ]")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    for players, seed in GAMES:
+        doc = build(players, seed)
+        path = HERE / golden_name(players, seed)
+        path.write_text(dumps(doc), encoding="utf-8")
+        print(f"wrote {path.relative_to(HERE.parent.parent)}: {len(doc['steps'])} steps, result {doc['result']}")
+
+
+if __name__ == "__main__":
+    main()
