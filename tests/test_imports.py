@@ -1,0 +1,120 @@
+"""The import arrows between the project's packages, checked on the source with ``ast``.
+
+- engine imports nothing of ours but engine itself;
+- sandbox imports nothing of ours but sandbox itself, except that sandbox/sdk.py may import engine;
+- arena may import engine, sandbox and arena;
+- bots may import only the SDK (``sandbox.sdk``, ``from sandbox import sdk``) and engine.
+
+Every import statement counts, also those inside functions. Packages that do not exist yet are
+simply not walked; engine must be there.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+OURS = {"engine", "sandbox", "arena", "bots", "bench", "site", "tests", "docs", "seeds"}
+
+
+def module_name(path: Path) -> tuple[str, str]:
+    """(module, package) of a source file, e.g. ('sandbox.process', 'sandbox')."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+        return ".".join(parts), ".".join(parts)
+    return ".".join(parts), ".".join(parts[:-1])
+
+
+def imported_targets(source: str, package: str) -> list[tuple[int, str]]:
+    """Every dotted name a module imports (``from a import b`` counts as ``a.b``), with its line."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package.split(".") if package else []
+                base_parts = base_parts[:len(base_parts) - (node.level - 1)]
+                base = ".".join(base_parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            for alias in node.names:
+                out.append((node.lineno, base if alias.name == "*" else f"{base}.{alias.name}" if base else alias.name))
+    return out
+
+
+def _under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def allowed(area: str, module: str, target: str) -> bool:
+    top = target.split(".")[0]
+    if top not in OURS:
+        return True  # the standard library or a third-party package
+    if area == "engine":
+        return top == "engine"
+    if area == "sandbox":
+        return top == "sandbox" or (module == "sandbox.sdk" and top == "engine")
+    if area == "arena":
+        return top in ("engine", "sandbox", "arena")
+    if area == "bots":
+        return _under(target, "engine") or _under(target, "sandbox.sdk")
+    raise AssertionError(area)
+
+
+def violations(area: str) -> tuple[int, list[str]]:
+    files = sorted((ROOT / area).rglob("*.py"))
+    bad = []
+    for path in files:
+        module, package = module_name(path)
+        for line, target in imported_targets(path.read_text(encoding="utf-8"), package):
+            if not allowed(area, module, target):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    return len(files), bad
+
+
+def test_engine_imports_only_engine():
+    walked, bad = violations("engine")
+    assert walked >= 10, "engine/ was not walked"
+    names = {p.name for p in (ROOT / "engine").glob("*.py")}
+    assert {"classic.py", "actions.py", "views.py", "replay.py", "wire.py"} <= names
+    assert bad == []
+
+
+@pytest.mark.parametrize("area", ["sandbox", "arena", "bots"])
+def test_import_arrows(area):
+    walked, bad = violations(area)
+    assert bad == [], "\n".join(bad)
+
+
+# --------------------------------------------------------------------------- the checker itself
+def test_checker_resolves_relative_and_from_imports():
+    src = "import os\nfrom . import isolation\nfrom .values import X\nfrom sandbox import sdk\nimport engine.cards\n" \
+          "def f():\n    from arena import db\n"
+    assert [t for _, t in imported_targets(src, "sandbox")] == [
+        "os", "sandbox.isolation", "sandbox.values.X", "sandbox.sdk", "engine.cards", "arena.db"]
+    assert [t for _, t in imported_targets("from ..engine import rules\n", "bots.sub")] == ["bots.engine.rules"]
+
+
+@pytest.mark.parametrize("area,module,target,ok", [
+    ("engine", "engine.classic", "engine.cards.Bean", True),
+    ("engine", "engine.classic", "sandbox.values", False),
+    ("engine", "engine.classic", "random", True),
+    ("sandbox", "sandbox.process", "engine.actions", False),
+    ("sandbox", "sandbox.sdk", "engine.actions", True),
+    ("sandbox", "sandbox.sdk", "arena.db", False),
+    ("arena", "arena.match", "sandbox.process", True),
+    ("arena", "arena.match", "bots.random_bot", False),
+    ("bots", "bots.random_bot", "sandbox.sdk", True),
+    ("bots", "bots.random_bot", "sandbox.sdk.Bot", True),
+    ("bots", "bots.random_bot", "sandbox.values", False),
+    ("bots", "bots.random_bot", "sandbox", False),
+    ("bots", "bots.random_bot", "engine", True),
+    ("bots", "bots.random_bot", "arena.db", False),
+    ("bots", "bots.random_bot", "json", True),
+])
+def test_checker_rules(area, module, target, ok):
+    assert allowed(area, module, target) is ok
