@@ -9,8 +9,14 @@ from pathlib import Path
 from typing import Sequence
 
 import click
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
 
+from arena.db import DB_ENV, DEFAULT_DB, Bot, BotVersion, DatabaseError, Match, MatchSeat, Season, make_engine
+from arena.ladder import LadderError, SeasonSettings, leaderboard, rerate, run_season
 from arena.players import PROJECT, SandboxPlayer
+from arena.progress import ProgressReporter
+from arena.submit import SubmissionError, check_name, check_source, register, smoke_failure, smoke_game
 from arena.referee import GameRecord, InProcessPlayer, Player, play_game
 from engine import rules_for
 from sandbox import Limits, SandboxError, Tier, detect_tier
@@ -64,13 +70,38 @@ def setup_logging(verbose: int, quiet: bool, log_file: str | None) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", "db_url", envvar=DB_ENV, default=DEFAULT_DB, show_default=True,
+              help=f"Database URL (also from ${DB_ENV}).")
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for protocol lines).")
-@click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress output; only warnings and errors.")
 @click.option("--log-file", type=click.Path(dir_okay=False), help="Also write the log to this file.")
 @click.version_option(package_name="bohnanza-arena")
-def cli(verbose: int, quiet: bool, log_file: str | None) -> None:
+@click.pass_context
+def cli(ctx: click.Context, db_url: str, verbose: int, quiet: bool, log_file: str | None) -> None:
     """Bohnanza bot arena: play games between bots in a sandbox, run ladder seasons."""
     setup_logging(verbose, quiet, log_file)
+    ctx.obj = Context(db_url, quiet)
+
+
+class Context:
+    """Shared command state; the database is opened only by commands that use it."""
+
+    def __init__(self, db_url: str, quiet: bool) -> None:
+        self.db_url = db_url
+        self.quiet = quiet
+        self._engine: Engine | None = None
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            try:
+                self._engine = make_engine(self.db_url)
+            except DatabaseError as exc:
+                raise click.ClickException(str(exc)) from None
+        return self._engine
+
+
+pass_context = click.make_pass_decorator(Context)
 
 
 @cli.command()
@@ -153,6 +184,223 @@ def result_table(record: GameRecord) -> str:
     for r in rows:
         lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths)) + "  " + r[-1])
     return "\n".join(line.rstrip() for line in lines)
+
+
+def sandbox_tier(unsafe: bool) -> Tier:
+    tier = detect_tier()
+    if tier is Tier.PLAIN and not unsafe:
+        raise click.ClickException("no strong sandbox is available on this machine (bubblewrap + seccomp); "
+                                   "refusing to run submitted bots without --unsafe")
+    return tier
+
+
+@cli.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--name", help="Bot name (default: the file name without .py).")
+@click.option("--author", default="", help="Who wrote it.")
+@click.option("--unsafe", is_flag=True, help="Allow the smoke game without a strong sandbox.")
+@pass_context
+def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool) -> None:
+    """Check a bot file, play a smoke game in the sandbox, and add it to the ladder.
+
+    A new file under an existing name becomes that bot's next version: it keeps the rating mean
+    and starts with a fresh uncertainty; older versions stop being scheduled.
+    """
+    file = Path(path)
+    try:
+        if not file.is_file():
+            raise SubmissionError(f"no such file: {path!r}")
+        name = check_name(name or file.stem)
+        source = check_source(file.read_bytes(), path)
+        record = smoke_game(name, source, Limits(), sandbox_tier(unsafe))
+        failure = smoke_failure(record)
+        if failure:
+            detail = record.seats[0].detail
+            raise SubmissionError(f"{path!r} rejected: {failure}" + ("" if detail in failure else f" ({detail})"))
+    except SubmissionError as exc:
+        raise UserError(str(exc)) from None
+    except SandboxError as exc:
+        raise click.ClickException(f"sandbox unavailable (machine fault, not the bot's): {exc}") from None
+    with Session(ctx.engine) as session:
+        done = register(session, name, source, author)
+        if done.new:
+            click.echo(f"{name} version {done.version.number} registered "
+                       f"(smoke game: {record.seats[0].coins} coins, rank {record.seats[0].rank} of 3)")
+        else:
+            click.echo(f"{name} is unchanged: version {done.version.number} already has this source")
+
+
+@cli.command("bots")
+@pass_context
+def bots_command(ctx: Context) -> None:
+    """List bots, their versions and ratings."""
+    with Session(ctx.engine) as session:
+        rows = [("bot", "author", "version", "versions", "score", "mu", "sigma", "games")]
+        board = {row["name"]: row for row in leaderboard(session)}
+        for bot in session.exec(select(Bot).order_by(Bot.name)).all():
+            versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).all()
+            row = board.get(bot.name)
+            rows.append((bot.name + (" (boss)" if bot.builtin else ""), bot.author, str(row["version"] if row else "-"),
+                         str(len(versions)), f"{row['score']:.2f}" if row else "-", f"{row['mu']:.2f}" if row else "-",
+                         f"{row['sigma']:.2f}" if row else "-", str(row["games"]) if row else "0"))
+    click.echo(format_table(rows) if len(rows) > 1 else "no bots yet: add one with 'arena submit PATH'")
+
+
+def parse_players(text: str) -> tuple[int, int]:
+    try:
+        low, _, high = text.partition("-")
+        bounds = int(low), int(high or low)
+    except ValueError:
+        raise UserError(f"--players wants N or N-M, got {text!r}") from None
+    if bounds[0] > bounds[1]:
+        raise UserError(f"--players range {text!r} is empty")
+    return bounds
+
+
+@cli.group()
+def season() -> None:
+    """Run and inspect ladder seasons."""
+
+
+@season.command("run")
+@click.option("--name", default="season-1", show_default=True, help="Season name; an existing season resumes.")
+@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Games in the season.")
+@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True, help="Parallel matches.")
+@click.option("--players", default="3-5", show_default=True, help="Table size, N or N-M.")
+@click.option("--variant", default="classic", show_default=True)
+@click.option("--rotate", is_flag=True, help="Play every deal once per seat rotation (same deck seed).")
+@click.option("--seed", type=int, default=None, help="Season seed (default: random).")
+@click.option("--unsafe", is_flag=True, help="Run without a strong sandbox.")
+@click.option("--decision-ms", type=click.FloatRange(min=1), default=1000, show_default=True)
+@click.option("--bank-ms", type=click.FloatRange(min=0), default=10_000, show_default=True)
+@pass_context
+def season_run(ctx: Context, name: str, games: int, workers: int, players: str, variant: str, rotate: bool,
+               seed: int | None, unsafe: bool, decision_ms: float, bank_ms: float) -> None:
+    """Run a season (or resume it where it stopped), then print the leaderboard."""
+    low, high = parse_players(players)
+    try:
+        rules_for(variant)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    settings = SeasonSettings(name=name, variant=variant, games=games, min_players=low, max_players=high,
+                              rotate=rotate, seed=seed)
+    limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
+    engine = ctx.engine
+    try:
+        progress = run_season(engine, settings, workers, limits, sandbox_tier(unsafe),
+                              ProgressReporter(quiet=ctx.quiet))
+    except (LadderError, DatabaseError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:
+        raise click.ClickException(f"interrupted; finished games are saved: 'arena season run --name {name}' resumes")
+    if not ctx.quiet:
+        click.echo(f"season {name}: {progress.done} games rated, {progress.void} void, "
+                   f"{progress.failures} bot failures")
+    with Session(engine) as session:
+        click.echo(board_table(leaderboard(session, variant)))
+
+
+@season.command("list")
+@pass_context
+def season_list(ctx: Context) -> None:
+    """List seasons."""
+    with Session(ctx.engine) as session:
+        rows = [("season", "variant", "players", "games", "done", "void", "created", "finished")]
+        for s in session.exec(select(Season).order_by(Season.id)).all():
+            counts = season_counts(session, s)
+            rows.append((s.name, s.variant, f"{s.min_players}-{s.max_players}", str(s.games), str(counts.get("done", 0)),
+                         str(counts.get("void", 0)), f"{s.created_at:%Y-%m-%d %H:%M}",
+                         f"{s.finished_at:%Y-%m-%d %H:%M}" if s.finished_at else "-"))
+    click.echo(format_table(rows) if len(rows) > 1 else "no seasons yet: start one with 'arena season run'")
+
+
+@season.command("show")
+@click.argument("name")
+@pass_context
+def season_show(ctx: Context, name: str) -> None:
+    """Show a season's settings, progress and latest games."""
+    with Session(ctx.engine) as session:
+        s = session.exec(select(Season).where(Season.name == name)).first()
+        if s is None:
+            raise UserError(f"no season named {name!r}")
+        counts = season_counts(session, s)
+        click.echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, "
+                   f"{counts.get('done', 0)}/{s.games} games done, {counts.get('void', 0)} void, "
+                   f"{counts.get('planned', 0)} planned{', seat-rotated deals' if s.rotate else ''}")
+        matches = session.exec(select(Match).where(Match.season_id == s.id, Match.status != "planned")
+                               .order_by(Match.number.desc()).limit(10)).all()  # type: ignore[union-attr]
+        rows = [("match", "seed", "status", "seats (coins, status)")]
+        for m in matches:
+            seats = session.exec(select(MatchSeat, BotVersion, Bot).where(
+                MatchSeat.match_id == m.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id)
+                .order_by(MatchSeat.seat)).all()
+            rows.append((str(m.id), str(m.seed), m.status,
+                         ", ".join(f"{b.name} {ms.coins} {ms.status}" for ms, _, b in seats)))
+        click.echo(format_table(rows))
+
+
+def season_counts(session: Session, s: Season) -> dict[str, int]:
+    from sqlalchemy import func
+
+    return dict(session.exec(select(Match.status, func.count()).where(Match.season_id == s.id)
+                             .group_by(Match.status)).all())
+
+
+@cli.command("leaderboard")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of rows.")
+@click.option("--variant", default="classic", show_default=True)
+@click.option("--rerate", "do_rerate", is_flag=True, help="Recompute every rating from the recorded games first.")
+@pass_context
+def leaderboard_command(ctx: Context, as_json: bool, variant: str, do_rerate: bool) -> None:
+    """The ladder: score (mu - 3 sigma), mu, sigma and games of each bot's current version."""
+    with Session(ctx.engine) as session:
+        if do_rerate:
+            differences = rerate(session, variant, write=True)
+            click.echo(f"rerated {variant}: {len(differences)} ratings differed from the stored ones", err=True)
+        rows = leaderboard(session, variant)
+    click.echo(json.dumps(rows, indent=2) if as_json else board_table(rows))
+
+
+def board_table(rows: list[dict]) -> str:
+    if not rows:
+        return "no bots on the ladder yet"
+    table = [("rank", "bot", "version", "score", "mu", "sigma", "games")]
+    for r in rows:
+        table.append((str(r["rank"]), r["name"] + (" (boss)" if r["builtin"] else ""), str(r["version"]),
+                      f"{r['score']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}", str(r["games"])))
+    return format_table(table)
+
+
+def format_table(rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    return "\n".join("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows)
+
+
+@cli.command()
+@click.option("--games", type=click.IntRange(min=1), default=60, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True)
+@click.option("--unsafe", is_flag=True, help="Run without a strong sandbox.")
+@pass_context
+def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
+    """Register the example bots, run a short sandboxed season, and print the leaderboard."""
+    tier = sandbox_tier(unsafe)
+    with Session(ctx.engine) as session:
+        for path in sorted(BUILTIN_BOTS.glob("*_bot.py")):
+            if path.stem in DEMO_SKIP:
+                continue
+            register(session, path.stem.removesuffix("_bot"), path.read_text(encoding="utf-8"), "arena", builtin=True)
+    name = f"demo-{secrets.token_hex(3)}"
+    click.echo(f"running season {name}: {games} games, {workers} workers, sandbox tier {tier.value}", err=True)
+    settings = SeasonSettings(name=name, games=games, min_players=3, max_players=5)
+    try:
+        run_season(ctx.engine, settings, workers, Limits(), tier, ProgressReporter(quiet=ctx.quiet))
+    except (LadderError, DatabaseError) as exc:
+        raise click.ClickException(str(exc)) from None
+    with Session(ctx.engine) as session:
+        click.echo(board_table(leaderboard(session)))
+
+
+DEMO_SKIP: set[str] = set()
 
 
 def main() -> None:

@@ -1,0 +1,338 @@
+"""Seasons: plan matches, run them in a process pool, record each result once, rate it.
+
+Only the coordinator writes the database. A match row is written as ``planned`` before it is
+sent to a worker and becomes ``done`` (or ``void``) in the same transaction that stores its
+seats, replay and ratings, so a killed run loses at most the games in flight, and a resumed
+run replays exactly the planned ones.
+"""
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import queue
+import random
+import signal
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from sqlalchemy import func
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from arena.db import (
+    Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, active_versions,
+    exclusive_run, now,
+)
+from arena.match import MatchOutcome, MatchTask, SeatEntry, run_match
+from arena.matchmaking import Candidate, Matchmaker
+from arena.ratings import SIGMA, RatingBook, Skill
+from engine import rules_for
+from sandbox import Limits, Tier
+
+log = logging.getLogger(__name__)
+
+
+class LadderError(RuntimeError):
+    """A season cannot run as asked (too few bots, a machine fault during a match)."""
+
+
+def variant_of(rules_id: str) -> str:
+    return rules_id.rsplit("-v", 1)[0]
+
+
+def match_seed(season_seed: int, number: int) -> int:
+    return random.Random(f"{season_seed}/{number}").getrandbits(63)
+
+
+# ----------------------------------------------------------------- ratings in the database
+def load_book(session: Session, variant: str) -> RatingBook:
+    priors = {v.id: Skill(v.prior_mu, v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
+    book = RatingBook(priors, _meta_int(session, f"ties:{variant}"), _meta_int(session, f"pairs:{variant}"))
+    for row in session.exec(select(Rating).where(Rating.variant == variant)).all():
+        book.skills[row.version_id] = Skill(row.mu, row.sigma, row.games)
+    return book
+
+
+def _meta_int(session: Session, key: str) -> int:
+    row = session.get(Meta, key)
+    return int(row.value) if row else 0
+
+
+def _set_meta(session: Session, key: str, value: int) -> None:
+    row = session.get(Meta, key)
+    if row is None:
+        session.add(Meta(key=key, value=str(value)))
+    else:
+        row.value = str(value)
+        session.add(row)
+
+
+def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) -> bool:
+    """Store a finished match and its ratings in one transaction; False if it was already recorded."""
+    match = session.get(Match, outcome.match_id)
+    record = outcome.record
+    if match is None or match.status != "planned" or record is None:
+        return False
+    seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id).order_by(MatchSeat.seat)).all()
+    for row, result in zip(seats, record.seats):
+        row.coins, row.rank, row.status = result.coins, result.rank, result.status.value
+        row.detail, row.decisions, row.time_ms = result.detail[:500], result.decisions, result.time_ms
+        session.add(row)
+    match.replay = record.replay.dumps()
+    match.seconds = record.seconds
+    match.finished_at = now()
+    variant = variant_of(match.rules_id)
+    if record.void:
+        match.status, match.void_reason = "void", record.void[:500]
+        session.add(match)
+        session.commit()
+        return True
+    match.status = "done"
+    match.rated_order = (session.exec(select(func.max(Match.rated_order))).one() or 0) + 1
+    session.add(match)
+    versions = [row.version_id for row in seats]
+    new = book.record(versions, [row.rank for row in seats])  # type: ignore[misc]
+    for version_id, skill in zip(versions, new):
+        rating = session.get(Rating, (version_id, variant)) or Rating(version_id=version_id, variant=variant, mu=0, sigma=0)
+        rating.mu, rating.sigma, rating.games = skill.mu, skill.sigma, skill.games
+        session.add(rating)
+        session.add(RatingSnapshot(match_id=match.id, version_id=version_id, variant=variant,  # type: ignore[arg-type]
+                                   mu=skill.mu, sigma=skill.sigma, games=skill.games))
+    _set_meta(session, f"ties:{variant}", book.tied_pairs)
+    _set_meta(session, f"pairs:{variant}", book.pairs)
+    session.commit()
+    return True
+
+
+def rerate(session: Session, variant: str, write: bool) -> list[str]:
+    """Recompute every rating of ``variant`` from the recorded matches in order.
+
+    Returns the differences from what is stored (empty when they agree); ``write`` replaces the
+    stored ratings and snapshots with the recomputation.
+    """
+    priors = {v.id: Skill(v.prior_mu, v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
+    book = RatingBook(priors)
+    snapshots: list[RatingSnapshot] = []
+    matches = session.exec(select(Match).where(Match.status == "done").order_by(Match.rated_order)).all()
+    for match in matches:
+        if variant_of(match.rules_id) != variant:
+            continue
+        seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id).order_by(MatchSeat.seat)).all()
+        versions = [s.version_id for s in seats]
+        for v, skill in zip(versions, book.record(versions, [s.rank for s in seats])):  # type: ignore[misc]
+            snapshots.append(RatingSnapshot(match_id=match.id, version_id=v, variant=variant,  # type: ignore[arg-type]
+                                            mu=skill.mu, sigma=skill.sigma, games=skill.games))
+    stored = {r.version_id: r for r in session.exec(select(Rating).where(Rating.variant == variant)).all()}
+    differences = []
+    for version_id in sorted(set(stored) | set(book.skills)):
+        want, have = book.skills.get(version_id), stored.get(version_id)
+        if want is None or have is None or (have.mu, have.sigma, have.games) != (want.mu, want.sigma, want.games):
+            differences.append(f"version {version_id}: stored {have and (have.mu, have.sigma, have.games)}, "
+                               f"recomputed {want and (want.mu, want.sigma, want.games)}")
+    if write:
+        for row in session.exec(select(RatingSnapshot).where(RatingSnapshot.variant == variant)).all():
+            session.delete(row)
+        for row in stored.values():
+            session.delete(row)
+        session.flush()
+        for version_id, skill in book.skills.items():
+            session.add(Rating(version_id=version_id, variant=variant, mu=skill.mu, sigma=skill.sigma, games=skill.games))
+        session.add_all(snapshots)
+        _set_meta(session, f"ties:{variant}", book.tied_pairs)
+        _set_meta(session, f"pairs:{variant}", book.pairs)
+        session.commit()
+    return differences
+
+
+# ----------------------------------------------------------------- planning
+@dataclass(frozen=True)
+class SeasonSettings:
+    name: str
+    variant: str = "classic"
+    games: int = 100
+    min_players: int = 3
+    max_players: int = 5
+    rotate: bool = False
+    seed: int | None = None
+
+
+def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
+    season = session.exec(select(Season).where(Season.name == settings.name)).first()
+    rules = rules_for(settings.variant)
+    if season is None:
+        if not rules.min_players <= settings.min_players <= settings.max_players <= rules.max_players:
+            raise LadderError(f"{rules.id} is played by {rules.min_players}-{rules.max_players} players, "
+                              f"not {settings.min_players}-{settings.max_players}")
+        season = Season(name=settings.name, variant=rules.variant, games=settings.games,
+                        min_players=settings.min_players, max_players=settings.max_players, rotate=settings.rotate,
+                        seed=settings.seed if settings.seed is not None else random.SystemRandom().getrandbits(63))
+        session.add(season)
+        session.commit()
+        session.refresh(season)
+    elif settings.games > season.games:
+        season.games = settings.games
+        season.finished_at = None
+        session.add(season)
+        session.commit()
+    return season
+
+
+class Planner:
+    """Plans the next matches of a season from the current ratings and schedule."""
+
+    def __init__(self, session: Session, season: Season, book: RatingBook) -> None:
+        self.session = session
+        self.season = season
+        self.book = book
+        self.rules = rules_for(season.variant)
+        count = session.exec(select(func.count()).select_from(Match).where(Match.season_id == season.id)).one()
+        self.number = int(count)
+        self.matchmaker = Matchmaker(random.Random(f"{season.seed}/tables/{self.number}"))
+        planned = session.exec(select(MatchSeat.version_id).where(
+            MatchSeat.match_id == Match.id, Match.status == "planned")).all()
+        self.pending_seats = Counter(planned)
+
+    def remaining(self) -> int:
+        return self.season.games - self.number
+
+    def plan(self) -> list[Match]:
+        """Plan one table (several matches when deals are seat-rotated) and store it."""
+        versions = active_versions(self.session)
+        by_id = {v.id: v for _, v in versions}
+        if len(versions) < self.season.min_players:
+            raise LadderError(f"season {self.season.name!r} needs at least {self.season.min_players} active bots, "
+                              f"{len(versions)} are registered")
+        candidates = [Candidate(v.id, self.book.get(v.id), self.book.get(v.id).games + self.pending_seats[v.id])  # type: ignore[arg-type]
+                      for _, v in versions]
+        size = self.matchmaker.size(self.season.min_players, self.season.max_players, len(candidates))
+        table = self.matchmaker.table(candidates, size)
+        seed = match_seed(self.season.seed, self.number)
+        tables = [table[k:] + table[:k] for k in range(size)] if self.season.rotate else [table]
+        matches = []
+        for seating in tables[: max(1, self.remaining())]:
+            match = Match(season_id=self.season.id, number=self.number, seed=seed, rules_id=self.rules.id)  # type: ignore[arg-type]
+            self.session.add(match)
+            self.session.flush()
+            for seat, version_id in enumerate(seating):
+                self.session.add(MatchSeat(match_id=match.id, seat=seat, version_id=by_id[version_id].id))  # type: ignore[arg-type]
+                self.pending_seats[version_id] += 1
+            self.number += 1
+            matches.append(match)
+        self.session.commit()
+        return matches
+
+    def recorded(self, version_ids: Sequence[int]) -> None:
+        for v in version_ids:
+            self.pending_seats[v] -= 1
+
+
+def task_for(session: Session, match: Match, limits: Limits, tier: Tier) -> MatchTask:
+    rows = session.exec(select(MatchSeat, BotVersion, Bot).where(
+        MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id,
+    ).order_by(MatchSeat.seat)).all()
+    seats = tuple(SeatEntry(v.id, f"{b.name}#{v.number}" if v.number > 1 else b.name, v.source)  # type: ignore[arg-type]
+                  for _, v, b in rows)
+    return MatchTask(match.id, match.rules_id, match.seed, seats, limits, tier)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------- running
+@dataclass
+class SeasonProgress:
+    planned: int
+    done: int = 0
+    void: int = 0
+    failures: int = 0  # seats that ended with a status other than ok
+    played_now: int = 0
+
+
+def _worker_init() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C and ends the pool
+
+
+def run_season(engine: Engine, settings: SeasonSettings, workers: int, limits: Limits, tier: Tier,
+               on_progress: Callable[[SeasonProgress], None] = lambda p: None) -> SeasonProgress:
+    """Run (or resume) a season until every planned game is recorded."""
+    import multiprocessing_logging
+
+    with exclusive_run(engine, f"season run {settings.name!r}"):
+        with Session(engine) as session:
+            season_id = get_or_create_season(session, settings).id
+        engine.dispose()  # no database connection may cross the fork
+        multiprocessing_logging.install_mp_handler()
+        results: queue.Queue[MatchOutcome | BaseException] = queue.Queue()
+        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_init)
+        try:
+            with Session(engine) as session:
+                season = session.get(Season, season_id)
+                assert season is not None
+                planner = Planner(session, season, load_book(session, season.variant))
+                progress = _progress_of(session, season)
+                backlog = list(session.exec(select(Match).where(
+                    Match.season_id == season.id, Match.status == "planned").order_by(Match.number)).all())
+                if backlog:
+                    log.info("season %s: resuming %d planned matches", season.name, len(backlog))
+                on_progress(progress)
+                in_flight: dict[int, list[int]] = {}  # match id -> version ids seated
+                while True:
+                    while len(in_flight) < 2 * workers and (backlog or planner.remaining() > 0):
+                        if not backlog:
+                            backlog.extend(planner.plan())
+                        task = task_for(session, backlog.pop(0), limits, tier)
+                        in_flight[task.match_id] = [seat.version_id for seat in task.seats]
+                        pool.apply_async(run_match, (task,), callback=results.put, error_callback=results.put)
+                    if not in_flight:
+                        break
+                    outcome = results.get()
+                    if isinstance(outcome, BaseException):
+                        raise LadderError(f"a match worker failed: {outcome!r}")
+                    if outcome.record is None:
+                        raise LadderError(f"match {outcome.match_id} could not be played: {outcome.machine_fault}")
+                    try:
+                        recorded = record_outcome(session, planner.book, outcome)
+                    except Exception:
+                        session.rollback()
+                        raise
+                    planner.recorded(in_flight.pop(outcome.match_id))
+                    if recorded:
+                        progress.void += bool(outcome.record.void)
+                        progress.done += not outcome.record.void
+                        progress.played_now += 1
+                        progress.failures += sum(1 for s in outcome.record.seats if s.status.value != "ok")
+                        on_progress(progress)
+                season.finished_at = now()
+                session.add(season)
+                session.commit()
+        finally:
+            pool.terminate()
+            pool.join()
+            multiprocessing_logging.uninstall_mp_handler()
+    return progress
+
+
+def _progress_of(session: Session, season: Season) -> SeasonProgress:
+    counts = dict(session.exec(select(Match.status, func.count()).where(Match.season_id == season.id)
+                               .group_by(Match.status)).all())
+    failures = session.exec(select(func.count()).select_from(MatchSeat).where(
+        MatchSeat.match_id == Match.id, Match.season_id == season.id,
+        MatchSeat.status != None, MatchSeat.status != "ok")).one()  # noqa: E711
+    return SeasonProgress(planned=season.games, done=counts.get("done", 0), void=counts.get("void", 0),
+                          failures=int(failures))
+
+
+def leaderboard(session: Session, variant: str = "classic") -> list[dict]:
+    """Rows of the current ladder, best score first: the active version of every bot."""
+    rows = []
+    for bot, version in active_versions(session):
+        rating = session.get(Rating, (version.id, variant))
+        skill = Skill(rating.mu, rating.sigma, rating.games) if rating else Skill(version.prior_mu, version.prior_sigma)
+        rows.append({"name": bot.name, "author": bot.author, "builtin": bot.builtin, "version": version.number,
+                     "version_id": version.id, "score": round(skill.score, 4), "mu": round(skill.mu, 4),
+                     "sigma": round(skill.sigma, 4), "games": skill.games})
+    rows.sort(key=lambda r: (-r["score"], r["name"]))
+    for rank, row in enumerate(rows, start=1):
+        row["rank"] = rank
+    return rows
+
+
+__all__ = ["DatabaseError", "LadderError", "SIGMA", "SeasonSettings", "leaderboard", "rerate", "run_season"]

@@ -1,0 +1,83 @@
+"""TrueSkill ratings: a pure function of the recorded results, in the order they were recorded."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+import trueskill
+
+MU = 25.0
+SIGMA = MU / 3
+BETA = MU / 6
+TAU = MU / 300
+#: draw probability = (tied neighbours + DRAW_PRIOR_TIES) / (neighbour pairs + DRAW_PRIOR_PAIRS)
+DRAW_PRIOR_TIES = 1.0
+DRAW_PRIOR_PAIRS = 20.0
+DRAW_MIN, DRAW_MAX = 0.005, 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    mu: float
+    sigma: float
+    games: int = 0
+
+    @property
+    def score(self) -> float:
+        """The leaderboard score: a conservative estimate, mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
+
+
+def environment(draw_probability: float) -> trueskill.TrueSkill:
+    """An explicit TrueSkill environment (never the package's global one)."""
+    return trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU, draw_probability=draw_probability)
+
+
+def draw_probability(tied_pairs: int, pairs: int) -> float:
+    p = (tied_pairs + DRAW_PRIOR_TIES) / (pairs + DRAW_PRIOR_PAIRS)
+    return min(DRAW_MAX, max(DRAW_MIN, p))
+
+
+def tie_counts(ranks: Sequence[int]) -> tuple[int, int]:
+    """(tied neighbour pairs, neighbour pairs) in one game's finishing order."""
+    ordered = sorted(ranks)
+    ties = sum(1 for a, b in zip(ordered, ordered[1:]) if a == b)
+    return ties, len(ordered) - 1
+
+
+def rate_game(skills: Sequence[Skill], ranks: Sequence[int], draw_p: float) -> list[Skill]:
+    """New skills of the seats of one game, from its full finishing order (ties share a rank)."""
+    env = environment(draw_p)
+    groups = [(env.create_rating(s.mu, s.sigma),) for s in skills]
+    rated = env.rate(groups, ranks=[r - 1 for r in ranks])
+    return [Skill(g[0].mu, g[0].sigma, s.games + 1) for g, s in zip(rated, skills)]
+
+
+def match_quality(skills: Iterable[Skill]) -> float:
+    env = environment(0.1)
+    return env.quality([(env.create_rating(s.mu, s.sigma),) for s in skills])
+
+
+class RatingBook:
+    """Ratings of every version in one variant, advanced one recorded game at a time."""
+
+    def __init__(self, priors: Mapping[int, Skill], tied_pairs: int = 0, pairs: int = 0) -> None:
+        self.priors = dict(priors)
+        self.skills: dict[int, Skill] = {}
+        self.tied_pairs = tied_pairs
+        self.pairs = pairs
+
+    def get(self, version_id: int) -> Skill:
+        skill = self.skills.get(version_id)
+        if skill is None:
+            skill = self.priors.get(version_id, Skill(MU, SIGMA))
+        return skill
+
+    def record(self, version_ids: Sequence[int], ranks: Sequence[int]) -> list[Skill]:
+        new = rate_game([self.get(v) for v in version_ids], ranks, draw_probability(self.tied_pairs, self.pairs))
+        for v, skill in zip(version_ids, new):
+            self.skills[v] = skill
+        ties, pairs = tie_counts(ranks)
+        self.tied_pairs += ties
+        self.pairs += pairs
+        return new

@@ -1,0 +1,121 @@
+"""Submitting a bot: check the file, play a smoke game in the sandbox, store a new version."""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from sqlmodel import Session, select
+
+from arena.db import Bot, BotVersion, Rating, source_hash
+from arena.players import PROJECT, SandboxPlayer
+from arena.ratings import MU, SIGMA
+from arena.referee import GameRecord, Player, play_game
+from engine import classic_rules
+from sandbox import Limits, Status, Tier
+
+MAX_BOT_BYTES = 256 * 1024
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+SMOKE_OPPONENTS = ("random_bot", "greedy_bot")
+SMOKE_SEED = 20240601
+
+
+class SubmissionError(ValueError):
+    """The submission is refused; the message says why. Nothing was stored."""
+
+
+def check_name(name: str) -> str:
+    if not NAME.fullmatch(name):
+        raise SubmissionError(f"bot name {name!r} must be 1-40 letters, digits, '_', '.' or '-', "
+                              "starting with a letter or digit")
+    return name
+
+
+def check_source(data: bytes, filename: str) -> str:
+    """The file's text if it could be a bot: size, UTF-8, Python syntax, an entry point."""
+    if len(data) > MAX_BOT_BYTES:
+        raise SubmissionError(f"{filename!r} is {len(data)} bytes; the limit is {MAX_BOT_BYTES}")
+    try:
+        source = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SubmissionError(f"{filename!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        tree = ast.parse(source, filename=filename)
+    except SyntaxError as exc:
+        raise SubmissionError(f"{filename!r} has a syntax error at line {exc.lineno}: {exc.msg}") from None
+    has_act = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "act"
+                  or isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "act" for t in node.targets)
+                  for node in tree.body)
+    bot_classes = [node.name for node in tree.body if isinstance(node, ast.ClassDef) and any(
+        (isinstance(b, ast.Name) and b.id.endswith("Bot")) or (isinstance(b, ast.Attribute) and b.attr.endswith("Bot"))
+        for b in node.bases)]
+    if not has_act and not bot_classes:
+        raise SubmissionError(f"{filename!r} has no entry point: define act(message) or a subclass of "
+                              "sandbox.sdk.Bot at module level")
+    if not has_act and len(bot_classes) > 1:
+        raise SubmissionError(f"{filename!r} defines {len(bot_classes)} bot classes ({', '.join(bot_classes)}); "
+                              "keep exactly one")
+    return source
+
+
+def smoke_game(name: str, source: str, limits: Limits, tier: Tier) -> GameRecord:
+    """One game in the sandbox against the example bots."""
+    players: list[Player] = []
+    try:
+        players.append(SandboxPlayer(name, source, limits, tier))
+        for opponent in SMOKE_OPPONENTS:
+            text = (PROJECT / "bots" / f"{opponent}.py").read_text(encoding="utf-8")
+            players.append(SandboxPlayer(opponent, text, limits, tier))
+        return play_game(classic_rules(), SMOKE_SEED, players, limits)
+    finally:
+        for player in players:
+            player.close()
+
+
+@dataclass(frozen=True)
+class Registered:
+    bot: Bot
+    version: BotVersion
+    new: bool  # False when the same source was already the bot's current version
+
+
+def register(session: Session, name: str, source: str, author: str = "", builtin: bool = False) -> Registered:
+    """Store ``source`` as the newest version of bot ``name`` (one transaction)."""
+    check_name(name)
+    digest = source_hash(source)
+    bot = session.exec(select(Bot).where(Bot.name == name)).first()
+    if bot is None:
+        bot = Bot(name=name, author=author, builtin=builtin)
+        session.add(bot)
+        session.flush()
+    current = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active == True)).first()  # noqa: E712
+    if current is not None and current.sha256 == digest:
+        return Registered(bot, current, False)
+    prior_mu = MU
+    number = 1
+    if current is not None:
+        rating = session.get(Rating, (current.id, "classic"))
+        prior_mu = rating.mu if rating else current.prior_mu  # keeps its mean, resets its uncertainty
+        number = current.number + 1
+        current.active = False
+        session.add(current)
+    if author and bot.author != author:
+        bot.author = author
+        session.add(bot)
+    version = BotVersion(bot_id=bot.id, number=number, source=source, sha256=digest,  # type: ignore[arg-type]
+                         prior_mu=prior_mu, prior_sigma=SIGMA)
+    session.add(version)
+    session.commit()
+    session.refresh(version)
+    session.refresh(bot)
+    return Registered(bot, version, True)
+
+
+def smoke_failure(record: GameRecord) -> str | None:
+    """Why the submitted bot (seat 0) failed its smoke game, or None."""
+    if record.void:
+        return f"the smoke game was voided by a referee fault: {record.void}"
+    seat = record.seats[0]
+    if seat.status is not Status.OK:
+        return f"the bot failed its smoke game with status {seat.status.value!r}: {seat.detail}"
+    return None
