@@ -1002,3 +1002,30 @@ def test_illegal_action_error_names_rule_and_quotes_action(game3):
     assert isinstance(info.value, ValueError)
     err = assert_illegal(game3, "plant", "C-0")
     assert "'plant'" in str(err)
+
+
+# --------------------------------------------------------------------------- coverage of the reference
+BEHAVIOUR_DECISIONS = {"D-1", "D-2", "D-4", "D-6"}  # the decisions that change play (D-3 is C-7.4, D-5 is C-4.3)
+
+
+def test_every_numbered_rule_has_a_marked_test_with_its_id_in_the_name():
+    import re
+    import sys
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "seeds" / "classic-rules.md").read_text(encoding="utf-8")
+    ids = set(re.findall(r"^\| (C-\d+\.\d+) \|", text, flags=re.M))
+    assert len(ids) == 34, sorted(ids)  # C-1 2, C-2 3, C-3 3, C-4 3, C-5 7, C-6 8, C-7 4, C-8 4
+    assert BEHAVIOUR_DECISIONS <= set(re.findall(r"\*\*(D-\d+) ", text))
+    module = sys.modules[__name__]
+    marked: dict[str, list[str]] = {}
+    for name, fn in vars(module).items():
+        if not name.startswith("test_"):
+            continue
+        for mark in getattr(fn, "pytestmark", []):
+            if mark.name == "rule":
+                marked.setdefault(mark.args[0], []).append(name)
+    for rule_id in sorted(ids | BEHAVIOUR_DECISIONS):
+        tests = marked.get(rule_id, [])
+        tag = rule_id.replace("-", "_").replace(".", "_")
+        assert any(t.startswith(f"test_{tag}_") for t in tests), f"no test for {rule_id} (marked: {tests})"
