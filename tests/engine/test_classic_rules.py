@@ -991,8 +991,8 @@ def test_D_6_second_reshuffle_of_an_empty_pile_ends_at_the_second_exhaustion(gam
 
 
 # --------------------------------------------------------------------------- the error itself
-@rule("C-6.8")
-def test_illegal_action_error_names_rule_and_quotes_action(game3):
+@rule("C-6.1")
+def test_C_6_1_illegal_action_error_names_the_rule_and_quotes_the_action(game3):
     trading_position(game3)
     action = Offer(give_hand=(0,), want=(SOY,), to=0)
     with pytest.raises(IllegalAction) as info:
