@@ -1,0 +1,215 @@
+"""Determinization: a complete ``ClassicGame`` built from one seat's ``View`` plus a guess of what it
+cannot see. Search bots sample many such guesses and play each out (determinized Monte Carlo).
+
+Pure functions, no I/O: a bot in the sandbox imports this module from memory.
+
+What a view does not show (C-8): the other hands, the deck order, the discard pile below its top
+card and every treasury but one's own. The public events do show every harvest and every field
+purchase, so a seat that follows the events knows each treasury and the discard pile exactly
+(since the last reshuffle); ``Hidden`` takes those as given. What stays unknown is which unseen
+card is in which hand and where in the deck: ``unseen_cards`` is that multiset and
+``sample_hidden`` deals it out at random.
+
+The approximation: every unseen card is treated as equally likely to be anywhere among the other
+hands and the deck. Exact only before the first reshuffle; afterwards the deck is really the old
+discard pile and the hands hold older cards, and the sampler ignores that. It also ignores what
+trading hints (a seat that passed on an offer probably lacked the bean), except for cards a seat
+has shown this round (``known_in_hand``: the cards it offered or paid), which it must still hold.
+
+``build_game`` supports the states where the public table and the hands fix everything the state
+machine needs: ``plant_first``, ``plant_second``, ``trade_offer`` at the start of a trading round
+(no open offer or response) and ``plant_traded``. A bot deciding mid-round (``trade_respond``,
+``trade_confirm``) builds the round's start instead and replays the round with engine actions.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from engine.actions import DecisionKind
+from engine.cards import Bean
+from engine.classic import ClassicGame
+from engine.rules import Rules
+from engine.views import View
+
+SUPPORTED_KINDS = (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND, DecisionKind.TRADE_OFFER,
+                   DecisionKind.PLANT_TRADED)
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """One full assignment of the cards a view leaves open.
+
+    ``hands[s]`` is seat ``s``'s hand, front first (the viewer's own must equal ``view.hand``);
+    ``deck`` ends with its top card, ``discard`` with its top card; ``treasuries[s]`` are seat
+    ``s``'s coin cards, oldest first.
+    """
+
+    hands: tuple[tuple[Bean, ...], ...]
+    deck: tuple[Bean, ...]
+    discard: tuple[Bean, ...]
+    treasuries: tuple[tuple[Bean, ...], ...]
+
+
+def visible_cards(view: View) -> Counter:
+    """Every card the view shows by bean: own hand, all fields, all trading areas, discard top."""
+    seen: Counter = Counter(view.hand)
+    for fields in view.fields:
+        for f in fields:
+            if f.bean is not None:
+                seen[f.bean] += f.count
+    for area in view.trade_areas:
+        for card in area:
+            seen[card.bean] += 1
+    return seen
+
+
+def unseen_cards(rules: Rules, view: View, discard: Sequence[Bean],
+                 treasuries: Sequence[Sequence[Bean]]) -> Counter:
+    """The cards that are in the other hands or the deck: the full deck minus the view's cards, the
+    discard pile and the treasuries. Raises ``ValueError`` if these do not fit in the deck."""
+    pool: Counter = Counter({t.bean: t.count for t in rules.bean_types})
+    used = visible_cards(view)
+    used.update(discard)
+    if discard and view.discard_top is not None:
+        used[view.discard_top] -= 1  # the top card is both in the view and in ``discard``
+    for treasury in treasuries:
+        used.update(treasury)
+    pool.subtract(used)
+    negative = {b.value: n for b, n in pool.items() if n < 0}
+    if negative:
+        raise ValueError(f"more cards seen than the deck holds: {negative}")
+    return +pool
+
+
+def sample_hidden(rules: Rules, view: View, discard: Sequence[Bean], treasuries: Sequence[Sequence[Bean]],
+                  rng: random.Random, known_in_hand: Mapping[int, Sequence[Bean]] | None = None) -> Hidden:
+    """Deal the unseen cards at random: each other seat gets its hand size (including the cards
+    ``known_in_hand`` says it holds, at random places), the rest is the deck in random order."""
+    check_public(view, discard, treasuries)
+    pool = unseen_cards(rules, view, discard, treasuries)
+    known = {s: list(cards) for s, cards in (known_in_hand or {}).items() if s != view.seat}
+    for seat, cards in known.items():
+        for bean in cards:
+            if pool[bean] <= 0:
+                raise ValueError(f"seat {seat} cannot hold {bean.value}: none unseen")
+            pool[bean] -= 1
+    cards = list(pool.elements())
+    rng.shuffle(cards)
+    hands: list[tuple[Bean, ...]] = []
+    for seat in range(view.players):
+        if seat == view.seat:
+            hands.append(tuple(view.hand))
+            continue
+        hand = known.get(seat, [])
+        need = view.hand_sizes[seat] - len(hand)
+        if need < 0 or need > len(cards):
+            raise ValueError(f"seat {seat} holds {view.hand_sizes[seat]} cards; cannot deal its hand")
+        hand = hand + [cards.pop() for _ in range(need)]
+        rng.shuffle(hand)
+        hands.append(tuple(hand))
+    if len(cards) != view.deck_size:
+        raise ValueError(f"{len(cards)} unseen cards left for a deck of {view.deck_size}")
+    return Hidden(tuple(hands), tuple(cards), tuple(discard), tuple(tuple(t) for t in treasuries))
+
+
+def check_public(view: View, discard: Sequence[Bean], treasuries: Sequence[Sequence[Bean]]) -> None:
+    """Raise ``ValueError`` unless the discard pile and the treasuries fit the view."""
+    if len(discard) != view.discard_size:
+        raise ValueError(f"discard pile of {len(discard)} cards, the view says {view.discard_size}")
+    if (discard[-1] if discard else None) is not view.discard_top:
+        raise ValueError("discard pile top does not match the view")
+    if len(treasuries) != view.players:
+        raise ValueError(f"{len(treasuries)} treasuries for {view.players} seats")
+    if len(treasuries[view.seat]) != view.coins:
+        raise ValueError(f"own treasury of {len(treasuries[view.seat])} coins, the view says {view.coins}")
+
+
+def build_game(rules: Rules, view: View, hidden: Hidden, kind: DecisionKind, seed: int = 0) -> ClassicGame:
+    """The ``ClassicGame`` whose state is ``view`` completed by ``hidden``, waiting for decision ``kind``.
+
+    ``game.view(view.seat) == view`` and ``game.card_count() == rules.deck_size``; future reshuffles
+    use ``random.Random(seed)``. Raises ``ValueError`` for an inconsistent input or an unsupported
+    ``kind`` (see the module docstring).
+    """
+    _check(rules, view, hidden, kind)
+    game = ClassicGame(rules, view.players, seed)  # a valid object; every part of its state is replaced
+    game._rng = random.Random(seed)
+    for seat, s in enumerate(game.seats):
+        s.hand = list(hidden.hands[seat])
+        s.field_beans = [f.bean for f in view.fields[seat]]
+        s.field_counts = [f.count for f in view.fields[seat]]
+        s.treasury = list(hidden.treasuries[seat])
+        s.trade = [c.bean for c in view.trade_areas[seat]]
+        s.trade_locked = [c.locked for c in view.trade_areas[seat]]
+    game.deck = list(hidden.deck)
+    game.discard = list(hidden.discard)
+    game.reshuffles = view.reshuffles
+    game.turn = view.turn
+    game.active = view.active
+    game.events = []
+    game.history = []
+    game.over = False
+    game.result = None
+    game.offer = None
+    game.responses = []
+    game._respond_queue = []
+    game._round_quiet = True
+    game._plant_queue = []
+    game._decision = None
+    game.trade_round = view.trade.round if view.trade is not None else 0
+    game.phase = kind
+    n = view.players
+    if kind is DecisionKind.PLANT_TRADED:
+        order = [(view.active + k) % n for k in range(n)]
+        first = next(k for k, seat in enumerate(order) if view.trade_areas[seat])
+        game.to_move = order[first]
+        game._plant_queue = [order[k] for k in range(n - 1, first, -1)]
+    else:
+        game.to_move = view.active
+    return game
+
+
+def _check(rules: Rules, view: View, hidden: Hidden, kind: DecisionKind) -> None:
+    if view.rules_id != rules.id:
+        raise ValueError(f"view of {view.rules_id}, rules {rules.id}")
+    if kind not in SUPPORTED_KINDS:
+        raise ValueError(f"cannot build a game waiting for {kind.value} (hand positions of offers are unknown)")
+    n = view.players
+    if len(hidden.hands) != n or len(hidden.treasuries) != n:
+        raise ValueError("one hand and one treasury per seat are needed")
+    if tuple(hidden.hands[view.seat]) != tuple(view.hand):
+        raise ValueError("the viewer's hand differs from the view")
+    for seat in range(n):
+        if len(hidden.hands[seat]) != view.hand_sizes[seat]:
+            raise ValueError(f"seat {seat}: hand of {len(hidden.hands[seat])}, the view says {view.hand_sizes[seat]}")
+    if len(hidden.deck) != view.deck_size:
+        raise ValueError(f"deck of {len(hidden.deck)}, the view says {view.deck_size}")
+    check_public(view, hidden.discard, hidden.treasuries)
+    total: Counter = Counter(hidden.deck)
+    total.update(hidden.discard)
+    for seat in range(n):
+        total.update(hidden.hands[seat])
+        total.update(hidden.treasuries[seat])
+        total.update(c.bean for c in view.trade_areas[seat])
+        for f in view.fields[seat]:
+            if f.bean is not None:
+                total[f.bean] += f.count
+    expected = Counter({t.bean: t.count for t in rules.bean_types})
+    if +total != expected:
+        raise ValueError(f"cards do not add up to the deck: {dict(total - expected)} extra, "
+                         f"{dict(expected - total)} missing")
+    trading = view.trade is not None
+    any_traded = any(view.trade_areas)
+    if kind is DecisionKind.TRADE_OFFER:
+        if not trading or view.trade.offer is not None or view.trade.responses:  # type: ignore[union-attr]
+            raise ValueError("trade_offer needs a view at the start of a trading round")
+    elif trading:
+        raise ValueError(f"{kind.value} needs a view outside trading")
+    elif kind is DecisionKind.PLANT_TRADED:
+        if not any_traded:
+            raise ValueError("plant_traded needs a card in some trading area")
+    elif any_traded or not view.hand_sizes[view.active]:
+        raise ValueError(f"{kind.value} needs empty trading areas and a hand to plant from")
