@@ -81,7 +81,10 @@ def resimulate(replay: Replay, rules: Rules | None = None) -> Any:
     for step, (seat, action) in enumerate(replay.actions):
         if game.to_move != seat:
             raise ReplayMismatch(f"step {step}: seat {game.to_move} is to move, replay says {seat}")
-        game.apply(action)
+        try:
+            game.apply(action)
+        except ValueError as exc:  # IllegalAction included: the record does not fit the rules
+            raise ReplayMismatch(f"step {step}: {exc}") from None
     if tuple(game.events) != replay.events:
         first = next((i for i, (a, b) in enumerate(zip(game.events, replay.events)) if a != b),
                      min(len(game.events), len(replay.events)))
