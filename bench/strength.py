@@ -34,7 +34,8 @@ BOTS = ROOT / "bots"
 
 
 def bot_path(name: str) -> Path:
-    return BOTS / f"{name}_bot.py"
+    """A built-in bot by name (``trader``), or a bot file by path (ends with ``.py``)."""
+    return Path(name) if name.endswith(".py") else BOTS / f"{name}_bot.py"
 
 
 def play_seed(task: tuple[str, str, int]) -> dict:
@@ -44,7 +45,7 @@ def play_seed(task: tuple[str, str, int]) -> dict:
     out = {"seed": seed, "scores": [], "rank_a": [], "rank_b": [], "failures": 0, "void": 0, "seconds": 0.0,
            "time_ms": {a: 0.0, b: 0.0}, "decisions": {a: 0, b: 0}}
     for layout in ((a, b, a, b), (b, a, b, a)):
-        players = [InProcessPlayer(bot_path(name), f"{name}{i}") for i, name in enumerate(layout)]
+        players = [InProcessPlayer(bot_path(name), f"{Path(name).stem}{i}") for i, name in enumerate(layout)]
         record = play_game(rules, seed, players)
         out["seconds"] += record.seconds
         if record.void:

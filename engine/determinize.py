@@ -54,7 +54,8 @@ class Hidden:
 
 
 def visible_cards(view: View) -> Counter:
-    """Every card the view shows by bean: own hand, all fields, all trading areas, discard top."""
+    """Every card the view shows by bean: own hand, all fields, all trading areas (not the discard top:
+    the whole discard pile is counted separately)."""
     seen: Counter = Counter(view.hand)
     for fields in view.fields:
         for f in fields:
@@ -73,8 +74,6 @@ def unseen_cards(rules: Rules, view: View, discard: Sequence[Bean],
     pool: Counter = Counter({t.bean: t.count for t in rules.bean_types})
     used = visible_cards(view)
     used.update(discard)
-    if discard and view.discard_top is not None:
-        used[view.discard_top] -= 1  # the top card is both in the view and in ``discard``
     for treasury in treasuries:
         used.update(treasury)
     pool.subtract(used)

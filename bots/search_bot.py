@@ -1,0 +1,527 @@
+"""Search bot: determinized Monte Carlo on top of the trader's card values.
+
+What it teaches:
+
+- **Guess what you cannot see, many times.** A view hides the other hands, the deck order, the
+  discard pile below its top card and the others' coins. The public events show every harvest
+  and every field purchase, so the bot keeps the treasuries and the discard pile itself
+  (``Tracker``). The cards that remain unseen are in the other hands or the deck; one
+  *determinization* deals them out at random (``engine.determinize.sample_hidden``) and builds a
+  complete engine state (``engine.determinize.build_game``). The approximation, stated once: every
+  unseen card is taken to be equally likely in any other hand or anywhere in the deck; after a
+  reshuffle that is no longer exact (the deck is really the old discard pile), and trading hints
+  are ignored except for cards a player showed this round, which it must still hold.
+- **Try each candidate on the same guesses.** For a decision that matters (where to plant, plant
+  a second card or not, the order of traded cards, which deal to confirm, accept an offer or give
+  a card away) every candidate action is played on the same sampled states (common random
+  numbers: the comparison's noise comes from the candidates, not from different deals), then the
+  game is played out to its end by a fast policy for every seat (``rollout_action``: plant where
+  it loses least, plant a second card onto its own kind, no trading). The score of a playout is
+  own coins minus the best opponent's; the candidate with the best mean wins.
+- **Mid-round trading decisions are replayed from the round's start**: the state machine needs the
+  hand positions of offers, which a view never shows, so the bot builds the state at the start of
+  the round and replays the deal it is judging (offer, acceptance, confirmation) with engine actions.
+- **Stay inside the clock.** Each search stops after ``BUDGET_MS`` (or less when the time left is
+  short: ``request.time_left_ms``); at least one full pass over the candidates is made, then
+  passes continue while time remains.
+- **Search where it pays, heuristics elsewhere.** Offers and counter-offers depend on how the
+  others answer, which the playouts do not model; those come from the trader's card values.
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import replace
+from itertools import permutations
+
+from engine.actions import DecisionKind
+from engine.determinize import build_game, check_public, sample_hidden
+from engine.events import FieldBought, Harvested, Reshuffled
+from engine.views import TradeView
+from sandbox.sdk import (
+    Accept, Action, Bean, Bot, BuyField, Confirm, EndTrading, Hello, Offer, Pass, Plant, PlantTraded,
+    Request, Rules, View,
+)
+
+BUDGET_MS = 60.0        # thinking time per searched decision
+PLAYOUT_TURNS = None    # turns a playout runs (None: to the end of the game)
+MAX_CANDIDATES = 5      # the heuristic's best few are searched
+HAND_HORIZON = 3
+PROGRESS = 0.5
+ACCEPT_MARGIN = 0.25
+PARTNER_SHARE = 0.5
+GIFT_THRESHOLD = -0.4
+
+PASS, END = Pass(), EndTrading()
+
+
+# ------------------------------------------------------------------ card values (as the trader bot)
+def field_worth(rules: Rules, bean: Bean | None, count: int) -> float:
+    """Coins a field pays now, plus ``PROGRESS`` times the share of the way to its next level."""
+    if bean is None or count == 0:
+        return 0.0
+    meter = rules.bean_type(bean).beanometer
+    coins = rules.coins_for(bean, count)
+    below = max([t for t in meter if t is not None and t <= count], default=0)
+    for level, needed in enumerate(meter, start=1):
+        if needed is not None and needed > count:
+            return coins + PROGRESS * (level - coins) * (count - below) / (needed - below)
+    return float(coins)
+
+
+def settle(rules: Rules, fields: tuple) -> float:
+    return sum(field_worth(rules, b, n) for b, n in fields)
+
+
+def best_plant_of(rules: Rules, fields: tuple, bean: Bean) -> tuple[float, tuple]:
+    lone_blocked = any(n > 1 for _, n in fields)
+    best = None
+    for i, (b, n) in enumerate(fields):
+        if b is None or b is bean:
+            r = (0.0, fields[:i] + ((bean, n + 1),) + fields[i + 1:])
+        elif n > 1 or not lone_blocked:
+            r = (float(rules.coins_for(b, n)), fields[:i] + ((bean, 1),) + fields[i + 1:])
+        else:
+            continue
+        if best is None or r[0] + settle(rules, r[1]) > best[0] + settle(rules, best[1]):
+            best = r
+    return best  # type: ignore[return-value]
+
+
+def position_value(rules: Rules, fields: tuple, hand: tuple, trade: tuple = ()) -> float:
+    """Coins earned planting the trading-area cards (best order) and the next hand cards, plus the
+    fields' worth afterwards."""
+    best = None
+    for order in (permutations(trade) if len(trade) <= 3 else [tuple(trade)]):
+        coins, f = 0.0, fields
+        for bean in (*order, *hand[:HAND_HORIZON]):
+            earned, f = best_plant_of(rules, f, bean)
+            coins += earned
+        value = coins + settle(rules, f)
+        best = value if best is None or value > best else best
+    return best  # type: ignore[return-value]
+
+
+def without(cards: tuple, positions) -> tuple:
+    drop = set(positions)
+    return tuple(c for i, c in enumerate(cards) if i not in drop)
+
+
+# ------------------------------------------------------------------ playouts
+def rollout_field(game, s, bean: Bean) -> int:
+    """Where a playout plants ``bean``: a field of the same bean (the fullest), else an empty one,
+    else the legal field (C-4.2) whose cash-in wastes the fewest beans."""
+    beans, counts = s.field_beans, s.field_counts
+    best, best_key = 0, None
+    lone_blocked = any(c > 1 for c in counts)
+    for i, b in enumerate(beans):
+        if b is bean:
+            key = (0, -counts[i])
+        elif b is None:
+            key = (1, 0)
+        elif counts[i] > 1 or not lone_blocked:
+            key = (2, counts[i] - 10 * game.rules.coins_for(b, counts[i]))
+        else:
+            continue
+        if best_key is None or key < best_key:
+            best, best_key = i, key
+    return best
+
+
+def rollout_action(game) -> Action:
+    """The fast policy every seat follows in a playout; it reads the engine state directly and
+    never lists options: plant where it loses least, plant a second card only onto its own kind,
+    buy the third field in the first pass through the deck, never trade."""
+    phase = game.phase
+    s = game.seats[game.to_move]
+    if phase is DecisionKind.PLANT_FIRST:
+        rules = game.rules
+        if len(s.field_beans) < rules.max_fields and len(s.treasury) >= rules.field_price and game.reshuffles == 0:
+            return BuyField()
+        return Plant(rollout_field(game, s, s.hand[0]))
+    if phase is DecisionKind.PLANT_SECOND:
+        bean = s.hand[0]
+        for i, b in enumerate(s.field_beans):
+            if b is bean:
+                return Plant(i)
+        return PASS
+    if phase is DecisionKind.PLANT_TRADED:
+        return PlantTraded(0, rollout_field(game, s, s.trade[0]))
+    if phase is DecisionKind.TRADE_OFFER:
+        return END
+    return PASS
+
+
+def playout(game, me: int, turns: int | None) -> float:
+    """Play ``turns`` more turns (``None``: to the end); own score minus the best other seat's,
+    where a seat's score is its coins plus what its fields would pay (``field_worth``) if the
+    playout stopped early."""
+    stop = None if turns is None else game.turn + turns
+    while not game.over and (stop is None or game.turn < stop):
+        game.apply(rollout_action(game))
+    if game.over:
+        coins = game.result.coins
+        return coins[me] - max(c for s, c in enumerate(coins) if s != me)
+    rules = game.rules
+    scores = [len(s.treasury) + sum(field_worth(rules, b, n) for b, n in zip(s.field_beans, s.field_counts))
+              for s in game.seats]
+    return scores[me] - max(v for s, v in enumerate(scores) if s != me)
+
+
+class Tracker:
+    """Treasuries and discard pile, followed through the public events (C-8.3, C-8.4)."""
+
+    def __init__(self, players: int) -> None:
+        self.treasuries: list[list[Bean]] = [[] for _ in range(players)]
+        self.discard: list[Bean] = []
+
+    def see(self, events) -> None:
+        for e in events:
+            if isinstance(e, Harvested):
+                self.treasuries[e.seat].extend([e.bean] * e.coins)
+                self.discard.extend([e.bean] * (e.beans - e.coins))
+            elif isinstance(e, FieldBought):
+                del self.treasuries[e.seat][len(self.treasuries[e.seat]) - len(e.paid):]
+                self.discard.extend(e.paid)
+            elif isinstance(e, Reshuffled):
+                self.discard = []
+
+    def consistent(self, view: View) -> bool:
+        try:
+            check_public(view, self.discard, self.treasuries)
+        except ValueError:
+            return False
+        return True
+
+
+class SearchBot(Bot):
+    budget_ms = BUDGET_MS
+    horizon = PLAYOUT_TURNS
+
+    def on_start(self, hello: Hello) -> None:
+        self.tracker = Tracker(hello.players)
+        limit = float(hello.limits.get("decision_ms", 1000.0))
+        self.budget_ms = min(self.budget_ms, 0.3 * limit)
+        self.last_offer: Offer | None = None
+        self.searches = 0
+        self.search_ms = 0.0
+
+    # ------------------------------------------------------------ the search
+    def search(self, request: Request, candidates: list, view: View, kind: DecisionKind,
+               known: dict | None = None) -> Action:
+        """Mean playout score of each candidate over sampled states; the best candidate.
+
+        ``candidates`` are (action to return, function(game) that plays the candidate on a fresh
+        sampled game). ``view`` is the view to determinize, ``kind`` the decision it waits for and
+        ``known`` the cards other seats are known to hold.
+        """
+        if len(candidates) == 1:
+            return candidates[0][0]
+        if not self.tracker.consistent(request.view):
+            return candidates[0][0]
+        started = time.perf_counter()
+        budget = min(self.budget_ms, 0.05 * request.time_left_ms) / 1000.0
+        totals = [0.0] * len(candidates)
+        samples = 0
+        rules, me = self.rules, request.me
+        while True:
+            seed = self.rng.getrandbits(32)
+            try:
+                hidden = sample_hidden(rules, view, self.tracker.discard, self.tracker.treasuries,
+                                       random.Random(seed), known)
+            except ValueError:
+                break
+            for k, (_, play) in enumerate(candidates):
+                game = build_game(rules, view, hidden, kind, seed)
+                play(game)
+                totals[k] += playout(game, me, self.horizon)
+            samples += 1
+            if time.perf_counter() - started > budget:
+                break
+        self.searches += 1
+        self.samples = getattr(self, "samples", 0) + samples * len(candidates)
+        self.search_ms += (time.perf_counter() - started) * 1000
+        if not samples:
+            return candidates[0][0]
+        best = max(range(len(candidates)), key=lambda k: (totals[k], -k))
+        return candidates[best][0]
+
+    # ------------------------------------------------------------ helpers
+    def fields(self, view: View, seat: int | None = None) -> tuple:
+        return tuple((f.bean, f.count) for f in view.fields[view.seat if seat is None else seat])
+
+    def trade_beans(self, view: View) -> tuple:
+        return tuple(c.bean for c in view.trade_areas[view.seat])
+
+    def value(self, view: View, hand: tuple | None = None, trade: tuple | None = None) -> float:
+        return position_value(self.rules, self.fields(view), view.hand if hand is None else hand,
+                              self.trade_beans(view) if trade is None else trade)
+
+    def partner_gain(self, view: View, seat: int, cards: tuple) -> float:
+        fields = self.fields(view, seat)
+        return position_value(self.rules, fields, (), cards) - settle(self.rules, fields)
+
+    def buy_field(self, request: Request) -> Action | None:
+        view = request.view
+        if request.options_of(BuyField) and (view.reshuffles == 0 or (view.reshuffles == 1 and view.deck_size > 30)):
+            return BuyField()
+        return None
+
+    def round_start(self, view: View) -> View:
+        """The view at the start of this trading round: no offer, no responses."""
+        return replace(view, trade=TradeView(view.trade.round, view.trade.max_rounds, None, ()))
+
+    def shown_cards(self, view: View) -> dict:
+        """Cards other seats showed this round and still hold: the hand part of the active offer and
+        every response's cards."""
+        known: dict[int, list[Bean]] = {}
+        trade = view.trade
+        if trade.offer is not None and view.active != view.seat:
+            area = [c.bean for c in view.trade_areas[view.active] if not c.locked]
+            for bean in trade.offer.give:
+                if bean in area:
+                    area.remove(bean)
+                else:
+                    known.setdefault(view.active, []).append(bean)
+        for r in trade.responses:
+            if r.seat != view.seat:
+                known.setdefault(r.seat, []).extend(r.give)
+        return known
+
+    def observe(self, request: Request) -> None:
+        self.tracker.see(request.events)
+
+    # ------------------------------------------------------------ planting
+    def plant_first(self, request: Request) -> Action:
+        self.observe(request)
+        return self.buy_field(request) or self.search_plant(request)
+
+    def plant_second(self, request: Request) -> Action:
+        self.observe(request)
+        return self.buy_field(request) or self.search_plant(request)
+
+    def plant_traded(self, request: Request) -> Action:
+        self.observe(request)
+        return self.search_plant(request)
+
+    def plant_score(self, view: View, action: Action) -> float:
+        """The heuristic value of a planting (used to order and prune the candidates)."""
+        rules, fields = self.rules, self.fields(view)
+        trade, hand = self.trade_beans(view), view.hand
+        if isinstance(action, Pass):
+            return position_value(rules, fields, hand, ())
+        if isinstance(action, PlantTraded):
+            bean, trade = trade[action.card], without(trade, [action.card])
+        else:
+            bean, hand = hand[0], hand[1:]
+        b, n = fields[action.field]
+        earned = 0.0 if b is None or b is bean else float(rules.coins_for(b, n))
+        new = fields[:action.field] + ((bean, (n if b is bean else 0) + 1),) + fields[action.field + 1:]
+        return earned + position_value(rules, new, hand, trade)
+
+    def search_plant(self, request: Request) -> Action:
+        view = request.view
+        options = [a for a in request.options if isinstance(a, (Plant, PlantTraded, Pass))]
+        # Plantings with the same result (two empty fields, or the same card twice) are one candidate.
+        distinct: dict = {}
+        for a in options:
+            if isinstance(a, Pass):
+                key = ("pass",)
+            else:
+                bean = view.hand[0] if isinstance(a, Plant) else view.trade_areas[view.seat][a.card].bean
+                key = (bean, view.fields[view.seat][a.field])
+            distinct.setdefault(key, a)
+        ranked = sorted(distinct.values(), key=lambda a: -self.plant_score(view, a))[:MAX_CANDIDATES]
+        candidates = [(a, (lambda g, a=a: g.apply(a))) for a in ranked]
+        return self.search(request, candidates, view, request.kind)
+
+    # ------------------------------------------------------------ trading, active player
+    def trade_offer(self, request: Request) -> Action:
+        self.observe(request)
+        view = request.view
+        trade = view.trade
+        self.last_offer = None
+        buy = self.buy_field(request)
+        if buy:
+            return buy
+        area = view.trade_areas[view.seat]
+        base = self.value(view)
+        unwanted = tuple(i for i, c in enumerate(area) if not c.locked
+                         and self.value(view, trade=without(self.trade_beans(view), [i])) >= base - 0.05)
+        liabilities = self.hand_liabilities(view)
+        if trade.round >= 2:
+            if unwanted or liabilities:
+                return self.gift(view, unwanted[:1], liabilities[:1] if not unwanted else ())
+            return END
+        want = self.best_wanted(view)
+        if want is None:
+            return self.gift(view, unwanted, ()) if unwanted else END
+        give_hand = liabilities[:1] if trade.round == 1 or not unwanted else ()
+        if not unwanted and not give_hand:
+            return END
+        self.last_offer = Offer(give_hand=give_hand, give_trade=unwanted, want=(want,), to=None)
+        return self.last_offer
+
+    def best_wanted(self, view: View) -> Bean | None:
+        base = self.value(view)
+        trade = self.trade_beans(view)
+        best, gain = None, 0.5
+        for bean in {b for b, _ in self.fields(view) if b is not None}:
+            g = self.value(view, trade=trade + (bean,)) - base
+            if g > gain:
+                best, gain = bean, g
+        return best
+
+    def hand_liabilities(self, view: View) -> tuple:
+        base = self.value(view)
+        return tuple(i for i in range(min(len(view.hand), HAND_HORIZON))
+                     if self.value(view, hand=without(view.hand, [i])) - base > -GIFT_THRESHOLD)
+
+    def gift(self, view: View, give_trade: tuple, give_hand: tuple) -> Action:
+        me = view.seat
+        cards = tuple(c.bean for i, c in enumerate(view.trade_areas[me]) if i in give_trade) + \
+            tuple(view.hand[i] for i in give_hand)
+        others = [s for s in range(view.players) if s != me]
+        to = min(others, key=lambda s: (self.partner_gain(view, s, cards), s))
+        return Offer(give_hand=give_hand, give_trade=give_trade, want=(), to=to)
+
+    def my_offer(self, view: View) -> Offer:
+        """This round's own offer with its positions (remembered, or found again by bean)."""
+        offer = view.trade.offer
+        if self.last_offer is not None:
+            mine = tuple(view.hand[i] for i in self.last_offer.give_hand) + \
+                tuple(view.trade_areas[view.seat][i].bean for i in self.last_offer.give_trade)
+            if sorted(b.value for b in mine) == sorted(b.value for b in offer.give):
+                return self.last_offer
+        return self.locate_offer(view, view.seat, offer)[0]
+
+    def locate_offer(self, view: View, seat: int, offer) -> tuple[Offer, list]:
+        """Positions for an offer of ``seat`` known by beans: its trading area first, then its hand
+        (the viewer's hand; for another seat the sampled hand is searched at replay time)."""
+        area = [(i, c.bean) for i, c in enumerate(view.trade_areas[seat]) if not c.locked]
+        give_trade, from_hand = [], []
+        for bean in offer.give:
+            hit = next((i for i, b in area if b is bean and i not in give_trade), None)
+            if hit is None:
+                from_hand.append(bean)
+            else:
+                give_trade.append(hit)
+        give_hand = []
+        if seat == view.seat:
+            for bean in from_hand:
+                give_hand.append(next(i for i, b in enumerate(view.hand) if b is bean and i not in give_hand))
+        return Offer(give_hand=tuple(give_hand), give_trade=tuple(give_trade), want=offer.want, to=offer.to), from_hand
+
+    def trade_confirm(self, request: Request) -> Action:
+        self.observe(request)
+        view = request.view
+        trade = view.trade
+        me = view.seat
+        start = self.round_start(view)
+        candidates = [(PASS, lambda g: g.apply(END))]
+        for action in request.options_of(Confirm):
+            response = trade.responses[action.response]
+            seat = response.seat
+            if response.accept:
+                offer = self.my_offer(view)
+
+                def play(g, offer=offer, seat=seat, want=trade.offer.want):
+                    g.apply(offer)
+                    while g.phase is DecisionKind.TRADE_RESPOND:
+                        if g.to_move == seat:
+                            g.apply(Accept(find(g.seats[seat].hand, want)))
+                        else:
+                            g.apply(PASS)
+                    g.apply(Confirm(0))
+            else:
+                action = self.cheapest_payment(view, action, response)
+
+                def play(g, action=action, response=response, seat=seat):
+                    g.apply(PASS)
+                    while g.phase is DecisionKind.TRADE_RESPOND:
+                        if g.to_move == seat:
+                            g.apply(Offer(give_hand=find(g.seats[seat].hand, response.give), want=response.want, to=me))
+                        else:
+                            g.apply(PASS)
+                    g.apply(Confirm(0, action.give_hand, action.give_trade))
+            candidates.append((action, play))
+        return self.search(request, candidates, start, DecisionKind.TRADE_OFFER, self.shown_cards(view))
+
+    def cheapest_payment(self, view: View, action: Confirm, response) -> Confirm:
+        area = view.trade_areas[view.seat]
+        if len(response.want) != 1:
+            return action
+        b = response.want[0]
+        candidates = [Confirm(action.response, (), (i,)) for i, c in enumerate(area) if c.bean is b and not c.locked] + \
+                     [Confirm(action.response, (i,), ()) for i, h in enumerate(view.hand) if h is b]
+        return max(candidates, key=lambda c: position_value(
+            self.rules, self.fields(view), without(view.hand, c.give_hand), without(self.trade_beans(view), c.give_trade)))
+
+    # ------------------------------------------------------------ trading, other players
+    def trade_respond(self, request: Request) -> Action:
+        self.observe(request)
+        view = request.view
+        trade = view.trade
+        me, active = view.seat, view.active
+        start = self.round_start(view)
+        candidates = [(PASS, lambda g: g.apply(END))]
+        accept = next(iter(request.options_of(Accept)), None)
+        if accept is not None and trade.offer is not None:
+            pay = self.cheapest_hand(view, trade.offer.want)
+            offer, from_hand = self.locate_offer(view, active, trade.offer)
+
+            def play_accept(g, offer=offer, from_hand=from_hand, pay=pay):
+                hand = find(g.seats[active].hand, from_hand) or ()
+                g.apply(replace(offer, give_hand=hand))
+                while g.phase is DecisionKind.TRADE_RESPOND:
+                    g.apply(Accept(pay) if g.to_move == me else PASS)
+                g.apply(Confirm(0))
+            candidates.append((Accept(give_hand=pay), play_accept))
+        for i in self.hand_liabilities(view)[:2]:
+            def play_gift(g, i=i):
+                g.apply(PASS)
+                while g.phase is DecisionKind.TRADE_RESPOND:
+                    g.apply(Offer(give_hand=(i,), want=(), to=active) if g.to_move == me else PASS)
+            candidates.append((Offer(give_hand=(i,), want=(), to=active), play_gift))
+        choice = self.search(request, candidates, start, DecisionKind.TRADE_OFFER, self.shown_cards(view))
+        if isinstance(choice, Pass):
+            counter = self.counter_offer(view, self.value(view))
+            if counter is not None:
+                return counter
+        return choice
+
+    def cheapest_hand(self, view: View, want: tuple) -> tuple:
+        taken: list[int] = []
+        for bean in want:
+            choices = [i for i, b in enumerate(view.hand) if b is bean and i not in taken]
+            taken.append(max(choices, key=lambda i: (self.value(view, hand=without(view.hand, taken + [i])), -i)))
+        return tuple(taken)
+
+    def counter_offer(self, view: View, base: float) -> Action | None:
+        best, best_gain = None, ACCEPT_MARGIN + 0.5
+        liabilities = self.hand_liabilities(view)
+        my_beans = {b for b, _ in self.fields(view) if b is not None}
+        for card in view.trade_areas[view.active]:
+            if card.locked or card.bean not in my_beans:
+                continue
+            for pay in ([(i,) for i in liabilities] or [()]):
+                gain = self.value(view, hand=without(view.hand, pay), trade=self.trade_beans(view) + (card.bean,)) - base
+                if gain > best_gain:
+                    best, best_gain = Offer(give_hand=pay, want=(card.bean,), to=view.active), gain
+        if best is not None and not best.give_hand:
+            spare = [i for i in range(HAND_HORIZON, len(view.hand)) if view.hand[i] not in my_beans]
+            best = Offer(give_hand=(spare[0],), want=best.want, to=view.active) if spare else None
+        return best
+
+
+def find(cards, want) -> tuple | None:
+    """Positions in ``cards`` paying the multiset ``want`` (earliest first), or ``None``."""
+    taken: list[int] = []
+    for bean in want:
+        for i, card in enumerate(cards):
+            if card is bean and i not in taken:
+                taken.append(i)
+                break
+        else:
+            return None
+    return tuple(taken)

@@ -1,0 +1,27 @@
+"""Helpers for the bot tests."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.referee import InProcessPlayer, play_game
+from engine import classic_rules
+from sandbox.values import Limits
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+NAMES = ("random", "greedy", "trader", "search")
+#: Tests give the search bot a short clock (its budget is a share of the decision limit).
+FAST = Limits(decision_ms=50.0, bank_ms=10_000.0)
+
+
+def player(name: str, seat: int, limits: Limits = FAST) -> InProcessPlayer:
+    return InProcessPlayer(BOTS / f"{name}_bot.py", f"{name}{seat}", limits)
+
+
+def play(names, seed: int, limits: Limits = FAST):
+    players = [player(n, i, limits) for i, n in enumerate(names)]
+    return play_game(classic_rules(), seed, players, limits), players
+
+
+def bot_of(p: InProcessPlayer):
+    """The SDK bot object behind an in-process player (its ``act`` is a bound method)."""
+    return p._act.__self__

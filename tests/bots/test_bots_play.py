@@ -1,0 +1,95 @@
+"""Every built-in bot plays complete games in-process without a failure, at 3, 4 and 5 players;
+the search bot keeps to its thinking budget; the bots import only what the sandbox ships."""
+from __future__ import annotations
+
+import ast
+import sys
+
+import pytest
+
+from bot_helpers import BOTS, NAMES, bot_of, play
+
+TABLES = {
+    3: ("search", "trader", "greedy"),
+    4: ("trader", "search", "greedy", "random"),
+    5: ("random", "greedy", "trader", "search", "trader"),
+}
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_bots_finish_games_without_failures(players: int, seed: int) -> None:
+    record, _ = play(TABLES[players], seed * 10 + players)
+    assert record.void is None
+    assert [s.status.value for s in record.seats] == ["ok"] * players, [s.detail for s in record.seats]
+    assert record.replay.result is not None
+    assert sum(record.replay.result.coins) > 0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_bot_against_copies_of_itself(name: str) -> None:
+    record, _ = play((name,) * 4, 77)
+    assert [s.status.value for s in record.seats] == ["ok"] * 4, [s.detail for s in record.seats]
+
+
+def test_search_bot_keeps_to_its_budget() -> None:
+    """Mean thinking time per searched decision, as a ratio of the configured budget (no absolute
+    time is asserted: a search stops after the pass over its candidates that crosses the budget)."""
+    record, players = play(("search", "trader", "search", "greedy"), 5)
+    assert [s.status.value for s in record.seats] == ["ok"] * 4
+    for seat in (0, 2):
+        bot = bot_of(players[seat])
+        assert bot.searches > 10
+        assert bot.search_ms / bot.searches < 2.0 * bot.budget_ms
+        # and the referee's clock agrees: the whole game's decisions average below the budget
+        assert record.seats[seat].time_ms / record.seats[seat].decisions < 2.0 * bot.budget_ms
+
+
+def test_search_bot_tracks_treasuries_and_discard_exactly() -> None:
+    """The search bot's bookkeeping of the public events matches the referee's hidden state."""
+    from engine import classic_rules, new_game
+    from sandbox.sdk import Request
+
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("search_bot_t", BOTS / "search_bot.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rules = classic_rules()
+    game = new_game(rules, 4, 3)
+    trackers = [module.Tracker(4) for _ in range(4)]
+    seen = [0] * 4
+    checked = 0
+    import random
+    from engine.policies import random_action
+    rng = random.Random(0)
+    while not game.over:
+        seat = game.decision.seat
+        trackers[seat].see(game.events[seen[seat]:])
+        seen[seat] = len(game.events)
+        assert trackers[seat].discard == game.discard
+        assert trackers[seat].treasuries == [s.treasury for s in game.seats]
+        assert trackers[seat].consistent(game.view(seat))
+        checked += 1
+        game.apply(random_action(game, rng))
+    assert checked > 100
+
+
+ALLOWED_PACKAGES = ("engine",)
+ALLOWED_MODULES = ("sandbox.sdk",)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bots_import_only_engine_sdk_and_stdlib(name: str) -> None:
+    tree = ast.parse((BOTS / f"{name}_bot.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            modules = [node.module or ""]
+        else:
+            continue
+        for module in modules:
+            top = module.split(".")[0]
+            ok = (module in ALLOWED_MODULES or top in ALLOWED_PACKAGES
+                  or (top in sys.stdlib_module_names and top != "sandbox"))
+            assert ok, f"{name}_bot imports {module}"
