@@ -264,7 +264,8 @@ def season() -> None:
 
 @season.command("run")
 @click.option("--name", default="season-1", show_default=True, help="Season name; an existing season resumes.")
-@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Games in the season.")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help="Games in the season (new seasons: 100). A larger number extends an existing season.")
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True, help="Parallel matches.")
 @click.option("--players", default="3-5", show_default=True, help="Table size, N or N-M.")
 @click.option("--variant", default="classic", show_default=True)
@@ -274,7 +275,7 @@ def season() -> None:
 @click.option("--decision-ms", type=click.FloatRange(min=1), default=1000, show_default=True)
 @click.option("--bank-ms", type=click.FloatRange(min=0), default=10_000, show_default=True)
 @pass_context
-def season_run(ctx: Context, name: str, games: int, workers: int, players: str, variant: str, rotate: bool,
+def season_run(ctx: Context, name: str, games: int | None, workers: int, players: str, variant: str, rotate: bool,
                seed: int | None, unsafe: bool, decision_ms: float, bank_ms: float) -> None:
     """Run a season (or resume it where it stopped), then print the leaderboard."""
     low, high = parse_players(players)

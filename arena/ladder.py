@@ -146,11 +146,14 @@ def rerate(session: Session, variant: str, write: bool) -> list[str]:
 
 
 # ----------------------------------------------------------------- planning
+DEFAULT_GAMES = 100
+
+
 @dataclass(frozen=True)
 class SeasonSettings:
     name: str
     variant: str = "classic"
-    games: int = 100
+    games: int | None = None  # None: the existing season's number, or DEFAULT_GAMES for a new one
     min_players: int = 3
     max_players: int = 5
     rotate: bool = False
@@ -164,13 +167,13 @@ def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
         if not rules.min_players <= settings.min_players <= settings.max_players <= rules.max_players:
             raise LadderError(f"{rules.id} is played by {rules.min_players}-{rules.max_players} players, "
                               f"not {settings.min_players}-{settings.max_players}")
-        season = Season(name=settings.name, variant=rules.variant, games=settings.games,
+        season = Season(name=settings.name, variant=rules.variant, games=settings.games or DEFAULT_GAMES,
                         min_players=settings.min_players, max_players=settings.max_players, rotate=settings.rotate,
                         seed=settings.seed if settings.seed is not None else random.SystemRandom().getrandbits(63))
         session.add(season)
         session.commit()
         session.refresh(season)
-    elif settings.games > season.games:
+    elif settings.games is not None and settings.games > season.games:
         season.games = settings.games
         season.finished_at = None
         session.add(season)
@@ -248,6 +251,18 @@ class SeasonProgress:
 
 def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C and ends the pool
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """A worker must not outlive a coordinator that was killed outright (SIGKILL, OOM)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        log.debug("no prctl here; pool workers end when their task pipe closes")
 
 
 def run_season(engine: Engine, settings: SeasonSettings, workers: int, limits: Limits, tier: Tier,

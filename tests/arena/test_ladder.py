@@ -1,0 +1,215 @@
+"""The ladder for real: a SQLite file, sandboxed seasons in a process pool, kills and resumes."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, make_engine
+from arena.ladder import rerate
+from conftest import ARENA, run_arena
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def registered_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A ladder with random, greedy and a renamed copy of greedy, entered through `arena submit`."""
+    folder = tmp_path_factory.mktemp("registered")
+    db = folder / "ladder.sqlite"
+    copy = folder / "copycat.py"
+    copy.write_text((PROJECT / "bots" / "greedy_bot.py").read_text().replace("class GreedyBot", "class CopycatBot"))
+    for path in (PROJECT / "bots" / "random_bot.py", PROJECT / "bots" / "greedy_bot.py", copy):
+        result = run_arena("submit", str(path), "--author", "tests", db=db)
+        assert result.returncode == 0, result.stderr
+    return db
+
+
+@pytest.fixture
+def ladder(registered_db: Path, tmp_path: Path) -> Path:
+    """A private copy of the registered ladder (a copy of the file: the fixture is shared)."""
+    db = tmp_path / "ladder.sqlite"
+    with sqlite3.connect(registered_db) as source, sqlite3.connect(db) as target:
+        source.backup(target)
+    (tmp_path / "copycat.py").write_text((registered_db.parent / "copycat.py").read_text())
+    return db
+
+
+def table_counts(db: Path) -> dict[str, int]:
+    with sqlite3.connect(db) as conn:
+        return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                for t in ("bot", "botversion", "match", "matchseat", "ratingsnapshot")}
+
+
+def test_season_rates_every_game_and_rerate_agrees(ladder: Path) -> None:
+    db = ladder
+    result = run_arena("season", "run", "--name", "s1", "--games", "12", "--players", "3", "--seed", "5", db=db)
+    assert result.returncode == 0, result.stderr
+    assert "12/12 games" in result.stderr
+    board = json.loads(run_arena("leaderboard", "--json", db=db).stdout)
+    assert {row["name"] for row in board} == {"random_bot", "greedy_bot", "copycat"}
+    for row in board:
+        assert set(row) >= {"name", "version", "score", "mu", "sigma", "games"}
+        assert row["games"] == 12  # three bots, three seats: everybody plays every game
+        assert row["score"] == pytest.approx(row["mu"] - 3 * row["sigma"], abs=1e-3)
+    assert board[-1]["name"] == "random_bot"
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        assert rerate(session, "classic", write=False) == []
+        done = session.exec(select(Match).where(Match.status == "done")).all()
+        assert len(done) == 12
+        assert sorted(m.rated_order for m in done) == list(range(1, 13))
+        for match in done:
+            seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id)).all()
+            assert sorted(s.rank for s in seats)[0] == 1 and all(s.status == "ok" for s in seats)
+            snaps = session.exec(select(RatingSnapshot).where(RatingSnapshot.match_id == match.id)).all()
+            assert len(snaps) == len(seats) == 3
+
+
+def wait_for_done(db: Path, at_least: int, timeout: float = 120) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with sqlite3.connect(db, timeout=5) as conn:
+                n = conn.execute("SELECT count(*) FROM match WHERE status = 'done'").fetchone()[0]
+            if n >= at_least:
+                return n
+        except sqlite3.OperationalError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {at_least} games done after {timeout} s")
+
+
+def processes_of(pid: int) -> list[int]:
+    """Pids whose parent chain includes ``pid`` (pool workers and their bots)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, frontier = [], [pid]
+    while frontier:
+        p = frontier.pop()
+        kids = [c for c, parent in parents.items() if parent == p]
+        found += kids
+        frontier += kids
+    return found
+
+
+def test_killed_season_loses_nothing_and_resumes(ladder: Path) -> None:
+    db = ladder
+    games = 30
+    season = subprocess.Popen([*ARENA, "--db", f"sqlite:///{db}", "season", "run", "--name", "crash", "--games",
+                               str(games), "--players", "3", "--seed", "9"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_done(db, 4)
+        second = run_arena("season", "run", "--name", "crash", "--games", str(games), db=db)
+        assert second.returncode == 1
+        assert "refused" in second.stderr and "in use" in second.stderr and "Traceback" not in second.stderr
+        children = processes_of(season.pid)
+        assert children, "the season runs its games in worker processes"
+        season.send_signal(signal.SIGKILL)
+    finally:
+        season.kill()
+        season.communicate()
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{p}").exists() and "Z" not in Path(f"/proc/{p}/stat").read_text().split(")")[1][:3]
+              for p in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    survivors = [p for p in children if Path(f"/proc/{p}").exists()
+                 and "Z" not in Path(f"/proc/{p}/stat").read_text().split(")")[1][:3]]
+    assert survivors == [], "workers and bots die with a killed season"
+
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        done_before = session.exec(select(Match).where(Match.status == "done")).all()
+        assert len(done_before) >= 4
+        assert rerate(session, "classic", write=False) == []  # ratings match a recomputation after the kill
+    resumed = run_arena("season", "run", "--name", "crash", db=db)
+    assert resumed.returncode == 0, resumed.stderr
+    with Session(engine) as session:
+        matches = session.exec(select(Match).where(Match.season_id == done_before[0].season_id)).all()
+        assert len(matches) == games
+        assert all(m.status == "done" for m in matches)
+        assert sorted(m.number for m in matches) == list(range(games))
+        orders = [m.rated_order for m in matches]
+        assert sorted(orders) == list(range(1, games + 1))  # every game recorded exactly once
+        snapshots = session.exec(select(RatingSnapshot)).all()
+        assert len(snapshots) == 3 * games
+        assert rerate(session, "classic", write=False) == []
+        for m in done_before:  # what was recorded before the kill is untouched
+            again = session.get(Match, m.id)
+            assert again.replay == m.replay and again.rated_order == m.rated_order
+
+
+def test_new_version_keeps_mean_and_resets_uncertainty(ladder: Path, tmp_path: Path) -> None:
+    db = ladder
+    assert run_arena("season", "run", "--name", "v", "--games", "6", "--players", "3", db=db).returncode == 0
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        bot = session.exec(select(Bot).where(Bot.name == "copycat")).one()
+        old = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).one()
+        old_rating = session.get(Rating, (old.id, "classic"))
+        assert old_rating.sigma < 8.0
+    changed = tmp_path / "copycat.py"
+    changed.write_text(changed.read_text() + "\n# version two\n")
+    result = run_arena("submit", str(changed), db=db)
+    assert result.returncode == 0, result.stderr
+    assert "copycat version 2 registered" in result.stdout
+    with Session(engine) as session:
+        versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id).order_by(BotVersion.number)).all()
+        assert [v.active for v in versions] == [False, True]
+        assert versions[1].prior_mu == old_rating.mu
+        assert versions[1].prior_sigma == pytest.approx(25 / 3)
+    board = json.loads(run_arena("leaderboard", "--json", db=db).stdout)
+    row = next(r for r in board if r["name"] == "copycat")
+    assert row["version"] == 2 and row["games"] == 0 and row["mu"] == pytest.approx(old_rating.mu, abs=1e-3)
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b"def act(message:\n", "syntax error at line 1"),
+    (b"x = 1\n", "has no entry point"),
+    (b"# " + b"x" * (300 * 1024) + b"\ndef act(m):\n    pass\n", "the limit is 262144"),
+    (b"# caf\xe9\ndef act(m):\n    pass\n", "is not UTF-8 text"),
+    (b"from sandbox.sdk import Bot\nclass Boom(Bot):\n    def plant_first(self, request):\n        raise ValueError('no')\n",
+     "failed its smoke game with status 'crash'"),
+    (b"import os\nos._exit(3)\ndef act(m):\n    pass\n", "failed its smoke game with status 'crash'"),
+], ids=["syntax", "no-entry-point", "oversize", "not-utf8", "crash-in-game", "exit-at-import"])
+def test_bad_submissions_are_refused_and_store_nothing(ladder: Path, tmp_path: Path, content: bytes, reason: str) -> None:
+    db = ladder
+    before = table_counts(db)
+    bad = tmp_path / "bad_bot.py"
+    bad.write_bytes(content)
+    result = run_arena("submit", str(bad), db=db)
+    assert result.returncode == 2
+    assert reason in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert table_counts(db) == before
+
+
+def test_corrupt_arguments_get_one_clear_line(db: Path) -> None:
+    for args, text in ((["season", "run", "--players", "five"], "--players wants N or N-M"),
+                       (["season", "run", "--workers", "0"], "0 is not in the range"),
+                       (["season", "show", "nope"], "no season named 'nope'"),
+                       (["submit", "/no/such/file.py"], "no such file")):
+        result = run_arena(*args, db=db)
+        assert result.returncode == 2, (args, result.stderr)
+        assert text in result.stderr and "Traceback" not in result.stderr
+
+
+def test_bad_database_url_is_one_line(tmp_path: Path) -> None:
+    result = subprocess.run([*ARENA, "--db", "nosuchdb://x", "bots"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "nosuchdb://x" in result.stderr and "Traceback" not in result.stderr

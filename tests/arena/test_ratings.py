@@ -1,0 +1,97 @@
+"""TrueSkill use and matchmaking, as pure functions."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.matchmaking import Candidate, Matchmaker
+from arena.ratings import MU, SIGMA, RatingBook, Skill, draw_probability, rate_game, tie_counts
+
+
+def test_two_player_win_matches_the_published_trueskill_numbers() -> None:
+    # The trueskill documentation's first example: a 1-vs-1 win from the default rating, draw 10%.
+    winner, loser = rate_game([Skill(MU, SIGMA), Skill(MU, SIGMA)], [1, 2], 0.10)
+    assert (round(winner.mu, 3), round(winner.sigma, 3)) == (29.396, 7.171)
+    assert (round(loser.mu, 3), round(loser.sigma, 3)) == (20.604, 7.171)
+    assert winner.games == loser.games == 1
+
+
+def test_equal_coins_share_a_rank_and_move_nobody_apart() -> None:
+    a, b, c = rate_game([Skill(MU, SIGMA)] * 3, [1, 1, 3], 0.1)
+    assert a.mu == pytest.approx(b.mu, abs=0.01) and a.mu > MU > c.mu  # trueskill iterates, so nearly equal
+    assert a.sigma < SIGMA
+
+
+def test_score_is_conservative() -> None:
+    assert Skill(30.0, 2.0).score == pytest.approx(24.0)
+
+
+def test_tie_counts_and_draw_probability() -> None:
+    assert tie_counts([1, 1, 3, 4]) == (1, 3)
+    assert tie_counts([1, 2, 3]) == (0, 2)
+    assert draw_probability(0, 0) == pytest.approx(1 / 20)
+    assert draw_probability(50, 100) == pytest.approx(51 / 120)
+    assert draw_probability(1000, 1000) == 0.5
+
+
+def test_ratings_are_a_function_of_results_in_order() -> None:
+    games = [([1, 2, 3], [1, 2, 3]), ([2, 3, 4], [3, 1, 1]), ([1, 3, 4], [2, 3, 1]), ([1, 2, 4], [1, 3, 2])]
+    first, second = RatingBook({}), RatingBook({})
+    for versions, ranks in games:
+        first.record(versions, ranks)
+        second.record(versions, ranks)
+    assert first.skills == second.skills
+    reordered = RatingBook({})
+    for versions, ranks in reversed(games):
+        reordered.record(versions, ranks)
+    assert reordered.skills != first.skills  # the order is part of the input
+    assert first.pairs == 8 and first.tied_pairs == 1
+
+
+def test_priors_start_new_versions() -> None:
+    book = RatingBook({7: Skill(31.0, SIGMA)})
+    assert book.get(7) == Skill(31.0, SIGMA)
+    assert book.get(8) == Skill(MU, SIGMA)
+
+
+def candidates(mus: list[float], scheduled: list[int]) -> list[Candidate]:
+    return [Candidate(i, Skill(mu, 2.0), n) for i, (mu, n) in enumerate(zip(mus, scheduled))]
+
+
+def test_least_played_bot_always_gets_a_seat() -> None:
+    maker = Matchmaker(random.Random(1))
+    mus = [10 + 2 * i for i in range(12)]
+    for trial in range(30):
+        scheduled = [20] * 12
+        scheduled[trial % 12] = 3
+        table = maker.table(candidates(mus, scheduled), 4)
+        assert trial % 12 in table and len(set(table)) == 4
+
+
+def test_tables_reach_above_and_below_and_do_not_repeat() -> None:
+    maker = Matchmaker(random.Random(2))
+    mus = [10 + 2 * i for i in range(12)]
+    seen = []
+    for _ in range(20):
+        table = maker.table(candidates(mus, [5] * 6 + [0] + [5] * 5), 4)  # bot 6 sits in the middle
+        others = [mus[v] for v in table if v != 6]
+        assert min(others) < mus[6] < max(others)
+        seen.append(frozenset(table))
+    assert len(set(seen)) >= 15  # repeats only when nothing else fits
+
+
+def test_schedule_stays_balanced_over_many_tables() -> None:
+    maker = Matchmaker(random.Random(3))
+    scheduled = [0] * 9
+    mus = [15 + i for i in range(9)]
+    for _ in range(300):
+        size = maker.size(3, 5, 9)
+        for v in maker.table(candidates(mus, scheduled), size):
+            scheduled[v] += 1
+    assert max(scheduled) - min(scheduled) <= 0.25 * max(scheduled)
+
+
+def test_too_few_bots_is_an_error_that_says_so() -> None:
+    with pytest.raises(ValueError, match="a table of 4 needs 4 bots, only 3 are active"):
+        Matchmaker(random.Random(0)).table(candidates([1, 2, 3], [0, 0, 0]), 4)
