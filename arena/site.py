@@ -177,6 +177,7 @@ class Ladder:
     seasons: list[Season]
     games: list[GameRow]  # played (done or void), newest first
     board: list[dict[str, Any]]
+    season_names: dict[int, str] = field(default_factory=dict)
 
     def bot_of(self, version_id: int) -> BotInfo:
         return self.bots[self.versions[version_id].bot_id]
@@ -205,7 +206,8 @@ def load_ladder(session: Session, variant: str) -> Ladder:
         if game is not None:
             game.seats.append(SeatRow(*row))
     ordered = sorted(games.values(), key=lambda g: (g.finished_at or datetime.min, g.id), reverse=True)
-    return Ladder(bots, versions, seasons, ordered, leaderboard(session, variant))
+    names = {s.id: s.name for s in seasons}
+    return Ladder(bots, versions, seasons, ordered, leaderboard(session, variant), names)  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------- formatting
@@ -356,7 +358,8 @@ class SiteBuilder:
         self.built_at = datetime.now(timezone.utc)
 
     def write(self, relative: str, template: str, root: str, **context: Any) -> None:
-        text = self.env.get_template(template).render(root=root, built_at=self.built_at, **context)
+        text = self.env.get_template(template).render(root=root, built_at=self.built_at, ladder=self.ladder,
+                                                      **context)
         (self.out / relative).write_text(text, encoding="utf-8")
         self.pages += 1
 
@@ -364,9 +367,8 @@ class SiteBuilder:
         started = time.perf_counter()
         prepare_out(self.out)
         with Session(self.engine) as session:
-            ladder = load_ladder(session, self.variant)
+            ladder = self.ladder = load_ladder(session, self.variant)
             history = self.rating_history(session, ladder)
-        self.ladder = ladder
         stats = self.version_stats(ladder)
         season_rows = self.season_rows(ladder)
         board = self.board_rows(ladder, stats)
@@ -538,7 +540,7 @@ class SiteBuilder:
                 meta = {"rules": rules_meta[game.rules_id],
                         "seats": [_seat_label(row["bot"].name, row["version"].number) for row in seats],
                         "coins": [s.coins for s in game.seats], "ranks": [s.rank for s in game.seats]}
-                text = template.render(root="../", built_at=self.built_at, game=game, seats=seats,
+                text = template.render(root="../", built_at=self.built_at, ladder=ladder, game=game, seats=seats,
                                        season=seasons.get(game.season_id), meta=meta,
                                        events=Markup(events), hints=Markup(script_json(hints)),
                                        has_replay=bool(replay))

@@ -1,0 +1,301 @@
+// Replay viewer: rebuilds the public table after every event from the page's embedded events and
+// trading-area hints (see arena/site.py: public_replay), then steps through them.
+(function () {
+  "use strict";
+
+  function readJson(id) { return JSON.parse(document.getElementById(id).textContent); }
+
+  function copyState(s) {
+    return {
+      fields: s.fields.map(function (fs) { return fs.map(function (f) { return [f[0], f[1]]; }); }),
+      trade: s.trade.map(function (t) { return t.map(function (c) { return [c[0], c[1]]; }); }),
+      hands: s.hands.slice(), coins: s.coins.slice(), deck: s.deck, discard: s.discard, top: s.top,
+      active: s.active, turn: s.turn, reshuffles: s.reshuffles, over: s.over, ranks: s.ranks
+    };
+  }
+
+  // The public state after each event: states[0] is the deal, states[k] follows event k-1.
+  function buildStates(meta, events, hints) {
+    var n = meta.seats.length, rules = meta.rules, i, k;
+    var s = {
+      fields: [], trade: [], hands: [], coins: [], deck: rules.deck_size - n * rules.hand_size,
+      discard: 0, top: null, active: 0, turn: 0, reshuffles: 0, over: false, ranks: null
+    };
+    for (i = 0; i < n; i++) {
+      var fs = [];
+      for (k = 0; k < rules.start_fields; k++) fs.push([null, 0]);
+      s.fields.push(fs); s.trade.push([]); s.hands.push(rules.hand_size); s.coins.push(0);
+    }
+    // the cash-ins that end the game come right before game_ended; the hands and trading areas
+    // are discarded just before them (C-7.3)
+    var finish = -1;
+    if (events.length && events[events.length - 1].type === "game_ended") {
+      finish = events.length - 1;
+      while (finish > 0 && events[finish - 1].type === "harvested") finish--;
+    }
+    var oi = 0, ci = 0, pi = 0, responses = [], activeOffer = [], gift = null;
+    var taken = 0;  // cards of the old deck already taken by a turn-up or draw that then reshuffled
+    var states = [copyState(s)];
+    events.forEach(function (e, index) {
+      if (index === finish) {
+        for (i = 0; i < n; i++) {
+          s.discard += s.hands[i] + s.trade[i].length;
+          if (s.hands[i]) s.top = "?";
+          if (s.trade[i].length) s.top = s.trade[i][s.trade[i].length - 1][0];
+          s.hands[i] = 0; s.trade[i] = [];
+        }
+      }
+      switch (e.type) {
+        case "turn_started":
+          s.active = e.seat; s.turn = e.turn; responses = []; activeOffer = [];
+          break;
+        case "planted":
+          s.fields[e.seat][e.field] = [e.bean, s.fields[e.seat][e.field][1] + 1];
+          if (e.source === "hand") {
+            s.hands[e.seat] -= 1;
+          } else {
+            var area = s.trade[e.seat], card = hints.p[pi++];
+            if (card === undefined || !area[card] || area[card][0] !== e.bean) {  // not expected: fall back to the bean
+              card = area.findIndex(function (c) { return c[0] === e.bean; });
+            }
+            if (card >= 0) area.splice(card, 1);
+          }
+          break;
+        case "harvested":
+          s.fields[e.seat][e.field] = [null, 0];
+          s.coins[e.seat] += e.coins;
+          if (e.beans > e.coins) { s.discard += e.beans - e.coins; s.top = e.bean; }
+          break;
+        case "field_bought":
+          s.coins[e.seat] -= e.paid.length;
+          s.discard += e.paid.length;
+          if (e.paid.length) s.top = e.paid[e.paid.length - 1];
+          s.fields[e.seat].push([null, 0]);
+          break;
+        case "passed":
+          if (e.kind === "trade_offer") { responses = []; activeOffer = []; }
+          break;
+        case "turned_up":
+          e.beans.forEach(function (b) { s.trade[e.seat].push([b, false]); });
+          s.deck -= e.beans.length - taken; taken = 0;
+          break;
+        case "offered":
+          var given = hints.o[oi++] || [];
+          if (e.seat === s.active) {
+            responses = [];
+            activeOffer = e.want.length ? given : [];
+          } else if (e.want.length) {
+            responses.push({ accept: false });
+          }
+          if (!e.want.length) gift = given;
+          break;
+        case "accepted":
+          responses.push({ accept: true });
+          break;
+        case "traded":
+          var fromTrade;
+          if (gift !== null) {
+            fromTrade = gift; gift = null;
+          } else {
+            var c = hints.c[ci++] || [0, []];
+            fromTrade = responses[c[0]] && responses[c[0]].accept ? activeOffer : c[1];
+          }
+          fromTrade.slice().sort(function (x, y) { return y - x; }).forEach(function (p) { s.trade[e.a].splice(p, 1); });
+          s.hands[e.a] -= e.a_gave.length - fromTrade.length;
+          s.hands[e.b] -= e.b_gave.length;
+          e.a_gave.forEach(function (b) { s.trade[e.b].push([b, true]); });
+          e.b_gave.forEach(function (b) { s.trade[e.a].push([b, true]); });
+          break;
+        case "trading_ended":
+          responses = []; activeOffer = [];
+          break;
+        case "drew":
+          s.hands[e.seat] += e.cards; s.deck -= e.cards - taken; taken = 0;
+          break;
+        case "reshuffled":
+          taken += s.deck; s.deck = e.deck; s.discard = 0; s.top = null; s.reshuffles = e.reshuffles;
+          break;
+        case "game_ended":
+          s.coins = e.coins.slice(); s.over = true; s.ranks = e.ranks.slice();
+          break;
+      }
+      states.push(copyState(s));
+    });
+    return states;
+  }
+
+  function beanName(meta, bean) {
+    if (bean === "?") return "a hidden card";
+    return (meta.rules.beans[bean] || bean);
+  }
+
+  function cards(meta, beans) {
+    if (!beans.length) return "nothing";
+    var counts = {}, order = [];
+    beans.forEach(function (b) { if (!counts[b]) { counts[b] = 0; order.push(b); } counts[b] += 1; });
+    return order.map(function (b) { return (counts[b] > 1 ? counts[b] + " × " : "") + beanName(meta, b); }).join(", ");
+  }
+
+  function ordinal(n) { return n + (n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"); }
+
+  function describe(meta, e, before) {
+    var name = function (seat) { return meta.seats[seat]; };
+    switch (e.type) {
+      case "turn_started": return "Turn " + (e.turn + 1) + ": " + name(e.seat) + " is the active player.";
+      case "planted": return name(e.seat) + " plants a " + beanName(meta, e.bean) + " from the " +
+        (e.source === "hand" ? "hand" : "trading area") + " in field " + (e.field + 1) + ".";
+      case "harvested": return name(e.seat) + " cashes in field " + (e.field + 1) + ": " + e.beans + " × " +
+        beanName(meta, e.bean) + " for " + e.coins + " coin" + (e.coins === 1 ? "" : "s") + ".";
+      case "field_bought": return name(e.seat) + " buys a third field, paying " + e.paid.length + " coins.";
+      case "passed":
+        return name(e.seat) + ({
+          plant_second: " does not plant a second card.", trade_offer: " makes no offer this round.",
+          trade_respond: " passes.", trade_confirm: " closes no deal this round."
+        }[e.kind] || " passes (" + e.kind + ").");
+      case "turned_up": return name(e.seat) + " turns up " + cards(meta, e.beans) + ".";
+      case "offered":
+        if (!e.want.length) return name(e.seat) + " gives " + cards(meta, e.give) + " to " + name(e.to) + ".";
+        return name(e.seat) + " offers " + cards(meta, e.give) + " for " + cards(meta, e.want) + " to " +
+          (e.to === null || e.to === undefined ? "everybody" : name(e.to)) + " (round " + (e.round + 1) + ").";
+      case "accepted": return name(e.seat) + " accepts the offer of " + name(before.active) + ".";
+      case "traded": return name(e.a) + " gives " + cards(meta, e.a_gave) + " to " + name(e.b) +
+        (e.b_gave.length ? " for " + cards(meta, e.b_gave) : " as a gift") + ".";
+      case "trading_ended": return name(e.seat) + " ends trading after " + e.rounds + " round" + (e.rounds === 1 ? "" : "s") + ".";
+      case "drew": return name(e.seat) + " draws " + e.cards + " card" + (e.cards === 1 ? "" : "s") + ".";
+      case "reshuffled": return "The discard pile is shuffled into a new deck of " + e.deck + " cards (reshuffle " + e.reshuffles + ").";
+      case "game_ended": return "Game over. " + e.coins.map(function (c, i) {
+        return name(i) + " " + c + " coin" + (c === 1 ? "" : "s");
+      }).join(", ") + ".";
+    }
+    return e.type;
+  }
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function chip(meta, bean, label, extra) {
+    var node = el("span", "chip bean-" + (bean || "none") + (extra ? " " + extra : ""), label);
+    if (bean) node.title = beanName(meta, bean);
+    return node;
+  }
+
+  function start() {
+    var root = document.getElementById("replay");
+    if (!root) return;
+    var meta = readJson("replay-meta"), events = readJson("replay-events"), hints = readJson("replay-hints");
+    var states = buildStates(meta, events, hints);
+    var texts = ["The cards are dealt: " + meta.rules.hand_size + " to each of " + meta.seats.length + " players."];
+    events.forEach(function (e, i) { texts.push(describe(meta, e, states[i])); });
+    var last = events.length, step = 0;
+    var range = document.getElementById("step-range");
+    range.max = String(last);
+
+    function render() {
+      var s = states[step], i;
+      range.value = String(step);
+      document.getElementById("step-label").textContent = "step " + step + " of " + last;
+      document.getElementById("step-link").href = "#step-" + step;
+      document.getElementById("event-text").textContent = texts[step];
+      document.getElementById("step-prev").disabled = step === 0;
+      document.getElementById("step-first").disabled = step === 0;
+      document.getElementById("step-next").disabled = step === last;
+      document.getElementById("step-last").disabled = step === last;
+
+      var info = document.getElementById("table-info");
+      info.textContent = "";
+      info.appendChild(el("span", "", s.over ? "game over" : "turn " + (s.turn + 1)));
+      info.appendChild(el("span", "", "deck " + s.deck));
+      var discard = el("span", "", "discard " + s.discard + (s.discard ? ", top " : ""));
+      if (s.discard && s.top) discard.appendChild(s.top === "?" ? el("span", "muted", "hidden card") : chip(meta, s.top, beanName(meta, s.top)));
+      info.appendChild(discard);
+      info.appendChild(el("span", "", "reshuffles " + s.reshuffles + " of 2"));
+
+      var panels = document.getElementById("seat-panels");
+      panels.textContent = "";
+      for (i = 0; i < meta.seats.length; i++) {
+        var panel = el("div", "seat-panel" + (i === s.active && !s.over ? " active" : "") + (s.over && s.ranks && s.ranks[i] === 1 ? " winner" : ""));
+        panel.setAttribute("data-seat", String(i));
+        var head = el("div", "seat-head");
+        head.appendChild(el("span", "seat-name", meta.seats[i]));
+        if (i === s.active && !s.over) head.appendChild(el("span", "badge", "active"));
+        panel.appendChild(head);
+        var line = el("div", "seat-line");
+        line.appendChild(el("span", "", "coins "));
+        line.appendChild(el("b", "coins", String(s.coins[i])));
+        if (s.over) line.appendChild(el("span", "final-rank", " · " + ordinal(meta.ranks[i] || s.ranks[i]) + " place"));
+        line.appendChild(el("span", "", " · hand "));
+        line.appendChild(el("b", "hand-size", String(s.hands[i])));
+        panel.appendChild(line);
+        var fields = el("div", "fields");
+        s.fields[i].forEach(function (f, index) {
+          var box = el("div", "field" + (f[0] ? "" : " empty"));
+          box.appendChild(el("span", "field-no", String(index + 1)));
+          if (f[0]) box.appendChild(chip(meta, f[0], beanName(meta, f[0]) + " × " + f[1]));
+          else box.appendChild(el("span", "muted", "empty"));
+          fields.appendChild(box);
+        });
+        panel.appendChild(fields);
+        var area = el("div", "trade-area");
+        area.appendChild(el("span", "label", "trading area: "));
+        if (!s.trade[i].length) area.appendChild(el("span", "muted", "empty"));
+        s.trade[i].forEach(function (c) {
+          area.appendChild(chip(meta, c[0], beanName(meta, c[0]), c[1] ? "locked" : ""));
+        });
+        panel.appendChild(area);
+        panels.appendChild(panel);
+      }
+
+      var log = document.getElementById("event-log");
+      log.textContent = "";
+      var from = Math.max(0, step - 6), to = Math.min(last, step + 3);
+      log.start = from;
+      for (i = from; i <= to; i++) {
+        var item = el("li", i === step ? "current" : (i > step ? "future" : ""));
+        var link = el("a", "", texts[i]);
+        link.href = "#step-" + i;
+        item.value = i;
+        item.appendChild(link);
+        log.appendChild(item);
+      }
+    }
+
+    function go(target, updateHash) {
+      step = Math.max(0, Math.min(last, target));
+      render();
+      if (updateHash !== false) {
+        try { history.replaceState(null, "", "#step-" + step); } catch (err) { /* some file:// setups refuse */ }
+      }
+    }
+
+    function fromHash() {
+      var match = /^#step-(\d+)$/.exec(location.hash);
+      return match ? parseInt(match[1], 10) : null;
+    }
+
+    document.getElementById("step-first").addEventListener("click", function () { go(0); });
+    document.getElementById("step-prev").addEventListener("click", function () { go(step - 1); });
+    document.getElementById("step-next").addEventListener("click", function () { go(step + 1); });
+    document.getElementById("step-last").addEventListener("click", function () { go(last); });
+    range.addEventListener("input", function () { go(parseInt(range.value, 10)); });
+    window.addEventListener("hashchange", function () { var h = fromHash(); if (h !== null && h !== step) go(h, false); });
+    document.addEventListener("keydown", function (e) {
+      var tag = (e.target && e.target.tagName) || "";
+      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) return;
+      if (e.key === "ArrowRight") { e.preventDefault(); go(step + 1); }
+      else if (e.key === "ArrowLeft") { e.preventDefault(); go(step - 1); }
+      else if (e.key === "Home") { e.preventDefault(); go(0); }
+      else if (e.key === "End") { e.preventDefault(); go(last); }
+    });
+    var initial = fromHash();
+    go(initial === null ? 0 : initial, false);
+    window.BohnanzaReplay = { states: states, texts: texts, go: go, step: function () { return step; }, last: last };
+  }
+
+  window.BohnanzaReplayModel = { buildStates: buildStates, describe: describe };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
