@@ -45,6 +45,7 @@ from sandbox.sdk import (
 
 BUDGET_MS = 60.0        # thinking time per searched decision
 PLAYOUT_TURNS = None    # turns a playout runs (None: to the end of the game)
+CONFIDENCE = 1.0        # standard errors a candidate must beat the heuristic's choice by
 MAX_CANDIDATES = 5      # the heuristic's best few are searched
 HAND_HORIZON = 3
 PROGRESS = 0.5
@@ -108,10 +109,22 @@ def without(cards: tuple, positions) -> tuple:
 
 
 # ------------------------------------------------------------------ playouts
+_TABLES: dict = {}
+
+
+def coin_table(rules: Rules) -> dict:
+    """``table[bean][n]``: coins for a field of ``n`` beans (a lookup is cheaper than the beanometer)."""
+    table = _TABLES.get(rules.id)
+    if table is None:
+        table = _TABLES[rules.id] = {t.bean: [t.coins_for(n) for n in range(t.count + 1)] for t in rules.bean_types}
+    return table
+
+
 def rollout_field(game, s, bean: Bean) -> int:
     """Where a playout plants ``bean``: a field of the same bean (the fullest), else an empty one,
     else the legal field (C-4.2) whose cash-in wastes the fewest beans."""
     beans, counts = s.field_beans, s.field_counts
+    table = coin_table(game.rules)
     best, best_key = 0, None
     lone_blocked = any(c > 1 for c in counts)
     for i, b in enumerate(beans):
@@ -120,7 +133,7 @@ def rollout_field(game, s, bean: Bean) -> int:
         elif b is None:
             key = (1, 0)
         elif counts[i] > 1 or not lone_blocked:
-            key = (2, counts[i] - 10 * game.rules.coins_for(b, counts[i]))
+            key = (2, counts[i] - 10 * table[b][counts[i]])
         else:
             continue
         if best_key is None or key < best_key:
@@ -204,25 +217,27 @@ class SearchBot(Bot):
         self.budget_ms = min(self.budget_ms, 0.3 * limit)
         self.last_offer: Offer | None = None
         self.searches = 0
+        self.playouts = 0
+        self.overrides = 0  # searches that chose against the heuristic
         self.search_ms = 0.0
 
     # ------------------------------------------------------------ the search
     def search(self, request: Request, candidates: list, view: View, kind: DecisionKind,
                known: dict | None = None) -> Action:
-        """Mean playout score of each candidate over sampled states; the best candidate.
+        """Play every candidate on the same sampled states; return the one with the best mean score,
+        but leave the first candidate (the heuristic's choice) only for a candidate that beats it
+        clearly: mean paired difference above ``CONFIDENCE`` standard errors. Playouts are noisy,
+        and a search that follows noise plays worse than the heuristic it starts from.
 
         ``candidates`` are (action to return, function(game) that plays the candidate on a fresh
         sampled game). ``view`` is the view to determinize, ``kind`` the decision it waits for and
         ``known`` the cards other seats are known to hold.
         """
-        if len(candidates) == 1:
-            return candidates[0][0]
-        if not self.tracker.consistent(request.view):
+        if len(candidates) == 1 or not self.tracker.consistent(request.view):
             return candidates[0][0]
         started = time.perf_counter()
         budget = min(self.budget_ms, 0.05 * request.time_left_ms) / 1000.0
-        totals = [0.0] * len(candidates)
-        samples = 0
+        scores: list[list[float]] = [[] for _ in candidates]
         rules, me = self.rules, request.me
         while True:
             seed = self.rng.getrandbits(32)
@@ -234,16 +249,23 @@ class SearchBot(Bot):
             for k, (_, play) in enumerate(candidates):
                 game = build_game(rules, view, hidden, kind, seed)
                 play(game)
-                totals[k] += playout(game, me, self.horizon)
-            samples += 1
+                scores[k].append(playout(game, me, self.horizon))
             if time.perf_counter() - started > budget:
                 break
+        n = len(scores[0])
         self.searches += 1
-        self.samples = getattr(self, "samples", 0) + samples * len(candidates)
+        self.playouts += n * len(candidates)
         self.search_ms += (time.perf_counter() - started) * 1000
-        if not samples:
-            return candidates[0][0]
-        best = max(range(len(candidates)), key=lambda k: (totals[k], -k))
+        best, best_mean = 0, 0.0
+        for k in range(1, len(candidates)):
+            diffs = [a - b for a, b in zip(scores[k], scores[0])]
+            if n < 4:
+                continue
+            mean = sum(diffs) / n
+            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+            if mean > best_mean and mean > CONFIDENCE * (var / n) ** 0.5:
+                best, best_mean = k, mean
+        self.overrides += best != 0
         return candidates[best][0]
 
     # ------------------------------------------------------------ helpers
@@ -332,6 +354,17 @@ class SearchBot(Bot):
                 key = (bean, view.fields[view.seat][a.field])
             distinct.setdefault(key, a)
         ranked = sorted(distinct.values(), key=lambda a: -self.plant_score(view, a))[:MAX_CANDIDATES]
+        if request.kind is DecisionKind.PLANT_SECOND and PASS in ranked:
+            # The heuristic keeps the card unless planting it grows a field at no loss (trader bot).
+            plants = [a for a in ranked if not isinstance(a, Pass)]
+            if plants:
+                top = plants[0]
+                keep = self.plant_score(view, PASS)
+                value = self.plant_score(view, top)
+                grows = view.fields[view.seat][top.field].bean is view.hand[0]
+                first = PASS if value < keep - 1e-9 or (value <= keep + 1e-9 and not grows) else top
+                ranked.remove(first)
+                ranked.insert(0, first)
         candidates = [(a, (lambda g, a=a: g.apply(a))) for a in ranked]
         return self.search(request, candidates, view, request.kind)
 
@@ -445,7 +478,31 @@ class SearchBot(Bot):
                             g.apply(PASS)
                     g.apply(Confirm(0, action.give_hand, action.give_trade))
             candidates.append((action, play))
+        first = self.heuristic_confirm(view, [a for a, _ in candidates[1:]])
+        candidates.sort(key=lambda c: c[0] != first)
         return self.search(request, candidates, start, DecisionKind.TRADE_OFFER, self.shown_cards(view))
+
+    def heuristic_confirm(self, view: View, confirms: list) -> Action:
+        """The trader bot's choice: the deal with the best own gain net of a share of the partner's."""
+        trade = view.trade
+        base = self.value(view)
+        best, best_gain = PASS, ACCEPT_MARGIN
+        for action in confirms:
+            response = trade.responses[action.response]
+            if response.accept:
+                offer = self.my_offer(view)
+                hand = without(view.hand, offer.give_hand)
+                area = without(self.trade_beans(view), offer.give_trade)
+                partner = self.partner_gain(view, response.seat, trade.offer.give)
+            else:
+                hand = without(view.hand, action.give_hand)
+                area = without(self.trade_beans(view), action.give_trade)
+                partner = self.partner_gain(view, response.seat, response.want)
+            gain = position_value(self.rules, self.fields(view), hand, area + response.give) - base
+            net = gain - PARTNER_SHARE * max(partner, 0.0)
+            if net > best_gain:
+                best, best_gain = action, net
+        return best
 
     def cheapest_payment(self, view: View, action: Confirm, response) -> Confirm:
         area = view.trade_areas[view.seat]
@@ -483,9 +540,22 @@ class SearchBot(Bot):
                 while g.phase is DecisionKind.TRADE_RESPOND:
                     g.apply(Offer(give_hand=(i,), want=(), to=active) if g.to_move == me else PASS)
             candidates.append((Offer(give_hand=(i,), want=(), to=active), play_gift))
+        # The trader bot's order of preference: a good acceptance, else a counter-offer (which the
+        # search cannot judge: it is the "pass" candidate), else a gift of a liability in later rounds.
+        base = self.value(view)
+        counter = self.counter_offer(view, base)
+        first: Action = PASS
+        if len(candidates) > 1 and isinstance(candidates[1][0], Accept):
+            accept = candidates[1][0]
+            gain = self.value(view, hand=without(view.hand, accept.give_hand),
+                              trade=self.trade_beans(view) + trade.offer.give) - base
+            if gain - PARTNER_SHARE * max(self.partner_gain(view, active, trade.offer.want), 0.0) > ACCEPT_MARGIN:
+                first = accept
+        if first is PASS and counter is None and trade.round >= 1:
+            first = next((a for a, _ in candidates if isinstance(a, Offer)), PASS)
+        candidates.sort(key=lambda c: c[0] != first)
         choice = self.search(request, candidates, start, DecisionKind.TRADE_OFFER, self.shown_cards(view))
         if isinstance(choice, Pass):
-            counter = self.counter_offer(view, self.value(view))
             if counter is not None:
                 return counter
         return choice

@@ -30,7 +30,7 @@ from typing import Mapping, Sequence
 
 from engine.actions import DecisionKind
 from engine.cards import Bean
-from engine.classic import ClassicGame
+from engine.classic import ClassicGame, SeatState
 from engine.rules import Rules
 from engine.views import View
 
@@ -134,15 +134,20 @@ def build_game(rules: Rules, view: View, hidden: Hidden, kind: DecisionKind, see
     ``kind`` (see the module docstring).
     """
     _check(rules, view, hidden, kind)
-    game = ClassicGame(rules, view.players, seed)  # a valid object; every part of its state is replaced
+    # Every attribute ``ClassicGame.__init__`` sets is set here (a test compares the two), without
+    # paying for its shuffle and deal: search bots build thousands of these per decision.
+    game = ClassicGame.__new__(ClassicGame)
+    game.rules = rules
+    game.players = view.players
+    game.seed = seed
     game._rng = random.Random(seed)
-    for seat, s in enumerate(game.seats):
-        s.hand = list(hidden.hands[seat])
-        s.field_beans = [f.bean for f in view.fields[seat]]
-        s.field_counts = [f.count for f in view.fields[seat]]
-        s.treasury = list(hidden.treasuries[seat])
-        s.trade = [c.bean for c in view.trade_areas[seat]]
-        s.trade_locked = [c.locked for c in view.trade_areas[seat]]
+    game.seats = [SeatState(hand=list(hidden.hands[seat]),
+                            field_beans=[f.bean for f in view.fields[seat]],
+                            field_counts=[f.count for f in view.fields[seat]],
+                            treasury=list(hidden.treasuries[seat]),
+                            trade=[c.bean for c in view.trade_areas[seat]],
+                            trade_locked=[c.locked for c in view.trade_areas[seat]])
+                  for seat in range(view.players)]
     game.deck = list(hidden.deck)
     game.discard = list(hidden.discard)
     game.reshuffles = view.reshuffles

@@ -119,3 +119,12 @@ def test_inconsistent_inputs_are_refused() -> None:
         build_game(RULES, view, hidden, DecisionKind.TRADE_CONFIRM)
     with pytest.raises(ValueError):
         sample_hidden(RULES, view, list(game.discard) + [view.hand[0]], treasuries, random.Random(0))
+
+
+def test_built_game_sets_every_attribute_of_a_new_game() -> None:
+    """build_game skips ClassicGame.__init__ for speed; it must still set everything __init__ sets."""
+    game, seat = next(positions(4, 8, every=1))
+    view = game.view(seat)
+    hidden = sample_hidden(RULES, view, game.discard, [s.treasury for s in game.seats], random.Random(0))
+    built = build_game(RULES, view, hidden, game.decision.kind)
+    assert set(vars(built)) == set(vars(new_game(RULES, 4, 1)))
