@@ -24,7 +24,7 @@ from arena.db import (
     Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, active_versions,
     exclusive_run, now,
 )
-from arena.match import MatchOutcome, MatchTask, SeatEntry, run_match
+from arena.match import GameSpec, MatchOutcome, SeatEntry, TableTask, run_table
 from arena.matchmaking import Candidate, Matchmaker
 from arena.ratings import SIGMA, RatingBook, Skill
 from engine import rules_for
@@ -213,8 +213,10 @@ class Planner:
         seed = match_seed(self.season.seed, self.number)
         tables = [table[k:] + table[:k] for k in range(size)] if self.season.rotate else [table]
         matches = []
+        first = self.number
         for seating in tables[: max(1, self.remaining())]:
-            match = Match(season_id=self.season.id, number=self.number, seed=seed, rules_id=self.rules.id)  # type: ignore[arg-type]
+            match = Match(season_id=self.season.id, number=self.number, table=first, seed=seed,  # type: ignore[arg-type]
+                          rules_id=self.rules.id)
             self.session.add(match)
             self.session.flush()
             for seat, version_id in enumerate(seating):
@@ -230,13 +232,32 @@ class Planner:
             self.pending_seats[v] -= 1
 
 
-def task_for(session: Session, match: Match, limits: Limits, tier: Tier) -> MatchTask:
-    rows = session.exec(select(MatchSeat, BotVersion, Bot).where(
-        MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id,
-    ).order_by(MatchSeat.seat)).all()
-    seats = tuple(SeatEntry(v.id, f"{b.name}#{v.number}" if v.number > 1 else b.name, v.source)  # type: ignore[arg-type]
-                  for _, v, b in rows)
-    return MatchTask(match.id, match.rules_id, match.seed, seats, limits, tier)  # type: ignore[arg-type]
+def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier: Tier) -> TableTask:
+    """The worker's task for the matches of one table (their bots, their seatings)."""
+    bots: list[SeatEntry] = []
+    index: dict[int, int] = {}
+    games = []
+    for match in matches:
+        rows = session.exec(select(MatchSeat, BotVersion, Bot).where(
+            MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id,
+        ).order_by(MatchSeat.seat)).all()
+        seating = []
+        for _, version, bot in rows:
+            if version.id not in index:
+                index[version.id] = len(bots)  # type: ignore[index]
+                name = f"{bot.name}#{version.number}" if version.number > 1 else bot.name
+                bots.append(SeatEntry(version.id, name, version.source))  # type: ignore[arg-type]
+            seating.append(index[version.id])  # type: ignore[index]
+        games.append(GameSpec(match.id, match.seed, tuple(seating)))  # type: ignore[arg-type]
+    return TableTask(matches[0].rules_id, tuple(bots), tuple(games), limits, tier)
+
+
+def group_tables(matches: Sequence[Match]) -> list[list[Match]]:
+    """Planned matches grouped by table, in planning order."""
+    tables: dict[int, list[Match]] = {}
+    for match in sorted(matches, key=lambda m: m.number):
+        tables.setdefault(match.table, []).append(match)
+    return list(tables.values())
 
 
 # ----------------------------------------------------------------- running
@@ -275,7 +296,7 @@ def run_season(engine: Engine, settings: SeasonSettings, workers: int, limits: L
             season_id = get_or_create_season(session, settings).id
         engine.dispose()  # no database connection may cross the fork
         multiprocessing_logging.install_mp_handler()
-        results: queue.Queue[MatchOutcome | BaseException] = queue.Queue()
+        results: queue.Queue[list[MatchOutcome] | BaseException] = queue.Queue()
         pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_init)
         try:
             with Session(engine) as session:
@@ -283,38 +304,40 @@ def run_season(engine: Engine, settings: SeasonSettings, workers: int, limits: L
                 assert season is not None
                 planner = Planner(session, season, load_book(session, season.variant))
                 progress = _progress_of(session, season)
-                backlog = list(session.exec(select(Match).where(
-                    Match.season_id == season.id, Match.status == "planned").order_by(Match.number)).all())
+                backlog = group_tables(session.exec(select(Match).where(
+                    Match.season_id == season.id, Match.status == "planned")).all())
                 if backlog:
-                    log.info("season %s: resuming %d planned matches", season.name, len(backlog))
+                    log.info("season %s: resuming %d planned tables", season.name, len(backlog))
                 on_progress(progress)
                 in_flight: dict[int, list[int]] = {}  # match id -> version ids seated
                 while True:
                     while len(in_flight) < 2 * workers and (backlog or planner.remaining() > 0):
                         if not backlog:
-                            backlog.extend(planner.plan())
-                        task = task_for(session, backlog.pop(0), limits, tier)
-                        in_flight[task.match_id] = [seat.version_id for seat in task.seats]
-                        pool.apply_async(run_match, (task,), callback=results.put, error_callback=results.put)
+                            backlog.append(planner.plan())
+                        task = table_task(session, backlog.pop(0), limits, tier)
+                        for game in task.games:
+                            in_flight[game.match_id] = [task.bots[i].version_id for i in game.seating]
+                        pool.apply_async(run_table, (task,), callback=results.put, error_callback=results.put)
                     if not in_flight:
                         break
-                    outcome = results.get()
-                    if isinstance(outcome, BaseException):
-                        raise LadderError(f"a match worker failed: {outcome!r}")
-                    if outcome.record is None:
-                        raise LadderError(f"match {outcome.match_id} could not be played: {outcome.machine_fault}")
-                    try:
-                        recorded = record_outcome(session, planner.book, outcome)
-                    except Exception:
-                        session.rollback()
-                        raise
-                    planner.recorded(in_flight.pop(outcome.match_id))
-                    if recorded:
-                        progress.void += bool(outcome.record.void)
-                        progress.done += not outcome.record.void
-                        progress.played_now += 1
-                        progress.failures += sum(1 for s in outcome.record.seats if s.status.value != "ok")
-                        on_progress(progress)
+                    outcomes = results.get()
+                    if isinstance(outcomes, BaseException):
+                        raise LadderError(f"a match worker failed: {outcomes!r}")
+                    for outcome in outcomes:
+                        if outcome.record is None:
+                            raise LadderError(f"match {outcome.match_id} could not be played: {outcome.machine_fault}")
+                        try:
+                            recorded = record_outcome(session, planner.book, outcome)
+                        except Exception:
+                            session.rollback()
+                            raise
+                        planner.recorded(in_flight.pop(outcome.match_id))
+                        if recorded:
+                            progress.void += bool(outcome.record.void)
+                            progress.done += not outcome.record.void
+                            progress.played_now += 1
+                            progress.failures += sum(1 for s in outcome.record.seats if s.status.value != "ok")
+                            on_progress(progress)
                 season.finished_at = now()
                 session.add(season)
                 session.commit()

@@ -36,7 +36,10 @@ class SandboxPlayer:
         self.process.notify(message)
 
     def time_left_ms(self) -> float:
-        return self.process.limits.decision_ms + self.process.bank_left_ms  # type: ignore[attr-defined]
+        return self.process.limits.decision_ms + self.process.bank_left_ms
+
+    def new_game(self) -> None:
+        self.process.new_game()
 
     @property
     def stderr_tail(self) -> str:

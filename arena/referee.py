@@ -13,7 +13,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from engine import IllegalAction, Rules, action_from_json, event_to_json, new_game
 from engine.policies import default_action
@@ -35,6 +35,8 @@ class Player(Protocol):
     def notify(self, message: dict[str, Any]) -> None: ...
 
     def time_left_ms(self) -> float: ...
+
+    def new_game(self) -> None: ...
 
     def close(self) -> None: ...
 
@@ -167,7 +169,9 @@ class InProcessPlayer:
         self.path = Path(path)
         self._limits = limits or Limits()
         self.name = name or self.path.stem
-        self._act = load_entry_point(self.path)
+        self._new_game = load_entry_point(self.path)
+        self._act = self._new_game()
+        self._games = 0
         self._dead: Reply | None = None
 
     def request(self, message: dict[str, Any]) -> Reply:
@@ -175,6 +179,10 @@ class InProcessPlayer:
             return self._dead
         started = time.perf_counter()
         try:
+            if message.get("type") == "hello":
+                self._games += 1
+                if self._games > 1:  # a fresh bot object per game, as the sandbox runner does
+                    self._act = self._new_game()
             reply = self._act(json.loads(json.dumps(message)))
             reply = json.loads(json.dumps(reply))
         except Exception as exc:  # the bot's fault: becomes its status
@@ -195,22 +203,28 @@ class InProcessPlayer:
     def time_left_ms(self) -> float:
         return self._limits.decision_ms + self._limits.bank_ms
 
+    def new_game(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
 
-def load_entry_point(path: Path) -> Any:
-    """Import a trusted bot file and return its ``act`` callable (module function or SDK bot class)."""
+def load_entry_point(path: Path) -> Callable[[], Callable[[Any], Any]]:
+    """Import a trusted bot file; returns a function giving the ``act`` of one game (a module-level
+    ``act``, or the ``act`` of a new instance of its SDK bot class)."""
     spec = importlib.util.spec_from_file_location(f"bot_{path.stem}_{id(path)}", path)
     if spec is None or spec.loader is None:
         raise ValueError(f"cannot load bot file {str(path)!r}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    if callable(getattr(module, "act", None)):
-        return module.act
+    act = getattr(module, "act", None)
+    if callable(act) and not isinstance(act, type):
+        return lambda: act
     classes = [v for v in vars(module).values()
                if isinstance(v, type) and getattr(v, "__bohnanza_bot__", False) and v.__module__ == module.__name__]
     if len(classes) != 1:
         raise ValueError(f"bot file {str(path)!r} must define act(message) or exactly one Bot subclass, "
                          f"found {len(classes)} classes")
-    return classes[0]().act
+    bot_class = classes[0]
+    return lambda: bot_class().act

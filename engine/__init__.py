@@ -1,28 +1,56 @@
-"""Pure Bohnanza rules engine: card data, rules, state machine, views, replays. No I/O but reading card data."""
+"""Pure Bohnanza rules engine: card data, rules, state machine, views, replays. No I/O but reading card data.
+
+Names are imported lazily (PEP 562), so that a bot importing only ``engine.actions`` does not pay
+for the whole engine at start-up inside its sandbox.
+"""
 from __future__ import annotations
 
-from engine.actions import (
-    ACTION_TYPES, Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer,
-    Pass, Plant, PlantTraded, action_from_json, action_to_json,
-)
-from engine.cards import Bean, BeanType
-from engine.classic import ClassicGame
-from engine.errors import GameOverError, IllegalAction
-from engine.events import Event, event_from_json, event_to_json
-from engine.results import GameResult, rank_by_coins
-from engine.rules import Rules, classic_rules, rules_for
-from engine.views import View
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "ACTION_TYPES", "Accept", "Action", "Bean", "BeanType", "BuyField", "ClassicGame", "Confirm", "Decision",
-    "DecisionKind", "EndTrading", "Event", "GameOverError", "GameResult", "Harvest", "IllegalAction", "Offer",
-    "Pass", "Plant", "PlantTraded", "Rules", "View", "action_from_json", "action_to_json", "classic_rules",
-    "event_from_json", "event_to_json", "new_game", "rank_by_coins", "rules_for",
-]
+_EXPORTS = {
+    "engine.actions": ("ACTION_TYPES", "Accept", "Action", "BuyField", "Confirm", "Decision", "DecisionKind",
+                       "EndTrading", "Harvest", "Offer", "Pass", "Plant", "PlantTraded", "action_from_json",
+                       "action_to_json"),
+    "engine.cards": ("Bean", "BeanType"),
+    "engine.classic": ("ClassicGame",),
+    "engine.errors": ("GameOverError", "IllegalAction"),
+    "engine.events": ("Event", "event_from_json", "event_to_json"),
+    "engine.results": ("GameResult", "rank_by_coins"),
+    "engine.rules": ("Rules", "classic_rules", "rules_for"),
+    "engine.views": ("View",),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted([*_WHERE, "new_game"])
+
+if TYPE_CHECKING:
+    from engine.actions import (  # noqa: F401
+        ACTION_TYPES, Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer,
+        Pass, Plant, PlantTraded, action_from_json, action_to_json,
+    )
+    from engine.cards import Bean, BeanType  # noqa: F401
+    from engine.classic import ClassicGame
+    from engine.errors import GameOverError, IllegalAction  # noqa: F401
+    from engine.events import Event, event_from_json, event_to_json  # noqa: F401
+    from engine.results import GameResult, rank_by_coins  # noqa: F401
+    from engine.rules import Rules, classic_rules, rules_for  # noqa: F401
+    from engine.views import View  # noqa: F401
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 def new_game(rules: Rules, players: int, seed: int) -> ClassicGame:
     """A new game of ``rules`` for ``players`` seats, dealt from ``seed``."""
     if rules.variant == "classic":
+        from engine.classic import ClassicGame
+
         return ClassicGame(rules, players, seed)
     raise ValueError(f"no engine for variant {rules.variant!r}")

@@ -3,15 +3,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from engine.cards import Bean, BeanType, parse_bean_types
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def card_data_path() -> Path:
     """seeds/beans.json of the project (computed lazily: a bot's sandbox has no files)."""
+    from pathlib import Path
+
     return Path(__file__).resolve().parent.parent / "seeds" / "beans.json"
 
 

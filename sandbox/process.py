@@ -32,7 +32,6 @@ BOOTSTRAP = (
     "{'__name__':'__bohnanza_runner__','STDIN':i})"
 )
 CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
-END_GRACE_S = 0.1  # how long close() lets a bot that got "end" exit on its own
 REAP_TIMEOUT_S = 5.0
 
 
@@ -102,7 +101,6 @@ class BotProcess:
         self._failure: Reply | None = None
         self._closed = False
         self._frozen = False
-        self._ended = False
         self.startup_ms = 0.0
         self._time_used_ms = 0.0
         self._bank_left_ms = float(limits.bank_ms)
@@ -281,10 +279,7 @@ class BotProcess:
         log.debug("%s <- %s", self.bundle.name, payload[:200])
         self._thaw()
         self._pipes.exchange(payload, time.monotonic() + self.limits.decision_ms / 1000.0, want_line=False)
-        if message.get("type") == "end":
-            self._ended = True  # let it finish on its own during close()
-        else:
-            self._freeze()  # any work on this message is charged to the next request
+        self._freeze()  # any work on this message is charged to the next request
 
     def _failure_reply(self, outcome: Outcome, during: str) -> Reply:
         assert self._popen is not None
@@ -329,6 +324,11 @@ class BotProcess:
     @property
     def bank_left_ms(self) -> float:
         return max(0.0, self._bank_left_ms)
+
+    def new_game(self) -> None:
+        """Refill the time bank: the same process is about to play another game."""
+        self._time_used_ms = 0.0
+        self._bank_left_ms = float(self.limits.bank_ms)
 
     @property
     def pid(self) -> int | None:
@@ -400,11 +400,6 @@ class BotProcess:
         self._closed = True
         try:
             if self._popen is not None:
-                if self._ended and self._popen.poll() is None:
-                    try:
-                        self._popen.wait(timeout=END_GRACE_S)
-                    except subprocess.TimeoutExpired:
-                        pass
                 self._kill()
                 for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):
                     if stream is not None:

@@ -151,10 +151,10 @@ class _Importer:
         exec(code, module.__dict__)
 
 
-def _entry_point(module):  # -> callable act(message)
+def _entry_point(module):  # -> callable making the act(message) of one game
     act = getattr(module, "act", None)
     if callable(act) and not isinstance(act, type):
-        return act
+        return lambda: act
     classes = [
         value
         for value in vars(module).values()
@@ -169,7 +169,8 @@ def _entry_point(module):  # -> callable act(message)
             "no entry point: define a module-level act(message) or exactly one class with "
             "__bohnanza_bot__ (found: " + names + ")",
         )
-    return classes[0]().act
+    bot_class = classes[0]
+    return lambda: bot_class().act
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -255,7 +256,8 @@ def main(stdin) -> None:
 
     try:
         module = __import__(bot_name)
-        act = _entry_point(module)
+        new_game = _entry_point(module)
+        act = new_game()
     except SystemExit:
         _die(EXIT_BAD_BOT, "the bot exited during import")
     except BaseException:  # noqa: BLE001 - report any import failure and exit
@@ -263,6 +265,7 @@ def main(stdin) -> None:
 
     reader = open(proto_in, "rb", buffering=65536, closefd=True)
     _write_all(proto_out, b'{"type":"ready"}\n')
+    games = 0
     while True:
         line = reader.readline()
         if not line:
@@ -273,6 +276,10 @@ def main(stdin) -> None:
         except Exception as exc:  # noqa: BLE001
             _die(EXIT_BAD_BOOT, "bad request from the referee: " + repr(exc))
         try:
+            if kind == "hello":
+                games += 1
+                if games > 1:  # every game after the first gets a fresh bot object
+                    act = new_game()
             result = act(message)
         except SystemExit:
             _die(EXIT_BAD_BOT, "the bot called exit() in act()")
@@ -284,11 +291,8 @@ def main(stdin) -> None:
             except Exception as exc:  # noqa: BLE001
                 _die(EXIT_BAD_BOT, "reply is not JSON: " + repr(exc))
             _write_all(proto_out, data.encode("utf-8") + b"\n")
-        elif kind == "end":
-            try:
-                sys.stderr.flush()
-            finally:
-                os._exit(0)
+        elif kind == "end":  # another game may follow in this process
+            sys.stderr.flush()
 
 
 def _report_and_exit(what: str) -> None:

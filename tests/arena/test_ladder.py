@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, make_engine
 from arena.ladder import rerate
-from conftest import ARENA, run_arena
+from arena_helpers import ARENA, run_arena
 
 PROJECT = Path(__file__).resolve().parents[2]
 

@@ -1,0 +1,57 @@
+"""A table's games share bot processes; a failed bot gets a fresh process for the next game."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import arena.match as match_module
+from arena.match import GameSpec, SeatEntry, TableTask, run_table
+from arena.players import SandboxPlayer
+from engine.replay import resimulate
+from sandbox import Limits, Status, Tier, detect_tier
+
+PROJECT = Path(__file__).resolve().parents[2]
+GREEDY = (PROJECT / "bots" / "greedy_bot.py").read_text()
+CRASHER = ("from sandbox.sdk import Bot\n\nclass Crasher(Bot):\n"
+           "    def plant_second(self, request):\n        raise RuntimeError('boom')\n")
+
+
+@pytest.fixture(scope="module")
+def tier() -> Tier:
+    return detect_tier()
+
+
+def test_rotated_table_reuses_processes_and_replaces_failed_ones(tier: Tier, monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[str] = []
+    real_init = SandboxPlayer.__init__
+
+    def counting_init(self, name, source, limits, tier):  # type: ignore[no-untyped-def]
+        started.append(name)
+        real_init(self, name, source, limits, tier)
+
+    monkeypatch.setattr(match_module.SandboxPlayer, "__init__", counting_init)
+    bots = (SeatEntry(1, "greedy", GREEDY), SeatEntry(2, "greedy_copy", GREEDY), SeatEntry(3, "crasher", CRASHER))
+    games = tuple(GameSpec(100 + k, 77, tuple((k + i) % 3 for i in range(3))) for k in range(3))
+    outcomes = run_table(TableTask("classic-v1", bots, games, Limits(), tier))
+    assert [o.match_id for o in outcomes] == [100, 101, 102]
+    for k, outcome in enumerate(outcomes):
+        record = outcome.record
+        assert record is not None and record.void is None
+        crasher_seat = games[k].seating.index(2)
+        statuses = [s.status for s in record.seats]
+        assert statuses[crasher_seat] is Status.CRASH
+        assert statuses.count(Status.OK) == 2
+        assert record.seats[crasher_seat].rank == 3
+        assert resimulate(record.replay).result == record.replay.result
+    # the two healthy bots were started once for the three games, the crasher once per game
+    assert sorted(started) == ["crasher", "crasher", "crasher", "greedy", "greedy_copy"]
+
+
+def test_same_deal_with_rotated_seats_is_the_same_deck(tier: Tier) -> None:
+    bots = (SeatEntry(1, "a", GREEDY), SeatEntry(2, "b", GREEDY), SeatEntry(3, "c", GREEDY))
+    games = tuple(GameSpec(k, 5, tuple((k + i) % 3 for i in range(3))) for k in range(3))
+    records = [o.record for o in run_table(TableTask("classic-v1", bots, games, Limits(), tier))]
+    assert all(r is not None for r in records)
+    # identical bots in rotated seats on the same deck: seat outcomes do not depend on who sits there
+    assert len({r.replay.events for r in records}) == 1  # type: ignore[union-attr]
