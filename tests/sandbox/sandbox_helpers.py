@@ -17,6 +17,9 @@ os.environ["BOHNANZA_TEST_SECRET"] = SECRET_MARKER
 ECHO_SOURCE = "def act(message):\n    return {'echo': message}\n"
 
 STRONG_AVAILABLE = detect_tier() is Tier.STRONG
+if os.environ.get("CI") == "true" and not STRONG_AVAILABLE:
+    # .ci/run installs bubblewrap: in CI the strong-tier tests must run, never be skipped
+    raise RuntimeError("CI without the strong sandbox tier: see the sandbox.isolation log for why")
 ALL_TIERS = [Tier.PLAIN] + ([Tier.STRONG] if STRONG_AVAILABLE else [])
 needs_strong = pytest.mark.skipif(not STRONG_AVAILABLE, reason="strong tier (bubblewrap + seccomp, root) unavailable")
 

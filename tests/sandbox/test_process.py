@@ -176,3 +176,4 @@ def test_foreign_interpreter_gets_source_not_marshal(tier: Tier) -> None:
     with BotProcess.start(bundle, fast_limits(), tier, python="/usr/bin/python3") as bot:
         assert bot.status is Status.OK, bot.stderr_tail
         assert bot.request({"type": "decide"}).message == {"x": 5}
+
