@@ -4,7 +4,7 @@ from __future__ import annotations
 import enum
 import json
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 
 class Bean(enum.Enum):
@@ -78,3 +78,18 @@ def parse_bean_types(text: str) -> tuple[BeanType, ...]:
     if len(set(beans)) != len(beans):
         raise ValueError(f"card data lists a bean twice: {[b.value for b in beans]!r}")
     return types
+
+
+def find_cards(cards: Sequence[Bean | None], want: Sequence[Bean], partial: bool = False) -> tuple[int, ...] | None:
+    """Positions of cards matching the multiset ``want`` (earliest first); ``None`` if they are not all
+    there, unless ``partial``, which returns the positions of those that are."""
+    taken: list[int] = []
+    for bean in want:
+        for i, card in enumerate(cards):
+            if card is bean and i not in taken:
+                taken.append(i)
+                break
+        else:
+            if not partial:
+                return None
+    return tuple(taken)

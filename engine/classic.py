@@ -14,7 +14,7 @@ from engine.actions import (
     Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer, Pass,
     Plant, PlantTraded,
 )
-from engine.cards import Bean
+from engine.cards import Bean, find_cards
 from engine.errors import GameOverError, IllegalAction
 from engine.events import (
     Accepted, Drew, Event, FieldBought, GameEnded, Harvested, Offered, Passed, Planted, Reshuffled,
@@ -546,21 +546,6 @@ class ClassicGame:
             if ok:
                 options.append(Harvest(i))
         return options
-
-
-def find_cards(cards: Sequence[Bean | None], want: Sequence[Bean], partial: bool = False) -> tuple[int, ...] | None:
-    """Positions of cards matching the multiset ``want`` (earliest first); ``None`` if they are not all
-    there, unless ``partial``, which returns the positions of those that are."""
-    taken: list[int] = []
-    for bean in want:
-        for i, card in enumerate(cards):
-            if card is bean and i not in taken:
-                taken.append(i)
-                break
-        else:
-            if not partial:
-                return None
-    return tuple(taken)
 
 
 def _names(beans: Sequence[Bean]) -> str:

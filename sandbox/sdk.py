@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping
 
 from engine.actions import (
     Accept, Action, BuyField, Confirm, DecisionKind, EndTrading, Harvest, Offer, Pass, Plant, PlantTraded,
     action_from_json, action_to_json,
 )
-from engine.cards import Bean
+from engine.cards import Bean, find_cards
 from engine.events import Event, event_from_json
 from engine.rules import Rules
 from engine.views import View
@@ -182,16 +182,3 @@ def best_plant(rules: Rules, request: Request) -> Action:
         return plant_loss(rules, view, action.field, bean)  # type: ignore[union-attr]
 
     return min(plants, key=loss)
-
-
-def find_cards(cards: Sequence[Bean], want: Iterable[Bean]) -> tuple[int, ...] | None:
-    """Positions in ``cards`` that pay the multiset ``want`` (earliest first), or ``None``."""
-    taken: list[int] = []
-    for bean in want:
-        for i, card in enumerate(cards):
-            if card is bean and i not in taken:
-                taken.append(i)
-                break
-        else:
-            return None
-    return tuple(taken)
