@@ -24,7 +24,6 @@ from sandbox import Limits, SandboxError, Tier, detect_tier
 log = logging.getLogger("arena")
 
 BUILTIN_BOTS = PROJECT / "bots"
-MAX_BOT_BYTES = 256 * 1024
 
 
 class UserError(click.ClickException):
@@ -50,13 +49,10 @@ def resolve_bot(spec: str) -> tuple[str, str, bool]:
         if not path.is_file():
             known = ", ".join(sorted(p.stem for p in BUILTIN_BOTS.glob("*.py")))
             raise UserError(f"no bot {spec!r}: not a file and not a built-in bot ({known})")
-    data = path.read_bytes()
-    if len(data) > MAX_BOT_BYTES:
-        raise UserError(f"bot file {str(path)!r} is {len(data)} bytes; the limit is {MAX_BOT_BYTES}")
     try:
-        source = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"bot file {str(path)!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        source = check_source(path.read_bytes(), str(path))
+    except SubmissionError as exc:
+        raise UserError(str(exc)) from None
     return path.stem, source, trusted
 
 

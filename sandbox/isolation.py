@@ -13,6 +13,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .values import SandboxError, Tier
 
@@ -198,14 +199,14 @@ def _kill_quietly(pid: int) -> None:
         pass
 
 
-def processes_of_uid(uid: int) -> list[int]:
-    """Live (non-zombie) processes whose real uid is ``uid``, found by scanning /proc."""
+def live_processes(match: Callable[[os.DirEntry[str]], bool]) -> list[int]:
+    """Live (non-zombie) processes, found by scanning /proc, for which ``match(entry)`` holds."""
     found = []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
-            if entry.stat().st_uid != uid:
+            if not match(entry):
                 continue
             with open(f"/proc/{entry.name}/stat", "rb") as f:
                 state = f.read().rsplit(b")", 1)[1].split()[0]
@@ -214,6 +215,11 @@ def processes_of_uid(uid: int) -> list[int]:
         if state not in (b"Z", b"X"):
             found.append(int(entry.name))
     return found
+
+
+def processes_of_uid(uid: int) -> list[int]:
+    """Live processes whose real uid is ``uid``."""
+    return live_processes(lambda entry: entry.stat().st_uid == uid)
 
 
 def strong_tier_problem(interp: Interpreter) -> str | None:

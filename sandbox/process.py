@@ -429,18 +429,9 @@ class BotProcess:
 def processes_with_tag(tag: str) -> list[int]:
     """Live processes whose command line carries ``tag`` (the bootstrap comment of one bot)."""
     needle = tag.encode()
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-                if needle not in f.read():
-                    continue
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state not in (b"Z", b"X"):
-            found.append(int(entry.name))
-    return found
+
+    def carries_tag(entry: os.DirEntry[str]) -> bool:
+        with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+            return needle in f.read()
+
+    return isolation.live_processes(carries_tag)
