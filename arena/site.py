@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
@@ -34,7 +34,6 @@ GAMES_PER_PAGE = 100
 BOT_GAMES_PER_PAGE = 500
 RECENT_GAMES = 20
 CHART_POINTS = 400
-OWNED = ("index.html", "leaderboard.json", "static", "bots", "games", "seasons", MARKER)
 
 
 class SiteError(RuntimeError):
@@ -231,6 +230,92 @@ def pages_of(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
     return [items[i:i + size] for i in range(0, len(items), size)] or [items[:0]]
 
 
+# ----------------------------------------------------------------- table rows
+class Fragments:
+    """HTML pieces repeated on many pages (game rows, bot links), built once in Python: rendering
+    tens of thousands of table rows through template macros would dominate the build time."""
+
+    def __init__(self, ladder: Ladder) -> None:
+        self.ladder = ladder
+        self._links: dict[tuple[int, str], str] = {}
+        self._players: dict[int, str] = {}
+
+    def bot_link(self, bot: BotInfo, root: str = "../", version: VersionInfo | None = None) -> Markup:
+        key = (bot.id, root)
+        link = self._links.get(key)
+        if link is None:
+            link = self._links[key] = (f'<a href="{root}bots/{bot.id}.html" class="bot">{escape(bot.name)}</a>'
+                                       + (' <span class="boss" title="built-in reference bot">boss</span>'
+                                          if bot.builtin else ""))
+        if version is not None and version.number > 1:
+            return Markup(link.replace("</a>", f'</a> <span class="ver">v{version.number}</span>', 1))
+        return Markup(link)
+
+    def players(self, game: GameRow) -> str:
+        """Every seat's bot and coins, the winners starred, failures flagged."""
+        cell = self._players.get(game.id)
+        if cell is None:
+            parts = []
+            for seat in game.seats:
+                bot = self.ladder.bot_of(seat.version_id)
+                parts.append(f'<span class="seat{" winner" if seat.rank == 1 else ""}">{escape(bot.name)} '
+                             f"<b>{seat.coins}</b>{self.failure(seat)}</span>")
+            cell = self._players[game.id] = "".join(parts)
+        return cell
+
+    @staticmethod
+    def failure(seat: SeatRow) -> str:
+        if seat.status in (None, "ok"):
+            return ""
+        return f' <span class="fail" title="{escape(seat.detail)}">{escape(seat.status)}</span>'
+
+    @staticmethod
+    def status(seat: SeatRow) -> str:
+        if seat.status == "ok":
+            return '<span class="ok">ok</span>'
+        return Fragments.failure(seat).strip() or "–"
+
+    def game_rows(self, games: Iterable[GameRow], root: str, show_season: bool) -> Markup:
+        names = self.ladder.season_names
+        rows = []
+        for g in games:
+            season = (f'<td><a href="{root}seasons/{g.season_id}.html">{escape(names.get(g.season_id, "?"))}</a></td>'
+                      if show_season else "")
+            state = (f'<span class="fail" title="{escape(g.void_reason or "")}">void</span>' if g.status == "void"
+                     else "rated")
+            rows.append(f'<tr><td><a href="{root}games/{g.id}.html">#{g.id}</a></td>'
+                        f'<td class="nowrap">{fmt_date(g.finished_at)}</td>{season}'
+                        f'<td class="players">{self.players(g)}</td><td>{state}</td></tr>')
+        return Markup("\n".join(rows))
+
+    def bot_game_rows(self, games: Iterable[tuple[GameRow, SeatRow]], filterable: bool) -> Markup:
+        """One row per game of a bot, from the bot's seat; ``filterable`` adds the opponents' ids."""
+        versions = self.ladder.versions
+        rows = []
+        for g, s in games:
+            opponents = ""
+            if filterable:
+                opponents = ' data-opponents=" ' + " ".join(
+                    str(versions[o.version_id].bot_id) for o in g.seats if o.seat != s.seat) + ' "'
+            void = ' <span class="fail">void</span>' if g.status == "void" else ""
+            rows.append(f'<tr{opponents}><td><a href="../games/{g.id}.html">#{g.id}</a></td>'
+                        f'<td class="nowrap">{fmt_date(g.finished_at)}</td><td>v{versions[s.version_id].number}</td>'
+                        f'<td class="num">{s.coins}</td><td class="num">{s.rank}/{len(g.seats)}</td>'
+                        f'<td>{self.status(s)}{void}</td><td class="players">{self.players(g)}</td></tr>')
+        return Markup("\n".join(rows))
+
+    def seat_rows(self, game: GameRow) -> Markup:
+        rows = []
+        for s in game.seats:
+            bot = self.ladder.bot_of(s.version_id)
+            detail = f' <code class="detail">{escape(s.detail)}</code>' if s.detail else ""
+            rows.append(f'<tr class="{"winner" if s.rank == 1 else ""}"><td>{s.seat}</td>'
+                        f"<td>{self.bot_link(bot, '../', self.ladder.versions[s.version_id])}</td>"
+                        f'<td class="num coins">{s.coins}</td><td class="num rank">{s.rank}</td>'
+                        f"<td>{self.status(s)}{detail}</td></tr>")
+        return Markup("\n".join(rows))
+
+
 # ----------------------------------------------------------------- the rating chart
 @dataclass(frozen=True)
 class ChartPoint:
@@ -326,23 +411,38 @@ def environment() -> Environment:
 
 
 def prepare_out(out: Path) -> None:
-    """Make ``out`` an empty site folder; refuse a non-empty folder this command did not build."""
+    """Make ``out`` a site folder; refuse a non-empty folder this command did not build.
+
+    Files of an earlier build are overwritten in place and the stale ones removed at the end
+    (``remove_stale``): deleting twenty thousand freshly written pages first can take longer than
+    the build itself.
+    """
     if out.exists() and not out.is_dir():
         raise SiteError(f"output {str(out)!r} exists and is not a folder")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
         raise SiteError(f"output folder {str(out)!r} is not empty and was not built by 'arena site build'; "
                         "choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    for name in OWNED:
-        path = out / name
-        if path.is_dir():
-            shutil.rmtree(path)
-        elif path.exists():
-            path.unlink()
-    (out / MARKER).write_text("built by arena site build; the whole folder is rewritten on every build\n")
-    shutil.copytree(SITE_DIR / "static", out / "static")
+    (out / MARKER).write_text("built by 'arena site build'; every build rewrites this folder\n")
     for sub in ("bots", "games", "seasons"):
-        (out / sub).mkdir()
+        (out / sub).mkdir(exist_ok=True)
+    shutil.copytree(SITE_DIR / "static", out / "static", dirs_exist_ok=True)
+
+
+def remove_stale(out: Path, keep: set[str]) -> int:
+    """Delete the files under ``out``'s site folders whose relative path is not in ``keep``."""
+    removed = 0
+    for sub in ("bots", "games", "seasons", "static"):
+        for entry in os.scandir(out / sub):
+            name = f"{sub}/{entry.name}"
+            if name in keep:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+            removed += 1
+    return removed
 
 
 class SiteBuilder:
@@ -355,12 +455,14 @@ class SiteBuilder:
         self.workers = max(1, workers)
         self.env = environment()
         self.pages = 0
+        self.written: set[str] = {f"static/{p.name}" for p in (SITE_DIR / "static").iterdir()}
         self.built_at = datetime.now(timezone.utc)
 
     def write(self, relative: str, template: str, root: str, **context: Any) -> None:
         text = self.env.get_template(template).render(root=root, built_at=self.built_at, ladder=self.ladder,
-                                                      **context)
+                                                      frag=self.frag, **context)
         (self.out / relative).write_text(text, encoding="utf-8")
+        self.written.add(relative)
         self.pages += 1
 
     def build(self) -> BuildSummary:
@@ -368,7 +470,26 @@ class SiteBuilder:
         prepare_out(self.out)
         with Session(self.engine) as session:
             ladder = self.ladder = load_ladder(session, self.variant)
+            self.frag = Fragments(ladder)
             history = self.rating_history(session, ladder)
+        pool, pending = self.start_game_pages(ladder)  # the bulk of the work, in other processes
+        try:
+            game_count = self.other_pages(ladder, history)
+            if pending is None:
+                ids = [g.id for g in ladder.games]
+                game_count += self.game_pages_between(min(ids), max(ids)) if ids else 0
+            else:
+                game_count += sum(pending.get())
+        finally:
+            if pool is not None:
+                pool.terminate()
+                pool.join()
+        self.pages += game_count
+        remove_stale(self.out, self.written | {f"games/{g.id}.html" for g in ladder.games})
+        return BuildSummary(self.out, self.pages, game_count, time.perf_counter() - started)
+
+    def other_pages(self, ladder: Ladder, history: dict[int, list[ChartPoint]]) -> int:
+        """Every page but the game pages; returns 0 (no game pages written)."""
         stats = self.version_stats(ladder)
         season_rows = self.season_rows(ladder)
         board = self.board_rows(ladder, stats)
@@ -380,12 +501,12 @@ class SiteBuilder:
                                            "mu", "sigma", "games", "win_rate", "avg_coins", "failure_rate")}
                 | {"bot_id": row["bot_id"], "page": f"bots/{row['bot_id']}.html"} for row in board],
         }, indent=1), encoding="utf-8")
+        self.written.add("leaderboard.json")
         self.pages += 1
         self.bot_pages(ladder, history)
         self.season_pages(ladder, season_rows)
         self.write_game_lists("games/page-{}.html", ladder.games, "All games", "../", listing="games")
-        game_count = self.game_pages(ladder)
-        return BuildSummary(self.out, self.pages, game_count, time.perf_counter() - started)
+        return 0
 
     # ----------------------------------------------------------------- figures
     def version_stats(self, ladder: Ladder) -> dict[int, Tally]:
@@ -470,12 +591,30 @@ class SiteBuilder:
             chart = rating_chart(history.get(bot.id, []), f"Rating history of {bot.name}")
             lists = pages_of(mine, BOT_GAMES_PER_PAGE)
             self.write(f"bots/{bot.id}.html", "bot.html", "../", bot=bot, row=board.get(bot.id), chart=chart,
-                       versions=versions, head=head, recent=mine[:RECENT_GAMES], failures=failures.most_common(),
-                       failed=failed[:10], game_count=len(mine), list_pages=len(lists))
+                       versions=versions, head=head, head_rows=self.head_rows(bot, head),
+                       recent=self.frag.bot_game_rows(mine[:RECENT_GAMES], filterable=False),
+                       failures=failures.most_common(), failed=failed[:10], game_count=len(mine),
+                       list_pages=len(lists))
+            options = Markup("".join(f'<option value="{b.id}">{escape(b.name)}</option>'
+                                     for b in sorted((r["bot"] for r in head), key=lambda b: b.name)))
             for number, chunk in enumerate(lists, start=1):
-                self.write(f"bots/{bot.id}-games-{number}.html", "bot_games.html", "../", bot=bot, games=chunk,
-                           page=number, pages=len(lists), game_count=len(mine),
-                           opponents=sorted((r["bot"] for r in head), key=lambda b: b.name))
+                self.write(f"bots/{bot.id}-games-{number}.html", "bot_games.html", "../", bot=bot,
+                           rows=self.frag.bot_game_rows(chunk, filterable=True), page=number, pages=len(lists),
+                           game_count=len(mine), options=options)
+
+    def head_rows(self, bot: BotInfo, head: list[dict[str, Any]]) -> Markup:
+        rows = []
+        for h in head:
+            diff = h["coin_diff"]
+            tone = "pos" if diff > 0 else "neg" if diff < 0 else ""
+            rows.append(f'<tr><td data-value="{escape(h["bot"].name)}">{self.frag.bot_link(h["bot"])}</td>'
+                        f'<td class="num" data-value="{h["games"]}">{h["games"]}</td>'
+                        f'<td class="num" data-value="{h["wins"]}">{h["wins"]}</td>'
+                        f'<td class="num" data-value="{h["losses"]}">{h["losses"]}</td>'
+                        f'<td class="num" data-value="{h["win_rate"]:.4f}">{fmt_pct(h["win_rate"])}</td>'
+                        f'<td class="num {tone}" data-value="{diff:.4f}">{diff:+.2f}</td>'
+                        f'<td><a href="{bot.id}-games-1.html#vs-{h["bot"].id}">games</a></td></tr>')
+        return Markup("\n".join(rows))
 
     def season_pages(self, ladder: Ladder, season_rows: list[dict[str, Any]]) -> None:
         self.write("seasons/index.html", "seasons.html", "../", seasons=season_rows)
@@ -490,34 +629,34 @@ class SiteBuilder:
                                key=lambda r: (-(r["tally"].win_rate or 0), -(r["tally"].avg_coins or 0), r["bot"].name))
             pages = self.write_game_lists(f"seasons/{season.id}-games-{{}}.html", row["games"],
                                           f"Games of season {season.name}", "../", listing=f"season-{season.id}")
-            self.write(f"seasons/{season.id}.html", "season.html", "../", row=row, season=season,
-                       standings=standings, recent=row["games"][:RECENT_GAMES], list_pages=pages)
+            self.write(f"seasons/{season.id}.html", "season.html", "../", row=row, season=season, standings=standings,
+                       recent=self.frag.game_rows(row["games"][:RECENT_GAMES], "../", False), list_pages=pages)
 
     def write_game_lists(self, pattern: str, games: Sequence[GameRow], title: str, root: str, listing: str) -> int:
         chunks = pages_of(games, GAMES_PER_PAGE)
         for number, chunk in enumerate(chunks, start=1):
-            self.write(pattern.format(number), "games.html", root, games=chunk, title=title, page=number,
-                       pages=len(chunks), pattern=Path(pattern).name, total=len(games), listing=listing)
+            show_season = listing == "games"
+            self.write(pattern.format(number), "games.html", root, rows=self.frag.game_rows(chunk, root, show_season),
+                       show_season=show_season, title=title, page=number, pages=len(chunks),
+                       pattern=Path(pattern).name, total=len(games))
         return len(chunks)
 
-    def game_pages(self, ladder: Ladder) -> int:
+    def start_game_pages(self, ladder: Ladder) -> tuple[Any, Any]:
+        """Start writing the game pages in forked workers: (pool, pending result), or (None, None)
+        when the ladder is small or one process was asked for (the caller then writes them)."""
         ids = sorted(g.id for g in ladder.games)
         if self.workers == 1 or len(ids) < 500:
-            written = self.game_pages_between(ids[0], ids[-1]) if ids else 0
-            self.pages += written
-            return written
+            return None, None
         size = -(-len(ids) // self.workers)
         ranges = [(ids[i], ids[min(i + size, len(ids)) - 1]) for i in range(0, len(ids), size)]
         global _BUILDER
         _BUILDER = self
         self.engine.dispose()  # no database connection may cross the fork
         try:
-            with multiprocessing.get_context("fork").Pool(len(ranges)) as pool:
-                written = sum(pool.starmap(_game_pages_worker, ranges))
+            pool = multiprocessing.get_context("fork").Pool(len(ranges))
         finally:
             _BUILDER = None
-        self.pages += written
-        return written
+        return pool, pool.starmap_async(_game_pages_worker, ranges)
 
     def game_pages_between(self, first: int, last: int) -> int:
         """Write the page of every played game with an id in ``first..last``; returns how many."""
@@ -535,12 +674,12 @@ class SiteBuilder:
                 if game.rules_id not in rules_meta:
                     rules_meta[game.rules_id] = _rules_meta(game.rules_id)
                 events, hints = public_replay(replay) if replay else ("[]", '{"o":[],"c":[],"p":[]}')
-                seats = [{"seat": s, "bot": ladder.bot_of(s.version_id), "version": ladder.versions[s.version_id]}
-                         for s in game.seats]
                 meta = {"rules": rules_meta[game.rules_id],
-                        "seats": [_seat_label(row["bot"].name, row["version"].number) for row in seats],
+                        "seats": [_seat_label(ladder.bot_of(s.version_id).name, ladder.versions[s.version_id].number)
+                                  for s in game.seats],
                         "coins": [s.coins for s in game.seats], "ranks": [s.rank for s in game.seats]}
-                text = template.render(root="../", built_at=self.built_at, ladder=ladder, game=game, seats=seats,
+                text = template.render(root="../", built_at=self.built_at, ladder=ladder, game=game,
+                                       seat_rows=self.frag.seat_rows(game),
                                        season=seasons.get(game.season_id), meta=meta,
                                        events=Markup(events), hints=Markup(script_json(hints)),
                                        has_replay=bool(replay))
