@@ -26,25 +26,27 @@
       for (k = 0; k < rules.start_fields; k++) fs.push([null, 0]);
       s.fields.push(fs); s.trade.push([]); s.hands.push(rules.hand_size); s.coins.push(0);
     }
-    // the cash-ins that end the game come right before game_ended; the hands and trading areas
-    // are discarded just before them (C-7.3)
-    var finish = -1;
+    // the cash-ins that end the game come right before game_ended; seat by seat, the hand and the
+    // trading area are discarded, then the fields cashed in (C-7.3)
+    var finish = -1, flushed = 0;
     if (events.length && events[events.length - 1].type === "game_ended") {
       finish = events.length - 1;
       while (finish > 0 && events[finish - 1].type === "harvested") finish--;
+    }
+    function flushUpTo(seat) {
+      for (; flushed <= seat && flushed < n; flushed++) {
+        var t = s.trade[flushed];
+        s.discard += s.hands[flushed] + t.length;
+        if (s.hands[flushed]) s.top = "?";  // a hand card: its bean stays hidden
+        if (t.length) s.top = t[t.length - 1][0];
+        s.hands[flushed] = 0; s.trade[flushed] = [];
+      }
     }
     var oi = 0, ci = 0, pi = 0, responses = [], activeOffer = [], gift = null;
     var taken = 0;  // cards of the old deck already taken by a turn-up or draw that then reshuffled
     var states = [copyState(s)];
     events.forEach(function (e, index) {
-      if (index === finish) {
-        for (i = 0; i < n; i++) {
-          s.discard += s.hands[i] + s.trade[i].length;
-          if (s.hands[i]) s.top = "?";
-          if (s.trade[i].length) s.top = s.trade[i][s.trade[i].length - 1][0];
-          s.hands[i] = 0; s.trade[i] = [];
-        }
-      }
+      if (finish >= 0 && index >= finish) flushUpTo(e.type === "harvested" ? e.seat : n - 1);
       switch (e.type) {
         case "turn_started":
           s.active = e.seat; s.turn = e.turn; responses = []; activeOffer = [];

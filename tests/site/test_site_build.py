@@ -1,0 +1,132 @@
+"""The site build without a browser: public replay data, escaping, file names, output folder rules."""
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session
+
+from arena.db import make_engine
+from arena.ladder import leaderboard
+from arena.site import ChartPoint, SiteError, build_site, public_replay, rating_chart, script_json
+from engine import classic_rules, new_game
+from engine.policies import random_action
+from engine.replay import Replay
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def random_replays(count: int) -> list[Replay]:
+    replays = []
+    for k in range(count):
+        game = new_game(classic_rules(), 3 + k % 3, 500 + k)
+        rng = random.Random(k)
+        while not game.over:
+            game.apply(random_action(game, rng, offer_rate=0.5))
+        replays.append(Replay.of(game, [f"p{i}" for i in range(game.players)]))
+    return replays
+
+
+def test_public_replay_fast_path_equals_the_parsed_one_and_hides_hands() -> None:
+    for replay in random_replays(6):
+        text = replay.dumps()
+        events, hints = public_replay(text)
+        reformatted = public_replay(json.dumps(json.loads(text), indent=1))  # not Replay.dumps: parsed path
+        assert (events, hints) == reformatted
+        assert json.loads(events) == json.loads(text)["events"]
+        data = json.loads(hints)
+        actions = [a for _, a in json.loads(text)["actions"]]
+        assert len(data["o"]) == sum(a["type"] == "offer" for a in actions) > 0
+        assert len(data["c"]) == sum(a["type"] == "confirm" for a in actions)
+        assert len(data["p"]) == sum(a["type"] == "plant_traded" for a in actions) > 0
+        assert "give_hand" not in events + hints and '"seed"' not in events + hints
+
+
+def test_public_replay_refuses_garbage_quoting_it() -> None:
+    with pytest.raises(SiteError, match=r"malformed replay '\{\"format\": 2"):
+        public_replay('{"format": 2, "nothing": true}')
+
+
+def test_script_json_cannot_close_a_script_element() -> None:
+    value = {"name": "</script><script>alert(1)</script>", "x": "a & b <!--"}
+    text = script_json(json.dumps(value))
+    assert not set("<>&") & set(text)
+    assert json.loads(text) == value
+
+
+def test_rating_chart_marks_every_version_even_when_thinned() -> None:
+    points = [ChartPoint(i, 25 + (i % 7), 8 - i / 400, 1 + i // 500) for i in range(1200)]
+    svg = str(rating_chart(points, "history of <b>x</b>"))
+    assert svg.count('class="version"') == 3
+    assert [m for m in re.findall(r">v(\d)<", svg)] == ["1", "2", "3"]
+    assert len(re.search(r'class="mu" points="([^"]*)"', svg).group(1).split()) <= 410  # type: ignore[union-attr]
+    assert "<b>x</b>" not in svg and "&lt;b&gt;x&lt;/b&gt;" in svg
+
+
+def test_site_folder_is_not_a_python_package() -> None:
+    import site
+
+    assert not (PROJECT / "site" / "__init__.py").exists()
+    assert "site-packages" not in site.__file__ and Path(site.__file__).parent != PROJECT / "site"
+
+
+def test_build_writes_pages_named_by_ids(ladder: dict, site: Path) -> None:
+    names = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+    pattern = re.compile(r"(index\.html|leaderboard\.json|\.arena-site|static/[a-z]+\.(css|js)|"
+                         r"bots/\d+(-games-\d+)?\.html|games/(\d+|page-\d+)\.html|seasons/(index|\d+(-games-\d+)?)\.html)")
+    assert [n for n in names if not pattern.fullmatch(n)] == []
+    with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
+        board = leaderboard(session)
+    data = json.loads((site / "leaderboard.json").read_text())
+    assert [(r["name"], r["version"], r["score"], r["games"]) for r in data["rows"]] == \
+        [(r["name"], r["version"], r["score"], r["games"]) for r in board]
+    for row in data["rows"]:
+        assert (site / row["page"]).is_file()
+
+
+def test_game_page_embeds_only_escaped_public_data(ladder: dict, site: Path) -> None:
+    html = (site / "games" / f"{ladder['hostile_game']}.html").read_text()
+    assert "<script>alert" not in html and "</script><script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # the name in the results table
+    assert "\\u003cscript\\u003ealert(1)" in html  # the name in the viewer's JSON
+    assert '"seed"' not in html and "give_hand" not in html
+    assert html.count("<script") == 4  # three JSON blocks and replay.js
+
+
+def test_build_refuses_a_folder_it_did_not_make(ladder: dict, tmp_path: Path) -> None:
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    with pytest.raises(SiteError, match=re.escape(repr(str(out)))):
+        build_site(make_engine(f"sqlite:///{ladder['db']}"), out)
+    result = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{ladder['db']}", "site", "build",
+                             "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "not empty" in result.stderr
+    assert (out / "notes.txt").read_text() == "keep me"
+
+
+def test_rebuild_overwrites_and_removes_stale_pages(ladder: dict, tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{ladder['db']}")
+    out = tmp_path / "site"
+    first = build_site(engine, out, workers=1)
+    (out / "games" / "999999.html").write_text("stale")
+    (out / "games" / "1.html").write_text("old")
+    second = build_site(engine, out, workers=1)
+    assert second.pages == first.pages and second.games == first.games > 10
+    assert not (out / "games" / "999999.html").exists()
+    assert "replay-events" in (out / "games" / "1.html").read_text()
+
+
+def test_demo_ends_by_building_the_site(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{tmp_path / 'demo.sqlite'}", "-q",
+                             "demo", "--games", "4"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    assert last == f"site: {(tmp_path / 'arena-site' / 'index.html').resolve()}"
+    index = (tmp_path / "arena-site" / "index.html").read_text()
+    assert index.count('class="boss"') >= 2
