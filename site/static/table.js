@@ -56,7 +56,7 @@
     var match = /^#vs-(\d+)$/.exec(location.hash);
     if (match) select.value = match[1];
     select.addEventListener("change", function () {
-      history.replaceState(null, "", select.value ? "#vs-" + select.value : location.pathname);
+      try { history.replaceState(null, "", select.value ? "#vs-" + select.value : location.pathname); } catch (err) { /* file:// */ }
       apply();
     });
     apply();
