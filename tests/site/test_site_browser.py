@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, make_engine
