@@ -9,16 +9,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "engine.actions": ("ACTION_TYPES", "Accept", "Action", "BuyField", "Confirm", "Decision", "DecisionKind",
-                       "EndTrading", "Harvest", "Offer", "Pass", "Plant", "PlantTraded", "action_from_json",
-                       "action_to_json"),
+    "engine.actions": ("ACTION_TYPES", "Accept", "Action", "BuyField", "ClaimTask", "Confirm", "Decision",
+                       "DecisionKind", "DiscardHand", "DiscardMiddle", "EndTrading", "Harvest", "Offer", "Pass",
+                       "PayTribute", "Plant", "PlantMiddle", "PlantTraded", "action_from_json", "action_to_json"),
     "engine.cards": ("Bean", "BeanType"),
     "engine.classic": ("ClassicGame",),
+    "engine.princes": ("PrincesGame",),
     "engine.errors": ("GameOverError", "IllegalAction"),
     "engine.events": ("Event", "event_from_json", "event_to_json"),
     "engine.results": ("GameResult", "rank_by_coins"),
-    "engine.rules": ("Rules", "classic_rules", "rules_for"),
-    "engine.views": ("View",),
+    "engine.rules": ("PrincesRules", "Rules", "classic_rules", "duel_rules", "rules_for", "solo_rules"),
+    "engine.views": ("PrincesView", "View", "view_from_json"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
@@ -26,16 +27,18 @@ __all__ = sorted([*_WHERE, "new_game"])
 
 if TYPE_CHECKING:
     from engine.actions import (  # noqa: F401
-        ACTION_TYPES, Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer,
-        Pass, Plant, PlantTraded, action_from_json, action_to_json,
+        ACTION_TYPES, Accept, Action, BuyField, ClaimTask, Confirm, Decision, DecisionKind, DiscardHand,
+        DiscardMiddle, EndTrading, Harvest, Offer, Pass, PayTribute, Plant, PlantMiddle, PlantTraded,
+        action_from_json, action_to_json,
     )
     from engine.cards import Bean, BeanType  # noqa: F401
     from engine.classic import ClassicGame
+    from engine.princes import PrincesGame
     from engine.errors import GameOverError, IllegalAction  # noqa: F401
     from engine.events import Event, event_from_json, event_to_json  # noqa: F401
     from engine.results import GameResult, rank_by_coins  # noqa: F401
-    from engine.rules import Rules, classic_rules, rules_for  # noqa: F401
-    from engine.views import View  # noqa: F401
+    from engine.rules import PrincesRules, Rules, classic_rules, duel_rules, rules_for, solo_rules  # noqa: F401
+    from engine.views import PrincesView, View, view_from_json  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:
@@ -47,10 +50,14 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-def new_game(rules: Rules, players: int, seed: int) -> ClassicGame:
+def new_game(rules: Rules, players: int, seed: int) -> ClassicGame | PrincesGame:
     """A new game of ``rules`` for ``players`` seats, dealt from ``seed``."""
     if rules.variant == "classic":
         from engine.classic import ClassicGame
 
         return ClassicGame(rules, players, seed)
+    if rules.princes is not None:  # duel, solo
+        from engine.princes import PrincesGame
+
+        return PrincesGame(rules, players, seed)
     raise ValueError(f"no engine for variant {rules.variant!r}")

@@ -18,6 +18,17 @@ class DecisionKind(enum.Enum):
     TRADE_RESPOND = "trade_respond"    # C-6.8: other players: accept, counter, give, or pass
     TRADE_CONFIRM = "trade_confirm"    # C-6.8: active player: close one deal of this round, or none
     PLANT_TRADED = "plant_traded"      # C-5.5: plant one card of one's trading area
+    TAKE_MIDDLE = "take_middle"        # P-4.1: Princes phase 0: plant or discard what the opponent left
+    DISCARD_HAND = "discard_hand"      # P-4.3: Princes phase 1: discard one hand card after planting, or not
+    KEEP_MIDDLE = "keep_middle"        # P-4.6: Princes phase 3: plant whole types from the middle, then pass
+
+
+CLASSIC_KINDS = frozenset({
+    DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND, DecisionKind.TRADE_OFFER, DecisionKind.TRADE_RESPOND,
+    DecisionKind.TRADE_CONFIRM, DecisionKind.PLANT_TRADED})
+PRINCES_KINDS = frozenset({
+    DecisionKind.TAKE_MIDDLE, DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND, DecisionKind.DISCARD_HAND,
+    DecisionKind.KEEP_MIDDLE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,10 +115,51 @@ class Confirm:
     give_trade: tuple[int, ...] = ()
 
 
-Action = Union[Plant, PlantTraded, Pass, BuyField, Harvest, Offer, EndTrading, Accept, Confirm]
+@dataclass(frozen=True, slots=True)
+class PlantMiddle:
+    """Princes: plant every middle card of ``bean`` into own ``field`` (phases 0 and 3)."""
 
-ACTION_TYPES: dict[str, type] = {cls.TYPE: cls for cls in (
-    Plant, PlantTraded, Pass, BuyField, Harvest, Offer, EndTrading, Accept, Confirm)}
+    TYPE: ClassVar[str] = "plant_middle"
+    bean: Bean
+    field: int
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardMiddle:
+    """Princes phase 0: put every middle card of ``bean`` on the discard pile."""
+
+    TYPE: ClassVar[str] = "discard_middle"
+    bean: Bean
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardHand:
+    """Princes phase 1: put the card at hand position ``card`` on the discard pile."""
+
+    TYPE: ClassVar[str] = "discard_hand"
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimTask:
+    """Princes: fulfil the task of the next vine card (or enter the Castle); the figure moves onto it."""
+
+    TYPE: ClassVar[str] = "claim_task"
+
+
+@dataclass(frozen=True, slots=True)
+class PayTribute:
+    """Princes: pay the tribute in gold instead of fulfilling the next task; the figure moves onto it."""
+
+    TYPE: ClassVar[str] = "pay_tribute"
+
+
+Action = Union[Plant, PlantTraded, Pass, BuyField, Harvest, Offer, EndTrading, Accept, Confirm,
+               PlantMiddle, DiscardMiddle, DiscardHand, ClaimTask, PayTribute]
+
+CLASSIC_ACTIONS = (Plant, PlantTraded, Pass, BuyField, Harvest, Offer, EndTrading, Accept, Confirm)
+PRINCES_ACTIONS = (Plant, Pass, BuyField, Harvest, PlantMiddle, DiscardMiddle, DiscardHand, ClaimTask, PayTribute)
+ACTION_TYPES: dict[str, type] = {cls.TYPE: cls for cls in CLASSIC_ACTIONS + PRINCES_ACTIONS}
 
 
 def action_to_json(action: Action) -> dict[str, Any]:

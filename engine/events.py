@@ -21,7 +21,7 @@ class Planted:
     seat: int
     bean: Bean
     field: int
-    source: str  # "hand" or "trade"
+    source: str  # "hand" or "trade"; in the Princes variants "hand" or "middle"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,7 @@ class Harvested:
 class FieldBought:
     TYPE: ClassVar[str] = "field_bought"
     seat: int
-    paid: tuple[Bean, ...]  # the coin cards, now on the discard pile
+    paid: tuple[Bean, ...]  # the coin cards, now on the discard pile (classic) or in the box (Princes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,12 +113,84 @@ class GameEnded:
     ranks: tuple[int, ...]
 
 
-Event = Union[TurnStarted, Planted, Harvested, FieldBought, Passed, TurnedUp, Offered, Accepted,
-              Traded, TradingEnded, Drew, Reshuffled, GameEnded]
+# ----------------------------------------------------------------- Princes variants (duel, solo)
+@dataclass(frozen=True, slots=True)
+class Discarded:
+    """Cards put on the discard pile by choice: from the hand (phase 1) or the middle (phase 0, solo phase 3)."""
 
-EVENT_TYPES: dict[str, type] = {cls.TYPE: cls for cls in (
-    TurnStarted, Planted, Harvested, FieldBought, Passed, TurnedUp, Offered, Accepted,
-    Traded, TradingEnded, Drew, Reshuffled, GameEnded)}
+    TYPE: ClassVar[str] = "discarded"
+    seat: int
+    beans: tuple[Bean, ...]
+    source: str  # "hand" or "middle"
+
+
+@dataclass(frozen=True, slots=True)
+class TookDiscard:
+    """Phase 2: matching cards taken from the top of the discard pile into the middle, in the order taken."""
+
+    TYPE: ClassVar[str] = "took_discard"
+    seat: int
+    beans: tuple[Bean, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskClaimed:
+    """A figure fulfilled the task of vine card ``position`` (1-based) and stands on it; ``task`` is
+    ``"castle"`` when it entered the Castle."""
+
+    TYPE: ClassVar[str] = "task_claimed"
+    seat: int
+    position: int
+    task: str
+
+
+@dataclass(frozen=True, slots=True)
+class TributePaid:
+    """A figure passed vine card ``position`` by paying ``paid`` (coin cards, now in the box)."""
+
+    TYPE: ClassVar[str] = "tribute_paid"
+    seat: int
+    position: int
+    paid: tuple[Bean, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FigureMoved:
+    """A neutral figure of the solo game (``violet`` or ``red``) moved to ``position``."""
+
+    TYPE: ClassVar[str] = "figure_moved"
+    figure: str
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class VineRevealed:
+    """Vine card ``position`` (1-based) is turned face up and shows ``task``."""
+
+    TYPE: ClassVar[str] = "vine_revealed"
+    position: int
+    task: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndTriggered:
+    """Why a Princes game ends: ``castle`` (``seat`` entered it), ``neutral`` (a neutral figure did,
+    solo) or ``supply`` (the supply ran out once too often)."""
+
+    TYPE: ClassVar[str] = "end_triggered"
+    reason: str
+    seat: int | None
+
+
+Event = Union[TurnStarted, Planted, Harvested, FieldBought, Passed, TurnedUp, Offered, Accepted,
+              Traded, TradingEnded, Drew, Reshuffled, GameEnded, Discarded, TookDiscard, TaskClaimed,
+              TributePaid, FigureMoved, VineRevealed, EndTriggered]
+
+CLASSIC_EVENTS = (TurnStarted, Planted, Harvested, FieldBought, Passed, TurnedUp, Offered, Accepted,
+                  Traded, TradingEnded, Drew, Reshuffled, GameEnded)
+PRINCES_EVENTS = (TurnStarted, Planted, Harvested, FieldBought, Passed, TurnedUp, Drew, Reshuffled, GameEnded,
+                  Discarded, TookDiscard, TaskClaimed, TributePaid, FigureMoved, VineRevealed, EndTriggered)
+EVENT_TYPES: dict[str, type] = {cls.TYPE: cls for cls in CLASSIC_EVENTS + PRINCES_EVENTS}
 
 
 def event_to_json(event: Event) -> dict[str, Any]:

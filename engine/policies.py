@@ -1,13 +1,20 @@
 """Simple deterministic or seeded policies the referee and tools use directly on the state.
 
 ``default_action`` plays for a seat that has forfeited (a crashed or timed-out bot): it never
-trades and plants where it loses the least.
+trades and plants where it loses the least; in the Princes variants it also claims every task it can,
+plants middle cards only onto their own kind and never pays tribute. ``princes_greedy_action`` is the
+example policy of the Princes simulation (bench/princes.py).
 """
 from __future__ import annotations
 
 import random
 
-from engine.actions import Action, DecisionKind, EndTrading, Harvest, BuyField, Offer, Pass, Plant, PlantTraded
+from engine.actions import (
+    Action, BuyField, ClaimTask, DecisionKind, DiscardHand, DiscardMiddle, EndTrading, Harvest, Offer, Pass,
+    PayTribute, Plant, PlantMiddle, PlantTraded,
+)
+
+_FREE = (Harvest, BuyField, PayTribute)  # actions after which the same seat decides again
 
 
 def _field_score(game, seat: int, action: Action) -> tuple[int, int]:
@@ -30,16 +37,22 @@ def default_action(game) -> Action:
     seat = decision.seat
     if kind is DecisionKind.TRADE_OFFER:
         return EndTrading()
+    if ClaimTask() in decision.options:
+        return ClaimTask()
     if kind in (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_TRADED):
         plants = [a for a in decision.options if isinstance(a, (Plant, PlantTraded))]
         return min(plants, key=lambda a: _field_score(game, seat, a))
+    if kind is DecisionKind.TAKE_MIDDLE:
+        beans = game.seats[seat].field_beans
+        grow = [a for a in decision.options if isinstance(a, PlantMiddle) and beans[a.field] is a.bean]
+        return grow[0] if grow else next(a for a in decision.options if isinstance(a, DiscardMiddle))
     return Pass()
 
 
 def random_action(game, rng: random.Random, offer_rate: float = 0.2) -> Action:
     """A uniformly random option; now and then a random offer while trading."""
     decision = game.decision
-    options = [a for a in decision.options if not isinstance(a, (Harvest, BuyField))] or list(decision.options)
+    options = [a for a in decision.options if not isinstance(a, _FREE)] or list(decision.options)
     if decision.kind in (DecisionKind.TRADE_OFFER, DecisionKind.TRADE_RESPOND) and rng.random() < offer_rate:
         offer = _random_offer(game, rng)
         if offer is not None:
@@ -62,3 +75,109 @@ def _random_offer(game, rng: random.Random) -> Offer | None:
     else:
         to = game.active
     return Offer(give_hand, give_trade, want, to)
+
+
+# ----------------------------------------------------------------- Princes (duel, solo)
+def _plant_value(game, seat: int, bean, field: int, count: int) -> float:
+    """How good planting ``count`` ``bean`` into own ``field`` is: growing a field is best, an empty
+    field next, cashing in another kind costs the beans that do not become gold."""
+    s = game.seats[seat]
+    current = s.field_beans[field]
+    if current is bean:
+        return 2.0 + 0.1 * s.field_counts[field]
+    if current is None:
+        return 1.0
+    n = s.field_counts[field]
+    return -float(n - game.rules.coins_for(current, n))
+
+
+def _heuristic(game, seat: int, action: Action) -> float:
+    s = game.seats[seat]
+    if isinstance(action, Plant):
+        return _plant_value(game, seat, s.hand[0], action.field, 1)
+    if isinstance(action, PlantMiddle):
+        value = _plant_value(game, seat, action.bean, action.field, game.middle[action.bean])
+        return value if value > 0 else value - 1.0
+    if isinstance(action, DiscardHand):  # only the front card, and only if planting it would cost beans
+        if action.card != 0 or game.phase is not DecisionKind.PLANT_FIRST:
+            return -1.0
+        bean = s.hand[0]
+        best = max(_plant_value(game, seat, bean, f, 1) for f in range(len(s.field_beans)))
+        return 0.5 if best < 0 else -1.0
+    if isinstance(action, DiscardMiddle):
+        return 0.0
+    if isinstance(action, Harvest):
+        n = s.field_counts[action.field]
+        return -float(n - game.rules.coins_for(s.field_beans[action.field], n)) - 0.5
+    if isinstance(action, BuyField):
+        return -1.0
+    return 0.0  # Pass
+
+
+def _claims_after(game, action: Action, rng: random.Random) -> int:
+    """Tasks claimable in a row right after ``action`` in a copy whose supply is reshuffled (no peeking)."""
+    trial = game.clone(shuffle=rng)
+    seat, turn = trial.active, trial.turn
+    trial.apply(action)
+    claims = 0
+    while not trial.over and trial.turn == turn and trial.can_claim(seat):
+        trial.apply(ClaimTask())
+        claims += 1
+    return claims + (5 if trial.over and trial.end_reason == "castle" and trial.active == seat else 0)
+
+
+def princes_greedy_action(game, rng: random.Random, tribute_reserve: int | None = None) -> Action:
+    """The example policy of the Princes variants: claim every task it can; otherwise the option after
+    which most tasks can be claimed (one sampled look-ahead), ties broken by a planting heuristic; pay
+    tribute at the end of its turn while it keeps ``tribute_reserve`` gold (default: the Castle's price)
+    and it is behind (solo: behind violet's next step; duel: not ahead of the opponent)."""
+    decision = game.decision
+    options = decision.options
+    seat = decision.seat
+    s = game.seats[seat]
+    princes = game.princes
+    if ClaimTask() in options:
+        return ClaimTask()
+    if game.castle - s.position == 1:  # only the Castle is left: gather the gold it needs
+        cash = [a for a in options if isinstance(a, Harvest)
+                and game.rules.coins_for(s.field_beans[a.field], s.field_counts[a.field]) > 0]
+        if cash:
+            return max(cash, key=lambda a: s.field_counts[a.field])
+    reserve = princes.castle_gold if tribute_reserve is None else tribute_reserve
+    if decision.kind is DecisionKind.KEEP_MIDDLE and PayTribute() in options and _tribute_pays(game, seat, reserve):
+        if not any(isinstance(a, PlantMiddle) and _heuristic(game, seat, a) > 0 for a in options):
+            return PayTribute()
+    candidates = [a for a in options if not isinstance(a, (ClaimTask, PayTribute))]
+    best, best_score = candidates[0], float("-inf")
+    for action in candidates:
+        score = _heuristic(game, seat, action)
+        if score > -5 or not isinstance(action, (Harvest, BuyField)):
+            score += 10.0 * _claims_after(game, action, rng)
+        if isinstance(action, (Harvest, BuyField)) and score < 5:
+            continue  # a free action is only worth it when it unlocks a task
+        if score > best_score:
+            best, best_score = action, score
+    return best
+
+
+RED_SLACK = 3  # solo: pay tribute against red only when it has at most this many harmless steps left
+
+
+def _tribute_pays(game, seat: int, reserve: int) -> bool:
+    """Pay one tribute if the gold above ``reserve`` closes the gap: solo, up to violet's next step (so
+    that red does not move); duel, up to one card ahead of the opponent."""
+    s = game.seats[seat]
+    price = game.princes.tribute_price
+    spare = (s.coins - reserve) // price
+    if spare <= 0:
+        return False
+    if game.solo:
+        p = game.princes
+        if game.castle - 1 - game.red > RED_SLACK:
+            return False  # red may still move without reaching the Castle: keep the gold
+        row = max(game.violet - 1, 0) // p.row_length
+        target = min(game.castle - 1, game.violet + p.violet_steps[min(row, p.rows - 1)])
+    else:
+        target = min(game.castle - 1, 1 + max(o.position for i, o in enumerate(game.seats) if i != seat))
+    gap = target - s.position
+    return 0 < gap <= spare

@@ -6,6 +6,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Mapping
 
 from engine.cards import Bean, BeanType, parse_bean_types
+from engine.vine import TASKS
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -16,6 +17,67 @@ def card_data_path() -> Path:
     from pathlib import Path
 
     return Path(__file__).resolve().parent.parent / "seeds" / "beans.json"
+
+
+@dataclass(frozen=True)
+class PrincesRules:
+    """The constants of the Princes variants (duel and solo) that the seed leaves open.
+
+    Each field is an assumption of seeds/princes-rules.md (its id in the comment); the defaults are
+    those of ``duel-v1`` and ``solo-v1``.
+    """
+
+    solo: bool = False
+    tasks: tuple[str, ...] = tuple(TASKS)  # A-2: the 28 Vine task cards (ids of engine/vine.py)
+    rows: int = 4                           # A-1: the vine is laid out in 4 rows ...
+    row_length: int = 7                     # A-1: ... of 7 cards, the Castle after the last
+    tribute_price: int = 1                  # A-6: gold paid to pass one task
+    castle_gold: int = 5                    # A-7: gold needed to enter the Castle (seed: 5)
+    vine_face_down: bool = False            # A-3: the optional rule; solo always plays it
+    visible_ahead: int = 4                  # A-3: face-up cards in front of the leading figure
+    hand_discards: int = 1                  # A-9: hand cards one may discard in phase 1
+    violet_steps: tuple[int, ...] = (1, 2, 3, 3)  # S-2: violet's steps per row (seed)
+    red_start: int = 21                     # S-3: red starts in front of row 4 (seed)
+    neutrals_to_lose: int = 1               # A-14: neutral figures in the Castle that end the solo game
+
+    def __post_init__(self) -> None:
+        unknown = [t for t in self.tasks if t not in TASKS]
+        if unknown:
+            raise ValueError(f"unknown vine tasks {unknown!r}")
+        if len(self.tasks) != self.rows * self.row_length:
+            raise ValueError(f"{len(self.tasks)} tasks do not fill {self.rows} rows of {self.row_length}")
+        if len(self.violet_steps) != self.rows or min(self.violet_steps) < 1:
+            raise ValueError(f"violet_steps {self.violet_steps!r} needs one positive step per row")
+        if self.tribute_price < 1 or self.castle_gold < 0 or self.hand_discards < 0 or self.visible_ahead < 1:
+            raise ValueError(f"malformed princes rules {self!r}")
+        if not 0 <= self.red_start <= len(self.tasks) or self.neutrals_to_lose not in (1, 2):
+            raise ValueError(f"malformed princes rules {self!r}")
+
+    @property
+    def cards(self) -> int:
+        return len(self.tasks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "solo": self.solo, "tasks": [{"id": t, "text": TASKS[t]} for t in self.tasks],
+            "rows": self.rows, "row_length": self.row_length, "tribute_price": self.tribute_price,
+            "castle_gold": self.castle_gold, "vine_face_down": self.vine_face_down,
+            "visible_ahead": self.visible_ahead, "hand_discards": self.hand_discards,
+            "violet_steps": list(self.violet_steps), "red_start": self.red_start,
+            "neutrals_to_lose": self.neutrals_to_lose,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PrincesRules:
+        try:
+            numbers = {name: int(data[name]) for name in (
+                "rows", "row_length", "tribute_price", "castle_gold", "visible_ahead", "hand_discards",
+                "red_start", "neutrals_to_lose")}
+            return cls(solo=bool(data["solo"]), tasks=tuple(str(t["id"]) for t in data["tasks"]),
+                       vine_face_down=bool(data["vine_face_down"]),
+                       violet_steps=tuple(int(v) for v in data["violet_steps"]), **numbers)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"malformed princes rules {str(data)[:200]!r}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -35,6 +97,7 @@ class Rules:
     field_price: int = 3
     reshuffles: int = 2
     max_trade_rounds: int = 6
+    princes: PrincesRules | None = None  # the Princes variants' own constants; None for classic
     _by_bean: dict[Bean, BeanType] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -62,7 +125,7 @@ class Rules:
         return self._by_bean[bean].coins_for(beans)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "id": self.id, "variant": self.variant, "version": self.version,
             "beans": [t.to_json() for t in self.bean_types],
             "min_players": self.min_players, "max_players": self.max_players,
@@ -71,6 +134,9 @@ class Rules:
             "field_price": self.field_price, "reshuffles": self.reshuffles,
             "max_trade_rounds": self.max_trade_rounds,
         }
+        if self.princes is not None:  # classic's JSON stays exactly as it was
+            data["princes"] = self.princes.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Rules:
@@ -79,7 +145,8 @@ class Rules:
             numbers = {name: int(data[name]) for name in (
                 "version", "min_players", "max_players", "hand_size", "turn_up", "draw",
                 "start_fields", "max_fields", "field_price", "reshuffles", "max_trade_rounds")}
-            return cls(variant=str(data["variant"]), bean_types=types, **numbers)
+            princes = PrincesRules.from_json(data["princes"]) if data.get("princes") is not None else None
+            return cls(variant=str(data["variant"]), bean_types=types, princes=princes, **numbers)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed rules {str(data)[:200]!r}: missing or wrong field: {exc}") from None
 
@@ -90,7 +157,28 @@ def classic_rules() -> Rules:
     return Rules(variant="classic", version=1, bean_types=parse_bean_types(card_data_path().read_text("utf-8")))
 
 
-VARIANTS = {"classic": classic_rules}
+def _beans_without_garden() -> tuple[BeanType, ...]:
+    types = parse_bean_types(card_data_path().read_text("utf-8"))
+    return tuple(t for t in types if t.bean is not Bean.GARDEN)
+
+
+@cache
+def duel_rules() -> Rules:
+    """The Princes game for 2 players (seed 000, ``duel-v1``): no Garden beans, no trading."""
+    return Rules(variant="duel", version=1, bean_types=_beans_without_garden(), min_players=2, max_players=2,
+                 hand_size=5, turn_up=3, draw=2, start_fields=2, max_fields=3, field_price=3, reshuffles=4,
+                 max_trade_rounds=0, princes=PrincesRules())
+
+
+@cache
+def solo_rules() -> Rules:
+    """The Princes solitaire game (seed 000, ``solo-v1``)."""
+    return Rules(variant="solo", version=1, bean_types=_beans_without_garden(), min_players=1, max_players=1,
+                 hand_size=5, turn_up=3, draw=2, start_fields=2, max_fields=3, field_price=3, reshuffles=4,
+                 max_trade_rounds=0, princes=PrincesRules(solo=True, vine_face_down=True))
+
+
+VARIANTS = {"classic": classic_rules, "duel": duel_rules, "solo": solo_rules}
 
 
 def rules_for(name: str) -> Rules:

@@ -1,0 +1,651 @@
+"""The referee state machine of the Princes variants (seed 000): ``duel-v1`` (2 players) and ``solo-v1``.
+
+Same interface as ``ClassicGame``: ``decision``, ``apply``, ``view(seat)``, ``events``, ``history``,
+``over``, ``result``, ``card_count()``. Only the active player ever decides (P-4.8). Rule ids
+(``P-…``, ``S-…``, assumptions ``A-…``) refer to ``seeds/princes-rules.md``.
+"""
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+from engine.actions import (
+    Action, BuyField, ClaimTask, Decision, DecisionKind, DiscardHand, DiscardMiddle, Harvest, Pass, PayTribute,
+    Plant, PlantMiddle,
+)
+from engine.cards import Bean
+from engine.errors import GameOverError, IllegalAction
+from engine.events import (
+    Discarded, Drew, EndTriggered, Event, FieldBought, FigureMoved, GameEnded, Harvested, Passed, Planted,
+    Reshuffled, TaskClaimed, TookDiscard, TributePaid, TurnedUp, TurnStarted, VineRevealed,
+)
+from engine.results import GameResult, rank_by_coins
+from engine.rules import Rules
+from engine.vine import CASTLE, TASKS
+from engine.views import FieldView, PrincesView, TurnRecord
+
+K = DecisionKind
+_PASS = Pass()
+_CLAIM = ClaimTask()
+_TRIBUTE = PayTribute()
+_BUY_FIELD = BuyField()
+_PHASE1 = (K.PLANT_FIRST, K.PLANT_SECOND, K.DISCARD_HAND)
+
+
+@dataclass(slots=True)
+class PrincesSeat:
+    """One player's cards and figure (``position`` on the vine: 0 start, k on card k, cards + 1 the Castle)."""
+
+    hand: list[Bean] = field(default_factory=list)
+    field_beans: list[Bean | None] = field(default_factory=list)
+    field_counts: list[int] = field(default_factory=list)
+    treasury: list[Bean] = field(default_factory=list)
+    position: int = 0
+
+    @property
+    def coins(self) -> int:
+        return len(self.treasury)
+
+
+@dataclass(slots=True)
+class TurnLog:
+    """The mutable record of the active player's turn; ``TurnRecord`` is its public, frozen form."""
+
+    phase: int = 0
+    p1_plants: list[tuple[Bean, str]] = field(default_factory=list)
+    p1_discards: int = 0
+    p1_over: bool = False
+    p2_turned: list[Bean] = field(default_factory=list)
+    p2_from_discard: list[Bean] = field(default_factory=list)
+    p3_planted: list[tuple[Bean, int]] = field(default_factory=list)
+    harvests: list[int] = field(default_factory=list)
+    started: int = 0
+    claimed: int = 0
+    tributes: int = 0
+
+    def record(self) -> TurnRecord:
+        return TurnRecord(self.phase, tuple(self.p1_plants), self.p1_discards, self.p1_over, tuple(self.p2_turned),
+                          tuple(self.p2_from_discard), tuple(self.p3_planted), tuple(self.harvests), self.started,
+                          self.claimed, self.tributes)
+
+
+# ----------------------------------------------------------------- the task checks (A-2)
+def _planted(s: PrincesSeat, bean: Bean) -> int:
+    return sum(n for b, n in zip(s.field_beans, s.field_counts) if b is bean)
+
+
+def _anyone(bean: Bean, n: int) -> Callable[[PrincesGame, PrincesSeat], bool]:
+    return lambda g, s: any(_planted(o, bean) >= n for o in g.seats)
+
+
+def _in_fields(bean: Bean) -> Callable[[PrincesGame, PrincesSeat], bool]:
+    return lambda g, s: bean in s.field_beans
+
+
+def _others_ahead(g: PrincesGame, s: PrincesSeat) -> bool:
+    others = [o.position for o in g.seats if o is not s] + [pos for _, pos in g.neutral_positions()]
+    return bool(others) and all(p > s.position for p in others)
+
+
+CHECKS: dict[str, Callable[[PrincesGame, PrincesSeat], bool]] = {
+    "V01": lambda g, s: sum(how == "grew" for _, how in g.log.p1_plants) >= 2,
+    "V02": _others_ahead,
+    "V03": lambda g, s: len(g.log.p1_plants) == 2 and g.log.p1_plants[0][0] is g.log.p1_plants[1][0],
+    "V04": _in_fields(Bean.BLUE),
+    "V05": _anyone(Bean.RED, 2),
+    "V06": _in_fields(Bean.CHILI),
+    "V07": _in_fields(Bean.STINK),
+    "V08": _in_fields(Bean.GREEN),
+    "V09": _in_fields(Bean.SOY),
+    "V10": _in_fields(Bean.BLACK_EYED),
+    "V11": lambda g, s: g.log.p1_over and len(g.log.p1_plants) == 1,
+    "V12": lambda g, s: g.log.p1_discards >= 1,
+    "V13": lambda g, s: g.log.started > 0,
+    "V14": lambda g, s: bool(g.log.p2_from_discard),
+    "V15": lambda g, s: len(g.log.p2_turned) == 3 and len(set(g.log.p2_turned)) == 3,
+    "V16": lambda g, s: len(set(g.log.p2_turned)) < len(g.log.p2_turned),
+    "V17": lambda g, s: len({b for b, _ in g.log.p3_planted}) >= 2,
+    "V18": lambda g, s: sum(n for _, n in g.log.p3_planted) >= 3,
+    "V19": lambda g, s: any(b in s.field_beans for b in g.log.p2_turned),
+    "V20": lambda g, s: bool(g.log.harvests),
+    "V21": lambda g, s: s.coins >= 2,
+    "V22": lambda g, s: sum(n >= 2 for n in s.field_counts) >= 2,
+    "V23": lambda g, s: max(s.field_counts) >= 4,
+    "V24": lambda g, s: all(n > 0 for n in s.field_counts),
+    "V25": lambda g, s: sum(s.field_counts) >= 6,
+    "V26": lambda g, s: len(s.hand) <= 3,
+    "V27": lambda g, s: any(n >= 2 for n in Counter(s.hand).values()),
+    "V28": lambda g, s: bool(g.discard) and g.discard[-1] in s.field_beans,
+}
+assert set(CHECKS) == set(TASKS)
+
+
+class PrincesGame:
+    """A duel or solo game in progress. Drive it with ``decision`` and ``apply``."""
+
+    def __init__(self, rules: Rules, players: int, seed: int) -> None:
+        princes = rules.princes
+        if princes is None:
+            raise ValueError(f"{rules.id} is not a Princes variant")
+        if not rules.min_players <= players <= rules.max_players:
+            raise ValueError(f"{rules.id} is for {rules.min_players}-{rules.max_players} players, not {players!r}")
+        self.rules = rules
+        self.princes = princes
+        self.solo = princes.solo
+        self.players = players
+        self.seed = seed
+        self._rng = random.Random(seed)
+        deck = [t.bean for t in rules.bean_types for _ in range(t.count)]
+        self._rng.shuffle(deck)
+        vine = list(princes.tasks)
+        self._rng.shuffle(vine)  # P-1.3: the vine is dealt from the same seed, after the deck
+        self.deck: list[Bean] = deck  # the top of the supply is the end of the list
+        self.discard: list[Bean] = []  # the top of the pile is the end of the list
+        self.box: list[Bean] = []  # gold paid for tribute and fields: out of the game (P-3.5)
+        self.middle: dict[Bean, int] = {}  # stacks by bean, in the order they were started
+        self.vine: list[str] = vine  # vine[k-1] is the task of card k
+        self.castle = len(vine) + 1
+        self.violet = 0 if self.solo else -1  # S-2
+        self.red = princes.red_start if self.solo else -1  # S-3
+        self.revealed = 0  # cards 1..revealed are face up
+        self.reshuffles = 0
+        self.turn = 0
+        self.active = 0
+        self.events: list[Event] = []
+        self.history: list[tuple[int, Action]] = []
+        self.over = False
+        self.result: GameResult | None = None
+        self.end_reason: str | None = None  # "castle", "neutral" or "supply" once over
+        self.phase: DecisionKind | None = None
+        self.to_move = 0
+        self.log = TurnLog()
+        self._decision: Decision | None = None
+        self.seats = [PrincesSeat(field_beans=[None] * rules.start_fields, field_counts=[0] * rules.start_fields)
+                      for _ in range(players)]
+        for _ in range(rules.hand_size):  # P-2.1
+            for s in self.seats:
+                s.hand.append(self.deck.pop())
+        self._reveal()
+        self._start_turn()
+
+    # ----------------------------------------------------------------- queries
+    @property
+    def decision(self) -> Decision | None:
+        """Who must decide what now (always the active player); ``None`` once the game is over."""
+        if self.over:
+            return None
+        if self._decision is None:
+            self._decision = Decision(self.to_move, self.phase, tuple(self._options()))  # type: ignore[arg-type]
+        return self._decision
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        decision = self.decision
+        return decision.options if decision else ()
+
+    def view(self, seat: int) -> PrincesView:
+        """What ``seat`` may see now (P-8)."""
+        return princes_view(self, seat)
+
+    def events_since(self, index: int) -> list[Event]:
+        return self.events[index:]
+
+    def coins(self) -> tuple[int, ...]:
+        return tuple(s.coins for s in self.seats)
+
+    def neutral_positions(self) -> tuple[tuple[str, int], ...]:
+        return (("violet", self.violet), ("red", self.red)) if self.solo else ()
+
+    def card_count(self) -> int:
+        """Every bean card, wherever it lies, the box included (a conservation check)."""
+        total = len(self.deck) + len(self.discard) + len(self.box) + sum(self.middle.values())
+        for s in self.seats:
+            total += len(s.hand) + len(s.treasury) + sum(s.field_counts)
+        return total
+
+    def can_claim(self, seat: int | None = None) -> bool:
+        """Whether the task in front of ``seat``'s figure (the active one by default) is fulfilled now."""
+        s = self.seats[self.active if seat is None else seat]
+        target = s.position + 1
+        if target == self.castle:
+            return s.coins >= self.princes.castle_gold
+        return target < self.castle and CHECKS[self.vine[target - 1]](self, s)
+
+    def clone(self, shuffle: random.Random | None = None) -> PrincesGame:
+        """An independent copy for look-ahead; its events and history start empty. With ``shuffle`` the
+        copy's supply is reshuffled, so that looking ahead through it reveals nothing."""
+        g = copy.copy(self)
+        g.seats = [PrincesSeat(list(s.hand), list(s.field_beans), list(s.field_counts), list(s.treasury), s.position)
+                   for s in self.seats]
+        g.deck, g.discard, g.box, g.middle = list(self.deck), list(self.discard), list(self.box), dict(self.middle)
+        g.events, g.history = [], []
+        g.log = TurnLog(self.log.phase, list(self.log.p1_plants), self.log.p1_discards, self.log.p1_over,
+                        list(self.log.p2_turned), list(self.log.p2_from_discard), list(self.log.p3_planted),
+                        list(self.log.harvests), self.log.started, self.log.claimed, self.log.tributes)
+        g._rng = random.Random()
+        g._rng.setstate(self._rng.getstate())
+        if shuffle is not None:
+            shuffle.shuffle(g.deck)
+        return g
+
+    # ----------------------------------------------------------------- actions
+    def apply(self, action: Action) -> list[Event]:
+        """Check and play ``action`` for the seat that must decide; returns the new events."""
+        if self.over:
+            raise GameOverError(f"the game is over; cannot play {action!r}")
+        start = len(self.events)
+        seat = self.to_move
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise IllegalAction("P-0", action, f"not an action of {self.rules.id}")
+        handler(self, seat, action)
+        self.history.append((seat, action))
+        self._decision = None
+        return self.events[start:]
+
+    def _do_plant(self, seat: int, action: Plant) -> None:
+        phase = self.phase
+        if phase is not K.PLANT_FIRST and phase is not K.PLANT_SECOND:
+            raise IllegalAction("P-4.2", action, f"no hand card is to be planted now ({phase.value})")  # type: ignore[union-attr]
+        s = self.seats[seat]
+        bean = s.hand[0]
+        how = self._plant(seat, bean, 1, action.field, action, "hand")
+        s.hand.pop(0)
+        self.log.p1_plants.append((bean, how))
+        if phase is K.PLANT_FIRST and s.hand:
+            self.phase = K.PLANT_SECOND
+        else:
+            self._end_planting()
+
+    def _do_pass(self, seat: int, action: Pass) -> None:
+        phase = self.phase
+        if phase is K.PLANT_SECOND:
+            self.events.append(Passed(seat, phase.value))
+            self._end_planting()
+        elif phase is K.DISCARD_HAND:
+            self.events.append(Passed(seat, phase.value))
+            self._phase2()
+        elif phase is K.KEEP_MIDDLE:
+            self.events.append(Passed(seat, phase.value))
+            self._end_phase3()
+        elif phase is K.PLANT_FIRST:
+            raise IllegalAction("P-4.2", action, "the front card of the hand must be planted")
+        else:
+            raise IllegalAction("P-4.1", action, "every kind left in the middle must be planted or discarded")
+
+    def _do_discard_hand(self, seat: int, action: DiscardHand) -> None:
+        phase = self.phase
+        if phase not in _PHASE1:
+            raise IllegalAction("P-4.3", action, f"hand cards are discarded only in phase 1 (now {phase.value})")  # type: ignore[union-attr]
+        limit = self.princes.hand_discards
+        if self.log.p1_discards >= limit:
+            raise IllegalAction("P-4.3", action, f"only {limit} hand card(s) may be discarded a turn")
+        s = self.seats[seat]
+        if not 0 <= action.card < len(s.hand):
+            raise IllegalAction("P-4.3", action, f"no card at hand position {action.card!r} (it holds {len(s.hand)})")
+        bean = s.hand.pop(action.card)
+        self.discard.append(bean)
+        self.log.p1_discards += 1
+        self.events.append(Discarded(seat, (bean,), "hand"))
+        if phase is K.DISCARD_HAND:
+            if not s.hand or self.log.p1_discards >= limit:
+                self._phase2()
+        elif not s.hand:
+            self._end_planting()
+
+    def _do_plant_middle(self, seat: int, action: PlantMiddle) -> None:
+        phase = self.phase
+        if phase is not K.TAKE_MIDDLE and phase is not K.KEEP_MIDDLE:
+            raise IllegalAction("P-4.6", action, f"middle cards are planted only in phases 0 and 3 (now {phase.value})")  # type: ignore[union-attr]
+        rule = "P-4.1" if phase is K.TAKE_MIDDLE else "P-4.6"
+        count = self.middle.get(action.bean, 0) if isinstance(action.bean, Bean) else 0
+        if not count:
+            raise IllegalAction(rule, action, f"no {action.bean!r} in the middle")
+        self._plant(seat, action.bean, count, action.field, action, "middle")
+        del self.middle[action.bean]
+        if phase is K.KEEP_MIDDLE:
+            self.log.p3_planted.append((action.bean, count))
+        elif not self.middle:
+            self._start_phase1()
+
+    def _do_discard_middle(self, seat: int, action: DiscardMiddle) -> None:
+        if self.phase is not K.TAKE_MIDDLE:
+            rule = "S-1" if self.solo else "P-4.1"
+            raise IllegalAction(rule, action, "middle cards are discarded by choice only in phase 0")
+        count = self.middle.get(action.bean, 0) if isinstance(action.bean, Bean) else 0
+        if not count:
+            raise IllegalAction("P-4.1", action, f"no {action.bean!r} in the middle")
+        del self.middle[action.bean]
+        self.discard.extend([action.bean] * count)
+        self.events.append(Discarded(seat, (action.bean,) * count, "middle"))
+        if not self.middle:
+            self._start_phase1()
+
+    def _do_harvest(self, seat: int, action: Harvest) -> None:
+        s = self.seats[seat]
+        if not 0 <= action.field < len(s.field_beans) or s.field_counts[action.field] == 0:
+            raise IllegalAction("P-3.3", action, f"seat {seat} has no planted field {action.field!r}")
+        if not self._may_cash_in(s, action.field):
+            raise IllegalAction("P-3.2", action, "a field of one bean may not be cashed in while another field holds more")
+        self._cash_in(seat, action.field)
+
+    def _do_buy_field(self, seat: int, action: BuyField) -> None:
+        s = self.seats[seat]
+        price = self.rules.field_price
+        if len(s.field_beans) >= self.rules.max_fields:
+            raise IllegalAction("P-3.4", action, f"seat {seat} already has {len(s.field_beans)} fields")
+        if s.coins < price:
+            raise IllegalAction("P-3.4", action, f"seat {seat} has {s.coins} gold, a field costs {price}")
+        paid = tuple(s.treasury[-price:])
+        del s.treasury[-price:]
+        self.box.extend(paid)
+        s.field_beans.append(None)
+        s.field_counts.append(0)
+        self.events.append(FieldBought(seat, paid))
+
+    def _do_claim(self, seat: int, action: ClaimTask) -> None:
+        s = self.seats[seat]
+        target = s.position + 1
+        if target == self.castle:
+            need = self.princes.castle_gold
+            if s.coins < need:
+                raise IllegalAction("P-6.4", action, f"entering the Castle needs {need} gold, seat {seat} has {s.coins}")
+            s.position = target
+            self.log.claimed += 1
+            self.events.append(TaskClaimed(seat, target, CASTLE))
+            self._finish("castle", seat)
+            return
+        task = self.vine[target - 1]
+        if not CHECKS[task](self, s):
+            raise IllegalAction("P-6.2", action,
+                                f"the task of card {target} is not fulfilled ({task}: {TASKS[task]!r})")
+        s.position = target
+        self.log.claimed += 1
+        self.events.append(TaskClaimed(seat, target, task))
+        self._reveal()
+
+    def _do_tribute(self, seat: int, action: PayTribute) -> None:
+        s = self.seats[seat]
+        target = s.position + 1
+        if target >= self.castle:
+            raise IllegalAction("P-6.4", action, "the Castle cannot be entered by paying tribute")
+        price = self.princes.tribute_price
+        if s.coins < price:
+            raise IllegalAction("P-6.3", action, f"tribute costs {price} gold, seat {seat} has {s.coins}")
+        paid = tuple(s.treasury[-price:])
+        del s.treasury[-price:]
+        self.box.extend(paid)
+        s.position = target
+        self.log.tributes += 1
+        self.events.append(TributePaid(seat, target, paid))
+        self._reveal()
+
+    # ----------------------------------------------------------------- mechanics
+    @staticmethod
+    def _may_cash_in(s: PrincesSeat, index: int) -> bool:
+        """P-3.2: a lone bean may not be cashed in while another field holds more than one."""
+        return s.field_counts[index] != 1 or all(c <= 1 for c in s.field_counts)
+
+    def _plant(self, seat: int, bean: Bean, count: int, index: int, action: Action, source: str) -> str:
+        """Plant ``count`` beans into field ``index``; returns how: ``grew``, ``new`` or ``replaced``."""
+        s = self.seats[seat]
+        if not isinstance(index, int) or not 0 <= index < len(s.field_beans):
+            raise IllegalAction("P-3.1", action, f"seat {seat} has no field {index!r}")
+        current = s.field_beans[index]
+        how = "grew" if current is bean else "new"
+        if current is not None and current is not bean:
+            if not self._may_cash_in(s, index):
+                raise IllegalAction("P-3.2", action,
+                                    "planting there would cash in a lone bean while another field holds more")
+            self._cash_in(seat, index)  # P-3.1
+            how = "replaced"
+        if how != "grew":
+            self.log.started += 1
+        s.field_beans[index] = bean
+        s.field_counts[index] += count
+        self.events.extend([Planted(seat, bean, index, source)] * count)
+        return how
+
+    def _cash_in(self, seat: int, index: int) -> None:
+        s = self.seats[seat]
+        bean = s.field_beans[index]
+        count = s.field_counts[index]
+        assert bean is not None
+        coins = self.rules.coins_for(bean, count)
+        s.treasury.extend([bean] * coins)
+        self.discard.extend([bean] * (count - coins))
+        s.field_beans[index] = None
+        s.field_counts[index] = 0
+        self.events.append(Harvested(seat, index, bean, count, coins))
+        if not self.over:
+            self.log.harvests.append(coins)
+
+    def _reshuffle(self) -> bool:
+        """P-5.1: the discard pile becomes the new supply, unless the limit of A-11 is reached."""
+        if self.reshuffles >= self.rules.reshuffles:
+            return False
+        self.deck, self.discard = self.discard, []
+        self._rng.shuffle(self.deck)
+        self.reshuffles += 1
+        self.events.append(Reshuffled(len(self.deck), self.reshuffles))
+        return True
+
+    def _take_card(self) -> Bean | None:
+        """The top card of the supply, reshuffling as needed; ``None`` means the supply is exhausted (P-5.3)."""
+        while not self.deck:
+            if not self._reshuffle():
+                return None
+        return self.deck.pop()
+
+    def _reveal(self) -> None:
+        """P-2.4 / S-5: turn vine cards face up."""
+        upto = len(self.vine)
+        if self.princes.vine_face_down:
+            lead = max(s.position for s in self.seats)
+            upto = min(upto, lead + self.princes.visible_ahead)
+        while self.revealed < upto:
+            self.revealed += 1
+            self.events.append(VineRevealed(self.revealed, self.vine[self.revealed - 1]))
+
+    # ----------------------------------------------------------------- flow
+    def _start_turn(self) -> None:
+        self.events.append(TurnStarted(self.active, self.turn))
+        self.log = TurnLog()
+        self.to_move = self.active
+        if self.solo:
+            if self._move_neutrals():
+                return
+        elif self.middle:  # P-4.1: phase 0 only when the opponent left something
+            self.phase = K.TAKE_MIDDLE
+            return
+        self._start_phase1()
+
+    def _move_neutrals(self) -> bool:
+        """S-2, S-3: violet moves by its row's steps, then red moves one if violet is ahead of the player.
+        Returns True if that ended the game (S-6)."""
+        p = self.princes
+        row = max(self.violet - 1, 0) // p.row_length  # position 0 is in front of the first row
+        self.violet = min(self.castle, self.violet + p.violet_steps[min(row, p.rows - 1)])
+        self.events.append(FigureMoved("violet", self.violet))
+        if self.violet > self.seats[0].position and self.red < self.castle:
+            self.red += 1
+            self.events.append(FigureMoved("red", self.red))
+        arrived = (self.violet == self.castle) + (self.red == self.castle)
+        if arrived >= p.neutrals_to_lose:
+            self._finish("neutral", None)
+            return True
+        return False
+
+    def _start_phase1(self) -> None:
+        self.log.phase = 1
+        if self.seats[self.active].hand:
+            self.phase = K.PLANT_FIRST
+        else:
+            self._end_planting()
+
+    def _end_planting(self) -> None:
+        """P-4.3: after planting, the player may still discard a hand card if they have not yet."""
+        self.log.p1_over = True
+        if self.seats[self.active].hand and self.log.p1_discards < self.princes.hand_discards:
+            self.phase = K.DISCARD_HAND
+        else:
+            self._phase2()
+
+    def _phase2(self) -> None:
+        """P-4.4, P-4.5, P-5.2: turn up into the middle, add matching discards, reshuffle an emptied supply."""
+        log = self.log
+        log.phase = 2
+        middle = self.middle
+        for _ in range(self.rules.turn_up):
+            if not self.deck and log.p2_turned:
+                break  # P-5.2: the supply ran out during the turn-up
+            card = self._take_card()
+            if card is None:
+                self._finish("supply", None)
+                return
+            log.p2_turned.append(card)
+            middle[card] = middle.get(card, 0) + 1
+        self.events.append(TurnedUp(self.active, tuple(log.p2_turned)))
+        discard = self.discard
+        while discard and discard[-1] in middle:
+            card = discard.pop()
+            middle[card] += 1
+            log.p2_from_discard.append(card)
+        if log.p2_from_discard:
+            self.events.append(TookDiscard(self.active, tuple(log.p2_from_discard)))
+        if not self.deck:
+            self._reshuffle()
+        log.phase = 3
+        self.phase = K.KEEP_MIDDLE
+
+    def _end_phase3(self) -> None:
+        """S-4 (solo: the rest of the middle is discarded), then P-4.7: draw and pass the turn."""
+        if self.solo and self.middle:
+            beans = tuple(b for b, n in self.middle.items() for _ in range(n))
+            self.middle.clear()
+            self.discard.extend(beans)
+            self.events.append(Discarded(self.active, beans, "middle"))
+        self.log.phase = 4
+        s = self.seats[self.active]
+        drawn = 0
+        for _ in range(self.rules.draw):
+            card = self._take_card()
+            if card is None:
+                if drawn:
+                    self.events.append(Drew(self.active, drawn))
+                self._finish("supply", None)
+                return
+            s.hand.append(card)
+            drawn += 1
+        self.events.append(Drew(self.active, drawn))
+        self.active = (self.active + 1) % self.players
+        self.turn += 1
+        self._start_turn()
+
+    def _finish(self, reason: str, seat: int | None) -> None:
+        """P-7 / S-6: discard what is not planted, cash in every field, final tribute, result."""
+        self.events.append(EndTriggered(reason, seat))
+        self.end_reason = reason
+        self.over = True  # from here on cash-ins are not part of anybody's turn
+        for s in self.seats:
+            self.discard.extend(s.hand)
+            s.hand.clear()
+        for bean, n in self.middle.items():
+            self.discard.extend([bean] * n)
+        self.middle.clear()
+        for index_seat, s in enumerate(self.seats):
+            for index, count in enumerate(s.field_counts):
+                if count:
+                    self._cash_in(index_seat, index)
+        if reason == "castle" and not self.solo:
+            price = self.princes.tribute_price
+            for other, s in enumerate(self.seats):  # P-7.3
+                while other != seat and s.position < self.castle - 1 and s.treasury:
+                    paid = tuple(s.treasury[-price:])
+                    del s.treasury[-len(paid):]
+                    self.box.extend(paid)
+                    s.position += 1
+                    self.events.append(TributePaid(other, s.position, paid))
+        coins = self.coins()
+        if self.solo:
+            ranks: tuple[int, ...] = (1,) if reason == "castle" else (2,)  # S-7
+        else:
+            ranks = rank_by_coins(coins)
+        self.result = GameResult(coins, ranks)
+        self.events.append(GameEnded(coins, ranks))
+        self.phase = None
+        self._decision = None
+
+    # ----------------------------------------------------------------- options
+    def _options(self) -> list[Action]:
+        seat = self.to_move
+        s = self.seats[seat]
+        phase = self.phase
+        counts = s.field_counts
+        beans = s.field_beans
+        lone_blocked = any(c > 1 for c in counts)  # P-3.2, once for every field
+        cashable = [c > 1 or (c == 1 and not lone_blocked) for c in counts]
+        options: list[Action] = []
+        if phase is K.PLANT_FIRST or phase is K.PLANT_SECOND:
+            bean = s.hand[0]
+            options = [Plant(i) for i, current in enumerate(beans) if current is None or current is bean or cashable[i]]
+            if phase is K.PLANT_SECOND:
+                options.append(_PASS)
+            if self.log.p1_discards < self.princes.hand_discards:
+                options.extend(DiscardHand(i) for i in range(len(s.hand)))
+        elif phase is K.DISCARD_HAND:
+            options = [DiscardHand(i) for i in range(len(s.hand))]
+            options.append(_PASS)
+        else:
+            for bean in self.middle:
+                options.extend(PlantMiddle(bean, i) for i, current in enumerate(beans)
+                               if current is None or current is bean or cashable[i])
+            if phase is K.TAKE_MIDDLE:
+                options.extend(DiscardMiddle(bean) for bean in self.middle)
+            else:
+                options.append(_PASS)
+        if self.can_claim(seat):
+            options.append(_CLAIM)
+        if s.position + 1 < self.castle and s.coins >= self.princes.tribute_price:
+            options.append(_TRIBUTE)
+        if len(beans) < self.rules.max_fields and s.coins >= self.rules.field_price:
+            options.append(_BUY_FIELD)
+        for i, ok in enumerate(cashable):
+            if ok:
+                options.append(Harvest(i))
+        return options
+
+
+def princes_view(game: PrincesGame, seat: int) -> PrincesView:
+    """The view of ``seat`` in a ``PrincesGame`` (P-8)."""
+    if not 0 <= seat < game.players:
+        raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
+    me = game.seats[seat]
+    revealed = game.revealed
+    return PrincesView(
+        rules_id=game.rules.id, variant=game.rules.variant, seat=seat, players=game.players, turn=game.turn,
+        active=game.active, phase=None if game.phase is None else game.phase.value,
+        hand=tuple(me.hand), coins=me.coins,
+        fields=tuple(tuple(FieldView(b, n) for b, n in zip(s.field_beans, s.field_counts)) for s in game.seats),
+        hand_sizes=tuple(len(s.hand) for s in game.seats), deck_size=len(game.deck),
+        discard_size=len(game.discard), discard_top=game.discard[-1] if game.discard else None,
+        reshuffles=game.reshuffles, box=len(game.box), middle=tuple(game.middle.items()),
+        vine=tuple(t if k < revealed else None for k, t in enumerate(game.vine)),
+        figures=tuple(s.position for s in game.seats), neutral=game.neutral_positions(), castle=game.castle,
+        this_turn=game.log.record(),
+    )
+
+
+_HANDLERS: dict[type, Callable[[PrincesGame, int, Action], None]] = {
+    Plant: PrincesGame._do_plant,  # type: ignore[dict-item]
+    Pass: PrincesGame._do_pass,  # type: ignore[dict-item]
+    DiscardHand: PrincesGame._do_discard_hand,  # type: ignore[dict-item]
+    PlantMiddle: PrincesGame._do_plant_middle,  # type: ignore[dict-item]
+    DiscardMiddle: PrincesGame._do_discard_middle,  # type: ignore[dict-item]
+    Harvest: PrincesGame._do_harvest,  # type: ignore[dict-item]
+    BuyField: PrincesGame._do_buy_field,  # type: ignore[dict-item]
+    ClaimTask: PrincesGame._do_claim,  # type: ignore[dict-item]
+    PayTribute: PrincesGame._do_tribute,  # type: ignore[dict-item]
+}
