@@ -8,6 +8,8 @@ It plays a few fixed seeds (3, 4 and 5 players) with a deterministic scripted po
 trades (offers, acceptances, counter-offers, gifts), buys fields and harvests, and writes one JSON file
 per game next to this script: for every step the seat, the decision kind, the action and the events it
 produced, plus the final result. ``tests/engine/test_golden.py`` replays them move by move.
+It also plays one duel and one solitaire game of the Princes variants (``PRINCES_GAMES``), replayed
+by ``tests/engine/test_princes_golden.py``.
 
 Regenerate only when a rule change is intended, and review the diff of the files.
 """
@@ -21,7 +23,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from engine import BuyField, ClassicGame, Harvest, action_to_json, event_to_json, rules_for  # noqa: E402
+from engine import (  # noqa: E402
+    BuyField, ClaimTask, ClassicGame, Harvest, PayTribute, action_to_json, event_to_json, new_game, rules_for,
+)
 from engine.policies import random_action  # noqa: E402
 
 RULES_ID = "classic-v1"
@@ -37,6 +41,46 @@ def scripted_action(game: ClassicGame, rng: random.Random):
     if harvests and rng.random() < 0.03:
         return harvests[rng.randrange(len(harvests))]
     return random_action(game, rng, offer_rate=0.35)
+
+
+PRINCES_GAMES = [("duel-v1", 2, 20260404), ("solo-v1", 1, 20260505)]
+PRINCES_POLICY = ("scripted: ClaimTask when possible with p=0.9, PayTribute with p=0.15, BuyField with p=0.5, "
+                  "a Harvest with p=0.05, else random_action")
+
+
+def princes_action(game, rng: random.Random):
+    options = game.decision.options
+    if ClaimTask() in options and rng.random() < 0.9:
+        return ClaimTask()
+    if PayTribute() in options and rng.random() < 0.15:
+        return PayTribute()
+    if BuyField() in options and rng.random() < 0.5:
+        return BuyField()
+    harvests = [a for a in options if isinstance(a, Harvest)]
+    if harvests and rng.random() < 0.05:
+        return harvests[rng.randrange(len(harvests))]
+    return random_action(game, rng)
+
+
+def princes_name(rules_id: str, players: int, seed: int) -> str:
+    return f"{rules_id.split('-')[0]}-{players}p-{seed}.json"
+
+
+def build_princes(rules_id: str, players: int, seed: int) -> dict:
+    """Play one Princes game with the scripted policy and record it."""
+    game = new_game(rules_for(rules_id), players, seed)
+    rng = random.Random(seed)
+    initial = [event_to_json(e) for e in game.events]
+    steps = []
+    while not game.over:
+        decision = game.decision
+        action = princes_action(game, rng)
+        events = game.apply(action)
+        steps.append({"step": len(steps), "seat": decision.seat, "kind": decision.kind.value,
+                      "action": action_to_json(action), "events": [event_to_json(e) for e in events]})
+    return {"rules_id": rules_id, "players": players, "seed": seed, "policy": PRINCES_POLICY,
+            "initial_events": initial, "steps": steps, "result": game.result.to_json(),
+            "end_reason": game.end_reason}
 
 
 def golden_name(players: int, seed: int) -> str:
@@ -80,6 +124,12 @@ def main() -> None:
         path = HERE / golden_name(players, seed)
         path.write_text(dumps(doc), encoding="utf-8")
         print(f"wrote {path.relative_to(HERE.parent.parent)}: {len(doc['steps'])} steps, result {doc['result']}")
+    for rules_id, players, seed in PRINCES_GAMES:
+        doc = build_princes(rules_id, players, seed)
+        path = HERE / princes_name(rules_id, players, seed)
+        path.write_text(dumps(doc), encoding="utf-8")
+        print(f"wrote {path.relative_to(HERE.parent.parent)}: {len(doc['steps'])} steps, result {doc['result']}, "
+              f"ended by {doc['end_reason']}")
 
 
 if __name__ == "__main__":
