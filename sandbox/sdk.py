@@ -20,20 +20,21 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from engine.actions import (
-    Accept, Action, BuyField, Confirm, DecisionKind, EndTrading, Harvest, Offer, Pass, Plant, PlantTraded,
-    action_from_json, action_to_json,
+    Accept, Action, BuyField, ClaimTask, Confirm, DecisionKind, DiscardHand, DiscardMiddle, EndTrading, Harvest,
+    Offer, Pass, PayTribute, Plant, PlantMiddle, PlantTraded, action_from_json, action_to_json,
 )
 from engine.cards import Bean, find_cards
 from engine.events import Event, event_from_json
 from engine.rules import Rules
-from engine.views import View
+from engine.views import PrincesView, View, view_from_json
 
 PROTOCOL_VERSION = 1
 
 __all__ = [
-    "Accept", "Action", "Bean", "Bot", "BuyField", "Confirm", "DecisionKind", "EndTrading", "Harvest",
-    "Hello", "Offer", "PROTOCOL_VERSION", "Pass", "Plant", "PlantTraded", "Request", "Rules", "View",
-    "best_plant", "field_coins", "find_cards", "plant_loss",
+    "Accept", "Action", "Bean", "Bot", "BuyField", "ClaimTask", "Confirm", "DecisionKind", "DiscardHand",
+    "DiscardMiddle", "EndTrading", "Harvest", "Hello", "Offer", "PROTOCOL_VERSION", "Pass", "PayTribute", "Plant",
+    "PlantMiddle", "PlantTraded", "PrincesView", "Request", "Rules", "View", "best_plant", "field_coins",
+    "find_cards", "plant_loss",
 ]
 
 
@@ -59,7 +60,7 @@ class Request:
 
     id: int
     kind: DecisionKind
-    view: View
+    view: View | PrincesView  # a PrincesView in the duel and solo variants
     events: tuple[Event, ...]
     options: tuple[Action, ...]
     time_left_ms: float
@@ -67,7 +68,7 @@ class Request:
     @classmethod
     def from_json(cls, message: Mapping[str, Any]) -> Request:
         return cls(
-            id=int(message["id"]), kind=DecisionKind(message["kind"]), view=View.from_json(message["view"]),
+            id=int(message["id"]), kind=DecisionKind(message["kind"]), view=view_from_json(message["view"]),
             events=tuple(event_from_json(e) for e in message.get("events", ())),
             options=tuple(action_from_json(a) for a in message["options"]),
             time_left_ms=float(message.get("time_left_ms", 0.0)),
@@ -151,6 +152,48 @@ class Bot:
     def plant_traded(self, request: Request) -> Action:
         """Plant one card of your trading area."""
         return best_plant(self.rules, request)  # type: ignore[arg-type]
+
+    # -- decisions of the Princes variants (duel, solo); ``ClaimTask()``, ``PayTribute()``, ``Harvest``
+    # -- and ``BuyField()`` may be answered at any of them, after which you decide again
+    def take_middle(self, request: Request) -> Action:
+        """Phase 0: ``PlantMiddle(bean, field)`` or ``DiscardMiddle(bean)`` for each kind the opponent left.
+        Default: claim a task if possible, else plant a kind onto its own field, else discard it."""
+        if ClaimTask() in request.options:
+            return ClaimTask()
+        mine = request.view.fields[request.me]
+        for action in request.options_of(PlantMiddle):
+            if mine[action.field].bean is action.bean:  # type: ignore[union-attr]
+                return action
+        return request.options_of(DiscardMiddle)[0]
+
+    def discard_hand(self, request: Request) -> Action:
+        """Phase 1, after planting: ``DiscardHand(position)`` or ``Pass()``. Default: claim if possible, else pass."""
+        return ClaimTask() if ClaimTask() in request.options else Pass()
+
+    def keep_middle(self, request: Request) -> Action:
+        """Phase 3: ``PlantMiddle(bean, field)`` whole kinds, then ``Pass()`` ends the turn. Default: claim
+        every task it can; plant kinds onto their own field or into an empty one; before the Castle, cash in
+        fields worth gold; then pass."""
+        if ClaimTask() in request.options:
+            return ClaimTask()
+        mine = request.view.fields[request.me]
+        plants = request.options_of(PlantMiddle)
+        for wanted in ("same", "empty"):
+            for action in plants:
+                current = mine[action.field].bean  # type: ignore[union-attr]
+                if (current is action.bean) if wanted == "same" else current is None:  # type: ignore[union-attr]
+                    return action
+        view = request.view
+        princes = self.rules.princes if self.rules is not None else None
+        if isinstance(view, PrincesView) and princes is not None:
+            if view.next_task == "castle":
+                for action in request.options_of(Harvest):
+                    field = mine[action.field]  # type: ignore[union-attr]
+                    if field_coins(self.rules, field.bean, field.count) > 0:  # type: ignore[arg-type]
+                        return action
+            elif PayTribute() in request.options and view.coins - princes.tribute_price >= princes.castle_gold:
+                return PayTribute()  # gold beyond what the Castle needs buys progress
+        return Pass()
 
 
 # ------------------------------------------------------------------ helpers
