@@ -129,8 +129,9 @@ def _claims_after(game, action: Action, rng: random.Random) -> int:
 def princes_greedy_action(game, rng: random.Random, tribute_reserve: int | None = None) -> Action:
     """The example policy of the Princes variants: claim every task it can; otherwise the option after
     which most tasks can be claimed (one sampled look-ahead), ties broken by a planting heuristic; pay
-    tribute at the end of its turn while it keeps ``tribute_reserve`` gold (default: the Castle's price)
-    and it is behind (solo: behind violet's next step; duel: not ahead of the opponent)."""
+    tribute at the end of its turn when the gold above ``tribute_reserve`` closes the gap (solo: to violet's
+    next step, and only once red is near the Castle; duel: to one card ahead of the opponent). The default
+    reserve is 0 in solo (gold for the Castle is harvested at its door) and the Castle's price in the duel."""
     decision = game.decision
     options = decision.options
     seat = decision.seat
@@ -143,7 +144,7 @@ def princes_greedy_action(game, rng: random.Random, tribute_reserve: int | None 
                 and game.rules.coins_for(s.field_beans[a.field], s.field_counts[a.field]) > 0]
         if cash:
             return max(cash, key=lambda a: s.field_counts[a.field])
-    reserve = princes.castle_gold if tribute_reserve is None else tribute_reserve
+    reserve = tribute_reserve if tribute_reserve is not None else 0 if game.solo else princes.castle_gold
     if decision.kind is DecisionKind.KEEP_MIDDLE and PayTribute() in options and _tribute_pays(game, seat, reserve):
         if not any(isinstance(a, PlantMiddle) and _heuristic(game, seat, a) > 0 for a in options):
             return PayTribute()
