@@ -143,7 +143,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
 
     forfeited = [s for s in range(n) if statuses[s] is not Status.OK]
     coins = game.result.coins if game.result else game.coins()
-    ranks = rank_by_coins(coins, forfeited)
+    ranks = final_ranks(rules, game, coins, forfeited)
     for seat, player in enumerate(players):
         player.notify({"type": "end", "seat": seat, "coins": list(coins), "ranks": list(ranks),
                        "statuses": [s.value for s in statuses]})
@@ -151,6 +151,16 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
                   for s in range(n))
     replay = Replay.of(game, names, forfeited)
     return GameRecord(rules.id, seed, seats, replay, time.perf_counter() - started, void)
+
+
+def final_ranks(rules: Rules, game: Any, coins: Sequence[int], forfeited: Sequence[int]) -> tuple[int, ...]:
+    """Ranks for the record: by coins (forfeits last) in multi-player variants; in solo the engine's
+    win (1) or loss (2), and a forfeit is a loss."""
+    if rules.princes is not None and rules.princes.solo:
+        if forfeited or game.result is None:
+            return (2,) * len(coins)
+        return tuple(game.result.ranks)
+    return rank_by_coins(coins, forfeited)
 
 
 def _clip(value: object, limit: int = 200) -> str:

@@ -8,13 +8,43 @@ What it teaches:
   fields, and asks in return for one bean it is already growing. It takes the first acceptance.
 - As another player it accepts an offer when every card it would receive grows one of its
   fields and every card it pays is a bean it is not growing.
+
+In the Princes variants (duel, solo; ``self.rules.princes`` is set) every decision goes to
+``princes_move``: the bot guesses what its view hides (the other hand, the supply's order, the discard
+pile below its top unless it can follow it from the events, face-down vine cards) once with
+``engine.determinize.build_princes_game`` and
+plays the engine's example policy ``engine.policies.princes_greedy_action`` on that guess: claim every
+task it can; otherwise the option after which most tasks can be claimed (one look-ahead on a copy
+with the supply reshuffled), ties broken by where a bean loses least; cash in fields worth gold
+in front of the Castle; pay tribute when the gold above a reserve closes the gap to the figure it races
+(solo: violet's next step once red nears the Castle; duel: one card ahead of the opponent).
 """
 from __future__ import annotations
 
+from engine.determinize import build_princes_game, follow_princes_discard
+from engine.policies import princes_greedy_action
 from sandbox.sdk import Accept, Action, Bot, Confirm, EndTrading, Offer, Pass, Plant, Request, best_plant
 
 
 class GreedyBot(Bot):
+    def __init__(self) -> None:
+        super().__init__()
+        self.discard: list = []  # the Princes discard pile, followed from the public events
+
+    def princes_move(self, request: Request) -> Action:
+        """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
+        follow_princes_discard(self.discard, request.events)
+        game = build_princes_game(self.rules, request.view, self.rng, self.discard)  # type: ignore[arg-type]
+        action = princes_greedy_action(game, self.rng)
+        return action if action in request.options else request.options[0]
+
+    take_middle = discard_hand = keep_middle = princes_move
+
+    def plant_first(self, request: Request) -> Action:
+        if self.rules.princes is not None:  # type: ignore[union-attr]
+            return self.princes_move(request)
+        return super().plant_first(request)
+
     def growing(self, request: Request) -> set:
         return {f.bean for f in request.view.fields[request.me] if f.bean is not None}
 
@@ -22,6 +52,8 @@ class GreedyBot(Bot):
         return any(f.bean is None for f in request.view.fields[request.me])
 
     def plant_second(self, request: Request) -> Action:
+        if self.rules.princes is not None:  # type: ignore[union-attr]
+            return self.princes_move(request)
         bean = request.view.hand[0]
         if bean in self.growing(request) or self.has_empty_field(request):
             return best_plant(self.rules, request)

@@ -17,3 +17,4 @@ class RandomBot(Bot):
         return self.rng.choice(request.options)
 
     plant_first = plant_second = trade_offer = trade_respond = trade_confirm = plant_traded = choose
+    take_middle = discard_hand = keep_middle = choose  # the Princes variants (duel, solo)

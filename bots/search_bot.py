@@ -26,6 +26,10 @@ What it teaches:
   passes continue while time remains.
 - **Search where it pays, heuristics elsewhere.** Offers and counter-offers depend on how the
   others answer, which the playouts do not model; those come from the trader's card values.
+
+The Princes variants (duel, solo) have no trading; there this bot plays like the greedy bot: one guess of
+the hidden cards (``engine.determinize.build_princes_game``, the discard pile followed from the events)
+and the engine's example policy ``engine.policies.princes_greedy_action`` on it.
 """
 from __future__ import annotations
 
@@ -35,8 +39,9 @@ from dataclasses import replace
 from itertools import permutations
 
 from engine.actions import DecisionKind
-from engine.determinize import build_game, check_public, sample_hidden
+from engine.determinize import build_game, build_princes_game, check_public, follow_princes_discard, sample_hidden
 from engine.events import FieldBought, Harvested, Reshuffled
+from engine.policies import princes_greedy_action
 from engine.views import TradeView
 from sandbox.sdk import (
     Accept, Action, Bean, Bot, BuyField, Confirm, EndTrading, Hello, Offer, Pass, Plant, PlantTraded,
@@ -208,11 +213,22 @@ class Tracker:
 
 
 class SearchBot(Bot):
+    # ------------------------------------------------------------ the Princes variants (no trading)
+    def princes_move(self, request: Request) -> Action:
+        """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
+        follow_princes_discard(self.princes_discard, request.events)
+        game = build_princes_game(self.rules, request.view, self.rng, self.princes_discard)  # type: ignore[arg-type]
+        action = princes_greedy_action(game, self.rng)
+        return action if action in request.options else request.options[0]
+
+    take_middle = discard_hand = keep_middle = princes_move
+
     budget_ms = BUDGET_MS
     horizon = PLAYOUT_TURNS
 
     def on_start(self, hello: Hello) -> None:
         self.tracker = Tracker(hello.players)
+        self.princes_discard: list = []  # the Princes discard pile, followed from the events
         limit = float(hello.limits.get("decision_ms", 1000.0))
         self.budget_ms = min(self.budget_ms, 0.3 * limit)
         self.last_offer: Offer | None = None
@@ -315,10 +331,14 @@ class SearchBot(Bot):
 
     # ------------------------------------------------------------ planting
     def plant_first(self, request: Request) -> Action:
+        if self.rules.princes is not None:  # type: ignore[union-attr]
+            return self.princes_move(request)
         self.observe(request)
         return self.buy_field(request) or self.search_plant(request)
 
     def plant_second(self, request: Request) -> Action:
+        if self.rules.princes is not None:  # type: ignore[union-attr]
+            return self.princes_move(request)
         self.observe(request)
         return self.buy_field(request) or self.search_plant(request)
 

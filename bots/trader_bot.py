@@ -19,11 +19,17 @@ What it teaches:
 - **Liabilities are given away.** Turned-up cards nobody takes and hand cards that would wreck a
   field are gifted (C-6.5) to the player they help least.
 - **The third field** is bought early in the game, when there is still time to fill it.
+
+The Princes variants (duel, solo) have no trading; there this bot plays like the greedy bot: one guess of
+the hidden cards (``engine.determinize.build_princes_game``, the discard pile followed from the events)
+and the engine's example policy ``engine.policies.princes_greedy_action`` on it.
 """
 from __future__ import annotations
 
 from itertools import permutations
 
+from engine.determinize import build_princes_game, follow_princes_discard
+from engine.policies import princes_greedy_action
 from sandbox.sdk import (
     Accept, Action, Bean, Bot, BuyField, Confirm, EndTrading, Offer, Pass, Plant, PlantTraded, Request,
     Rules, View,
@@ -96,6 +102,20 @@ def without(cards: tuple, positions) -> tuple:
 
 
 class TraderBot(Bot):
+    def __init__(self) -> None:
+        super().__init__()
+        self.princes_discard: list = []  # the Princes discard pile, followed from the events
+
+    # ------------------------------------------------------------ the Princes variants (no trading)
+    def princes_move(self, request: Request) -> Action:
+        """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
+        follow_princes_discard(self.princes_discard, request.events)
+        game = build_princes_game(self.rules, request.view, self.rng, self.princes_discard)  # type: ignore[arg-type]
+        action = princes_greedy_action(game, self.rng)
+        return action if action in request.options else request.options[0]
+
+    take_middle = discard_hand = keep_middle = princes_move
+
     # ------------------------------------------------------------ what it sees
     def fields(self, view: View, seat: int | None = None) -> Fields:
         return tuple((f.bean, f.count) for f in view.fields[view.seat if seat is None else seat])
@@ -122,9 +142,13 @@ class TraderBot(Bot):
 
     # ------------------------------------------------------------ planting
     def plant_first(self, request: Request) -> Action:
+        if self.rules.princes is not None:  # type: ignore[union-attr]
+            return self.princes_move(request)
         return self.maybe_buy_field(request) or self.best_hand_plant(request, allow_pass=False)
 
     def plant_second(self, request: Request) -> Action:
+        if self.rules.princes is not None:  # type: ignore[union-attr]
+            return self.princes_move(request)
         return self.maybe_buy_field(request) or self.best_hand_plant(request, allow_pass=True)
 
     def best_hand_plant(self, request: Request, allow_pass: bool) -> Action:

@@ -26,13 +26,16 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from engine.actions import DecisionKind
 from engine.cards import Bean
 from engine.classic import ClassicGame, SeatState
 from engine.rules import Rules
-from engine.views import View
+from engine.views import PrincesView, View
+
+if TYPE_CHECKING:
+    from engine.princes import PrincesGame
 
 SUPPORTED_KINDS = (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND, DecisionKind.TRADE_OFFER,
                    DecisionKind.PLANT_TRADED)
@@ -217,3 +220,99 @@ def _check(rules: Rules, view: View, hidden: Hidden, kind: DecisionKind) -> None
             raise ValueError("plant_traded needs a card in some trading area")
     elif any_traded or not view.hand_sizes[view.active]:
         raise ValueError(f"{kind.value} needs empty trading areas and a hand to plant from")
+
+
+# ----------------------------------------------------------------- Princes (duel, solo)
+def princes_unseen(rules: Rules, view: PrincesView) -> Counter:
+    """The cards a Princes view does not place: the deck minus own hand, every field, the middle and
+    the discard top. They are somewhere in the supply, the discard pile, the other hand, a treasury
+    or the box."""
+    pool: Counter = Counter({t.bean: t.count for t in rules.bean_types})
+    pool.subtract(view.hand)
+    for fields in view.fields:
+        for f in fields:
+            if f.bean is not None:
+                pool[f.bean] -= f.count
+    for bean, count in view.middle:
+        pool[bean] -= count
+    if view.discard_top is not None:
+        pool[view.discard_top] -= 1
+    return +pool
+
+
+def build_princes_game(rules: Rules, view: PrincesView, rng: random.Random,
+                       discard: Sequence[Bean] | None = None) -> PrincesGame:
+    """A ``PrincesGame`` that matches ``view`` in everything public and in the viewer's own hand and gold,
+    with the rest guessed at random: the other hand, the supply's order, the discard pile below its top
+    (unless ``discard``, the whole pile as followed from the events, is given and fits the view),
+    the face-down vine cards, the others' gold (0) and the kinds of coin cards. Every unplaced card is
+    taken as equally likely anywhere. The game waits for the viewer's decision ``view.phase``; it is for
+    look-ahead only (its events and history start empty)."""
+    from engine.princes import PrincesGame, TurnLog
+
+    princes = rules.princes
+    if princes is None or view.phase is None:
+        raise ValueError(f"{view.rules_id} view has no Princes decision to build a game for")
+    game = PrincesGame(rules, view.players, rng.getrandbits(63))
+    pool = princes_unseen(rules, view)
+    known = discard is not None and len(discard) == view.discard_size and (
+        (discard[-1] if discard else None) is view.discard_top)
+    if known:
+        below = Counter(discard[:-1])
+        if all(pool[b] >= n for b, n in below.items()):
+            pool.subtract(below)
+        else:
+            known = False
+    cards = list(pool.elements())
+    rng.shuffle(cards)
+
+    def take(n: int) -> list[Bean]:
+        got = [cards.pop() for _ in range(min(n, len(cards)))]
+        return got + [rules.beans[0]] * (n - len(got))  # only if the view was inconsistent
+
+    for seat, s in enumerate(game.seats):
+        s.hand = list(view.hand) if seat == view.seat else take(view.hand_sizes[seat])
+        s.field_beans = [f.bean for f in view.fields[seat]]
+        s.field_counts = [f.count for f in view.fields[seat]]
+        s.treasury = take(view.coins) if seat == view.seat else []
+        s.position = view.figures[seat]
+    game.deck = take(view.deck_size)
+    if known:
+        game.discard = list(discard)  # type: ignore[arg-type]
+    else:
+        game.discard = take(max(view.discard_size - 1, 0)) + ([view.discard_top] if view.discard_top else [])
+    game.box = take(view.box)
+    game.middle = dict(view.middle)
+    hidden = [t for t in princes.tasks if t not in set(view.vine)]
+    rng.shuffle(hidden)
+    game.vine = [t if t is not None else hidden.pop() for t in view.vine]
+    game.castle = view.castle
+    game.revealed = sum(t is not None for t in view.vine)
+    for name, position in view.neutral:
+        setattr(game, name, position)
+    game.reshuffles, game.turn, game.active, game.to_move = view.reshuffles, view.turn, view.active, view.seat
+    game.phase = DecisionKind(view.phase)
+    t = view.this_turn
+    game.log = TurnLog(t.phase, list(t.phase1_plants), t.phase1_discards, t.phase1_over, list(t.phase2_turned),
+                       list(t.phase2_from_discard), list(t.phase3_planted), list(t.harvests), t.started, t.claimed,
+                       t.tributes)
+    game.events, game.history = [], []
+    game._decision = None
+    return game
+
+
+def follow_princes_discard(pile: list[Bean], events: Sequence[object]) -> None:
+    """Keep ``pile`` (the Princes discard pile, top last) up to date from public events: discards and
+    cashed-in beans go on it, phase 2 takes from its top, a reshuffle empties it (gold paid goes to the
+    box, not onto the pile)."""
+    from engine.events import Discarded, Harvested, Reshuffled, TookDiscard
+
+    for event in events:
+        if isinstance(event, Discarded):
+            pile.extend(event.beans)
+        elif isinstance(event, Harvested):
+            pile.extend([event.bean] * (event.beans - event.coins))
+        elif isinstance(event, TookDiscard):
+            del pile[len(pile) - len(event.beans):]
+        elif isinstance(event, Reshuffled):
+            pile.clear()
