@@ -13,12 +13,13 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.db import DB_ENV, DEFAULT_DB, Bot, BotVersion, DatabaseError, Match, MatchSeat, Season, make_engine
-from arena.ladder import LadderError, SeasonSettings, leaderboard, rerate, run_season
+from arena.ladder import LadderError, SeasonSettings, is_solo, leaderboard, rerate, run_season
 from arena.players import PROJECT, SandboxPlayer
 from arena.progress import ProgressReporter
-from arena.submit import SubmissionError, check_name, check_source, register, smoke_failure, smoke_game
+from arena.submit import SubmissionError, check_name, check_source, register, smoke_failure, smoke_games
 from arena.referee import GameRecord, InProcessPlayer, Player, play_game
 from engine import rules_for
+from engine.rules import VARIANTS
 from sandbox import Limits, SandboxError, Tier, detect_tier
 
 log = logging.getLogger("arena")
@@ -124,7 +125,9 @@ def play(bots: Sequence[str], variant: str, seed: int | None, replay_path: str |
     except ValueError as exc:
         raise UserError(str(exc)) from None
     if not rules.min_players <= len(bots) <= rules.max_players:
-        raise UserError(f"{rules.id} needs {rules.min_players}-{rules.max_players} bots, got {len(bots)}")
+        need = (f"exactly {rules.min_players}" if rules.min_players == rules.max_players
+                else f"{rules.min_players}-{rules.max_players}")
+        raise UserError(f"{rules.id} needs {need} bot{'s' if rules.max_players > 1 else ''}, got {len(bots)}")
     resolved = [resolve_bot(spec) for spec in bots]
     seed = secrets.randbits(63) if seed is None else seed
     limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
@@ -208,9 +211,11 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
             raise SubmissionError(f"no such file: {path!r}")
         name = check_name(name or file.stem)
         source = check_source(file.read_bytes(), path)
-        record = smoke_game(name, source, Limits(), sandbox_tier(unsafe))
-        failure = smoke_failure(record)
-        if failure:
+        records = smoke_games(name, source, Limits(), sandbox_tier(unsafe))
+        failures = {variant: smoke_failure(record) for variant, record in records.items()}
+        passed = [variant for variant, failure in failures.items() if not failure]
+        if not passed:  # the classic game's failure names the reason
+            record, failure = records["classic"], failures["classic"] or ""
             detail = record.seats[0].detail
             raise SubmissionError(f"{path!r} rejected: {failure}" + ("" if detail in failure else f" ({detail})"))
     except SubmissionError as exc:
@@ -218,12 +223,18 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
     except SandboxError as exc:
         raise click.ClickException(f"sandbox unavailable (machine fault, not the bot's): {exc}") from None
     with Session(ctx.engine) as session:
-        done = register(session, name, source, author)
+        done = register(session, name, source, author, variants=passed)
+        games = "; ".join(f"{variant} {r.seats[0].coins} coins, " + (
+            f"rank {r.seats[0].rank} of {len(r.seats)}" if len(r.seats) > 1 else "won" if r.seats[0].rank == 1 else "lost")
+            for variant, r in records.items() if variant in passed)
         if done.new:
-            click.echo(f"{name} version {done.version.number} registered "
-                       f"(smoke game: {record.seats[0].coins} coins, rank {record.seats[0].rank} of 3)")
+            click.echo(f"{name} version {done.version.number} registered for {', '.join(passed)} (smoke games: {games})")
         else:
-            click.echo(f"{name} is unchanged: version {done.version.number} already has this source")
+            click.echo(f"{name} is unchanged: version {done.version.number} already has this source "
+                       f"(plays {', '.join(passed)})")
+        for variant, failure in failures.items():
+            if failure:
+                click.echo(f"not scheduled in {variant}: {failure}", err=True)
 
 
 @cli.command("bots")
@@ -261,24 +272,36 @@ def season() -> None:
 @season.command("run")
 @click.option("--name", default="season-1", show_default=True, help="Season name; an existing season resumes.")
 @click.option("--games", type=click.IntRange(min=1), default=None,
-              help="Games in the season (new seasons: 100). A larger number extends an existing season.")
+              help="Games in the season (new seasons: 100); solo: deals every bot plays (new seasons: 50). "
+                   "A larger number extends an existing season.")
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True, help="Parallel matches.")
-@click.option("--players", default="3-5", show_default=True, help="Table size, N or N-M.")
-@click.option("--variant", default="classic", show_default=True)
+@click.option("--players", default=None, help="Table size, N or N-M (default: the variant's, classic 3-5, duel 2, solo 1).")
+@click.option("--variant", default=None, help="classic, duel or solo (default: the season's own, classic for a new one).")
 @click.option("--rotate", is_flag=True, help="Play every deal once per seat rotation (same deck seed).")
 @click.option("--seed", type=int, default=None, help="Season seed (default: random).")
 @click.option("--unsafe", is_flag=True, help="Run without a strong sandbox.")
 @click.option("--decision-ms", type=click.FloatRange(min=1), default=1000, show_default=True)
 @click.option("--bank-ms", type=click.FloatRange(min=0), default=10_000, show_default=True)
 @pass_context
-def season_run(ctx: Context, name: str, games: int | None, workers: int, players: str, variant: str, rotate: bool,
-               seed: int | None, unsafe: bool, decision_ms: float, bank_ms: float) -> None:
-    """Run a season (or resume it where it stopped), then print the leaderboard."""
-    low, high = parse_players(players)
+def season_run(ctx: Context, name: str, games: int | None, workers: int, players: str | None, variant: str | None,
+               rotate: bool, seed: int | None, unsafe: bool, decision_ms: float, bank_ms: float) -> None:
+    """Run a season (or resume it where it stopped), then print the leaderboard.
+
+    Solo seasons: every bot that plays solo plays the same deals, ranked by win rate.
+    """
+    with Session(ctx.engine) as session:  # an existing season keeps its own variant
+        existing = session.exec(select(Season).where(Season.name == name)).first()
     try:
-        rules_for(variant)
+        rules = rules_for(variant or (existing.variant if existing else "classic"))
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    if existing is not None and existing.variant != rules.variant:
+        raise UserError(f"season {name!r} is a {existing.variant} season, not {rules.variant}")
+    low, high = parse_players(players) if players is not None else (rules.min_players, rules.max_players)
+    if not rules.min_players <= low <= high <= rules.max_players:
+        raise UserError(f"--players {players!r} does not fit {rules.id}, played by "
+                        f"{rules.min_players}-{rules.max_players} players")
+    variant = rules.variant
     settings = SeasonSettings(name=name, variant=variant, games=games, min_players=low, max_players=high,
                               rotate=rotate, seed=seed)
     limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
@@ -294,7 +317,7 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, players
         click.echo(f"season {name}: {progress.done} games rated, {progress.void} void, "
                    f"{progress.failures} bot failures")
     with Session(engine) as session:
-        click.echo(board_table(leaderboard(session, variant)))
+        click.echo(board_table(leaderboard(session, variant, name if is_solo(variant) else None)))
 
 
 @season.command("list")
@@ -321,8 +344,10 @@ def season_show(ctx: Context, name: str) -> None:
         if s is None:
             raise UserError(f"no season named {name!r}")
         counts = season_counts(session, s)
+        done = (f"{counts.get('done', 0)} games done on {s.games} deals per bot" if is_solo(s.variant)
+                else f"{counts.get('done', 0)}/{s.games} games done")
         click.echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, "
-                   f"{counts.get('done', 0)}/{s.games} games done, {counts.get('void', 0)} void, "
+                   f"{done}, {counts.get('void', 0)} void, "
                    f"{counts.get('planned', 0)} planned{', seat-rotated deals' if s.rotate else ''}")
         matches = session.exec(select(Match).where(Match.season_id == s.id, Match.status != "planned")
                                .order_by(Match.number.desc()).limit(10)).all()  # type: ignore[union-attr]
@@ -347,20 +372,39 @@ def season_counts(session: Session, s: Season) -> dict[str, int]:
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of rows.")
 @click.option("--variant", default="classic", show_default=True)
 @click.option("--rerate", "do_rerate", is_flag=True, help="Recompute every rating from the recorded games first.")
+@click.option("--season", "season_name", default=None, help="Solo: the season whose deals rank the bots (default: the latest).")
 @pass_context
-def leaderboard_command(ctx: Context, as_json: bool, variant: str, do_rerate: bool) -> None:
-    """The ladder: score (mu - 3 sigma), mu, sigma and games of each bot's current version."""
+def leaderboard_command(ctx: Context, as_json: bool, variant: str, do_rerate: bool, season_name: str | None) -> None:
+    """The ladder: score (mu - 3 sigma), mu, sigma and games of each bot's current version.
+
+    Solo: win rate with its 95% Wilson interval and average gold on one season's deals.
+    """
+    try:
+        variant = rules_for(variant).variant
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     with Session(ctx.engine) as session:
         if do_rerate:
             differences = rerate(session, variant, write=True)
             click.echo(f"rerated {variant}: {len(differences)} ratings differed from the stored ones", err=True)
-        rows = leaderboard(session, variant)
+        try:
+            rows = leaderboard(session, variant, season_name)
+        except LadderError as exc:
+            raise UserError(str(exc)) from None
     click.echo(json.dumps(rows, indent=2) if as_json else board_table(rows))
 
 
 def board_table(rows: list[dict]) -> str:
     if not rows:
         return "no bots on the ladder yet"
+    if "ci_low" in rows[0]:  # solo: win rate on fixed deals
+        table = [("rank", "bot", "version", "games", "wins", "win rate", "95% CI", "avg gold")]
+        for r in rows:
+            table.append((str(r["rank"]), r["name"] + (" (boss)" if r["builtin"] else ""), str(r["version"]),
+                          str(r["games"]), str(r["wins"]), f"{r['win_rate']:.1%}",
+                          f"{r['ci_low']:.1%}-{r['ci_high']:.1%}",
+                          "-" if r["avg_gold"] is None else f"{r['avg_gold']:.2f}"))
+        return format_table(table)
     table = [("rank", "bot", "version", "score", "mu", "sigma", "games")]
     for r in rows:
         table.append((str(r["rank"]), r["name"] + (" (boss)" if r["builtin"] else ""), str(r["version"]),
@@ -386,7 +430,8 @@ def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
     tier = sandbox_tier(unsafe)
     with Session(ctx.engine) as session:
         for path in sorted(BUILTIN_BOTS.glob("*_bot.py")):
-            register(session, path.stem.removesuffix("_bot"), path.read_text(encoding="utf-8"), "arena", builtin=True)
+            register(session, path.stem.removesuffix("_bot"), path.read_text(encoding="utf-8"), "arena", builtin=True,
+                     variants=tuple(VARIANTS))  # the example bots play every variant (tests/bots)
     name = f"demo-{secrets.token_hex(3)}"
     click.echo(f"running season {name}: {games} games, {workers} workers, sandbox tier {tier.value}", err=True)
     settings = SeasonSettings(name=name, games=games, min_players=3, max_players=5, rotate=True)

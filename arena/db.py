@@ -51,6 +51,10 @@ class BotVersion(SQLModel, table=True):
     created_at: datetime = Field(default_factory=now)
     prior_mu: float  # the rating a version starts from: its predecessor's mean, fresh uncertainty
     prior_sigma: float
+    variants: str = "classic"  # comma list of the rules variants whose smoke game it passed: only those schedule it
+
+    def plays(self, variant: str) -> bool:
+        return variant in self.variants.split(",")
 
 
 class Rating(SQLModel, table=True):
@@ -134,6 +138,7 @@ def make_engine(url: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
     try:
         SQLModel.metadata.create_all(engine)
+        _add_missing_columns(engine)
         with Session(engine) as session:
             row = session.get(Meta, "schema_version")
             if row is None:
@@ -145,6 +150,17 @@ def make_engine(url: str) -> Engine:
     except OperationalError as exc:
         raise DatabaseError(f"cannot open database {url!r}: {exc.orig}") from None
     return engine
+
+
+def _add_missing_columns(engine: Engine) -> None:
+    """Columns added to a table after a database was created (schema version 1, before any release):
+    ``botversion.variants``, for which an older database's versions count as classic-only."""
+    from sqlalchemy import inspect, text
+
+    columns = {c["name"] for c in inspect(engine).get_columns("botversion")}
+    if "variants" not in columns:
+        with engine.begin() as conn:
+            conn.execute(text("ALTER TABLE botversion ADD COLUMN variants VARCHAR NOT NULL DEFAULT 'classic'"))
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -193,7 +209,8 @@ def exclusive_run(engine: Engine, what: str) -> Iterator[None]:
         yield
 
 
-def active_versions(session: Session) -> list[tuple[Bot, BotVersion]]:
+def active_versions(session: Session, variant: str | None = None) -> list[tuple[Bot, BotVersion]]:
+    """The current version of every bot, by bot name; with ``variant``, only those that play it."""
     rows = session.exec(select(Bot, BotVersion).where(BotVersion.bot_id == Bot.id, BotVersion.active == True)  # noqa: E712
                         .order_by(Bot.name)).all()
-    return [(bot, version) for bot, version in rows]
+    return [(bot, version) for bot, version in rows if variant is None or version.plays(variant)]

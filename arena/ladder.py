@@ -8,6 +8,7 @@ run replays exactly the planned ones.
 from __future__ import annotations
 
 import logging
+import math
 import multiprocessing
 import queue
 import random
@@ -41,8 +42,28 @@ def variant_of(rules_id: str) -> str:
     return rules_id.rsplit("-v", 1)[0]
 
 
+def is_solo(variant: str) -> bool:
+    """Whether ``variant`` is a one-player format: ranked by win rate on fixed seeds, not by TrueSkill."""
+    return rules_for(variant).max_players == 1
+
+
+def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95% for the default ``z``); (0, 1) without games."""
+    if games <= 0:
+        return (0.0, 1.0)
+    p = wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
 def match_seed(season_seed: int, number: int) -> int:
     return random.Random(f"{season_seed}/{number}").getrandbits(63)
+
+
+def solo_seeds(season_seed: int, count: int) -> list[int]:
+    """The deal seeds every bot of a solo season plays, in order (a longer season extends the list)."""
+    return [random.Random(f"{season_seed}/solo/{k}").getrandbits(63) for k in range(count)]
 
 
 # ----------------------------------------------------------------- ratings in the database
@@ -91,6 +112,9 @@ def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) ->
     match.status = "done"
     match.rated_order = (session.exec(select(func.max(Match.rated_order))).one() or 0) + 1
     session.add(match)
+    if is_solo(variant):  # ranked by win rate (leaderboard), not rated
+        session.commit()
+        return True
     versions = [row.version_id for row in seats]
     new = book.record(versions, [row.rank for row in seats])  # type: ignore[misc]
     for version_id, skill in zip(versions, new):
@@ -111,6 +135,8 @@ def rerate(session: Session, variant: str, write: bool) -> list[str]:
     Returns the differences from what is stored (empty when they agree); ``write`` replaces the
     stored ratings and snapshots with the recomputation.
     """
+    if is_solo(variant):
+        return []  # solo games are counted, never rated
     priors = {v.id: Skill(v.prior_mu, v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
     book = RatingBook(priors)
     snapshots: list[RatingSnapshot] = []
@@ -147,6 +173,8 @@ def rerate(session: Session, variant: str, write: bool) -> list[str]:
 
 # ----------------------------------------------------------------- planning
 DEFAULT_GAMES = 100
+DEFAULT_SOLO_SEEDS = 50  # solo seasons: deals every bot plays
+SOLO_TABLE = 10  # solo seasons: one bot's deals that share its sandboxed process
 
 
 @dataclass(frozen=True)
@@ -154,8 +182,8 @@ class SeasonSettings:
     name: str
     variant: str = "classic"
     games: int | None = None  # None: the existing season's number, or DEFAULT_GAMES for a new one
-    min_players: int = 3
-    max_players: int = 5
+    min_players: int | None = None  # None: the variant's own range (classic 3-5, duel 2, solo 1)
+    max_players: int | None = None
     rotate: bool = False
     seed: int | None = None
 
@@ -164,11 +192,14 @@ def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
     season = session.exec(select(Season).where(Season.name == settings.name)).first()
     rules = rules_for(settings.variant)
     if season is None:
-        if not rules.min_players <= settings.min_players <= settings.max_players <= rules.max_players:
+        low = settings.min_players if settings.min_players is not None else rules.min_players
+        high = settings.max_players if settings.max_players is not None else max(low, rules.max_players)
+        if not rules.min_players <= low <= high <= rules.max_players:
             raise LadderError(f"{rules.id} is played by {rules.min_players}-{rules.max_players} players, "
-                              f"not {settings.min_players}-{settings.max_players}")
-        season = Season(name=settings.name, variant=rules.variant, games=settings.games or DEFAULT_GAMES,
-                        min_players=settings.min_players, max_players=settings.max_players, rotate=settings.rotate,
+                              f"not {low}-{high}")
+        games = settings.games or (DEFAULT_SOLO_SEEDS if rules.max_players == 1 else DEFAULT_GAMES)
+        season = Season(name=settings.name, variant=rules.variant, games=games,
+                        min_players=low, max_players=high, rotate=settings.rotate,
                         seed=settings.seed if settings.seed is not None else random.SystemRandom().getrandbits(63))
         session.add(season)
         session.commit()
@@ -182,7 +213,13 @@ def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
 
 
 class Planner:
-    """Plans the next matches of a season from the current ratings and schedule."""
+    """Plans the next matches of a season from the current ratings and schedule.
+
+    Solo seasons (``is_solo``) plan differently: ``season.games`` is the number of deals, and every
+    active bot that plays solo gets one match per deal (the same seeds for all, ``solo_seeds``), a
+    bot's deals grouped into tables of ``SOLO_TABLE``. Bots added later get the same deals when the
+    season is resumed.
+    """
 
     def __init__(self, session: Session, season: Season, book: RatingBook) -> None:
         self.session = session
@@ -195,17 +232,60 @@ class Planner:
         planned = session.exec(select(MatchSeat.version_id).where(
             MatchSeat.match_id == Match.id, Match.status == "planned")).all()
         self.pending_seats = Counter(planned)
+        self.solo = is_solo(season.variant)
+        self.solo_missing: list[tuple[int, list[int]]] = self._solo_missing() if self.solo else []
+
+    def _solo_missing(self) -> list[tuple[int, list[int]]]:
+        """(version id, seeds) of every solo table still to plan: each active bot's deals of this season
+        that it has no match for yet, in chunks of ``SOLO_TABLE``, the bots taking turns chunk by chunk."""
+        seeds = solo_seeds(self.season.seed, self.season.games)
+        have: dict[int, set[int]] = {}
+        for version_id, seed in self.session.exec(select(MatchSeat.version_id, Match.seed).where(
+                MatchSeat.match_id == Match.id, Match.season_id == self.season.id)).all():
+            have.setdefault(version_id, set()).add(seed)
+        per_bot = []
+        versions = active_versions(self.session, self.season.variant)
+        if not versions:
+            raise LadderError(f"season {self.season.name!r} needs at least 1 active bot that plays "
+                              f"{self.season.variant}, none is registered")
+        for _, version in versions:
+            todo = [seed for seed in seeds if seed not in have.get(version.id, set())]  # type: ignore[arg-type]
+            per_bot.append([(version.id, todo[k:k + SOLO_TABLE]) for k in range(0, len(todo), SOLO_TABLE)])
+        tables = []
+        for round_ in range(max((len(chunks) for chunks in per_bot), default=0)):
+            tables.extend(chunks[round_] for chunks in per_bot if round_ < len(chunks))
+        return tables  # type: ignore[return-value]
 
     def remaining(self) -> int:
+        if self.solo:
+            return sum(len(seeds) for _, seeds in self.solo_missing)
         return self.season.games - self.number
+
+    def plan_solo(self) -> list[Match]:
+        """Plan one bot's next table of solo deals and store it."""
+        version_id, seeds = self.solo_missing.pop(0)
+        matches = []
+        first = self.number
+        for seed in seeds:
+            match = Match(season_id=self.season.id, number=self.number, table=first, seed=seed,  # type: ignore[arg-type]
+                          rules_id=self.rules.id)
+            self.session.add(match)
+            self.session.flush()
+            self.session.add(MatchSeat(match_id=match.id, seat=0, version_id=version_id))  # type: ignore[arg-type]
+            self.number += 1
+            matches.append(match)
+        self.session.commit()
+        return matches
 
     def plan(self) -> list[Match]:
         """Plan one table (several matches when deals are seat-rotated) and store it."""
-        versions = active_versions(self.session)
+        if self.solo:
+            return self.plan_solo()
+        versions = active_versions(self.session, self.season.variant)
         by_id = {v.id: v for _, v in versions}
         if len(versions) < self.season.min_players:
-            raise LadderError(f"season {self.season.name!r} needs at least {self.season.min_players} active bots, "
-                              f"{len(versions)} are registered")
+            raise LadderError(f"season {self.season.name!r} needs at least {self.season.min_players} active bots "
+                              f"that play {self.season.variant}, {len(versions)} are registered")
         candidates = [Candidate(v.id, self.book.get(v.id), self.book.get(v.id).games + self.pending_seats[v.id])  # type: ignore[arg-type]
                       for _, v in versions]
         size = self.matchmaker.size(self.season.min_players, self.season.max_players, len(candidates))
@@ -304,6 +384,8 @@ def run_season(engine: Engine, settings: SeasonSettings, workers: int, limits: L
                 assert season is not None
                 planner = Planner(session, season, load_book(session, season.variant))
                 progress = _progress_of(session, season)
+                if planner.solo:  # deals × bots, not season.games
+                    progress.planned = planner.number + planner.remaining()
                 backlog = group_tables(session.exec(select(Match).where(
                     Match.season_id == season.id, Match.status == "planned")).all())
                 if backlog:
@@ -358,10 +440,15 @@ def _progress_of(session: Session, season: Season) -> SeasonProgress:
                           failures=int(failures))
 
 
-def leaderboard(session: Session, variant: str = "classic") -> list[dict]:
-    """Rows of the current ladder, best score first: the active version of every bot."""
+def leaderboard(session: Session, variant: str = "classic", season: str | None = None) -> list[dict]:
+    """Rows of the current ladder, best score first: the active version of every bot that plays ``variant``.
+
+    Solo (``is_solo``) has its own rows: see ``solo_leaderboard``; ``season`` names its season.
+    """
+    if is_solo(variant):
+        return solo_leaderboard(session, variant, season)
     rows = []
-    for bot, version in active_versions(session):
+    for bot, version in active_versions(session, variant):
         rating = session.get(Rating, (version.id, variant))
         skill = Skill(rating.mu, rating.sigma, rating.games) if rating else Skill(version.prior_mu, version.prior_sigma)
         rows.append({"name": bot.name, "author": bot.author, "builtin": bot.builtin, "version": version.number,
@@ -373,4 +460,40 @@ def leaderboard(session: Session, variant: str = "classic") -> list[dict]:
     return rows
 
 
-__all__ = ["DatabaseError", "LadderError", "SIGMA", "SeasonSettings", "leaderboard", "rerate", "run_season"]
+def solo_leaderboard(session: Session, variant: str = "solo", season: str | None = None) -> list[dict]:
+    """The solo format's rows: each active version's games on the deals of one season (the latest
+    season of ``variant`` unless ``season`` names one), ranked by win rate, then average gold. Every bot
+    of a season plays the same deals. ``ci_low``/``ci_high`` are the 95% Wilson interval of the win
+    rate; the usual keys are filled so that tables built for TrueSkill still read: ``score`` = ``ci_low``,
+    ``mu`` = the win rate, ``sigma`` = the interval's half width / 1.96. Forfeited games count as losses;
+    void games do not count."""
+    query = select(Season).where(Season.variant == variant)
+    chosen = session.exec(query.where(Season.name == season) if season else query.order_by(Season.id.desc())).first()  # type: ignore[union-attr]
+    if season and chosen is None:
+        raise LadderError(f"no {variant} season named {season!r}")
+    tallies: dict[int, list[int]] = {}
+    if chosen is not None:
+        for version_id, rank, coins in session.exec(select(MatchSeat.version_id, MatchSeat.rank, MatchSeat.coins).where(
+                MatchSeat.match_id == Match.id, Match.season_id == chosen.id, Match.status == "done")).all():
+            tally = tallies.setdefault(version_id, [0, 0, 0])
+            tally[0] += 1
+            tally[1] += rank == 1
+            tally[2] += coins or 0
+    rows = []
+    for bot, version in active_versions(session, variant):
+        games, wins, gold = tallies.get(version.id, [0, 0, 0])  # type: ignore[arg-type]
+        low, high = wilson(wins, games)
+        rate = wins / games if games else 0.0
+        rows.append({"name": bot.name, "author": bot.author, "builtin": bot.builtin, "version": version.number,
+                     "version_id": version.id, "season": chosen.name if chosen else None, "games": games,
+                     "wins": wins, "win_rate": round(rate, 4), "ci_low": round(low, 4), "ci_high": round(high, 4),
+                     "avg_gold": round(gold / games, 4) if games else None, "score": round(low, 4),
+                     "mu": round(rate, 4), "sigma": round((high - low) / 2 / 1.96, 4)})
+    rows.sort(key=lambda r: (r["games"] == 0, -r["win_rate"], -(r["avg_gold"] or 0), r["name"]))
+    for rank, row in enumerate(rows, start=1):
+        row["rank"] = rank
+    return rows
+
+
+__all__ = ["DatabaseError", "LadderError", "SIGMA", "SeasonSettings", "leaderboard", "rerate", "run_season", "solo_leaderboard",
+           "wilson"]

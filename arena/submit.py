@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
 from sqlmodel import Session, select
 
@@ -11,12 +12,15 @@ from arena.db import Bot, BotVersion, Rating, source_hash
 from arena.players import PROJECT, SandboxPlayer
 from arena.ratings import MU, SIGMA
 from arena.referee import GameRecord, Player, play_game
-from engine import classic_rules
+from engine import rules_for
+from engine.rules import VARIANTS
 from sandbox import Limits, Status, Tier
 
 MAX_BOT_BYTES = 256 * 1024
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 SMOKE_OPPONENTS = ("random_bot", "greedy_bot")
+#: the example bots seated after the submitted one in each variant's smoke game
+SMOKE_TABLES: dict[str, tuple[str, ...]] = {"classic": SMOKE_OPPONENTS, "duel": ("greedy_bot",), "solo": ()}
 SMOKE_SEED = 20240601
 
 
@@ -58,18 +62,23 @@ def check_source(data: bytes, filename: str) -> str:
     return source
 
 
-def smoke_game(name: str, source: str, limits: Limits, tier: Tier) -> GameRecord:
-    """One game in the sandbox against the example bots."""
+def smoke_game(name: str, source: str, limits: Limits, tier: Tier, variant: str = "classic") -> GameRecord:
+    """One game of ``variant`` in the sandbox, the bot in seat 0, the variant's example opponents after it."""
     players: list[Player] = []
     try:
         players.append(SandboxPlayer(name, source, limits, tier))
-        for opponent in SMOKE_OPPONENTS:
+        for opponent in SMOKE_TABLES[variant]:
             text = (PROJECT / "bots" / f"{opponent}.py").read_text(encoding="utf-8")
             players.append(SandboxPlayer(opponent, text, limits, tier))
-        return play_game(classic_rules(), SMOKE_SEED, players, limits)
+        return play_game(rules_for(variant), SMOKE_SEED, players, limits)
     finally:
         for player in players:
             player.close()
+
+
+def smoke_games(name: str, source: str, limits: Limits, tier: Tier) -> dict[str, GameRecord]:
+    """One smoke game per rules variant (classic, duel, solo), in that order."""
+    return {variant: smoke_game(name, source, limits, tier, variant) for variant in VARIANTS}
 
 
 @dataclass(frozen=True)
@@ -79,8 +88,10 @@ class Registered:
     new: bool  # False when the same source was already the bot's current version
 
 
-def register(session: Session, name: str, source: str, author: str = "", builtin: bool = False) -> Registered:
-    """Store ``source`` as the newest version of bot ``name`` (one transaction)."""
+def register(session: Session, name: str, source: str, author: str = "", builtin: bool = False,
+             variants: Sequence[str] = ("classic",)) -> Registered:
+    """Store ``source`` as the newest version of bot ``name`` (one transaction), to be scheduled in ``variants``.
+    The same source again only updates the variants it plays."""
     check_name(name)
     digest = source_hash(source)
     bot = session.exec(select(Bot).where(Bot.name == name)).first()
@@ -89,7 +100,13 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
         session.add(bot)
         session.flush()
     current = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active == True)).first()  # noqa: E712
+    plays = ",".join(v for v in VARIANTS if v in variants)
     if current is not None and current.sha256 == digest:
+        if current.variants != plays:
+            current.variants = plays
+            session.add(current)
+            session.commit()
+            session.refresh(current)
         return Registered(bot, current, False)
     prior_mu = MU
     number = 1
@@ -103,7 +120,7 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
         bot.author = author
         session.add(bot)
     version = BotVersion(bot_id=bot.id, number=number, source=source, sha256=digest,  # type: ignore[arg-type]
-                         prior_mu=prior_mu, prior_sigma=SIGMA)
+                         prior_mu=prior_mu, prior_sigma=SIGMA, variants=plays)
     session.add(version)
     session.commit()
     session.refresh(version)
