@@ -1,0 +1,122 @@
+"""The Princes formats on the ladder: `arena play --variant duel|solo` through the sandbox, duel and solo
+seasons through the CLI (solo: the same deals for every bot, win rate with a Wilson interval), the
+variants a submission is scheduled in, and a forfeit in solo counting as a loss."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, make_engine
+from arena.ladder import wilson
+from arena.referee import InProcessPlayer, final_ranks, play_game
+from arena_helpers import run_arena
+from engine import rules_for
+from sandbox import Status
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+CLASSIC_ONLY = ("from sandbox.sdk import Bot\n\n\nclass ClassicOnly(Bot):\n"
+                "    def keep_middle(self, request):\n        raise RuntimeError('no Princes here')\n")
+
+
+def test_play_duel_and_solo_in_the_sandbox() -> None:
+    duel = run_arena("play", "--variant", "duel", "greedy", "random", "--seed", "5", "--json")
+    assert duel.returncode == 0, duel.stderr
+    data = json.loads(duel.stdout)
+    assert data["rules_id"] == "duel-v1" and data["void"] is None
+    assert [s["status"] for s in data["seats"]] == ["ok", "ok"]
+    assert sorted(s["rank"] for s in data["seats"]) in ([1, 2], [1, 1])
+    solo = run_arena("play", "--variant", "solo", "greedy", "--seed", "5", "--json")
+    assert solo.returncode == 0, solo.stderr
+    data = json.loads(solo.stdout)
+    assert data["rules_id"] == "solo-v1" and len(data["seats"]) == 1
+    assert data["seats"][0]["status"] == "ok" and data["seats"][0]["rank"] in (1, 2)
+
+
+@pytest.mark.parametrize("args, text", [
+    (["--variant", "duel", "greedy"], "duel-v1 needs exactly 2 bots, got 1"),
+    (["--variant", "solo", "greedy", "random"], "solo-v1 needs exactly 1 bot, got 2"),
+    (["--variant", "triel", "greedy"], "unknown variant 'triel'"),
+])
+def test_play_checks_the_bot_count_of_the_variant(args: list[str], text: str) -> None:
+    result = run_arena("play", *args)
+    assert result.returncode == 2
+    assert text in result.stderr and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_solo_forfeit_is_a_loss(tmp_path: Path) -> None:
+    crasher = tmp_path / "crasher.py"
+    crasher.write_text("from sandbox.sdk import Bot\n\nclass Crasher(Bot):\n"
+                       "    def keep_middle(self, request):\n        raise RuntimeError('boom')\n")
+    record = play_game(rules_for("solo"), 3, [InProcessPlayer(crasher)])
+    assert record.seats[0].status is Status.CRASH and record.seats[0].rank == 2
+    assert record.void is None
+    rules = rules_for("solo")
+
+    class Won:
+        result = type("R", (), {"ranks": (1,)})()
+
+    assert final_ranks(rules, Won(), (7,), ()) == (1,)
+    assert final_ranks(rules, Won(), (7,), (0,)) == (2,)  # forfeited: a loss whatever the engine says
+
+
+def test_duel_and_solo_seasons(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    for name in ("greedy", "random"):
+        result = run_arena("submit", str(BOTS / f"{name}_bot.py"), "--name", name, db=db)
+        assert result.returncode == 0, result.stderr
+        assert "registered for classic, duel, solo" in result.stdout
+    only = tmp_path / "classic_only.py"
+    only.write_text(CLASSIC_ONLY)
+    result = run_arena("submit", str(only), db=db)
+    assert result.returncode == 0, result.stderr
+    assert "registered for classic (" in result.stdout and "not scheduled in duel" in result.stderr
+
+    # the duel: TrueSkill over tables of two, only bots that play it
+    result = run_arena("season", "run", "--name", "d", "--variant", "duel", "--games", "4", "--seed", "7", db=db)
+    assert result.returncode == 0, result.stderr
+    board = json.loads(run_arena("leaderboard", "--variant", "duel", "--json", db=db).stdout)
+    assert sorted(r["name"] for r in board) == ["greedy", "random"]
+    assert sum(r["games"] for r in board) == 8 and all("mu" in r and "sigma" in r for r in board)
+
+    # solo: every bot on the same deals; a bot added later gets them when the season resumes
+    result = run_arena("season", "run", "--name", "s", "--variant", "solo", "--games", "3", "--seed", "8", db=db)
+    assert result.returncode == 0, result.stderr
+    assert "win rate" in result.stdout
+    result = run_arena("submit", str(BOTS / "trader_bot.py"), "--name", "trader", db=db)
+    assert result.returncode == 0, result.stderr
+    result = run_arena("season", "run", "--name", "s", db=db)
+    assert result.returncode == 0, result.stderr
+    board = json.loads(run_arena("leaderboard", "--variant", "solo", "--json", db=db).stdout)
+    assert sorted(r["name"] for r in board) == ["greedy", "random", "trader"]
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        rows = session.exec(select(Bot.name, Match.seed, MatchSeat.rank, MatchSeat.coins, Match.status).where(
+            MatchSeat.match_id == Match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id,
+            Match.rules_id == "solo-v1")).all()
+        assert session.exec(select(Rating).where(Rating.variant == "solo")).all() == []  # counted, not rated
+    seeds = {name: sorted(seed for n, seed, *_ in rows if n == name) for name in ("greedy", "random", "trader")}
+    assert len(seeds["greedy"]) == 3 and seeds["greedy"] == seeds["random"] == seeds["trader"]
+    for row in board:
+        mine = [(rank, coins) for name, _, rank, coins, status in rows if name == row["name"] and status == "done"]
+        wins = sum(rank == 1 for rank, _ in mine)
+        assert (row["games"], row["wins"]) == (len(mine), wins) == (3, wins)
+        low, high = wilson(wins, 3)
+        assert row["win_rate"] == pytest.approx(wins / 3, abs=1e-4)
+        assert (row["ci_low"], row["ci_high"]) == (pytest.approx(low, abs=1e-4), pytest.approx(high, abs=1e-4))
+        assert row["ci_low"] <= row["win_rate"] <= row["ci_high"] and row["score"] == row["ci_low"]
+        assert row["avg_gold"] == pytest.approx(sum(c for _, c in mine) / 3, abs=1e-4)
+    assert [r["rank"] for r in board] == [1, 2, 3]
+    assert board == sorted(board, key=lambda r: (-r["win_rate"], -r["avg_gold"], r["name"]))
+    # resuming a season with another variant is refused in one line
+    result = run_arena("season", "run", "--name", "s", "--variant", "duel", db=db)
+    assert result.returncode == 2 and "season 's' is a solo season, not duel" in result.stderr
+
+
+def test_wilson_interval() -> None:
+    assert wilson(0, 0) == (0.0, 1.0)
+    low, high = wilson(120, 500)
+    assert low == pytest.approx(0.2045, abs=1e-3) and high == pytest.approx(0.2795, abs=1e-3)
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
