@@ -25,8 +25,11 @@ from sqlmodel import Session, select
 
 import arena
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, Season
-from arena.ladder import leaderboard
-from engine import rules_for
+from arena.ladder import is_solo, leaderboard, variant_of
+from engine import new_game, rules_for
+from engine.replay import Replay
+from engine.rules import VARIANTS
+from engine.vine import TASKS
 
 SITE_DIR = Path(arena.__file__).resolve().parent.parent / "site"
 MARKER = ".arena-site"
@@ -95,6 +98,44 @@ def _public_replay_parsed(text: str) -> tuple[str, str]:
     compact = (",", ":")
     return (script_json(json.dumps(events, separators=compact)),
             json.dumps({"o": offers, "c": confirms, "p": plants}, separators=compact))
+
+
+def princes_steps(text: str) -> str:
+    """The public table after the deal and after every action of a stored duel or solo game, as JSON
+    text: ``[[events so far, snapshot], …]``, computed by re-simulating the game with the engine.
+
+    A snapshot holds only what every player sees (P-8): fields, gold (counted from the public harvests and
+    payments), hand sizes, figures, the middle, the face-up vine cards, the sizes of the supply, the
+    discard pile and the box, and the discard pile's top card. Never a hand, the supply's order or a
+    face-down vine card.
+    """
+    try:
+        replay = Replay.loads(text)
+        game = new_game(rules_for(replay.rules_id), len(replay.seats), replay.seed)
+        steps = [[len(game.events), _princes_snapshot(game)]]
+        for _seat, action in replay.actions:
+            game.apply(action)
+            steps.append([len(game.events), _princes_snapshot(game)])
+    except ValueError as exc:
+        raise SiteError(f"cannot re-simulate replay {text[:120]!r}: {exc}") from None
+    if tuple(game.events) != replay.events:
+        raise SiteError(f"replay of seed {replay.seed} does not re-simulate to its recorded events")
+    return script_json(json.dumps(steps, separators=(",", ":")))
+
+
+def _princes_snapshot(game: Any) -> dict[str, Any]:
+    return {
+        "turn": game.turn, "active": game.active, "phase": game.phase.value if game.phase else None,
+        "over": game.over, "ranks": list(game.result.ranks) if game.result else None,
+        "fields": [[[b.value if b else None, n] for b, n in zip(s.field_beans, s.field_counts)] for s in game.seats],
+        "coins": [s.coins for s in game.seats], "hands": [len(s.hand) for s in game.seats],
+        "figures": [s.position for s in game.seats], "neutral": [[n, p] for n, p in game.neutral_positions()],
+        "middle": [[b.value, n] for b, n in game.middle.items()],
+        "vine": [t if k < game.revealed else None for k, t in enumerate(game.vine)],
+        "deck": len(game.deck), "discard": len(game.discard),
+        "top": game.discard[-1].value if game.discard else None, "box": len(game.box),
+        "reshuffles": game.reshuffles,
+    }
 
 
 # ----------------------------------------------------------------- the ladder in memory
@@ -177,6 +218,7 @@ class Ladder:
     games: list[GameRow]  # played (done or void), newest first
     board: list[dict[str, Any]]
     season_names: dict[int, str] = field(default_factory=dict)
+    boards: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # every variant's leaderboard
 
     def bot_of(self, version_id: int) -> BotInfo:
         return self.bots[self.versions[version_id].bot_id]
@@ -206,7 +248,8 @@ def load_ladder(session: Session, variant: str) -> Ladder:
             game.seats.append(SeatRow(*row))
     ordered = sorted(games.values(), key=lambda g: (g.finished_at or datetime.min, g.id), reverse=True)
     names = {s.id: s.name for s in seasons}
-    return Ladder(bots, versions, seasons, ordered, leaderboard(session, variant), names)  # type: ignore[arg-type]
+    boards = {v: leaderboard(session, v) for v in VARIANTS}
+    return Ladder(bots, versions, seasons, ordered, boards[variant], names, boards)  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------- formatting
@@ -490,15 +533,16 @@ class SiteBuilder:
 
     def other_pages(self, ladder: Ladder, history: dict[int, list[ChartPoint]]) -> int:
         """Every page but the game pages; returns 0 (no game pages written)."""
-        stats = self.version_stats(ladder)
         season_rows = self.season_rows(ladder)
-        board = self.board_rows(ladder, stats)
-        self.write("index.html", "index.html", "", board=board, seasons=season_rows, variant=self.variant,
-                   total_games=sum(1 for g in ladder.games if g.status == "done"))
+        for variant in VARIANTS:  # one board page per format; index.html is the --variant one
+            self.board_page(ladder, variant, season_rows, f"{variant}.html")
+        board = self.board_page(ladder, self.variant, season_rows, "index.html")
+        keys = ([k for k in board[0] if k != "bot_id"] if board else []) if is_solo(self.variant) else (
+            "rank", "name", "author", "builtin", "version", "version_id", "score", "mu", "sigma", "games", "win_rate",
+            "avg_coins", "failure_rate")
         (self.out / "leaderboard.json").write_text(json.dumps({
             "variant": self.variant, "built_at": self.built_at.isoformat(), "rows": [
-                {key: row[key] for key in ("rank", "name", "author", "builtin", "version", "version_id", "score",
-                                           "mu", "sigma", "games", "win_rate", "avg_coins", "failure_rate")}
+                {key: row[key] for key in keys}
                 | {"bot_id": row["bot_id"], "page": f"bots/{row['bot_id']}.html"} for row in board],
         }, indent=1), encoding="utf-8")
         self.written.add("leaderboard.json")
@@ -508,18 +552,45 @@ class SiteBuilder:
         self.write_game_lists("games/page-{}.html", ladder.games, "All games", "../", listing="games")
         return 0
 
+    def board_page(self, ladder: Ladder, variant: str, season_rows: list[dict[str, Any]], page: str) -> list[dict[str, Any]]:
+        """Write one format's leaderboard page (and ``leaderboard-<variant>.json``); returns its rows."""
+        rows = ladder.boards[variant]
+        mine = [r for r in season_rows if r["season"].variant == variant]
+        total = sum(1 for g in ladder.games if g.status == "done" and variant_of(g.rules_id) == variant)
+        tabs = [(v, f"{v}.html") for v in VARIANTS]
+        if is_solo(variant):
+            board = [row | {"bot_id": ladder.versions[row["version_id"]].bot_id} for row in rows]
+            self.write(page, "solo.html", "", board=board, seasons=mine, variant=variant, tabs=tabs,
+                       total_games=total)
+        else:
+            board = self.board_rows(ladder, self.version_stats(ladder, variant), rows)
+            self.write(page, "index.html", "", board=board, seasons=mine, variant=variant, tabs=tabs,
+                       total_games=total)
+        if page != "index.html":
+            keys = [k for k in board[0] if k != "bot_id"] if board else []
+            (self.out / f"leaderboard-{variant}.json").write_text(json.dumps({
+                "variant": variant, "built_at": self.built_at.isoformat(),
+                "rows": [{k: row[k] for k in keys} | {"bot_id": row["bot_id"], "page": f"bots/{row['bot_id']}.html"}
+                         for row in board]}, indent=1, default=str), encoding="utf-8")
+            self.written.add(f"leaderboard-{variant}.json")
+            self.pages += 1
+        return board
+
     # ----------------------------------------------------------------- figures
-    def version_stats(self, ladder: Ladder) -> dict[int, Tally]:
+    def version_stats(self, ladder: Ladder, variant: str | None = None) -> dict[int, Tally]:
+        """Per version, its rated games (of ``variant``: the ``--variant`` one by default)."""
+        variant = variant or self.variant
         stats: dict[int, Tally] = defaultdict(Tally)
         for game in ladder.games:
-            if game.status == "done":
+            if game.status == "done" and variant_of(game.rules_id) == variant:
                 for seat in game.seats:
                     stats[seat.version_id].add(seat)
         return stats
 
-    def board_rows(self, ladder: Ladder, stats: dict[int, Tally]) -> list[dict[str, Any]]:
+    def board_rows(self, ladder: Ladder, stats: dict[int, Tally],
+                   board: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
         rows = []
-        for row in ladder.board:
+        for row in ladder.board if board is None else board:
             tally = stats.get(row["version_id"], Tally())
             bot_id = ladder.versions[row["version_id"]].bot_id
             rows.append(row | {"bot_id": bot_id, "win_rate": tally.win_rate, "avg_coins": tally.avg_coins,
@@ -673,7 +744,10 @@ class SiteBuilder:
                 game = by_id[match_id]
                 if game.rules_id not in rules_meta:
                     rules_meta[game.rules_id] = _rules_meta(game.rules_id)
+                princes = rules_meta[game.rules_id].get("princes") is not None
                 events, hints = public_replay(replay) if replay else ("[]", '{"o":[],"c":[],"p":[]}')
+                if princes and replay:
+                    hints = princes_steps(replay)  # the viewer shows these snapshots, step by step
                 meta = {"rules": rules_meta[game.rules_id],
                         "seats": [_seat_label(ladder.bot_of(s.version_id).name, ladder.versions[s.version_id].number)
                                   for s in game.seats],
@@ -682,7 +756,7 @@ class SiteBuilder:
                                        seat_rows=self.frag.seat_rows(game),
                                        season=seasons.get(game.season_id), meta=meta,
                                        events=Markup(events), hints=Markup(script_json(hints)),
-                                       has_replay=bool(replay))
+                                       has_replay=bool(replay), princes=princes)
                 (self.out / f"games/{match_id}.html").write_text(text, encoding="utf-8")
                 written += 1
         return written
@@ -705,9 +779,14 @@ def _rules_meta(rules_id: str) -> dict[str, Any]:
         rules = rules_for(rules_id)
     except ValueError as exc:
         raise SiteError(f"game with unknown rules {rules_id!r}: {exc}") from None
-    return {"id": rules.id, "hand_size": rules.hand_size, "deck_size": rules.deck_size,
+    meta = {"id": rules.id, "hand_size": rules.hand_size, "deck_size": rules.deck_size,
             "start_fields": rules.start_fields, "turn_up": rules.turn_up, "draw": rules.draw,
-            "beans": {t.bean.value: t.name for t in rules.bean_types}}
+            "reshuffles": rules.reshuffles, "beans": {t.bean.value: t.name for t in rules.bean_types}}
+    if rules.princes is not None:
+        meta["princes"] = {"solo": rules.princes.solo, "castle": rules.princes.cards + 1,
+                           "tasks": {t: TASKS[t] for t in rules.princes.tasks},
+                           "castle_gold": rules.princes.castle_gold}
+    return meta
 
 
 def build_site(engine: Engine, out: Path, variant: str = "classic", workers: int | None = None) -> BuildSummary:

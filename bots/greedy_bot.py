@@ -12,18 +12,21 @@ What it teaches:
 In the Princes variants (duel, solo; ``self.rules.princes`` is set) every decision goes to
 ``princes_move``: the bot guesses what its view hides (the other hand, the supply's order, the discard
 pile below its top unless it can follow it from the events, face-down vine cards) once with
-``engine.determinize.build_princes_game`` and
-plays the engine's example policy ``engine.policies.princes_greedy_action`` on that guess: claim every
-task it can; otherwise the option after which most tasks can be claimed (one look-ahead on a copy
-with the supply reshuffled), ties broken by where a bean loses least; cash in fields worth gold
-in front of the Castle; pay tribute when the gold above a reserve closes the gap to the figure it races
-(solo: violet's next step once red nears the Castle; duel: one card ahead of the opponent).
+``engine.determinize.build_princes_game`` and plays the engine's example policy
+``engine.policies.princes_greedy_action`` on that guess: claim every task it can; otherwise the option
+after which most tasks can be claimed (one look-ahead on a copy with the supply reshuffled), ties broken
+by where a bean loses least; cash in fields worth gold in front of the Castle; pay tribute when the gold
+above a reserve closes the gap to the figure it races (solo: violet's next step once red nears the
+Castle; duel: one card ahead of the opponent). On top of the policy, gold beyond what the Castle needs
+always buys progress (tribute): without it a duel leader could sit on its gold until the supply ran out.
 """
 from __future__ import annotations
 
 from engine.determinize import build_princes_game, follow_princes_discard
 from engine.policies import princes_greedy_action
-from sandbox.sdk import Accept, Action, Bot, Confirm, EndTrading, Offer, Pass, Plant, Request, best_plant
+from sandbox.sdk import (
+    Accept, Action, Bot, ClaimTask, Confirm, EndTrading, Offer, Pass, PayTribute, Plant, Request, best_plant,
+)
 
 
 class GreedyBot(Bot):
@@ -35,6 +38,10 @@ class GreedyBot(Bot):
         """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
         follow_princes_discard(self.discard, request.events)
         game = build_princes_game(self.rules, request.view, self.rng, self.discard)  # type: ignore[arg-type]
+        princes = self.rules.princes  # type: ignore[union-attr]
+        if (ClaimTask() not in request.options and PayTribute() in request.options
+                and request.view.coins - princes.tribute_price >= princes.castle_gold):
+            return PayTribute()  # gold beyond what the Castle needs buys progress
         action = princes_greedy_action(game, self.rng)
         return action if action in request.options else request.options[0]
 

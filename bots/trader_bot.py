@@ -22,7 +22,8 @@ What it teaches:
 
 The Princes variants (duel, solo) have no trading; there this bot plays like the greedy bot: one guess of
 the hidden cards (``engine.determinize.build_princes_game``, the discard pile followed from the events)
-and the engine's example policy ``engine.policies.princes_greedy_action`` on it.
+and the engine's example policy ``engine.policies.princes_greedy_action`` on it (gold beyond the Castle's
+price buys tribute).
 """
 from __future__ import annotations
 
@@ -31,8 +32,8 @@ from itertools import permutations
 from engine.determinize import build_princes_game, follow_princes_discard
 from engine.policies import princes_greedy_action
 from sandbox.sdk import (
-    Accept, Action, Bean, Bot, BuyField, Confirm, EndTrading, Offer, Pass, Plant, PlantTraded, Request,
-    Rules, View,
+    Accept, Action, Bean, Bot, BuyField, ClaimTask, Confirm, EndTrading, Offer, Pass, PayTribute, Plant, PlantTraded,
+    Request, Rules, View,
 )
 
 HAND_HORIZON = 3        # hand cards planted in the look-ahead (about the next two turns)
@@ -111,6 +112,10 @@ class TraderBot(Bot):
         """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
         follow_princes_discard(self.princes_discard, request.events)
         game = build_princes_game(self.rules, request.view, self.rng, self.princes_discard)  # type: ignore[arg-type]
+        princes = self.rules.princes  # type: ignore[union-attr]
+        if (ClaimTask() not in request.options and PayTribute() in request.options
+                and request.view.coins - princes.tribute_price >= princes.castle_gold):
+            return PayTribute()  # gold beyond what the Castle needs buys progress
         action = princes_greedy_action(game, self.rng)
         return action if action in request.options else request.options[0]
 

@@ -145,13 +145,14 @@
     switch (e.type) {
       case "turn_started": return "Turn " + (e.turn + 1) + ": " + name(e.seat) + " is the active player.";
       case "planted": return name(e.seat) + " plants a " + beanName(meta, e.bean) + " from the " +
-        (e.source === "hand" ? "hand" : "trading area") + " in field " + (e.field + 1) + ".";
+        ({ hand: "hand", middle: "middle" }[e.source] || "trading area") + " in field " + (e.field + 1) + ".";
       case "harvested": return name(e.seat) + " cashes in field " + (e.field + 1) + ": " + e.beans + " × " +
         beanName(meta, e.bean) + " for " + e.coins + " coin" + (e.coins === 1 ? "" : "s") + ".";
       case "field_bought": return name(e.seat) + " buys a third field, paying " + e.paid.length + " coins.";
       case "passed":
         return name(e.seat) + ({
           plant_second: " does not plant a second card.", trade_offer: " makes no offer this round.",
+          discard_hand: " keeps the whole hand.", keep_middle: " ends the turn.",
           trade_respond: " passes.", trade_confirm: " closes no deal this round."
         }[e.kind] || " passes (" + e.kind + ").");
       case "turned_up": return name(e.seat) + " turns up " + cards(meta, e.beans) + ".";
@@ -166,8 +167,25 @@
       case "drew": return name(e.seat) + " draws " + e.cards + " card" + (e.cards === 1 ? "" : "s") + ".";
       case "reshuffled": return "The discard pile is shuffled into a new deck of " + e.deck + " cards (reshuffle " + e.reshuffles + ").";
       case "game_ended": return "Game over. " + e.coins.map(function (c, i) {
-        return name(i) + " " + c + " coin" + (c === 1 ? "" : "s");
-      }).join(", ") + ".";
+        return name(i) + " " + c + (meta.rules.princes ? " gold" : " coin" + (c === 1 ? "" : "s"));
+      }).join(", ") + (meta.rules.princes && meta.rules.princes.solo ? (e.ranks[0] === 1 ? ": won." : ": lost.") : ".");
+      // the Princes variants (duel, solo)
+      case "discarded": return name(e.seat) + " discards " + cards(meta, e.beans) + " from the " + e.source + ".";
+      case "took_discard": return name(e.seat) + " takes " + cards(meta, e.beans) + " from the discard pile into the middle.";
+      case "task_claimed":
+        if (e.task === "castle") return name(e.seat) + " enters the Castle.";
+        return name(e.seat) + " fulfils task " + e.task + " (" + ((meta.rules.princes.tasks || {})[e.task] || "?") +
+          ") and moves onto card " + e.position + ".";
+      case "tribute_paid": return name(e.seat) + " pays " + e.paid.length + " gold as tribute and moves onto card " + e.position + ".";
+      case "figure_moved": return "The " + e.figure + " figure moves " +
+        (e.position === meta.rules.princes.castle ? "into the Castle." : "onto card " + e.position + ".");
+      case "vine_revealed": return "Vine card " + e.position + " is turned face up: " + e.task + " (" +
+        ((meta.rules.princes.tasks || {})[e.task] || "?") + ").";
+      case "end_triggered": return ({
+        castle: (e.seat === null || e.seat === undefined ? "A player" : name(e.seat)) + " reached the Castle: the game ends.",
+        neutral: "A neutral figure reached the Castle: the game is lost.",
+        supply: "The supply is exhausted: the game ends."
+      }[e.reason] || "The game ends (" + e.reason + ").");
     }
     return e.type;
   }
@@ -188,11 +206,22 @@
   function start() {
     var root = document.getElementById("replay");
     if (!root) return;
-    var meta = readJson("replay-meta"), events = readJson("replay-events"), hints = readJson("replay-hints");
-    var states = buildStates(meta, events, hints);
-    var texts = ["The cards are dealt: " + meta.rules.hand_size + " to each of " + meta.seats.length + " players."];
-    events.forEach(function (e, i) { texts.push(describe(meta, e, states[i])); });
-    var last = events.length, step = 0;
+    var meta = readJson("replay-meta"), events = readJson("replay-events");
+    var princes = !!meta.rules.princes, states, texts;
+    if (princes) {  // snapshots computed by the site builder: one step per action
+      var steps = readJson("replay-steps");
+      states = steps.map(function (st) { return st[1]; });
+      texts = steps.map(function (st, k) {
+        if (k === 0) return "The cards are dealt: " + meta.rules.hand_size + " to each of " + meta.seats.length +
+          (meta.seats.length === 1 ? " player" : " players") + "; the vine is laid out.";
+        return events.slice(steps[k - 1][0], st[0]).map(function (e) { return describe(meta, e, states[k - 1]); }).join(" ");
+      });
+    } else {
+      states = buildStates(meta, events, readJson("replay-hints"));
+      texts = ["The cards are dealt: " + meta.rules.hand_size + " to each of " + meta.seats.length + " players."];
+      events.forEach(function (e, i) { texts.push(describe(meta, e, states[i])); });
+    }
+    var last = states.length - 1, step = 0;
     var range = document.getElementById("step-range");
     range.max = String(last);
 
@@ -207,6 +236,7 @@
       document.getElementById("step-next").disabled = step === last;
       document.getElementById("step-last").disabled = step === last;
 
+      if (princes) { renderPrinces(meta, s); renderLog(); return; }
       var info = document.getElementById("table-info");
       info.textContent = "";
       info.appendChild(el("span", "", s.over ? "game over" : "turn " + (s.turn + 1)));
@@ -251,7 +281,11 @@
         panels.appendChild(panel);
       }
 
-      var log = document.getElementById("event-log");
+      renderLog();
+    }
+
+    function renderLog() {
+      var i, log = document.getElementById("event-log");
       log.textContent = "";
       var from = Math.max(0, step - 6), to = Math.min(last, step + 3);
       log.start = from;
@@ -295,6 +329,69 @@
     var initial = fromHash();
     go(initial === null ? 0 : initial, false);
     window.BohnanzaReplay = { states: states, texts: texts, go: go, step: function () { return step; }, last: last };
+  }
+
+  // The Princes table (duel, solo) from one public snapshot (arena/site.py: princes_steps).
+  function renderPrinces(meta, s) {
+    var p = meta.rules.princes, i;
+    var info = document.getElementById("table-info");
+    info.textContent = "";
+    info.appendChild(el("span", "", s.over ? "game over" : "turn " + (s.turn + 1) + (s.phase ? " · " + s.phase.replace("_", " ") : "")));
+    info.appendChild(el("span", "", "supply " + s.deck));
+    var discard = el("span", "", "discard " + s.discard + (s.top ? ", top " : ""));
+    if (s.top) discard.appendChild(chip(meta, s.top, beanName(meta, s.top)));
+    info.appendChild(discard);
+    info.appendChild(el("span", "", "box " + s.box + " gold"));
+    info.appendChild(el("span", "", "reshuffles " + s.reshuffles + " of " + meta.rules.reshuffles));
+    var middle = document.getElementById("middle");
+    middle.textContent = "";
+    middle.appendChild(el("span", "label", "middle: "));
+    if (!s.middle.length) middle.appendChild(el("span", "muted", "empty"));
+    s.middle.forEach(function (m) { middle.appendChild(chip(meta, m[0], beanName(meta, m[0]) + " × " + m[1])); });
+    var vine = document.getElementById("vine");
+    vine.textContent = "";
+    var here = {};  // position -> figures standing there
+    s.figures.forEach(function (pos, seat) { (here[pos] = here[pos] || []).push(meta.seats[seat]); });
+    s.neutral.forEach(function (n) { (here[n[1]] = here[n[1]] || []).push(n[0]); });
+    for (i = 0; i <= p.castle; i++) {
+      var task = i === 0 ? "start" : i === p.castle ? "Castle" : s.vine[i - 1];
+      var card = el("span", "card" + (task === null ? " down" : ""));
+      card.setAttribute("data-position", String(i));
+      card.appendChild(el("span", "", i === 0 || i === p.castle ? task : i + " " + (task || "?")));
+      if (task && p.tasks[task]) card.title = p.tasks[task];
+      (here[i] || []).forEach(function (who) { card.appendChild(el("span", "fig", who)); });
+      vine.appendChild(card);
+    }
+    var panels = document.getElementById("seat-panels");
+    panels.textContent = "";
+    for (i = 0; i < meta.seats.length; i++) {
+      var won = s.over && s.ranks && s.ranks[i] === 1;
+      var panel = el("div", "seat-panel" + (i === s.active && !s.over ? " active" : "") + (won ? " winner" : ""));
+      panel.setAttribute("data-seat", String(i));
+      var head = el("div", "seat-head");
+      head.appendChild(el("span", "seat-name", meta.seats[i]));
+      if (i === s.active && !s.over) head.appendChild(el("span", "badge", "active"));
+      panel.appendChild(head);
+      var line = el("div", "seat-line");
+      line.appendChild(el("span", "", "gold "));
+      line.appendChild(el("b", "coins", String(s.coins[i])));
+      if (s.over) line.appendChild(el("span", "final-rank", p.solo ? (won ? " · won" : " · lost") : " · " + ordinal(meta.ranks[i] || s.ranks[i]) + " place"));
+      line.appendChild(el("span", "", " · hand "));
+      line.appendChild(el("b", "hand-size", String(s.hands[i])));
+      line.appendChild(el("span", "", " · figure "));
+      line.appendChild(el("b", "figure", s.figures[i] === p.castle ? "in the Castle" : s.figures[i] === 0 ? "at the start" : "on card " + s.figures[i]));
+      panel.appendChild(line);
+      var fields = el("div", "fields");
+      s.fields[i].forEach(function (f, index) {
+        var box = el("div", "field" + (f[0] ? "" : " empty"));
+        box.appendChild(el("span", "field-no", String(index + 1)));
+        if (f[0]) box.appendChild(chip(meta, f[0], beanName(meta, f[0]) + " × " + f[1]));
+        else box.appendChild(el("span", "muted", "empty"));
+        fields.appendChild(box);
+      });
+      panel.appendChild(fields);
+      panels.appendChild(panel);
+    }
   }
 
   window.BohnanzaReplayModel = { buildStates: buildStates, describe: describe };

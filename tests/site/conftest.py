@@ -64,8 +64,9 @@ def add_hostile_bot(db: Path) -> int:
 
 @pytest.fixture(scope="session")
 def ladder(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Example bots through `arena submit` (random with a script as author), two sandboxed seasons
-    (greedy gets a second version in between), then the hostile bot and its game."""
+    """Example bots through `arena submit` (random with a script as author), two sandboxed classic seasons
+    (greedy gets a second version in between), a small duel and a small solo season, then the hostile bot
+    and its game."""
     folder = tmp_path_factory.mktemp("site-ladder")
     db = folder / "ladder.sqlite"
     bots = PROJECT / "bots"
@@ -78,6 +79,8 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> dict:
     changed.write_text((bots / "greedy_bot.py").read_text() + "\n# second version\n")
     run_arena(db, "submit", str(changed), "--name", "greedy")
     run_arena(db, "season", "run", "--name", "summer", "--games", "6", "--players", "3", "--seed", "12")
+    run_arena(db, "season", "run", "--name", "duel-1", "--variant", "duel", "--games", "4", "--seed", "13")
+    run_arena(db, "season", "run", "--name", "solo-1", "--variant", "solo", "--games", "3", "--seed", "14")
     hostile_game = add_hostile_bot(db)
     return {"db": db, "folder": folder, "hostile_game": hostile_game}
 

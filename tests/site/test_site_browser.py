@@ -85,7 +85,8 @@ def test_replay_steps_to_the_final_scores_of_the_page(browser, site: Path, ladde
     from selenium.webdriver.common.keys import Keys
 
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
-        match = session.exec(select(Match).where(Match.status == "done").order_by(Match.id)).first()
+        match = session.exec(select(Match).where(Match.status == "done", Match.rules_id == "classic-v1")
+                             .order_by(Match.id)).first()
     assert match is not None
     page = site / "games" / f"{match.id}.html"
     open_page(browser, page)
@@ -123,7 +124,7 @@ def test_replay_viewer_rebuilds_the_engine_state_of_every_game(browser, site: Pa
     """After every action of every stored game, the viewer shows the engine's public table."""
     engine = make_engine(f"sqlite:///{ladder['db']}")
     with Session(engine) as session:
-        matches = session.exec(select(Match).where(Match.replay != None)).all()  # noqa: E711
+        matches = session.exec(select(Match).where(Match.replay != None, Match.rules_id == "classic-v1")).all()  # noqa: E711
     assert len(matches) >= 18
     compared = trades = 0
     for match in matches:
@@ -196,3 +197,81 @@ def test_every_link_is_relative_and_resolves(browser, site: Path) -> None:
                 assert target.is_file(), (page, attribute)
     data = json.loads((site / "leaderboard.json").read_text())
     assert {"name", "version", "score", "mu", "sigma", "games"} <= set(data["rows"][0])
+
+
+def test_each_format_has_its_leaderboard(browser, site: Path, ladder: dict, screenshots: Path) -> None:
+    """classic.html, duel.html (TrueSkill) and solo.html (win rate with its interval, average gold), linked as tabs."""
+    from selenium.webdriver.common.by import By
+
+    with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
+        from arena.ladder import leaderboard
+
+        duel, solo = leaderboard(session, "duel"), leaderboard(session, "solo")
+    open_page(browser, site / "index.html")
+    tabs = {a.get_attribute("data-variant"): a for a in browser.find_elements(By.CSS_SELECTOR, ".tabs a.tab")}
+    assert set(tabs) == {"classic", "duel", "solo"}
+    tabs["duel"].click()
+    assert browser.current_url.endswith("/duel.html")
+    assert "duel" in browser.find_element(By.TAG_NAME, "h1").text
+    names = column(browser, "leaderboard", 1)
+    assert names == [r["name"] for r in duel] and len(names) >= 2
+    assert [float(v) for v in column(browser, "leaderboard", 4)] == [r["score"] for r in duel]
+    assert sum(int(v) for v in column(browser, "leaderboard", 7)) == 8  # 4 games of 2 seats
+    browser.find_element(By.CSS_SELECTOR, '.tabs a[data-variant="solo"]').click()
+    assert browser.current_url.endswith("/solo.html")
+    assert column(browser, "leaderboard", 1) == [r["name"] for r in solo]
+    assert [int(v) for v in column(browser, "leaderboard", 4)] == [3] * len(solo)  # the same 3 deals each
+    rates = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#leaderboard td.win-rate")]
+    intervals = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#leaderboard td.ci")]
+    golds = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#leaderboard td.avg-gold")]
+    assert rates == [f"{100 * r['win_rate']:.1f}%" for r in solo]
+    assert intervals == [f"{100 * r['ci_low']:.1f}% – {100 * r['ci_high']:.1f}%" for r in solo]
+    assert golds == [f"{r['avg_gold']:.2f}" for r in solo]
+    browser.save_screenshot(str(screenshots / "solo-leaderboard.png"))
+    data = json.loads((site / "leaderboard-solo.json").read_text())
+    assert [(r["name"], r["win_rate"], r["ci_low"]) for r in data["rows"]] == [
+        (r["name"], r["win_rate"], r["ci_low"]) for r in solo]
+    assert severe_console_messages(browser) == []
+
+
+def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, screenshots: Path) -> None:
+    """A duel game page: the viewer's steps are the engine's public snapshots; the last shows the final gold."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
+        match = session.exec(select(Match).where(Match.status == "done", Match.rules_id == "duel-v1")
+                             .order_by(Match.id)).first()
+    assert match is not None
+    replay = Replay.loads(match.replay)  # type: ignore[arg-type]
+    page = site / "games" / f"{match.id}.html"
+    html = page.read_text()
+    assert '"seed"' not in html and '"hand":' not in html and '"actions"' not in html
+    open_page(browser, page)
+    table_gold = [int(td.text) for td in browser.find_elements(By.CSS_SELECTOR, "#results td.coins")]
+    label = browser.find_element(By.ID, "step-label")
+    last = int(label.text.split()[-1])
+    assert label.text == f"step 0 of {last}" and last == len(replay.actions)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#vine .card")) == 30  # start, 28 cards, the Castle
+    states = browser.execute_script("return window.BohnanzaReplay.states;")
+    game = new_game(rules_for("duel"), 2, replay.seed)
+    for k, (_seat, action) in enumerate(replay.actions, start=1):
+        game.apply(action)
+        got = states[k]
+        assert got["fields"] == [[[b.value if b else None, n] for b, n in zip(s.field_beans, s.field_counts)]
+                                 for s in game.seats]
+        assert got["figures"] == [s.position for s in game.seats] and got["coins"] == [s.coins for s in game.seats]
+        assert got["middle"] == [[b.value, n] for b, n in game.middle.items()] and got["deck"] == len(game.deck)
+    texts = set()
+    body = browser.find_element(By.TAG_NAME, "body")
+    for _ in range(min(last, 60)):
+        body.send_keys(Keys.ARROW_RIGHT)
+        texts.add(browser.find_element(By.ID, "event-text").text)
+    assert any(" plants a " in t for t in texts) and any(" turns up " in t for t in texts)
+    browser.find_element(By.ID, "step-last").click()
+    assert label.text == f"step {last} of {last}"
+    assert "Game over." in browser.find_element(By.ID, "event-text").text
+    viewer_gold = [int(b.text) for b in browser.find_elements(By.CSS_SELECTOR, "#seat-panels .seat-panel b.coins")]
+    assert viewer_gold == table_gold == list(replay.result.coins)  # type: ignore[union-attr]
+    browser.save_screenshot(str(screenshots / "duel-game-end.png"))
+    assert severe_console_messages(browser) == []
