@@ -392,17 +392,20 @@ def run_season(engine: Engine, settings: SeasonSettings, workers: int, limits: L
                     log.info("season %s: resuming %d planned tables", season.name, len(backlog))
                 on_progress(progress)
                 in_flight: dict[int, list[int]] = {}  # match id -> version ids seated
+                tables_in_flight = 0  # two per worker, so that no worker waits for the coordinator
                 while True:
-                    while len(in_flight) < 2 * workers and (backlog or planner.remaining() > 0):
+                    while tables_in_flight < 2 * workers and (backlog or planner.remaining() > 0):
                         if not backlog:
                             backlog.append(planner.plan())
                         task = table_task(session, backlog.pop(0), limits, tier)
                         for game in task.games:
                             in_flight[game.match_id] = [task.bots[i].version_id for i in game.seating]
                         pool.apply_async(run_table, (task,), callback=results.put, error_callback=results.put)
-                    if not in_flight:
+                        tables_in_flight += 1
+                    if not tables_in_flight:
                         break
                     outcomes = results.get()
+                    tables_in_flight -= 1
                     if isinstance(outcomes, BaseException):
                         raise LadderError(f"a match worker failed: {outcomes!r}")
                     for outcome in outcomes:
