@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.db import DB_ENV, DEFAULT_DB, Bot, BotVersion, DatabaseError, Match, MatchSeat, Season, make_engine
+from arena.executors import ExecutorError, executor_for
 from arena.ladder import LadderError, SeasonSettings, is_solo, leaderboard, rerate, run_season
 from arena.players import PROJECT, SandboxPlayer
 from arena.progress import ProgressReporter
@@ -64,6 +66,8 @@ def setup_logging(verbose: int, quiet: bool, log_file: str | None) -> None:
         handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
     logging.basicConfig(level=level, handlers=handlers, force=True,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Dask's own loggers (configured when it is imported, here and in its worker processes) follow ours
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", logging.getLevelName(level).lower())
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -185,8 +189,9 @@ def result_table(record: GameRecord) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def sandbox_tier(unsafe: bool) -> Tier:
-    tier = detect_tier()
+def sandbox_tier(unsafe: bool, tier: Tier | None = None) -> Tier:
+    """The tier to run submitted bots in (``tier``: as detected where they run); refuses PLAIN unless ``unsafe``."""
+    tier = detect_tier() if tier is None else tier
     if tier is Tier.PLAIN and not unsafe:
         raise click.ClickException("no strong sandbox is available on this machine (bubblewrap + seccomp); "
                                    "refusing to run submitted bots without --unsafe")
@@ -274,7 +279,11 @@ def season() -> None:
 @click.option("--games", type=click.IntRange(min=1), default=None,
               help="Games in the season (new seasons: 100); solo: deals every bot plays (new seasons: 50). "
                    "A larger number extends an existing season.")
-@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True, help="Parallel matches.")
+@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True,
+              help="Parallel matches (local pool processes, or dask-local worker processes).")
+@click.option("--executor", "executor_spec", default="local", show_default=True,
+              help="Where tables are played: local (a process pool), dask-local (a Dask LocalCluster), "
+                   "or dask://HOST:PORT (a Dask scheduler; its workers decide the parallelism).")
 @click.option("--players", default=None, help="Table size, N or N-M (default: the variant's, classic 3-5, duel 2, solo 1).")
 @click.option("--variant", default=None, help="classic, duel or solo (default: the season's own, classic for a new one).")
 @click.option("--rotate", is_flag=True, help="Play every deal once per seat rotation (same deck seed).")
@@ -283,12 +292,16 @@ def season() -> None:
 @click.option("--decision-ms", type=click.FloatRange(min=1), default=1000, show_default=True)
 @click.option("--bank-ms", type=click.FloatRange(min=0), default=10_000, show_default=True)
 @pass_context
-def season_run(ctx: Context, name: str, games: int | None, workers: int, players: str | None, variant: str | None,
-               rotate: bool, seed: int | None, unsafe: bool, decision_ms: float, bank_ms: float) -> None:
+def season_run(ctx: Context, name: str, games: int | None, workers: int, executor_spec: str, players: str | None,
+               variant: str | None, rotate: bool, seed: int | None, unsafe: bool, decision_ms: float, bank_ms: float) -> None:
     """Run a season (or resume it where it stopped), then print the leaderboard.
 
     Solo seasons: every bot that plays solo plays the same deals, ranked by win rate.
     """
+    try:
+        executor = executor_for(executor_spec, workers)
+    except ExecutorError as exc:
+        raise UserError(str(exc)) from None
     with Session(ctx.engine) as session:  # an existing season keeps its own variant
         existing = session.exec(select(Season).where(Season.name == name)).first()
     try:
@@ -307,9 +320,10 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, players
     limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
     engine = ctx.engine
     try:
-        progress = run_season(engine, settings, workers, limits, sandbox_tier(unsafe),
+        progress = run_season(engine, settings, executor, limits,
+                              lambda started: sandbox_tier(unsafe, started.detect_tier()),
                               ProgressReporter(quiet=ctx.quiet))
-    except (LadderError, DatabaseError) as exc:
+    except (LadderError, DatabaseError, ExecutorError) as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:
         raise click.ClickException(f"interrupted; finished games are saved: 'arena season run --name {name}' resumes")

@@ -9,14 +9,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator, Optional
 
-from sqlalchemy import UniqueConstraint, event
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy import BigInteger, UniqueConstraint, event
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
 SCHEMA_VERSION = 1
 DEFAULT_DB = "sqlite:///arena.sqlite"
 DB_ENV = "ARENA_DB"
+ADVISORY_KEY = 424242  # PostgreSQL: the lock of the one writer (advisory locks are per database)
 
 
 def now() -> datetime:
@@ -75,7 +76,7 @@ class Season(SQLModel, table=True):
     min_players: int
     max_players: int
     rotate: bool = False  # play each deal once per seat rotation
-    seed: int
+    seed: int = Field(sa_type=BigInteger)  # 63 bits: PostgreSQL's INTEGER has 32
     created_at: datetime = Field(default_factory=now)
     finished_at: Optional[datetime] = None
 
@@ -85,7 +86,7 @@ class Match(SQLModel, table=True):
     season_id: int = Field(foreign_key="season.id", index=True)
     number: int  # order of planning within the season
     table: int  # number of the first match of its table: a table's games share one set of bot processes
-    seed: int
+    seed: int = Field(sa_type=BigInteger)
     rules_id: str
     status: str = Field(default="planned", index=True)  # planned | done | void
     rated_order: Optional[int] = Field(default=None, index=True, unique=True)  # global order of recording
@@ -126,14 +127,40 @@ def source_hash(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url`` with the schema created (or checked) on first use."""
+def driver_url(url: str) -> str:
+    """``url`` with a driver this arena installs: plain ``postgresql://`` means psycopg (version 3)."""
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def shown_url(url: str) -> str:
+    """``url`` as error messages show it: the password masked."""
     try:
-        engine = create_engine(url, connect_args={"timeout": 30} if url.startswith("sqlite") else {})
+        return make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        return url
+
+
+def one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url`` (SQLite or PostgreSQL) with the schema created (or checked) on first use."""
+    shown = shown_url(url)
+    try:
+        if url.startswith("sqlite"):
+            engine = create_engine(url, connect_args={"timeout": 30})
+        else:
+            engine = create_engine(driver_url(url), pool_pre_ping=True,
+                                   connect_args={"application_name": f"arena pid {os.getpid()}"}
+                                   if url.startswith(("postgresql", "postgres:")) else {})
     except (ArgumentError, ValueError) as exc:
-        raise DatabaseError(f"not a database URL: {url!r} ({exc})") from None
+        raise DatabaseError(f"not a database URL: {shown!r} ({one_line(exc)})") from None
     except ModuleNotFoundError as exc:
-        raise DatabaseError(f"no driver for database URL {url!r}: {exc}") from None
+        extra = " (pip install 'bohnanza-arena[postgres]')" if "psycopg" in str(exc) else ""
+        raise DatabaseError(f"no driver for database URL {shown!r}: {exc}{extra}") from None
     if url.startswith("sqlite"):
         event.listen(engine, "connect", _sqlite_pragmas)
     try:
@@ -145,10 +172,10 @@ def make_engine(url: str) -> Engine:
                 session.add(Meta(key="schema_version", value=str(SCHEMA_VERSION)))
                 session.commit()
             elif int(row.value) > SCHEMA_VERSION:
-                raise DatabaseError(f"database {url!r} has schema version {row.value}, "
+                raise DatabaseError(f"database {shown!r} has schema version {row.value}, "
                                     f"newer than this arena's {SCHEMA_VERSION}; upgrade the arena")
-    except OperationalError as exc:
-        raise DatabaseError(f"cannot open database {url!r}: {exc.orig}") from None
+    except (OperationalError, DBAPIError) as exc:
+        raise DatabaseError(f"cannot open database {shown!r}: {one_line(exc.orig or exc)}") from None
     return engine
 
 
@@ -197,14 +224,25 @@ def exclusive_run(engine: Engine, what: str) -> Iterator[None]:
     elif url.get_backend_name() == "postgresql":
         from sqlalchemy import text
 
-        with engine.connect() as conn:
-            got = conn.execute(text("SELECT pg_try_advisory_lock(424242)")).scalar()
+        # a session-level advisory lock, held by one connection for the whole run; autocommit keeps
+        # that connection from sitting idle in a transaction. The server drops it if the process dies.
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            got = conn.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": ADVISORY_KEY}).scalar()
             if not got:
-                raise DatabaseError(f"{what} refused: the database is in use by another run")
+                holder = conn.execute(text(
+                    "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                    "WHERE l.locktype = 'advisory' AND l.granted AND l.database = "
+                    "(SELECT oid FROM pg_database WHERE datname = current_database()) AND l.objid = :key"),
+                    {"key": ADVISORY_KEY}).scalar()
+                raise DatabaseError(f"{what} refused: database {url.database!r} is in use by "
+                                    f"{holder or 'another run'}")
             try:
                 yield
             finally:
-                conn.execute(text("SELECT pg_advisory_unlock(424242)"))
+                try:
+                    conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": ADVISORY_KEY})
+                except DBAPIError:
+                    pass  # a lost connection holds no lock
     else:
         yield
 

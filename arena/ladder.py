@@ -1,4 +1,4 @@
-"""Seasons: plan matches, run them in a process pool, record each result once, rate it.
+"""Seasons: plan matches, run them on an executor (a local pool or Dask), record each result once, rate it.
 
 Only the coordinator writes the database. A match row is written as ``planned`` before it is
 sent to a worker and becomes ``done`` (or ``void``) in the same transaction that stores its
@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
-import multiprocessing
-import queue
 import random
-import signal
 from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -25,7 +22,8 @@ from arena.db import (
     Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, active_versions,
     exclusive_run, now,
 )
-from arena.match import GameSpec, MatchOutcome, SeatEntry, TableTask, run_table
+from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
+from arena.match import GameSpec, MatchOutcome, SeatEntry, TableTask
 from arena.matchmaking import Candidate, Matchmaker
 from arena.ratings import SIGMA, RatingBook, Skill
 from engine import rules_for
@@ -350,35 +348,25 @@ class SeasonProgress:
     played_now: int = 0
 
 
-def _worker_init() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C and ends the pool
-    _die_with_parent()
-
-
-def _die_with_parent() -> None:
-    """A worker must not outlive a coordinator that was killed outright (SIGKILL, OOM)."""
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        log.debug("no prctl here; pool workers end when their task pipe closes")
-
-
-def run_season(engine: Engine, settings: SeasonSettings, workers: int, limits: Limits, tier: Tier,
+def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor | int, limits: Limits,
+               tier: Tier | Callable[[TableExecutor], Tier],
                on_progress: Callable[[SeasonProgress], None] = lambda p: None) -> SeasonProgress:
-    """Run (or resume) a season until every planned game is recorded."""
-    import multiprocessing_logging
+    """Run (or resume) a season until every planned game is recorded.
 
+    ``executor`` plays the tables (a number: a local pool of that many workers); it is started
+    here, after the database lock is taken, and closed at the end. ``tier`` may be a function of
+    the started executor (a Dask cluster probes its workers' machines).
+    """
+    if isinstance(executor, int):
+        executor = LocalPoolExecutor(executor)
     with exclusive_run(engine, f"season run {settings.name!r}"):
         with Session(engine) as session:
             season_id = get_or_create_season(session, settings).id
-        engine.dispose()  # no database connection may cross the fork
-        multiprocessing_logging.install_mp_handler()
-        results: queue.Queue[list[MatchOutcome] | BaseException] = queue.Queue()
-        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_init)
+        engine.dispose()  # no database connection may cross the fork of a local pool
         try:
+            executor.start()
+            if callable(tier):
+                tier = tier(executor)
             with Session(engine) as session:
                 season = session.get(Season, season_id)
                 assert season is not None
@@ -394,20 +382,21 @@ def run_season(engine: Engine, settings: SeasonSettings, workers: int, limits: L
                 in_flight: dict[int, list[int]] = {}  # match id -> version ids seated
                 tables_in_flight = 0  # two per worker, so that no worker waits for the coordinator
                 while True:
-                    while tables_in_flight < 2 * workers and (backlog or planner.remaining() > 0):
+                    while tables_in_flight < 2 * executor.slots() and (backlog or planner.remaining() > 0):
                         if not backlog:
                             backlog.append(planner.plan())
                         task = table_task(session, backlog.pop(0), limits, tier)
                         for game in task.games:
                             in_flight[game.match_id] = [task.bots[i].version_id for i in game.seating]
-                        pool.apply_async(run_table, (task,), callback=results.put, error_callback=results.put)
+                        executor.submit(task)
                         tables_in_flight += 1
                     if not tables_in_flight:
                         break
-                    outcomes = results.get()
+                    try:
+                        outcomes = executor.next_result()
+                    except ExecutorError as exc:
+                        raise LadderError(str(exc)) from None
                     tables_in_flight -= 1
-                    if isinstance(outcomes, BaseException):
-                        raise LadderError(f"a match worker failed: {outcomes!r}")
                     for outcome in outcomes:
                         if outcome.record is None:
                             raise LadderError(f"match {outcome.match_id} could not be played: {outcome.machine_fault}")
@@ -416,20 +405,21 @@ def run_season(engine: Engine, settings: SeasonSettings, workers: int, limits: L
                         except Exception:
                             session.rollback()
                             raise
-                        planner.recorded(in_flight.pop(outcome.match_id))
+                        if outcome.match_id in in_flight:
+                            planner.recorded(in_flight.pop(outcome.match_id))
                         if recorded:
                             progress.void += bool(outcome.record.void)
                             progress.done += not outcome.record.void
                             progress.played_now += 1
                             progress.failures += sum(1 for s in outcome.record.seats if s.status.value != "ok")
                             on_progress(progress)
+                        else:
+                            log.warning("match %d came back again; it was recorded once already", outcome.match_id)
                 season.finished_at = now()
                 session.add(season)
                 session.commit()
         finally:
-            pool.terminate()
-            pool.join()
-            multiprocessing_logging.uninstall_mp_handler()
+            executor.close()
     return progress
 
 

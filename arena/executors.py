@@ -1,0 +1,237 @@
+"""Where a season's tables are played: a local fork pool (the default) or a Dask ``distributed`` cluster.
+
+An executor takes ``TableTask``s (which carry everything a worker needs: bot sources, rules id,
+seeds, limits, sandbox tier) and hands back each table's ``MatchOutcome``s to the coordinator,
+which alone writes the database. A Dask worker lost mid-table has its task re-run elsewhere by
+the scheduler; the coordinator records a match only while it is still planned, so a table that
+comes back twice is recorded once.
+"""
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import queue
+import signal
+import uuid
+from abc import ABC, abstractmethod
+from types import TracebackType
+from typing import Any
+
+from arena.match import MatchOutcome, TableTask, run_table
+from sandbox import Tier, detect_tier
+
+log = logging.getLogger(__name__)
+
+CONNECT_TIMEOUT_S = 10  # reaching a Dask scheduler
+WORKER_WAIT_S = 60  # a scheduler without workers: how long to wait for the first one
+
+
+class ExecutorError(RuntimeError):
+    """Tables cannot be played as asked: a bad ``--executor``, an unreachable scheduler, a lost task."""
+
+
+class TableExecutor(ABC):
+    """Plays tables somewhere and returns their outcomes, one table at a time, as they finish."""
+
+    name = "executor"
+
+    @abstractmethod
+    def start(self) -> None:
+        """Start (or connect to) the workers."""
+
+    @abstractmethod
+    def slots(self) -> int:
+        """Tables that can be played at the same time right now (at least 1)."""
+
+    @abstractmethod
+    def submit(self, task: TableTask) -> None:
+        """Queue a table; its outcomes come back through ``next_result``."""
+
+    @abstractmethod
+    def next_result(self) -> list[MatchOutcome]:
+        """Block until a submitted table is finished; ExecutorError if it could not be played."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop the workers this executor started (or disconnect); safe to call twice."""
+
+    def detect_tier(self) -> Tier:
+        """The strongest sandbox tier where the bots will run."""
+        return detect_tier()
+
+    def __enter__(self) -> TableExecutor:
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+# ----------------------------------------------------------------- the local fork pool
+def _worker_init() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C and ends the pool
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """A worker must not outlive a coordinator that was killed outright (SIGKILL, OOM)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        log.debug("no prctl here; pool workers end when their task pipe closes")
+
+
+class LocalPoolExecutor(TableExecutor):
+    """Today's default: a fork-context process pool on this machine.
+
+    Start it after disposing of any database engine: no connection may cross the fork.
+    """
+
+    name = "local"
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ExecutorError(f"a local pool needs at least 1 worker, not {workers!r}")
+        self.workers = workers
+        self._pool: Any = None
+        self._results: queue.Queue[list[MatchOutcome] | BaseException] = queue.Queue()
+        self._mp_logging = False
+
+    def start(self) -> None:
+        import multiprocessing_logging
+
+        multiprocessing_logging.install_mp_handler()
+        self._mp_logging = True
+        self._pool = multiprocessing.get_context("fork").Pool(self.workers, initializer=_worker_init)
+
+    def slots(self) -> int:
+        return self.workers
+
+    def submit(self, task: TableTask) -> None:
+        self._pool.apply_async(run_table, (task,), callback=self._results.put, error_callback=self._results.put)
+
+    def next_result(self) -> list[MatchOutcome]:
+        result = self._results.get()
+        if isinstance(result, BaseException):
+            raise ExecutorError(f"a match worker failed: {result!r}")
+        return result
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+        if self._mp_logging:
+            import multiprocessing_logging
+
+            multiprocessing_logging.uninstall_mp_handler()
+            self._mp_logging = False
+
+
+# ----------------------------------------------------------------- Dask
+def _worker_tier() -> str:
+    """Run on a Dask worker: the sandbox tier its machine provides (this starts a probe bot there)."""
+    return detect_tier().value
+
+
+class DaskExecutor(TableExecutor):
+    """Tables as tasks of a Dask ``distributed`` cluster: a scheduler at ``address``, or a
+    ``LocalCluster`` of ``workers`` processes (one thread each) when ``address`` is None.
+
+    Each worker runs the sandbox on its own machine; uid slots are flock files per machine, so
+    any number of workers on one machine is safe. Workers must have this project installed.
+    """
+
+    def __init__(self, address: str | None = None, workers: int = 2) -> None:
+        self.address = address
+        self.workers = workers
+        self.name = f"dask {address}" if address else f"dask-local ({workers} workers)"
+        self._cluster: Any = None
+        self._client: Any = None
+        self._completed: Any = None
+        self._tables: dict[str, list[int]] = {}  # task key -> match ids
+
+    def start(self) -> None:
+        try:
+            from distributed import Client, LocalCluster, as_completed
+        except ImportError:
+            raise ExecutorError("the Dask executor needs the 'distributed' package: "
+                                "pip install 'bohnanza-arena[dask]'") from None
+        if self.address is None:
+            self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                         host="127.0.0.1", dashboard_address=None, silence_logs=False,
+                                         scheduler_kwargs={"dashboard": False})
+            self._client = Client(self._cluster)
+        else:
+            try:
+                self._client = Client(self.address, timeout=f"{CONNECT_TIMEOUT_S}s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise ExecutorError(f"cannot reach the Dask scheduler {self.address!r}: "
+                                    f"{' '.join(str(exc).split())}") from None
+            if not self._client.nthreads():
+                log.warning("no Dask worker at %s yet; waiting up to %d s for one", self.address, WORKER_WAIT_S)
+                try:
+                    self._client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+                except (TimeoutError, OSError):
+                    raise ExecutorError(f"no Dask worker joined the scheduler {self.address!r} "
+                                        f"within {WORKER_WAIT_S} s") from None
+        self._completed = as_completed()
+        log.info("Dask executor: %s, %d worker threads", self._client.scheduler.address, self.slots())
+
+    def slots(self) -> int:
+        return max(1, sum(self._client.nthreads().values()))
+
+    def detect_tier(self) -> Tier:
+        """The weakest tier among the workers (each probes its own machine with a sandboxed bot)."""
+        tiers = set(self._client.run(_worker_tier).values())
+        return Tier.PLAIN if not tiers or Tier.PLAIN.value in tiers else Tier.STRONG
+
+    def submit(self, task: TableTask) -> None:
+        key = f"table-{task.games[0].match_id}-{uuid.uuid4().hex[:8]}"
+        future = self._client.submit(run_table, task, key=key, pure=False)
+        self._tables[key] = [game.match_id for game in task.games]
+        self._completed.add(future)
+
+    def next_result(self) -> list[MatchOutcome]:
+        future = next(self._completed)
+        matches = self._tables.pop(future.key, [])
+        try:
+            return future.result()
+        except Exception as exc:  # KilledWorker after too many lost workers, or an error in run_table
+            raise ExecutorError(f"table of matches {matches} failed on the Dask cluster: "
+                                f"{' '.join(str(exc).split()) or type(exc).__name__}") from None
+        finally:
+            future.release()
+
+    def close(self) -> None:
+        if self._client is not None:
+            try:
+                self._client.close()
+            except Exception as exc:  # a scheduler that went away: nothing left to close
+                log.debug("closing the Dask client: %r", exc)
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+
+def executor_for(spec: str, workers: int) -> TableExecutor:
+    """The executor an ``--executor`` value names: ``local``, ``dask-local`` or ``dask://HOST:PORT``."""
+    if spec == "local":
+        return LocalPoolExecutor(workers)
+    if spec == "dask-local":
+        return DaskExecutor(None, workers)
+    if spec.startswith("dask://"):
+        rest = spec.removeprefix("dask://")
+        host, _, port = rest.rpartition(":")
+        if not host or not port.isdigit() or "/" in rest:
+            raise ExecutorError(f"--executor {spec!r}: want dask://HOST:PORT")
+        return DaskExecutor(f"tcp://{rest}", workers)
+    raise ExecutorError(f"--executor wants local, dask-local or dask://HOST:PORT, got {spec!r}")
