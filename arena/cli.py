@@ -5,6 +5,7 @@ import json
 import logging
 import os
 import secrets
+import shlex
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -27,6 +28,7 @@ from sandbox import Limits, SandboxError, Tier, detect_tier
 log = logging.getLogger("arena")
 
 BUILTIN_BOTS = PROJECT / "bots"
+EXEC = "exec:"
 
 
 class UserError(click.ClickException):
@@ -122,7 +124,9 @@ def play(bots: Sequence[str], variant: str, seed: int | None, replay_path: str |
          unsafe: bool, decision_ms: float, bank_ms: float, as_json: bool) -> None:
     """Play one game between BOTS (built-in names such as 'random' and 'greedy', or file paths).
 
-    Exits 0 whenever the game was played to its end, bot failures included.
+    A bot written in another language is given as "exec:COMMAND" (e.g. "exec:perl bot.pl"); it
+    speaks docs/protocol.md itself and runs with limits but without the strong sandbox, so it
+    needs --unsafe. Exits 0 whenever the game was played to its end, bot failures included.
     """
     try:
         rules = rules_for(variant)
@@ -132,7 +136,15 @@ def play(bots: Sequence[str], variant: str, seed: int | None, replay_path: str |
         need = (f"exactly {rules.min_players}" if rules.min_players == rules.max_players
                 else f"{rules.min_players}-{rules.max_players}")
         raise UserError(f"{rules.id} needs {need} bot{'s' if rules.max_players > 1 else ''}, got {len(bots)}")
-    resolved = [resolve_bot(spec) for spec in bots]
+    programs = {i: shlex.split(spec[len(EXEC):]) for i, spec in enumerate(bots) if spec.startswith(EXEC)}
+    if any(not argv for argv in programs.values()):
+        raise UserError(f"{EXEC}COMMAND needs a command, e.g. \"{EXEC}perl bot.pl\"")
+    if programs and not unsafe:
+        raise UserError(f"{EXEC} bots run without the strong sandbox; add --unsafe to run your own program")
+    if programs and in_process:
+        raise UserError(f"{EXEC} bots are programs of their own: they cannot run --in-process")
+    resolved = [(Path(programs[i][0]).stem, "", False) if i in programs else resolve_bot(spec)
+                for i, spec in enumerate(bots)]
     seed = secrets.randbits(63) if seed is None else seed
     limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
     players: list[Player] = []
@@ -149,8 +161,14 @@ def play(bots: Sequence[str], variant: str, seed: int | None, replay_path: str |
             if tier is Tier.PLAIN and not unsafe and not all(trusted for _, _, trusted in resolved):
                 raise UserError("no strong sandbox is available on this machine (bubblewrap + seccomp); "
                                 "refusing to run bots that are not built in without --unsafe")
-            for name, source, _ in resolved:
-                players.append(SandboxPlayer(name, source, limits, tier))
+            for i, (name, source, _) in enumerate(resolved):
+                if i in programs:
+                    try:
+                        players.append(SandboxPlayer.external(Path(programs[i][-1]).stem, programs[i], limits))
+                    except SandboxError as exc:  # the user's program, not the machine
+                        raise UserError(str(exc)) from None
+                else:
+                    players.append(SandboxPlayer(name, source, limits, tier))
         record = play_game(rules, seed, players, limits)
     except SandboxError as exc:
         raise click.ClickException(f"sandbox unavailable (machine fault, not the bots'): {exc}") from None

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from sandbox import BotBundle, BotProcess, Limits, Reply, Tier, modules_from_package
 
@@ -28,6 +28,14 @@ class SandboxPlayer:
     def __init__(self, name: str, source: str, limits: Limits, tier: Tier) -> None:
         self.name = name
         self.process = BotProcess.start(bundle_for(name, source), limits, tier)
+
+    @classmethod
+    def external(cls, name: str, argv: Sequence[str], limits: Limits) -> SandboxPlayer:
+        """A bot program in another language (plain tier only: a user's own bot, never the ladder's)."""
+        player = cls.__new__(cls)
+        player.name = name
+        player.process = BotProcess.start_command(name, argv, limits)
+        return player
 
     def request(self, message: dict[str, Any]) -> Reply:
         return self.process.request(message)

@@ -12,7 +12,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from . import isolation
 from .framing import Event, FramingError, Outcome, Pipes, decode, encode
@@ -116,6 +116,31 @@ class BotProcess:
         except BaseException:
             self.close()
             raise
+        return self
+
+    @classmethod
+    def start_command(cls, name: str, argv: Sequence[str], limits: Limits) -> BotProcess:
+        """Run a bot program in any language that speaks the protocol itself (docs/protocol.md).
+
+        Plain tier only (rlimits, clean environment, own session, killed with its group): for a
+        user's own bots on their own machine, never for the ladder. There is no runner, so the
+        program is ready at once and answers ``hello`` itself.
+        """
+        self = cls(BotBundle(name, ""), limits, Tier.PLAIN)
+        try:
+            self._popen = subprocess.Popen(
+                list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=dict(CLEAN_ENV), close_fds=True, start_new_session=True, bufsize=0,
+                preexec_fn=functools.partial(_limit_child, limits),
+            )
+        except OSError as exc:
+            self.close()
+            raise SandboxError(f"cannot start bot program {argv[0]!r}: {exc.strerror}") from None
+        assert self._popen.stdin and self._popen.stdout and self._popen.stderr
+        self._pipes = Pipes(self._popen.stdin.fileno(), self._popen.stdout.fileno(), self._popen.stderr.fileno(),
+                            limits.max_line_bytes, limits.max_stderr_bytes)
+        self._runner_pid = self._popen.pid
+        self._freeze()
         return self
 
     def _spawn(self, python: str | None) -> None:
@@ -424,6 +449,16 @@ class BotProcess:
                 self.close()
             except Exception:  # noqa: BLE001 - never raise from a finaliser
                 pass
+
+
+def _limit_child(limits: Limits) -> None:
+    """In the forked child before exec: the limits the runner sets for Python bots."""
+    import resource
+
+    for res, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, 0),
+                       (resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024)):
+        resource.setrlimit(res, (value, value))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
 
 
 def processes_with_tag(tag: str) -> list[int]:

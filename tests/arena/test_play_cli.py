@@ -76,3 +76,23 @@ def test_non_utf8_bot_file_is_refused(tmp_path: Path) -> None:
     result = run_arena("play", str(bot), "random", "random")
     assert result.returncode == 2
     assert "is not UTF-8 text" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_bot_in_another_language_plays_from_the_protocol_document() -> None:
+    """docs/examples/first_option_bot.pl was written from docs/protocol.md alone (Perl, JSON::PP)."""
+    perl_bot = Path(__file__).resolve().parents[2] / "docs" / "examples" / "first_option_bot.pl"
+    result = run_arena("play", "--unsafe", f"exec:perl {perl_bot}", "greedy", "greedy", "random", "--seed", "4",
+                       "--json")
+    assert result.returncode == 0, result.stderr
+    seats = json.loads(result.stdout)["seats"]
+    assert seats[0]["name"] == "first_option_bot"
+    assert [s["status"] for s in seats] == ["ok"] * 4
+    assert seats[0]["decisions"] > 30
+
+
+def test_other_language_bots_need_unsafe_and_a_real_program() -> None:
+    refused = run_arena("play", "exec:perl bot.pl", "greedy", "greedy")
+    assert refused.returncode == 2 and "add --unsafe" in refused.stderr
+    missing = run_arena("play", "--unsafe", "exec:/no/such/program", "greedy", "greedy")
+    assert missing.returncode == 2 and "cannot start bot program '/no/such/program'" in missing.stderr
+    assert "Traceback" not in missing.stderr
