@@ -31,7 +31,11 @@ BOOTSTRAP = (
     "exec(marshal.loads(b) if l[:1]==b'c' else compile(b,'<runner>','exec'),"
     "{'__name__':'__bohnanza_runner__','STDIN':i})"
 )
-CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
+# A fixed hash seed: a bot that iterates over a set of strings or enum members plays the same game
+# in every process, so a table replays exactly on any worker (hash randomization would not).
+CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0"}
+#: ``-I`` minus its ``-E``, which would ignore PYTHONHASHSEED: the environment is ours alone anyway.
+ISOLATED = ("-s", "-P")
 REAP_TIMEOUT_S = 5.0
 
 
@@ -160,7 +164,7 @@ class BotProcess:
             "gid": None,
             "parent": None,
         }
-        cmd = [interp.executable, "-I", "-S", "-B", "-c", f"{BOOTSTRAP}#{self.tag}"]
+        cmd = [interp.executable, *ISOLATED, "-S", "-B", "-c", f"{BOOTSTRAP}#{self.tag}"]
         if self.tier is Tier.STRONG:
             problem = isolation.strong_tier_problem(interp)
             if problem is not None:

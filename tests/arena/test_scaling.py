@@ -1,0 +1,289 @@
+"""Beyond one machine, for real: seasons on a private PostgreSQL server (killed and resumed, a second
+writer refused) and on a Dask LocalCluster of worker processes (a worker killed mid-season), and the
+same matches giving the same replays on the local pool and on Dask.
+
+In CI (CI=true) a missing PostgreSQL server or Dask fails these tests instead of skipping them.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from arena.db import Match, RatingSnapshot, make_engine
+from arena.executors import DaskExecutor, ExecutorError, LocalPoolExecutor, executor_for
+from arena.ladder import Planner, SeasonSettings, get_or_create_season, load_book, record_outcome, rerate, table_task
+from arena.match import run_table
+from arena.submit import register
+from arena_helpers import ARENA, db_url, run_arena
+from pg_server import NoPostgres, PostgresServer
+from sandbox import Limits, detect_tier
+
+PROJECT = Path(__file__).resolve().parents[2]
+BOTS = ("random", "greedy", "trader")  # deterministic given the bot seed
+
+
+def missing(what: str) -> None:
+    """Skip a test whose prerequisite is missing; in CI, fail it."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI must be able to run this test: {what}")
+    pytest.skip(what)
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[PostgresServer]:
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        missing("psycopg is not installed (pip install -e '.[test]')")
+    try:
+        server = PostgresServer.start()
+    except NoPostgres as exc:
+        missing(str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_url(postgres: PostgresServer) -> str:
+    return postgres.create_database()
+
+
+@pytest.fixture(scope="module")
+def dask_available() -> None:
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        missing("dask distributed is not installed (pip install -e '.[test]')")
+
+
+def register_bots(url: str) -> None:
+    engine = make_engine(url)
+    with Session(engine) as session:
+        for name in BOTS:
+            register(session, name, (PROJECT / "bots" / f"{name}_bot.py").read_text(), "tests", builtin=True)
+    engine.dispose()
+
+
+def done_count(url: str) -> int:
+    engine = make_engine(url)
+    try:
+        with Session(engine) as session:
+            return int(session.exec(select(func.count()).select_from(Match).where(Match.status == "done")).one())
+    finally:
+        engine.dispose()
+
+
+def wait_for_done(url: str, at_least: int, timeout: float = 120) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            n = done_count(url)
+            if n >= at_least:
+                return n
+        except Exception:  # a SQLite file being written: try again
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"fewer than {at_least} games done after {timeout} s")
+
+
+def process_tree() -> dict[int, tuple[int, str, str]]:
+    """pid -> (parent pid, comm, cmdline) of every live process."""
+    tree = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        comm, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat.rsplit(")", 1)[1].split()
+        if rest[0] not in ("Z", "X"):
+            tree[int(entry)] = (int(rest[1]), comm, cmdline)
+    return tree
+
+
+def descendants(pid: int, tree: dict[int, tuple[int, str, str]]) -> list[int]:
+    found, frontier = [], [pid]
+    while frontier:
+        p = frontier.pop()
+        kids = [c for c, (parent, _, _) in tree.items() if parent == p]
+        found += kids
+        frontier += kids
+    return found
+
+
+def alive(pids: list[int]) -> list[int]:
+    tree = process_tree()
+    return [p for p in pids if p in tree]
+
+
+def check_complete(url: str, games: int, players: int = 3) -> None:
+    """Every game of the season done and recorded exactly once, ratings equal to a recomputation."""
+    engine = make_engine(url)
+    with Session(engine) as session:
+        matches = session.exec(select(Match)).all()
+        assert len(matches) == games
+        assert all(m.status == "done" and m.replay for m in matches)
+        assert sorted(m.number for m in matches) == list(range(games))
+        assert sorted(m.rated_order for m in matches) == list(range(1, games + 1))
+        assert len(session.exec(select(RatingSnapshot)).all()) == players * games
+        assert rerate(session, "classic", write=False) == []
+    engine.dispose()
+
+
+# ----------------------------------------------------------------- PostgreSQL
+def test_postgres_season_killed_resumes_and_refuses_a_second_writer(pg_url: str) -> None:
+    register_bots(pg_url)
+    games = 24
+    season = subprocess.Popen([*ARENA, "--db", pg_url, "season", "run", "--name", "crash", "--games", str(games),
+                               "--players", "3", "--seed", "9"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_done(pg_url, 4)
+        second = run_arena("season", "run", "--name", "crash", db=pg_url)
+        assert second.returncode == 1, second.stderr
+        assert "refused" in second.stderr and f"in use by arena pid {season.pid}" in second.stderr
+        assert "Traceback" not in second.stderr and second.stderr.count("\n") == 1
+        children = descendants(season.pid, process_tree())
+        assert children, "the season runs its games in worker processes"
+        season.send_signal(signal.SIGKILL)
+    finally:
+        season.kill()
+        season.communicate()
+    deadline = time.monotonic() + 10
+    while alive(children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert alive(children) == [], "workers and bots die with a killed season"
+
+    engine = make_engine(pg_url)
+    with Session(engine) as session:
+        done_before = session.exec(select(Match).where(Match.status == "done")).all()
+        assert 4 <= len(done_before) < games
+        assert rerate(session, "classic", write=False) == []
+    engine.dispose()
+    resumed = run_arena("season", "run", "--name", "crash", db=pg_url)  # the dead run's lock went with it
+    assert resumed.returncode == 0, resumed.stderr
+    check_complete(pg_url, games)
+    engine = make_engine(pg_url)
+    with Session(engine) as session:
+        for m in done_before:  # what was recorded before the kill is untouched
+            again = session.get(Match, m.id)
+            assert again.replay == m.replay and again.rated_order == m.rated_order
+    engine.dispose()
+    board = run_arena("leaderboard", "--rerate", db=pg_url)
+    assert board.returncode == 0 and "0 ratings differed" in board.stderr
+
+
+def test_unreachable_database_is_one_line() -> None:
+    result = run_arena("bots", db="postgresql://arena:secret@127.0.0.1:1/nowhere", timeout=60)
+    assert result.returncode == 1
+    assert "cannot open database 'postgresql://arena:***@127.0.0.1:1/nowhere'" in result.stderr
+    assert "secret" not in result.stderr and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_a_match_recorded_twice_counts_once(tmp_path: Path) -> None:
+    url = db_url(tmp_path / "twice.sqlite")
+    register_bots(url)
+    engine = make_engine(url)
+    with Session(engine) as session:
+        season = get_or_create_season(session, SeasonSettings("twice", games=1, min_players=3, max_players=3, seed=1))
+        planner = Planner(session, season, load_book(session, "classic"))
+        task = table_task(session, planner.plan(), Limits(), detect_tier())
+        outcome, = run_table(task)
+        assert record_outcome(session, planner.book, outcome) is True
+        first = session.get(Match, outcome.match_id).model_dump()
+        assert record_outcome(session, planner.book, outcome) is False  # a re-run table coming back again
+        assert session.get(Match, outcome.match_id).model_dump() == first
+        assert len(session.exec(select(RatingSnapshot)).all()) == 3
+        assert rerate(session, "classic", write=False) == []
+
+
+# ----------------------------------------------------------------- Dask
+def test_bad_executor_values_are_one_line(tmp_path: Path) -> None:
+    for value in ("spark://x", "dask://nohostport", "dask://host:port"):
+        result = run_arena("season", "run", "--executor", value, db=tmp_path / "x.sqlite")
+        assert result.returncode == 2, result.stderr
+        assert repr(value) in result.stderr and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    with pytest.raises(ExecutorError, match="want dask://HOST:PORT"):
+        executor_for("dask://:80", 2)
+
+
+def test_unreachable_scheduler_is_one_line(tmp_path: Path, dask_available: None) -> None:
+    db = tmp_path / "x.sqlite"
+    register_bots(db_url(db))
+    result = run_arena("season", "run", "--games", "3", "--executor", "dask://127.0.0.1:1", db=db, timeout=120)
+    assert result.returncode == 1, result.stderr
+    assert "cannot reach the Dask scheduler 'tcp://127.0.0.1:1'" in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert done_count(db_url(db)) == 0
+
+
+def test_dask_season_survives_a_killed_worker(tmp_path: Path, dask_available: None) -> None:
+    url = db_url(tmp_path / "dask.sqlite")
+    register_bots(url)
+    games = 20
+    season = subprocess.Popen([*ARENA, "--db", url, "season", "run", "--name", "dask", "--games", str(games),
+                               "--players", "3", "--seed", "4", "--executor", "dask-local", "--workers", "2"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_done(url, 2)
+        victim, bots = None, []
+        deadline = time.monotonic() + 30
+        while victim is None and time.monotonic() < deadline:  # a worker process in the middle of a table
+            tree = process_tree()
+            workers = [p for p in descendants(season.pid, tree) if "spawn_main" in tree[p][2]]
+            assert len(workers) == 2, "a LocalCluster of two worker processes"
+            for worker in workers:
+                bots = [p for p in descendants(worker, tree) if tree[p][1] == "bwrap"]
+                if bots:  # bubblewrap bot processes start inside a Dask worker
+                    victim = worker
+                    break
+            time.sleep(0.02)
+        assert victim is not None, "no Dask worker was seen running sandboxed bots"
+        os.kill(victim, signal.SIGKILL)
+        out, err = season.communicate(timeout=240)
+    finally:
+        season.kill()
+    assert season.returncode == 0, err
+    assert f"{games} games rated" in out
+    deadline = time.monotonic() + 10
+    while alive([victim, *bots]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert alive([victim, *bots]) == [], "the killed worker's bots die with it"
+    check_complete(url, games)
+
+
+def test_same_matches_same_replays_on_the_local_pool_and_on_dask(tmp_path: Path, dask_available: None) -> None:
+    url = db_url(tmp_path / "same.sqlite")
+    register_bots(url)
+    engine = make_engine(url)
+    tier = detect_tier()
+    with Session(engine) as session:
+        settings = SeasonSettings("same", games=9, min_players=3, max_players=3, rotate=True, seed=21)
+        season = get_or_create_season(session, settings)
+        planner = Planner(session, season, load_book(session, "classic"))
+        tasks = [table_task(session, planner.plan(), Limits(), tier) for _ in range(3)]
+    engine.dispose()  # nothing may cross the local pool's fork
+    assert sum(len(t.games) for t in tasks) == 9
+    replays = {}
+    for executor in (LocalPoolExecutor(2), DaskExecutor(None, 2)):
+        with executor:
+            for task in tasks:
+                executor.submit(task)
+            outcomes = [o for _ in tasks for o in executor.next_result()]
+        assert all(o.record is not None and not o.record.void for o in outcomes)
+        replays[executor.name] = {o.match_id: o.record.replay.dumps() for o in outcomes}  # type: ignore[union-attr]
+    local, dask = replays.values()
+    assert sorted(local) == sorted(m.match_id for t in tasks for m in t.games)
+    assert local == dask
