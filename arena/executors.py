@@ -100,6 +100,7 @@ class LocalPoolExecutor(TableExecutor):
         if workers < 1:
             raise ExecutorError(f"a local pool needs at least 1 worker, not {workers!r}")
         self.workers = workers
+        self.name = f"local ({workers} worker{'s' if workers > 1 else ''})"
         self._pool: Any = None
         self._results: queue.Queue[list[MatchOutcome] | BaseException] = queue.Queue()
         self._mp_logging = False
@@ -152,7 +153,7 @@ class DaskExecutor(TableExecutor):
     def __init__(self, address: str | None = None, workers: int = 2) -> None:
         self.address = address
         self.workers = workers
-        self.name = f"dask {address}" if address else f"dask-local ({workers} workers)"
+        self.name = f"dask {address}" if address else f"dask-local ({workers} worker{'s' if workers > 1 else ''})"
         self._cluster: Any = None
         self._client: Any = None
         self._completed: Any = None

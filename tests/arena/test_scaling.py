@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Iterator
@@ -287,3 +288,34 @@ def test_same_matches_same_replays_on_the_local_pool_and_on_dask(tmp_path: Path,
     local, dask = replays.values()
     assert sorted(local) == sorted(m.match_id for t in tasks for m in t.games)
     assert local == dask
+
+
+def test_season_on_a_scheduler_and_worker_started_by_hand(tmp_path: Path, dask_available: None) -> None:
+    """`dask scheduler` and `dask worker tcp://...` as docs/scaling.md starts them, the coordinator at dask://."""
+    from pg_server import free_port
+
+    url = db_url(tmp_path / "remote.sqlite")
+    register_bots(url)
+    port = free_port()
+    dask = [sys.executable, "-m", "dask"]
+    logs = [open(tmp_path / f"{name}.log", "w") for name in ("scheduler", "worker")]
+    scheduler = subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                                 stdout=logs[0], stderr=logs[0], start_new_session=True)
+    worker = subprocess.Popen([*dask, "worker", f"tcp://127.0.0.1:{port}", "--nworkers", "2", "--nthreads", "1",
+                               "--no-dashboard"], stdout=logs[1], stderr=logs[1], start_new_session=True)
+    try:
+        result = run_arena("season", "run", "--name", "remote", "--games", "8", "--players", "3", "--seed", "2",
+                           "--executor", f"dask://127.0.0.1:{port}", db=url, timeout=180)
+        assert result.returncode == 0, result.stderr
+        assert "8 games rated" in result.stdout
+    finally:
+        for process in (worker, scheduler):
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        for log in logs:
+            log.close()
+    check_complete(url, 8)

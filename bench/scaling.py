@@ -1,0 +1,73 @@
+"""Season throughput on a Dask LocalCluster with 1, 2 and 4 worker processes (and the local pool for reference).
+
+    python3 bench/scaling.py [--games N] [--workers 1,2,4] [--no-local]
+
+4-player games of random and greedy (and renamed copies, so that a table has 4 different bots) in
+the full sandbox, seat-rotated deals (a table plays 4 games on one set of bot processes), a fresh
+SQLite file per run. Prints games per minute from the moment the workers are up (cluster start-up
+is printed separately) and the time a run took in all.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sqlmodel import Session  # noqa: E402
+
+from arena.db import make_engine  # noqa: E402
+from arena.executors import DaskExecutor, LocalPoolExecutor, TableExecutor  # noqa: E402
+from arena.ladder import SeasonProgress, SeasonSettings, run_season  # noqa: E402
+from arena.submit import register  # noqa: E402
+from sandbox import Limits, detect_tier  # noqa: E402
+
+BOTS = Path(__file__).resolve().parent.parent / "bots"
+
+
+def one_run(folder: str, executor: TableExecutor, games: int) -> tuple[float, float, int]:
+    """(seconds until the workers were up, games per minute after that, games) of one season."""
+    engine = make_engine(f"sqlite:///{folder}/{executor.name.split()[0]}-{time.monotonic_ns()}.sqlite")
+    with Session(engine) as session:
+        for stem in ("random_bot", "greedy_bot"):
+            source = (BOTS / f"{stem}.py").read_text()
+            register(session, stem, source, builtin=True)
+            register(session, stem + "_2", source + "\n# copy\n")
+    marks: list[float] = []
+
+    def progress(p: SeasonProgress) -> None:
+        marks.append(time.perf_counter())
+
+    started = time.perf_counter()
+    settings = SeasonSettings(name="bench", games=games, min_players=4, max_players=4, rotate=True, seed=7)
+    result = run_season(engine, settings, executor, Limits(), detect_tier(), progress)
+    ended = time.perf_counter()
+    engine.dispose()
+    return marks[0] - started, result.done / (ended - marks[0]) * 60, result.done
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=96)
+    parser.add_argument("--workers", default="1,2,4", help="comma list of Dask worker counts")
+    parser.add_argument("--no-local", action="store_true", help="skip the local pool reference runs")
+    args = parser.parse_args()
+    counts = [int(n) for n in args.workers.split(",")]
+    print(f"machine: {platform.machine()} {platform.system()} {platform.release()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, tier {detect_tier().value}, {args.games} 4-player games "
+          "(random, greedy and copies), seat-rotated deals")
+    runs: list[TableExecutor] = [] if args.no_local else [LocalPoolExecutor(n) for n in (1, 2)]
+    runs += [DaskExecutor(None, n) for n in counts]
+    with tempfile.TemporaryDirectory() as folder:
+        for executor in runs:
+            start_s, rate, done = one_run(folder, executor, args.games)
+            print(f"{executor.name:28} start {start_s:5.1f} s   {done} games   {rate:6.1f} games/min")
+
+
+if __name__ == "__main__":
+    main()
