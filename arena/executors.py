@@ -167,7 +167,7 @@ class DaskExecutor(TableExecutor):
                                 "pip install 'bohnanza-arena[dask]'") from None
         if self.address is None:
             self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                         host="127.0.0.1", dashboard_address=None, silence_logs=False,
+                                         host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=False,
                                          scheduler_kwargs={"dashboard": False})
             self._client = Client(self._cluster)
         else:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")  # before Dask is imported, here and in its workers
 
 from sqlmodel import Session  # noqa: E402
 
