@@ -304,7 +304,9 @@ def season() -> None:
                    "or dask://HOST:PORT (a Dask scheduler; its workers decide the parallelism).")
 @click.option("--players", default=None, help="Table size, N or N-M (default: the variant's, classic 3-5, duel 2, solo 1).")
 @click.option("--variant", default=None, help="classic, duel or solo (default: the season's own, classic for a new one).")
-@click.option("--rotate", is_flag=True, help="Play every deal once per seat rotation (same deck seed).")
+@click.option("--rotate/--no-rotate", default=True, show_default=True,
+              help="New seasons: play every deal once per seat rotation (same deck, luck cancels out; "
+                   "each bot's process serves the whole table, about twice the games per minute).")
 @click.option("--seed", type=int, default=None, help="Season seed (default: random).")
 @click.option("--unsafe", is_flag=True, help="Run without a strong sandbox.")
 @click.option("--decision-ms", type=click.FloatRange(min=1), default=1000, show_default=True)

@@ -182,7 +182,7 @@ class SeasonSettings:
     games: int | None = None  # None: the existing season's number, or DEFAULT_GAMES for a new one
     min_players: int | None = None  # None: the variant's own range (classic 3-5, duel 2, solo 1)
     max_players: int | None = None
-    rotate: bool = False
+    rotate: bool = True  # seat-rotated deals: luck cancels out, bot processes serve several games
     seed: int | None = None
 
 
