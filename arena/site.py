@@ -24,7 +24,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 import arena
-from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, Season
+from arena.db import Bot, BotVersion, Match, MatchSeat, RatingSnapshot, Season
 from arena.ladder import is_solo, leaderboard, variant_of
 from engine import new_game, rules_for
 from engine.replay import Replay

@@ -25,7 +25,7 @@ from __future__ import annotations
 from engine.determinize import build_princes_game, follow_princes_discard
 from engine.policies import princes_greedy_action
 from sandbox.sdk import (
-    Accept, Action, Bot, ClaimTask, Confirm, EndTrading, Offer, Pass, PayTribute, Plant, Request, best_plant,
+    Accept, Action, Bot, ClaimTask, Confirm, EndTrading, Offer, Pass, PayTribute, Request, best_plant,
 )
 
 

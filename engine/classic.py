@@ -15,7 +15,8 @@ from engine.actions import (
     Plant, PlantTraded,
 )
 from engine.cards import Bean, find_cards
-from engine.errors import GameOverError, IllegalAction
+from engine.errors import IllegalAction
+from engine.game import Game
 from engine.events import (
     Accepted, Drew, Event, FieldBought, GameEnded, Harvested, Offered, Passed, Planted, Reshuffled,
     Traded, TradingEnded, TurnedUp, TurnStarted,
@@ -68,8 +69,10 @@ class OpenOffer:
     want: tuple[Bean, ...]
 
 
-class ClassicGame:
+class ClassicGame(Game):
     """A game of the base game in progress. Drive it with ``decision`` and ``apply``."""
+
+    UNKNOWN_ACTION_RULE = "C-0"
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:
         if not rules.min_players <= players <= rules.max_players:
@@ -109,28 +112,12 @@ class ClassicGame:
         self._start_turn()
 
     # ----------------------------------------------------------------- queries
-    @property
-    def decision(self) -> Decision | None:
-        """Who must decide what now; ``None`` once the game is over."""
-        if self.over:
-            return None
-        if self._decision is None:
-            self._decision = Decision(self.to_move, self.phase, tuple(self._options()))  # type: ignore[arg-type]
-        return self._decision
-
-    def legal_actions(self) -> tuple[Action, ...]:
-        decision = self.decision
-        return decision.options if decision else ()
-
     def view(self, seat: int) -> View:
         """What ``seat`` may see now (C-8)."""
         return classic_view(self, seat)
 
     def events_since(self, index: int) -> list[Event]:
         return self.events[index:]
-
-    def coins(self) -> tuple[int, ...]:
-        return tuple(s.coins for s in self.seats)
 
     def card_count(self) -> int:
         """Every card in the game, wherever it lies (a conservation check)."""
@@ -140,20 +127,6 @@ class ClassicGame:
         return total
 
     # ----------------------------------------------------------------- actions
-    def apply(self, action: Action) -> list[Event]:
-        """Check and play ``action`` for the seat that must decide; returns the new events."""
-        if self.over:
-            raise GameOverError(f"the game is over; cannot play {action!r}")
-        start = len(self.events)
-        seat = self.to_move
-        handler = _HANDLERS.get(type(action))
-        if handler is None:
-            raise IllegalAction("C-0", action, "not an action of this game")
-        handler(self, seat, action)
-        self.history.append((seat, action))
-        self._decision = None
-        return self.events[start:]
-
     def _do_buy_field(self, seat: int, action: BuyField) -> None:
         s = self.seats[seat]
         if len(s.field_beans) >= self.rules.max_fields:
@@ -552,7 +525,7 @@ def _names(beans: Sequence[Bean]) -> str:
     return "[" + ", ".join(b.value for b in beans) + "]" if beans else "nothing"
 
 
-_HANDLERS = {
+ClassicGame.HANDLERS = {
     Plant: ClassicGame._do_plant,
     PlantTraded: ClassicGame._do_plant_traded,
     Pass: ClassicGame._do_pass,

@@ -17,7 +17,8 @@ from engine.actions import (
     Plant, PlantMiddle,
 )
 from engine.cards import Bean
-from engine.errors import GameOverError, IllegalAction
+from engine.errors import IllegalAction
+from engine.game import Game
 from engine.events import (
     Discarded, Drew, EndTriggered, Event, FieldBought, FigureMoved, GameEnded, Harvested, Passed, Planted,
     Reshuffled, TaskClaimed, TookDiscard, TributePaid, TurnedUp, TurnStarted, VineRevealed,
@@ -123,8 +124,10 @@ CHECKS: dict[str, Callable[[PrincesGame, PrincesSeat], bool]] = {
 assert set(CHECKS) == set(TASKS)
 
 
-class PrincesGame:
+class PrincesGame(Game):
     """A duel or solo game in progress. Drive it with ``decision`` and ``apply``."""
+
+    UNKNOWN_ACTION_RULE = "P-0"
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:
         princes = rules.princes
@@ -172,28 +175,12 @@ class PrincesGame:
         self._start_turn()
 
     # ----------------------------------------------------------------- queries
-    @property
-    def decision(self) -> Decision | None:
-        """Who must decide what now (always the active player); ``None`` once the game is over."""
-        if self.over:
-            return None
-        if self._decision is None:
-            self._decision = Decision(self.to_move, self.phase, tuple(self._options()))  # type: ignore[arg-type]
-        return self._decision
-
-    def legal_actions(self) -> tuple[Action, ...]:
-        decision = self.decision
-        return decision.options if decision else ()
-
     def view(self, seat: int) -> PrincesView:
         """What ``seat`` may see now (P-8)."""
         return princes_view(self, seat)
 
     def events_since(self, index: int) -> list[Event]:
         return self.events[index:]
-
-    def coins(self) -> tuple[int, ...]:
-        return tuple(s.coins for s in self.seats)
 
     def neutral_positions(self) -> tuple[tuple[str, int], ...]:
         return (("violet", self.violet), ("red", self.red)) if self.solo else ()
@@ -231,20 +218,6 @@ class PrincesGame:
         return g
 
     # ----------------------------------------------------------------- actions
-    def apply(self, action: Action) -> list[Event]:
-        """Check and play ``action`` for the seat that must decide; returns the new events."""
-        if self.over:
-            raise GameOverError(f"the game is over; cannot play {action!r}")
-        start = len(self.events)
-        seat = self.to_move
-        handler = _HANDLERS.get(type(action))
-        if handler is None:
-            raise IllegalAction("P-0", action, f"not an action of {self.rules.id}")
-        handler(self, seat, action)
-        self.history.append((seat, action))
-        self._decision = None
-        return self.events[start:]
-
     def _do_plant(self, seat: int, action: Plant) -> None:
         phase = self.phase
         if phase is not K.PLANT_FIRST and phase is not K.PLANT_SECOND:
@@ -638,7 +611,7 @@ def princes_view(game: PrincesGame, seat: int) -> PrincesView:
     )
 
 
-_HANDLERS: dict[type, Callable[[PrincesGame, int, Action], None]] = {
+PrincesGame.HANDLERS = {
     Plant: PrincesGame._do_plant,  # type: ignore[dict-item]
     Pass: PrincesGame._do_pass,  # type: ignore[dict-item]
     DiscardHand: PrincesGame._do_discard_hand,  # type: ignore[dict-item]
