@@ -18,7 +18,7 @@ from engine.cards import Bean, find_cards
 from engine.errors import IllegalAction
 from engine.game import Game
 from engine.events import (
-    Accepted, Drew, Event, FieldBought, GameEnded, Harvested, Offered, Passed, Planted, Reshuffled,
+    Accepted, Drew, Event, FieldBought, GameEnded, Offered, Passed, Planted, Reshuffled,
     Traded, TradingEnded, TurnedUp, TurnStarted,
 )
 from engine.results import GameResult, rank_by_coins
@@ -316,19 +316,6 @@ class ClassicGame(Game):
         s.field_beans[index] = bean
         s.field_counts[index] += 1
         self.events.append(Planted(seat, bean, index, source))
-
-    def _cash_in(self, seat: int, index: int) -> None:
-        """C-4.1: coin cards go to the treasury, the rest onto the discard pile."""
-        s = self.seats[seat]
-        bean = s.field_beans[index]
-        count = s.field_counts[index]
-        assert bean is not None
-        coins = self.rules.coins_for(bean, count)
-        s.treasury.extend([bean] * coins)
-        self.discard.extend([bean] * (count - coins))
-        s.field_beans[index] = None
-        s.field_counts[index] = 0
-        self.events.append(Harvested(seat, index, bean, count, coins))
 
     def _take_card(self) -> Bean | None:
         """The top card of the deck, reshuffling when it has run out (C-7.1); ``None`` ends the game (C-7.2)."""

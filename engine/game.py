@@ -5,7 +5,7 @@ from typing import Any, Callable, ClassVar
 
 from engine.actions import Action, Decision, DecisionKind
 from engine.errors import GameOverError, IllegalAction
-from engine.events import Event
+from engine.events import Event, Harvested
 
 
 class Game:
@@ -55,6 +55,21 @@ class Game:
         self.history.append((seat, action))
         self._decision = None
         return self.events[start:]
+
+    def _cash_in(self, seat: int, index: int) -> int:
+        """Cash in a field by its beanometer: coin cards to the treasury, the rest onto the discard
+        pile (C-4.1); returns the coins earned."""
+        s = self.seats[seat]
+        bean = s.field_beans[index]
+        count = s.field_counts[index]
+        assert bean is not None
+        coins = self.rules.coins_for(bean, count)  # type: ignore[attr-defined]
+        s.treasury.extend([bean] * coins)
+        self.discard.extend([bean] * (count - coins))  # type: ignore[attr-defined]
+        s.field_beans[index] = None
+        s.field_counts[index] = 0
+        self.events.append(Harvested(seat, index, bean, count, coins))
+        return coins
 
     def _options(self) -> list[Action]:
         raise NotImplementedError

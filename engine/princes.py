@@ -20,7 +20,7 @@ from engine.cards import Bean
 from engine.errors import IllegalAction
 from engine.game import Game
 from engine.events import (
-    Discarded, Drew, EndTriggered, Event, FieldBought, FigureMoved, GameEnded, Harvested, Passed, Planted,
+    Discarded, Drew, EndTriggered, Event, FieldBought, FigureMoved, GameEnded, Passed, Planted,
     Reshuffled, TaskClaimed, TookDiscard, TributePaid, TurnedUp, TurnStarted, VineRevealed,
 )
 from engine.results import GameResult, rank_by_coins
@@ -381,19 +381,11 @@ class PrincesGame(Game):
         self.events.extend([Planted(seat, bean, index, source)] * count)
         return how
 
-    def _cash_in(self, seat: int, index: int) -> None:
-        s = self.seats[seat]
-        bean = s.field_beans[index]
-        count = s.field_counts[index]
-        assert bean is not None
-        coins = self.rules.coins_for(bean, count)
-        s.treasury.extend([bean] * coins)
-        self.discard.extend([bean] * (count - coins))
-        s.field_beans[index] = None
-        s.field_counts[index] = 0
-        self.events.append(Harvested(seat, index, bean, count, coins))
+    def _cash_in(self, seat: int, index: int) -> int:
+        coins = super()._cash_in(seat, index)
         if not self.over:
             self.log.harvests.append(coins)
+        return coins
 
     def _reshuffle(self) -> bool:
         """P-5.1: the discard pile becomes the new supply, unless the limit of A-11 is reached."""
