@@ -46,7 +46,7 @@ from engine.policies import princes_greedy_action
 from engine.views import TradeView
 from sandbox.sdk import (
     Accept, Action, Bean, Bot, BuyField, ClaimTask, Confirm, EndTrading, Hello, Offer, Pass, PayTribute, Plant,
-    PlantTraded, Request, Rules, View,
+    PlantTraded, Request, Rules, View, find_cards,
 )
 
 BUDGET_MS = 60.0        # thinking time per searched decision
@@ -487,7 +487,7 @@ class SearchBot(Bot):
                     g.apply(offer)
                     while g.phase is DecisionKind.TRADE_RESPOND:
                         if g.to_move == seat:
-                            g.apply(Accept(find(g.seats[seat].hand, want)))
+                            g.apply(Accept(find_cards(g.seats[seat].hand, want)))
                         else:
                             g.apply(PASS)
                     g.apply(Confirm(0))
@@ -498,7 +498,8 @@ class SearchBot(Bot):
                     g.apply(PASS)
                     while g.phase is DecisionKind.TRADE_RESPOND:
                         if g.to_move == seat:
-                            g.apply(Offer(give_hand=find(g.seats[seat].hand, response.give), want=response.want, to=me))
+                            g.apply(Offer(give_hand=find_cards(g.seats[seat].hand, response.give),
+                                          want=response.want, to=me))
                         else:
                             g.apply(PASS)
                     g.apply(Confirm(0, action.give_hand, action.give_trade))
@@ -553,7 +554,7 @@ class SearchBot(Bot):
             offer, from_hand = self.locate_offer(view, active, trade.offer)
 
             def play_accept(g, offer=offer, from_hand=from_hand, pay=pay):
-                hand = find(g.seats[active].hand, from_hand) or ()
+                hand = find_cards(g.seats[active].hand, from_hand) or ()
                 g.apply(replace(offer, give_hand=hand))
                 while g.phase is DecisionKind.TRADE_RESPOND:
                     g.apply(Accept(pay) if g.to_move == me else PASS)
@@ -607,16 +608,3 @@ class SearchBot(Bot):
             spare = [i for i in range(HAND_HORIZON, len(view.hand)) if view.hand[i] not in my_beans]
             best = Offer(give_hand=(spare[0],), want=best.want, to=view.active) if spare else None
         return best
-
-
-def find(cards, want) -> tuple | None:
-    """Positions in ``cards`` paying the multiset ``want`` (earliest first), or ``None``."""
-    taken: list[int] = []
-    for bean in want:
-        for i, card in enumerate(cards):
-            if card is bean and i not in taken:
-                taken.append(i)
-                break
-        else:
-            return None
-    return tuple(taken)

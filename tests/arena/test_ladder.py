@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,7 +13,7 @@ from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, make_engine
 from arena.ladder import rerate
-from arena_helpers import ARENA, run_arena
+from arena_helpers import ARENA, alive, descendants, process_tree, run_arena
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -88,25 +86,6 @@ def wait_for_done(db: Path, at_least: int, timeout: float = 120) -> int:
     raise AssertionError(f"fewer than {at_least} games done after {timeout} s")
 
 
-def processes_of(pid: int) -> list[int]:
-    """Pids whose parent chain includes ``pid`` (pool workers and their bots)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-                parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found, frontier = [], [pid]
-    while frontier:
-        p = frontier.pop()
-        kids = [c for c, parent in parents.items() if parent == p]
-        found += kids
-        frontier += kids
-    return found
-
-
 def test_killed_season_loses_nothing_and_resumes(ladder: Path) -> None:
     db = ladder
     games = 30
@@ -118,19 +97,16 @@ def test_killed_season_loses_nothing_and_resumes(ladder: Path) -> None:
         second = run_arena("season", "run", "--name", "crash", "--games", str(games), db=db)
         assert second.returncode == 1
         assert "refused" in second.stderr and "in use" in second.stderr and "Traceback" not in second.stderr
-        children = processes_of(season.pid)
+        children = descendants(season.pid, process_tree())
         assert children, "the season runs its games in worker processes"
         season.send_signal(signal.SIGKILL)
     finally:
         season.kill()
         season.communicate()
     deadline = time.monotonic() + 10
-    while any(Path(f"/proc/{p}").exists() and "Z" not in Path(f"/proc/{p}/stat").read_text().split(")")[1][:3]
-              for p in children) and time.monotonic() < deadline:
+    while alive(children) and time.monotonic() < deadline:
         time.sleep(0.1)
-    survivors = [p for p in children if Path(f"/proc/{p}").exists()
-                 and "Z" not in Path(f"/proc/{p}/stat").read_text().split(")")[1][:3]]
-    assert survivors == [], "workers and bots die with a killed season"
+    assert alive(children) == [], "workers and bots die with a killed season"
 
     engine = make_engine(f"sqlite:///{db}")
     with Session(engine) as session:

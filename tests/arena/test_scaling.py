@@ -23,7 +23,7 @@ from arena.executors import DaskExecutor, ExecutorError, LocalPoolExecutor, exec
 from arena.ladder import Planner, SeasonSettings, get_or_create_season, load_book, record_outcome, rerate, table_task
 from arena.match import run_table
 from arena.submit import register
-from arena_helpers import ARENA, db_url, run_arena
+from arena_helpers import ARENA, alive, db_url, descendants, process_tree, run_arena
 from pg_server import NoPostgres, PostgresServer
 from sandbox import Limits, detect_tier
 
@@ -95,38 +95,6 @@ def wait_for_done(url: str, at_least: int, timeout: float = 120) -> int:
             pass
         time.sleep(0.1)
     raise AssertionError(f"fewer than {at_least} games done after {timeout} s")
-
-
-def process_tree() -> dict[int, tuple[int, str, str]]:
-    """pid -> (parent pid, comm, cmdline) of every live process."""
-    tree = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        comm, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat.rsplit(")", 1)[1].split()
-        if rest[0] not in ("Z", "X"):
-            tree[int(entry)] = (int(rest[1]), comm, cmdline)
-    return tree
-
-
-def descendants(pid: int, tree: dict[int, tuple[int, str, str]]) -> list[int]:
-    found, frontier = [], [pid]
-    while frontier:
-        p = frontier.pop()
-        kids = [c for c, (parent, _, _) in tree.items() if parent == p]
-        found += kids
-        frontier += kids
-    return found
-
-
-def alive(pids: list[int]) -> list[int]:
-    tree = process_tree()
-    return [p for p in pids if p in tree]
 
 
 def check_complete(url: str, games: int, players: int = 3) -> None:
