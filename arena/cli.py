@@ -19,10 +19,11 @@ from arena.executors import ExecutorError, executor_for
 from arena.ladder import LadderError, SeasonSettings, is_solo, leaderboard, rerate, run_season
 from arena.players import PROJECT, SandboxPlayer
 from arena.progress import ProgressReporter
-from arena.submit import SubmissionError, check_name, check_source, register, smoke_failure, smoke_games
+from arena.submit import (SubmissionError, builtin_bots, check_name, check_source, existing_bot, register,
+                          register_bosses,
+                          smoke_failure, smoke_games)
 from arena.referee import GameRecord, InProcessPlayer, Player, play_game
 from engine import rules_for
-from engine.rules import VARIANTS
 from sandbox import Limits, SandboxError, Tier, detect_tier
 
 log = logging.getLogger("arena")
@@ -233,6 +234,8 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
         if not file.is_file():
             raise SubmissionError(f"no such file: {path!r}")
         name = check_name(name or file.stem)
+        with Session(ctx.engine) as session:
+            existing_bot(session, name)
         source = check_source(file.read_bytes(), path)
         records = smoke_games(name, source, Limits(), sandbox_tier(unsafe))
         failures = {variant: smoke_failure(record) for variant, record in records.items()}
@@ -287,6 +290,14 @@ def parse_players(text: str) -> tuple[int, int]:
     return bounds
 
 
+def parse_bosses(text: str) -> list[str]:
+    """``all`` or comma-separated built-in bot names; unknown names are the caller's to report."""
+    names = list(builtin_bots()) if text.strip() == "all" else [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise UserError(f"--bosses wants built-in bot names or 'all', got {text!r}")
+    return names
+
+
 @cli.group()
 def season() -> None:
     """Run and inspect ladder seasons."""
@@ -308,16 +319,21 @@ def season() -> None:
               help="New seasons: play every deal once per seat rotation (same deck, luck cancels out; "
                    "each bot's process serves the whole table, about twice the games per minute).")
 @click.option("--seed", type=int, default=None, help="Season seed (default: random).")
+@click.option("--bosses", default=None, metavar="NAMES",
+              help="Enter built-in bots as fixed reference points first: comma-separated names "
+                   "(random, greedy, trader, search) or 'all'. They stay on the ladder, marked (boss).")
 @click.option("--unsafe", is_flag=True, help="Run without a strong sandbox.")
 @click.option("--decision-ms", type=click.FloatRange(min=1), default=1000, show_default=True)
 @click.option("--bank-ms", type=click.FloatRange(min=0), default=10_000, show_default=True)
 @pass_context
 def season_run(ctx: Context, name: str, games: int | None, workers: int, executor_spec: str, players: str | None,
-               variant: str | None, rotate: bool, seed: int | None, unsafe: bool, decision_ms: float, bank_ms: float) -> None:
+               variant: str | None, rotate: bool, seed: int | None, bosses: str | None, unsafe: bool,
+               decision_ms: float, bank_ms: float) -> None:
     """Run a season (or resume it where it stopped), then print the leaderboard.
 
     Solo seasons: every bot that plays solo plays the same deals, ranked by win rate.
     """
+    boss_names = parse_bosses(bosses) if bosses is not None else []
     try:
         executor = executor_for(executor_spec, workers)
     except ExecutorError as exc:
@@ -335,6 +351,12 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
         raise UserError(f"--players {players!r} does not fit {rules.id}, played by "
                         f"{rules.min_players}-{rules.max_players} players")
     variant = rules.variant
+    if boss_names:
+        with Session(ctx.engine) as session:
+            try:
+                register_bosses(session, boss_names)
+            except SubmissionError as exc:
+                raise UserError(str(exc)) from None
     settings = SeasonSettings(name=name, variant=variant, games=games, min_players=low, max_players=high,
                               rotate=rotate, seed=seed)
     limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
@@ -463,9 +485,10 @@ def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
     """
     tier = sandbox_tier(unsafe)
     with Session(ctx.engine) as session:
-        for path in sorted(BUILTIN_BOTS.glob("*_bot.py")):
-            register(session, path.stem.removesuffix("_bot"), path.read_text(encoding="utf-8"), "arena", builtin=True,
-                     variants=tuple(VARIANTS))  # the example bots play every variant (tests/bots)
+        try:
+            register_bosses(session, list(builtin_bots()))  # the example bots play every variant (tests/bots)
+        except SubmissionError as exc:
+            raise UserError(str(exc)) from None
     name = f"demo-{secrets.token_hex(3)}"
     click.echo(f"running season {name}: {games} games, {workers} workers, sandbox tier {tier.value}", err=True)
     settings = SeasonSettings(name=name, games=games, min_players=3, max_players=5, rotate=True)

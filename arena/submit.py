@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 from sqlmodel import Session, select
@@ -88,13 +89,24 @@ class Registered:
     new: bool  # False when the same source was already the bot's current version
 
 
+def existing_bot(session: Session, name: str, builtin: bool = False) -> Bot | None:
+    """The bot already named ``name``, if any; a submission cannot take a boss's name, nor a boss a submitted bot's."""
+    bot = session.exec(select(Bot).where(Bot.name == name)).first()
+    if bot is not None and bot.builtin and not builtin:
+        raise SubmissionError(f"bot name {name!r} belongs to a built-in reference bot (boss); choose another name")
+    if bot is not None and builtin and not bot.builtin:
+        raise SubmissionError(f"a submitted bot is already named {name!r}; the built-in bot of that name "
+                              "cannot be added as a boss")
+    return bot
+
+
 def register(session: Session, name: str, source: str, author: str = "", builtin: bool = False,
              variants: Sequence[str] = ("classic",)) -> Registered:
     """Store ``source`` as the newest version of bot ``name`` (one transaction), to be scheduled in ``variants``.
     The same source again only updates the variants it plays."""
     check_name(name)
     digest = source_hash(source)
-    bot = session.exec(select(Bot).where(Bot.name == name)).first()
+    bot = existing_bot(session, name, builtin)
     if bot is None:
         bot = Bot(name=name, author=author, builtin=builtin)
         session.add(bot)
@@ -126,6 +138,22 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
     session.refresh(version)
     session.refresh(bot)
     return Registered(bot, version, True)
+
+
+def builtin_bots() -> dict[str, Path]:
+    """The example bots shipped in ``bots/``, by name (``greedy`` for ``greedy_bot.py``)."""
+    return {path.stem.removesuffix("_bot"): path for path in sorted((PROJECT / "bots").glob("*_bot.py"))}
+
+
+def register_bosses(session: Session, names: Sequence[str]) -> list[Registered]:
+    """Enter built-in bots as fixed reference points ("bosses") in every variant: trusted, unchanged
+    code that every season then schedules like any bot and the leaderboard marks."""
+    known = builtin_bots()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SubmissionError(f"no built-in bot {unknown[0]!r}; the bosses are {', '.join(known)}")
+    return [register(session, name, known[name].read_text(encoding="utf-8"), "arena", builtin=True,
+                     variants=tuple(VARIANTS)) for name in names]
 
 
 def smoke_failure(record: GameRecord) -> str | None:

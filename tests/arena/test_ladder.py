@@ -175,6 +175,25 @@ def test_bad_submissions_are_refused_and_store_nothing(ladder: Path, tmp_path: P
     assert table_counts(db) == before
 
 
+def test_bosses_join_a_season_marked_and_keep_their_names(db: Path, tmp_path: Path) -> None:
+    result = run_arena("season", "run", "--name", "bosses", "--games", "3", "--players", "3",
+                       "--bosses", "random,greedy,trader", db=db)
+    assert result.returncode == 0, result.stderr
+    assert all(f"{name} (boss)" in result.stdout for name in ("random", "greedy", "trader")), result.stdout
+    board = json.loads(run_arena("leaderboard", "--json", db=db).stdout)
+    assert sorted((r["name"], r["builtin"], r["games"]) for r in board) == [
+        ("greedy", True, 3), ("random", True, 3), ("trader", True, 3)]
+    before = table_counts(db)
+    mine = tmp_path / "greedy.py"
+    mine.write_text((PROJECT / "bots" / "greedy_bot.py").read_text() + "\n# my own greedy\n")
+    refused = run_arena("submit", str(mine), db=db)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "'greedy' belongs to a built-in reference bot (boss)" in refused.stderr
+    unknown = run_arena("season", "run", "--name", "bosses", "--bosses", "greedy,nope", db=db)
+    assert unknown.returncode == 2 and "no built-in bot 'nope'" in unknown.stderr, unknown.stderr
+    assert table_counts(db) == before
+
+
 def test_corrupt_arguments_get_one_clear_line(db: Path) -> None:
     for args, text in ((["season", "run", "--players", "five"], "--players wants N or N-M"),
                        (["season", "run", "--workers", "0"], "0 is not in the range"),
