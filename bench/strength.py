@@ -10,7 +10,9 @@ The 95 % confidence interval treats the two games of a seed as one sample (mean 
 errors over seeds). Average rank (1 = best of 4) is reported too. Failures (any status other
 than "ok") and voided games are counted and reported; they should be zero.
 
-Results go to standard output and, with --out, as JSON to a file.
+Results go to standard output and, with --out, as JSON to a file. ``--pool A.json B.json ...``
+plays nothing: it pools earlier runs of the same pair on disjoint seeds (each run's win rate
+weighted by its seeds, standard errors combined as independent strata) and prints the result.
 """
 from __future__ import annotations
 
@@ -104,6 +106,38 @@ def run_pair(a: str, b: str, games: int, workers: int, first_seed: int) -> dict:
     }
 
 
+def pool_runs(runs: list[dict]) -> dict:
+    """One pair's runs on disjoint seed ranges, pooled: seed-weighted mean, stratified standard error."""
+    pairs = {(r["a"], r["b"]) for r in runs}
+    if len(pairs) != 1:
+        raise SystemExit(f"--pool wants runs of one pair, got {sorted(pairs)}")
+    spans = sorted((r["first_seed"], r["first_seed"] + r["seeds"]) for r in runs)
+    if any(end > start for (_, end), (start, _) in zip(spans, spans[1:])):
+        raise SystemExit(f"--pool wants disjoint seed ranges, got {spans}")
+    seeds = sum(r["seeds"] for r in runs)
+    win = sum(r["win_rate_a"] * r["seeds"] for r in runs) / seeds
+    se = math.sqrt(sum((r["seeds"] * r["ci95"] / 1.96) ** 2 for r in runs)) / seeds
+    games = sum(r["games"] for r in runs)
+
+    def weighted(key: str) -> float:
+        return sum(r[key] * r["games"] for r in runs) / games
+
+    a, b = runs[0]["a"], runs[0]["b"]
+    return {"a": a, "b": b, "games": games, "seeds": seeds, "first_seed": spans[0][0], "win_rate_a": win,
+            "ci95": 1.96 * se, "avg_rank_a": weighted("avg_rank_a"), "avg_rank_b": weighted("avg_rank_b"),
+            "failures": sum(r["failures"] for r in runs), "void": sum(r["void"] for r in runs),
+            "ms_per_decision": {n: sum(r["ms_per_decision"][n] * r["games"] for r in runs) / games for n in (a, b)},
+            "wall_seconds": sum(r["wall_seconds"] for r in runs), "pooled_from": len(runs)}
+
+
+def report(r: dict) -> None:
+    a, b = r["a"], r["b"]
+    print(f"{a:>7} vs {b:<7} games {r['games']:5d}  {a} wins {100 * r['win_rate_a']:5.1f}% "
+          f"± {100 * r['ci95']:.1f}  avg rank {a} {r['avg_rank_a']:.2f} {b} {r['avg_rank_b']:.2f}  "
+          f"ms/decision {a} {r['ms_per_decision'][a]:.2f} {b} {r['ms_per_decision'][b]:.2f}  "
+          f"failures {r['failures']} void {r['void']}  {r['wall_seconds']:.0f} s", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=1000, help="games per pair (two per deck seed)")
@@ -111,7 +145,14 @@ def main() -> None:
     parser.add_argument("--pairs", default="random:greedy,greedy:trader,trader:search")
     parser.add_argument("--first-seed", type=int, default=1)
     parser.add_argument("--out", help="write the results as JSON to this file")
+    parser.add_argument("--pool", nargs="+", metavar="JSON", help="pool earlier runs of one pair (plays nothing)")
     args = parser.parse_args()
+    if args.pool:
+        pooled = pool_runs([r for f in args.pool for r in json.loads(Path(f).read_text(encoding="utf-8"))])
+        report(pooled)
+        if args.out:
+            Path(args.out).write_text(json.dumps([pooled], indent=2) + "\n", encoding="utf-8")
+        return
     print(f"machine: {platform.machine()} {platform.system()} {platform.release()}, "
           f"python {platform.python_version()}, {os.cpu_count()} cpus, {args.workers} workers", flush=True)
     results = []
@@ -119,10 +160,7 @@ def main() -> None:
         a, b = pair.split(":")
         r = run_pair(a, b, args.games, args.workers, args.first_seed)
         results.append(r)
-        print(f"{a:>7} vs {b:<7} games {r['games']:5d}  {a} wins {100 * r['win_rate_a']:5.1f}% "
-              f"± {100 * r['ci95']:.1f}  avg rank {a} {r['avg_rank_a']:.2f} {b} {r['avg_rank_b']:.2f}  "
-              f"ms/decision {a} {r['ms_per_decision'][a]:.2f} {b} {r['ms_per_decision'][b]:.2f}  "
-              f"failures {r['failures']} void {r['void']}  {r['wall_seconds']:.0f} s", flush=True)
+        report(r)
         if args.out:
             Path(args.out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
