@@ -384,7 +384,8 @@ def season_list(ctx: Context) -> None:
         rows = [("season", "variant", "players", "games", "done", "void", "created", "finished")]
         for s in session.exec(select(Season).order_by(Season.id)).all():
             counts = season_counts(session, s)
-            rows.append((s.name, s.variant, f"{s.min_players}-{s.max_players}", str(s.games), str(counts.get("done", 0)),
+            rows.append((s.name, s.variant, f"{s.min_players}-{s.max_players}",
+                         f"{s.games} deals/bot" if is_solo(s.variant) else str(s.games), str(counts.get("done", 0)),
                          str(counts.get("void", 0)), f"{s.created_at:%Y-%m-%d %H:%M}",
                          f"{s.finished_at:%Y-%m-%d %H:%M}" if s.finished_at else "-"))
     click.echo(format_table(rows) if len(rows) > 1 else "no seasons yet: start one with 'arena season run'")

@@ -110,6 +110,8 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
         assert row["avg_gold"] == pytest.approx(sum(c for _, c in mine) / 3, abs=1e-4)
     assert [r["rank"] for r in board] == [1, 2, 3]
     assert board == sorted(board, key=lambda r: (-r["win_rate"], -r["avg_gold"], r["name"]))
+    listing = run_arena("season", "list", db=db).stdout.splitlines()
+    assert any(line.split()[:2] == ["s", "solo"] and "3 deals/bot" in line for line in listing), listing
     # resuming a season with another variant is refused in one line
     result = run_arena("season", "run", "--name", "s", "--variant", "duel", db=db)
     assert result.returncode == 2 and "season 's' is a solo season, not duel" in result.stderr
