@@ -57,7 +57,6 @@ def create_ladder(url: str, bots: int, games: int, seed: int = 1) -> None:
         conn = session.connection()
         bot_rows, version_rows = [], []
         version_id = 0
-        active: list[int] = []
         version_bot: dict[int, int] = {}
         for b in range(1, bots + 1):
             bot_rows.append({"id": b, "name": f"bot-{b:03d}", "author": f"author {b % 37}", "builtin": b <= 4,
