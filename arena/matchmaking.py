@@ -1,27 +1,45 @@
-"""Choosing who plays whom.
+"""Choosing who plays whom: games go where the leaderboard's order is still in doubt.
 
-Learned from Halite and the AI Challenge: the seat that has played least goes first (nobody
-starves); the rest of the table is filled by TrueSkill match quality with opponents drawn from
-both above and below that seat's rating, mostly its nearest neighbours; the same table is not
-repeated while another will do; table sizes are mixed, larger tables more often (a table of n seats
-compares n(n-1)/2 pairs of bots: 3, 6 or 10).
+For every pair of active bots the ratings give the probability that the leaderboard shows the two
+in the wrong order (``misorder_risk``). A table starts from one pair, drawn with weight its risk;
+each further seat is drawn with weight its summed risk with the bots already seated; of ``TRIES``
+such tables the one whose pairs carry the most risk is kept. Bots whose place is settled (far above
+or below everyone near them) therefore play less, and close neighbours, new versions and bots whose
+displayed score disagrees with their mean play more: active ranking rather than the round-robin-like
+balance of Halite's or the AI Challenge's schedulers (which this module used before: it needed
+about a fifth more games, docs/benchmarks.md).
 
-Measured with bench/accuracy.py (docs/benchmarks.md, "Ladder accuracy"): picking nearer
-neighbours (``NEIGHBOUR_RATE`` 1.5 instead of 0.7) and weighting table sizes by their pairs each cut
-the games a 14-bot season needs before its order is right.
+Guards, so that a season stays a fair ladder:
+- nobody starves: a bot with less than ``STARVE_SHARE`` of the mean games scheduled takes the
+  first seat, and the table is built around it;
+- some exploration: every weight gets ``EXPLORE`` added, so pairs the ratings believe settled are
+  still checked now and then;
+- a table played recently is avoided while another will do;
+- table sizes are mixed, larger tables more often (a table of n seats compares n(n-1)/2 pairs).
+
+Measured with bench/accuracy.py (docs/benchmarks.md, "Ladder accuracy").
 """
 from __future__ import annotations
 
+import math
 import random
 from collections import deque
 from dataclasses import dataclass
+from statistics import NormalDist, fmean
 from typing import Sequence
 
-from arena.ratings import Skill, match_quality
+from arena.ratings import Skill
 
-#: rate of the exponential draw of an opponent's position among the candidates above (or below) the
-#: anchor, nearest first: P(nearest) = 1 - exp(-rate), 0.78 at 1.5
-NEIGHBOUR_RATE = 1.5
+#: a bot with fewer scheduled games than this share of the mean is seated first
+STARVE_SHARE = 0.5
+#: added to every draw weight (a weight is a sum of probabilities)
+EXPLORE = 0.02
+#: draw weights are raised to this power: above 1 concentrates on the most uncertain pairs
+FOCUS = 2.0
+#: candidate tables drawn per decision; the one worth most is kept
+TRIES = 4
+
+_normal_cdf = NormalDist().cdf
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +47,14 @@ class Candidate:
     version_id: int
     skill: Skill
     scheduled: int  # games played plus games planned
+
+
+def misorder_risk(a: Skill, b: Skill) -> float:
+    """Probability, by the ratings, that the leaderboard (sorted by score) shows ``a`` and ``b``
+    in the wrong order: the chance that the one shown lower is in fact the better."""
+    spread = math.sqrt(a.sigma ** 2 + b.sigma ** 2) or 1e-9
+    a_better = _normal_cdf((a.mu - b.mu) / spread)
+    return 1.0 - a_better if a.score >= b.score else a_better
 
 
 class Matchmaker:
@@ -40,40 +66,40 @@ class Matchmaker:
         """Version ids of one table of ``size`` seats, in seat order (shuffled)."""
         if len(candidates) < size:
             raise ValueError(f"a table of {size} needs {size} bots, only {len(candidates)} are active")
-        least = min(c.scheduled for c in candidates)
-        anchor = self.rng.choice([c for c in candidates if c.scheduled == least])
-        others = [c for c in candidates if c.version_id != anchor.version_id]
-        above = sorted((c for c in others if c.skill.mu >= anchor.skill.mu), key=lambda c: c.skill.mu)
-        below = sorted((c for c in others if c.skill.mu < anchor.skill.mu), key=lambda c: -c.skill.mu)
-        best: tuple[float, list[Candidate]] | None = None
-        rate = NEIGHBOUR_RATE
-        for _ in range(8):
-            table = [anchor] + self._pick(above, below, size - 1, rate)
-            key = frozenset(c.version_id for c in table)
-            quality = match_quality(c.skill for c in table)
-            if key in self.recent:  # repeats only when nothing else fits: look further afield
-                quality -= 1.0  # (quality <= 1)
-                rate *= 0.6
-            if best is None or quality > best[0]:
-                best = (quality, table)
+        count = len(candidates)
+        risk = [[misorder_risk(a.skill, b.skill) if i != j else 0.0 for j, b in enumerate(candidates)]
+                for i, a in enumerate(candidates)]
+        mean = fmean(c.scheduled for c in candidates)
+        starving = [i for i, c in enumerate(candidates) if c.scheduled < STARVE_SHARE * mean]
+        if starving:
+            least = min(candidates[i].scheduled for i in starving)
+            anchor = self.rng.choice([i for i in starving if candidates[i].scheduled == least])
+        else:
+            pairs = [(i, j) for i in range(count) for j in range(i + 1, count)]
+            pair_weights = self._weights([risk[i][j] for i, j in pairs])
+        best: tuple[float, list[int]] | None = None
+        for _ in range(TRIES):
+            seated = [anchor] if starving else list(self.rng.choices(pairs, weights=pair_weights)[0])
+            gain = [sum(risk[i][j] for i in seated) for j in range(count)]
+            while len(seated) < size:
+                others = [i for i in range(count) if i not in seated]
+                pick = self.rng.choices(others, weights=self._weights([gain[i] for i in others]))[0]
+                seated.append(pick)
+                gain = [g + r for g, r in zip(gain, risk[pick])]
+            worth = sum(risk[i][j] for k, i in enumerate(seated) for j in seated[k + 1:])
+            if frozenset(candidates[i].version_id for i in seated) in self.recent:
+                worth -= size * size  # more than any table is worth: repeats only when nothing else fits
+            if best is None or worth > best[0]:
+                best = (worth, seated)
         assert best is not None
-        chosen = [c.version_id for c in best[1]]
+        chosen = [candidates[i].version_id for i in best[1]]
         self.recent.append(frozenset(chosen))
         self.rng.shuffle(chosen)
         return chosen
 
-    def _pick(self, above: list[Candidate], below: list[Candidate], count: int,
-              rate: float = NEIGHBOUR_RATE) -> list[Candidate]:
-        """Alternate above and below, each side preferring near ratings but with some luck."""
-        above, below = list(above), list(below)
-        picked: list[Candidate] = []
-        side = self.rng.random() < 0.5
-        while len(picked) < count:
-            pool = above if (side and above) or not below else below
-            index = min(int(self.rng.expovariate(rate)), len(pool) - 1)
-            picked.append(pool.pop(index))
-            side = not side
-        return picked
+    @staticmethod
+    def _weights(risks: Sequence[float]) -> list[float]:
+        return [(r + EXPLORE) ** FOCUS for r in risks]
 
     def size(self, min_players: int, max_players: int, available: int) -> int:
         """A table size in the range, chosen with weight n(n-1) (the pairs of bots it compares)."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import trueskill
 
@@ -51,11 +51,6 @@ def rate_game(skills: Sequence[Skill], ranks: Sequence[int], draw_p: float) -> l
     groups = [(env.create_rating(s.mu, s.sigma),) for s in skills]
     rated = env.rate(groups, ranks=[r - 1 for r in ranks])
     return [Skill(g[0].mu, g[0].sigma, s.games + 1) for g, s in zip(rated, skills)]
-
-
-def match_quality(skills: Iterable[Skill]) -> float:
-    env = environment(0.1)
-    return env.quality([(env.create_rating(s.mu, s.sigma),) for s in skills])
 
 
 class RatingBook:

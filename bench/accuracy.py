@@ -53,6 +53,7 @@ import sqlite3
 import statistics
 import sys
 import time
+from collections import Counter, deque
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -71,6 +72,8 @@ from sandbox.sdk import Request  # noqa: E402
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 THRESHOLD = 0.9
+#: tables planned ahead of the results (arena.ladder keeps 2 per worker in flight, 2 workers)
+LAG = 3
 #: candidates, strongest expected first: (name, bot file stem, epsilon)
 CANDIDATES: tuple[tuple[str, str, float], ...] = tuple(
     [(f"trader-e{round(100 * e):02d}" if e else "trader", "trader", e)
@@ -281,7 +284,13 @@ def kendall(order: list[str], value: dict[str, float]) -> float:
 
 
 def season(task: tuple[str, int, Params, list[str], int]) -> dict:
-    """One season of ``horizon`` games: the last game after which tau < 0.9 (by score and by mu)."""
+    """One season of ``horizon`` games: the last game after which tau < 0.9 (by score and by mu).
+
+    Tables are planned ``LAG`` tables ahead of the results, as ``arena.ladder.run_season`` keeps
+    2 tables per worker in flight (4 with 2 workers): a table is chosen while the 3 before it are
+    still being played, so the ratings it sees are that much behind and the bots' planned seats
+    count as scheduled.
+    """
     scheduler, seed, params, order, horizon = task
     apply_params(params)
     fresh = GAMES.played  # type: ignore[union-attr]
@@ -290,23 +299,31 @@ def season(task: tuple[str, int, Params, list[str], int]) -> dict:
     book = RatingBook({})
     registered = rng.sample(order, len(order))  # candidates in "registration" order, unrelated to strength
     seen: dict[frozenset, int] = {}
+    pending: deque[list[tuple[list[str], int]]] = deque()  # planned tables: their (seating, deck) games
+    pending_seats: Counter[str] = Counter()
     played = 0
     last_bad = {"score": 0, "mu": 0}
-    trace = {"score": [], "mu": []}  # tau at every 50th game
+    trace: dict[str, list[float]] = {"score": [], "mu": []}  # tau at every 50th game
     marks = set(range(50, horizon + 1, 50))
     while played < horizon:
-        if scheduler == "uniform":
-            names = rng.sample(order, rng.randint(MIN_PLAYERS, MAX_PLAYERS))
-        else:
-            candidates = [Candidate(v, book.get(v), book.get(v).games) for v in registered]  # type: ignore[arg-type]
-            names = maker.table(candidates, maker.size(MIN_PLAYERS, MAX_PLAYERS, len(order)))  # type: ignore[arg-type]
-        key = frozenset(names)
-        k = seen.get(key, 0)
-        seen[key] = k + 1
-        seating, deck = deal(names, k)
-        seatings = [seating[r:] + seating[:r] for r in range(len(seating))] if scheduler == "rotated" else [seating]
-        for s in seatings[: horizon - played]:
+        while len(pending) <= LAG:
+            if scheduler == "uniform":
+                names = rng.sample(order, rng.randint(MIN_PLAYERS, MAX_PLAYERS))
+            else:
+                candidates = [Candidate(v, book.get(v), book.get(v).games + pending_seats[v])  # type: ignore[arg-type]
+                              for v in registered]
+                names = maker.table(candidates, maker.size(MIN_PLAYERS, MAX_PLAYERS, len(order)))  # type: ignore[arg-type]
+            key = frozenset(names)
+            k = seen.get(key, 0)
+            seen[key] = k + 1
+            seating, deck = deal(names, k)
+            seatings = ([seating[r:] + seating[:r] for r in range(len(seating))] if scheduler == "rotated"
+                        else [seating])
+            pending.append([(s, deck) for s in seatings])
+            pending_seats.update(names * len(seatings))
+        for s, deck in pending.popleft()[: horizon - played]:
             book.record(s, GAMES.ranks(s, deck))  # type: ignore[union-attr, arg-type]
+            pending_seats.subtract(s)
             played += 1
             for how in ("score", "mu"):
                 value = {v: (book.get(v).score if how == "score" else book.get(v).mu) for v in order}

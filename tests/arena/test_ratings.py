@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from arena.matchmaking import Candidate, Matchmaker
+from arena.matchmaking import Candidate, Matchmaker, misorder_risk
 from arena.ratings import MU, SIGMA, RatingBook, Skill, draw_probability, rate_game, tie_counts
 
 
@@ -69,27 +69,35 @@ def test_least_played_bot_always_gets_a_seat() -> None:
         assert trial % 12 in table and len(set(table)) == 4
 
 
-def test_tables_reach_above_and_below_and_do_not_repeat() -> None:
+def test_misorder_risk_is_the_chance_the_shown_order_is_wrong() -> None:
+    assert misorder_risk(Skill(25, 2), Skill(25, 2)) == pytest.approx(0.5)
+    assert misorder_risk(Skill(40, 1), Skill(20, 1)) < 1e-6  # far apart: settled
+    assert misorder_risk(Skill(20, 1), Skill(40, 1)) == misorder_risk(Skill(40, 1), Skill(20, 1))
+    # a shown above b (score 24 > 20.5) although b's mean is higher: more likely wrong than right
+    shown_above, better_mean = Skill(27, 1), Skill(29, 2.83)
+    assert shown_above.score > better_mean.score
+    assert misorder_risk(shown_above, better_mean) > 0.5
+
+
+def test_games_go_where_the_order_is_in_doubt() -> None:
     maker = Matchmaker(random.Random(2))
-    mus = [10 + 2 * i for i in range(12)]
-    seen = []
-    for _ in range(20):
-        table = maker.table(candidates(mus, [5] * 6 + [0] + [5] * 5), 4)  # bot 6 sits in the middle
-        others = [mus[v] for v in table if v != 6]
-        assert min(others) < mus[6] < max(others)
-        seen.append(frozenset(table))
-    assert len(set(seen)) >= 15  # repeats only when nothing else fits
-
-
-def test_schedule_stays_balanced_over_many_tables() -> None:
-    maker = Matchmaker(random.Random(3))
-    scheduled = [0] * 9
-    mus = [15 + i for i in range(9)]
-    for _ in range(300):
-        size = maker.size(3, 5, 9)
-        for v in maker.table(candidates(mus, scheduled), size):
+    mus = [10.0, 20.0, 30.0, 40.0, 40.5, 41.0, 50.0, 60.0]  # 40, 40.5, 41 are not yet told apart
+    scheduled = [0] * len(mus)
+    for _ in range(400):
+        for v in maker.table([Candidate(i, Skill(mu, 1.0), n) for i, (mu, n) in enumerate(zip(mus, scheduled))], 3):
             scheduled[v] += 1
-    assert max(scheduled) - min(scheduled) <= 0.25 * max(scheduled)
+    close, settled = min(scheduled[3:6]), max(scheduled[0], scheduled[7])
+    assert close > 2 * settled, scheduled
+    assert min(scheduled) >= 0.4 * sum(scheduled) / len(mus), scheduled  # nobody starves
+
+
+def test_recent_tables_are_avoided_among_equally_useful_ones() -> None:
+    # 6 equal bots, 4 seats: 15 possible tables. 15 uniform draws give about 9.6 distinct tables.
+    distinct = []
+    for seed in range(50):
+        maker = Matchmaker(random.Random(seed))
+        distinct.append(len({frozenset(maker.table(candidates([25.0] * 6, [5] * 6), 4)) for _ in range(15)}))
+    assert sum(distinct) / len(distinct) >= 12
 
 
 def test_too_few_bots_is_an_error_that_says_so() -> None:
