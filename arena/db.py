@@ -50,12 +50,30 @@ class BotVersion(SQLModel, table=True):
     sha256: str = Field(index=True)
     active: bool = True  # only the newest version of a bot is scheduled
     created_at: datetime = Field(default_factory=now)
-    prior_mu: float  # the rating a version starts from: its predecessor's mean, fresh uncertainty
+    prior_mu: float  # the classic rating a version starts from: its predecessor's mean, fresh uncertainty
     prior_sigma: float
     variants: str = "classic"  # comma list of the rules variants whose smoke game it passed: only those schedule it
+    priors: str = ""  # the starting mean per rated variant, "classic=31.2;duel=24.0" (empty: prior_mu in all)
 
     def plays(self, variant: str) -> bool:
         return variant in self.variants.split(",")
+
+    def prior_mu_in(self, variant: str) -> float:
+        """The mean this version starts from in ``variant``: its predecessor's mean there."""
+        return prior_mean(self.priors, self.prior_mu, variant)
+
+
+def format_priors(means: dict[str, float]) -> str:
+    return ";".join(f"{variant}={mu!r}" for variant, mu in sorted(means.items()))
+
+
+def prior_mean(priors: str, prior_mu: float, variant: str) -> float:
+    """``variant``'s mean in a ``BotVersion.priors`` text; ``prior_mu`` when it has none (older rows)."""
+    for item in filter(None, priors.split(";")):
+        name, _, mu = item.partition("=")
+        if name == variant:
+            return float(mu)
+    return prior_mu
 
 
 class Rating(SQLModel, table=True):
@@ -181,13 +199,17 @@ def make_engine(url: str) -> Engine:
 
 def _add_missing_columns(engine: Engine) -> None:
     """Columns added to a table after a database was created (schema version 1, before any release):
-    ``botversion.variants``, for which an older database's versions count as classic-only."""
+    ``botversion.variants``, for which an older database's versions count as classic-only, and
+    ``botversion.priors``, empty for older versions (they start from ``prior_mu`` in every variant,
+    as they did)."""
     from sqlalchemy import inspect, text
 
     columns = {c["name"] for c in inspect(engine).get_columns("botversion")}
-    if "variants" not in columns:
-        with engine.begin() as conn:
+    with engine.begin() as conn:
+        if "variants" not in columns:
             conn.execute(text("ALTER TABLE botversion ADD COLUMN variants VARCHAR NOT NULL DEFAULT 'classic'"))
+        if "priors" not in columns:
+            conn.execute(text("ALTER TABLE botversion ADD COLUMN priors VARCHAR NOT NULL DEFAULT ''"))
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

@@ -66,7 +66,7 @@ def solo_seeds(season_seed: int, count: int) -> list[int]:
 
 # ----------------------------------------------------------------- ratings in the database
 def load_book(session: Session, variant: str) -> RatingBook:
-    priors = {v.id: Skill(v.prior_mu, v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
+    priors = {v.id: Skill(v.prior_mu_in(variant), v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
     book = RatingBook(priors, _meta_int(session, f"ties:{variant}"), _meta_int(session, f"pairs:{variant}"))
     for row in session.exec(select(Rating).where(Rating.variant == variant)).all():
         book.skills[row.version_id] = Skill(row.mu, row.sigma, row.games)
@@ -135,7 +135,7 @@ def rerate(session: Session, variant: str, write: bool) -> list[str]:
     """
     if is_solo(variant):
         return []  # solo games are counted, never rated
-    priors = {v.id: Skill(v.prior_mu, v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
+    priors = {v.id: Skill(v.prior_mu_in(variant), v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
     book = RatingBook(priors)
     snapshots: list[RatingSnapshot] = []
     matches = session.exec(select(Match).where(Match.status == "done").order_by(Match.rated_order)).all()
@@ -443,7 +443,8 @@ def leaderboard(session: Session, variant: str = "classic", season: str | None =
     rows = []
     for bot, version in active_versions(session, variant):
         rating = session.get(Rating, (version.id, variant))
-        skill = Skill(rating.mu, rating.sigma, rating.games) if rating else Skill(version.prior_mu, version.prior_sigma)
+        skill = (Skill(rating.mu, rating.sigma, rating.games) if rating
+                 else Skill(version.prior_mu_in(variant), version.prior_sigma))
         rows.append({"name": bot.name, "author": bot.author, "builtin": bot.builtin, "version": version.number,
                      "version_id": version.id, "score": round(skill.score, 4), "mu": round(skill.mu, 4),
                      "sigma": round(skill.sigma, 4), "games": skill.games})

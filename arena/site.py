@@ -24,7 +24,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 import arena
-from arena.db import Bot, BotVersion, Match, MatchSeat, RatingSnapshot, Season
+from arena.db import Bot, BotVersion, Match, MatchSeat, RatingSnapshot, Season, prior_mean
 from arena.ladder import is_solo, leaderboard, variant_of
 from engine import new_game, rules_for
 from engine.replay import Replay
@@ -229,10 +229,10 @@ def load_ladder(session: Session, variant: str) -> Ladder:
     bots = {row.id: BotInfo(row.id, row.name, row.author, row.builtin, row.created_at)
             for row in session.exec(select(Bot)).all()}
     versions: dict[int, VersionInfo] = {}
-    for vid, bot_id, number, active, created, mu, sigma in session.exec(select(
+    for vid, bot_id, number, active, created, mu, priors, sigma in session.exec(select(
             BotVersion.id, BotVersion.bot_id, BotVersion.number, BotVersion.active, BotVersion.created_at,
-            BotVersion.prior_mu, BotVersion.prior_sigma).order_by(BotVersion.number)).all():
-        versions[vid] = VersionInfo(vid, bot_id, number, active, created, mu, sigma)
+            BotVersion.prior_mu, BotVersion.priors, BotVersion.prior_sigma).order_by(BotVersion.number)).all():
+        versions[vid] = VersionInfo(vid, bot_id, number, active, created, prior_mean(priors, mu, variant), sigma)
         bots[bot_id].versions.append(versions[vid])
     seasons = list(session.exec(select(Season).order_by(Season.id)).all())
     games: dict[int, GameRow] = {}

@@ -9,7 +9,7 @@ from typing import Sequence
 
 from sqlmodel import Session, select
 
-from arena.db import Bot, BotVersion, Rating, source_hash
+from arena.db import Bot, BotVersion, Rating, format_priors, source_hash
 from arena.players import PROJECT, SandboxPlayer
 from arena.ratings import MU, SIGMA
 from arena.referee import GameRecord, Player, play_game
@@ -23,6 +23,8 @@ SMOKE_OPPONENTS = ("random_bot", "greedy_bot")
 #: the example bots seated after the submitted one in each variant's smoke game
 SMOKE_TABLES: dict[str, tuple[str, ...]] = {"classic": SMOKE_OPPONENTS, "duel": ("greedy_bot",), "solo": ()}
 SMOKE_SEED = 20240601
+#: the variants rated with TrueSkill, where a new version starts from its predecessor's mean (solo is counted)
+RATED_VARIANTS = tuple(v for v in VARIANTS if rules_for(v).max_players > 1)
 
 
 class SubmissionError(ValueError):
@@ -120,11 +122,12 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
             session.commit()
             session.refresh(current)
         return Registered(bot, current, False)
-    prior_mu = MU
+    means = {variant: MU for variant in RATED_VARIANTS}
     number = 1
-    if current is not None:
-        rating = session.get(Rating, (current.id, "classic"))
-        prior_mu = rating.mu if rating else current.prior_mu  # keeps its mean, resets its uncertainty
+    if current is not None:  # keeps its mean in each variant, resets its uncertainty
+        for variant in RATED_VARIANTS:
+            rating = session.get(Rating, (current.id, variant))
+            means[variant] = rating.mu if rating else current.prior_mu_in(variant)
         number = current.number + 1
         current.active = False
         session.add(current)
@@ -132,7 +135,7 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
         bot.author = author
         session.add(bot)
     version = BotVersion(bot_id=bot.id, number=number, source=source, sha256=digest,  # type: ignore[arg-type]
-                         prior_mu=prior_mu, prior_sigma=SIGMA, variants=plays)
+                         prior_mu=means["classic"], prior_sigma=SIGMA, variants=plays, priors=format_priors(means))
     session.add(version)
     session.commit()
     session.refresh(version)

@@ -208,3 +208,21 @@ def test_bad_database_url_is_one_line(tmp_path: Path) -> None:
     result = subprocess.run([*ARENA, "--db", "nosuchdb://x", "bots"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert "nosuchdb://x" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_older_database_gains_the_new_columns_and_keeps_its_priors(db: Path) -> None:
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        bot = Bot(name="old")
+        session.add(bot)
+        session.flush()
+        session.add(BotVersion(bot_id=bot.id, number=1, source="x", sha256="0" * 64, prior_mu=31.0, prior_sigma=2.0))
+        session.commit()
+    engine.dispose()
+    with sqlite3.connect(db) as conn:  # as a database made before the columns existed
+        conn.execute("ALTER TABLE botversion DROP COLUMN priors")
+        conn.execute("ALTER TABLE botversion DROP COLUMN variants")
+    with Session(make_engine(f"sqlite:///{db}")) as session:
+        version = session.exec(select(BotVersion)).one()
+        assert (version.variants, version.priors) == ("classic", "")
+        assert version.prior_mu_in("classic") == version.prior_mu_in("duel") == 31.0

@@ -80,6 +80,17 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
     board = json.loads(run_arena("leaderboard", "--variant", "duel", "--json", db=db).stdout)
     assert sorted(r["name"] for r in board) == ["greedy", "random"]
     assert sum(r["games"] for r in board) == 8 and all("mu" in r and "sigma" in r for r in board)
+    # a new version starts from its predecessor's mean in each variant: duel's, not classic's
+    duel_mu = next(r["mu"] for r in board if r["name"] == "greedy")
+    changed = tmp_path / "greedy.py"
+    changed.write_text((BOTS / "greedy_bot.py").read_text() + "\n# version two\n")
+    assert run_arena("submit", str(changed), db=db).returncode == 0
+    duel_row = next(r for r in json.loads(run_arena("leaderboard", "--variant", "duel", "--json", db=db).stdout)
+                    if r["name"] == "greedy")
+    classic_row = next(r for r in json.loads(run_arena("leaderboard", "--json", db=db).stdout) if r["name"] == "greedy")
+    assert (duel_row["version"], duel_row["games"]) == (2, 0) and duel_mu != pytest.approx(25.0)
+    assert duel_row["mu"] == pytest.approx(duel_mu, abs=1e-3) and classic_row["mu"] == pytest.approx(25.0)
+    assert run_arena("leaderboard", "--variant", "duel", "--rerate", db=db).returncode == 0
 
     # solo: every bot on the same deals; a bot added later gets them when the season resumes
     result = run_arena("season", "run", "--name", "s", "--variant", "solo", "--games", "3", "--seed", "8", db=db)
