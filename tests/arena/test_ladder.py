@@ -88,17 +88,18 @@ def wait_for_done(db: Path, at_least: int, timeout: float = 120) -> int:
 
 def test_killed_season_loses_nothing_and_resumes(ladder: Path) -> None:
     db = ladder
-    games = 30
+    games = 60  # enough that the season is still running when it is killed, even on a loaded machine
     season = subprocess.Popen([*ARENA, "--db", f"sqlite:///{db}", "season", "run", "--name", "crash", "--games",
                                str(games), "--players", "3", "--seed", "9"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_done(db, 4)
+        children = descendants(season.pid, process_tree())
+        assert children, "the season runs its games in worker processes"
         second = run_arena("season", "run", "--name", "crash", "--games", str(games), db=db)
         assert second.returncode == 1
         assert "refused" in second.stderr and "in use" in second.stderr and "Traceback" not in second.stderr
-        children = descendants(season.pid, process_tree())
-        assert children, "the season runs its games in worker processes"
+        assert season.poll() is None, "the season was still running when it was killed"
         season.send_signal(signal.SIGKILL)
     finally:
         season.kill()
