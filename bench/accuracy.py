@@ -378,6 +378,33 @@ def summarize(results: dict[str, list[dict]], horizon: int, how: str) -> dict[st
     return table
 
 
+def median_ratio(slow: list[int | None], fast: list[int | None], horizon: int,
+                 resamples: int = 2000) -> tuple[float, float, float]:
+    """median(slow) / median(fast) and a 95 % bootstrap interval (seasons resampled within each
+    scheduler; a censored season counts as horizon + 1)."""
+    a = [horizon + 1 if v is None else v for v in slow]
+    b = [horizon + 1 if v is None else v for v in fast]
+    rng = random.Random(0)
+    ratios = sorted(statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
+                    for _ in range(resamples))
+    return (statistics.median(a) / statistics.median(b), ratios[int(0.025 * resamples)],
+            ratios[int(0.975 * resamples) - 1])
+
+
+def print_ratios(results: dict[str, list[dict]], horizon: int, how: str) -> dict[str, list[float]]:
+    """How many times fewer games than uniform tables each other scheduler needs."""
+    out = {}
+    if "uniform" not in results:
+        return out
+    uniform = [r["needed"][how] for r in results["uniform"]]
+    for scheduler, rows in results.items():
+        if scheduler != "uniform":
+            ratio, low, high = median_ratio(uniform, [r["needed"][how] for r in rows], horizon)
+            out[scheduler] = [ratio, low, high]
+            print(f"  uniform / {scheduler}: {ratio:.2f}x fewer games (95 % bootstrap interval {low:.2f}-{high:.2f})")
+    return out
+
+
 def print_summary(title: str, table: dict[str, dict], horizon: int) -> None:
     print(title)
     cols = [c for c in ("250", "500", "1000", "2000", "3000") if int(c) <= horizon]
@@ -447,6 +474,7 @@ def main() -> None:
         print_summary(f"games until Kendall tau >= {THRESHOLD} for good, ladder order by "
                       f"{'mu - 3 sigma' if how == 'score' else 'mu'}, {args.seeds} seeds, horizon {args.horizon}, "
                       f"{Params().label()}  ({time.perf_counter() - started:.0f} s)", table, args.horizon)
+        report.setdefault("ratio_to_uniform", {})[how] = print_ratios(results, args.horizon, how)
     fresh = sum(r["played_fresh"] for rows in results.values() for r in rows)
     print(f"illegal actions: {max(r['illegal'] for rows in results.values() for r in rows)}", flush=True)
     if args.tune:
@@ -470,12 +498,13 @@ def main() -> None:
         rows = report["tuning"]["rows"]
         best_row = min(rows, key=lambda r: math.inf if r["median"].startswith(">") else float(r["median"]))
         chosen = Params(**best_row["params"])
-        table = summarize(run_seasons(pool, ["uniform", best], seeds, chosen, order, horizon, first_seed=1000),
-                          horizon, "score")
+        best_results = run_seasons(pool, ["uniform", best], seeds, chosen, order, horizon, first_seed=1000)
+        table = summarize(best_results, horizon, "score")
         report["tuning"]["best"] = {"params": chosen.__dict__, **{s: {k: table[s][k] for k in
                                     ("median", "quartiles", "censored", "mean_tau_at")} for s in table}}
         print_summary(f"best of the grid, {chosen.label()}, against uniform tables with the same parameters",
                       table, horizon)
+        report["tuning"]["best"]["ratio_to_uniform"] = print_ratios(best_results, horizon, "score")
     pool.close()
     pool.join()
     report["seconds"] = time.perf_counter() - started

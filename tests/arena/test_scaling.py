@@ -114,18 +114,19 @@ def check_complete(url: str, games: int, players: int = 3) -> None:
 # ----------------------------------------------------------------- PostgreSQL
 def test_postgres_season_killed_resumes_and_refuses_a_second_writer(pg_url: str) -> None:
     register_bots(pg_url)
-    games = 24
+    games = 60  # enough that the season is still running when it is killed, even on a loaded machine
     season = subprocess.Popen([*ARENA, "--db", pg_url, "season", "run", "--name", "crash", "--games", str(games),
                                "--players", "3", "--seed", "9"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_done(pg_url, 4)
+        children = descendants(season.pid, process_tree())
+        assert children, "the season runs its games in worker processes"
         second = run_arena("season", "run", "--name", "crash", db=pg_url)
         assert second.returncode == 1, second.stderr
         assert "refused" in second.stderr and f"in use by arena pid {season.pid}" in second.stderr
         assert "Traceback" not in second.stderr and second.stderr.count("\n") == 1
-        children = descendants(season.pid, process_tree())
-        assert children, "the season runs its games in worker processes"
+        assert season.poll() is None, "the season was still running when it was killed"
         season.send_signal(signal.SIGKILL)
     finally:
         season.kill()
