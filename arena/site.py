@@ -643,8 +643,8 @@ class SiteBuilder:
                 if seat.status not in (None, "ok"):
                     failures[seat.status] += 1
                     failed.append((game, seat))
-                if game.status != "done":
-                    continue
+                if game.status != "done" or variant_of(game.rules_id) != self.variant:
+                    continue  # the figures, chart, versions and head-to-head are of the site's format
                 per_version[seat.version_id].add(seat)
                 for other in game.seats:
                     other_bot = ladder.versions[other.version_id].bot_id
@@ -662,6 +662,7 @@ class SiteBuilder:
             chart = rating_chart(history.get(bot.id, []), f"Rating history of {bot.name}")
             lists = pages_of(mine, BOT_GAMES_PER_PAGE)
             self.write(f"bots/{bot.id}.html", "bot.html", "../", bot=bot, row=board.get(bot.id), chart=chart,
+                       variant=self.variant,
                        versions=versions, head=head, head_rows=self.head_rows(bot, head),
                        recent=self.frag.bot_game_rows(mine[:RECENT_GAMES], filterable=False),
                        failures=failures.most_common(), failed=failed[:10], game_count=len(mine),

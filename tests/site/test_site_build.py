@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlmodel import Session
+from sqlmodel import Session, select
 
-from arena.db import make_engine
-from arena.ladder import leaderboard
+from arena.db import Bot, BotVersion, Match, MatchSeat, make_engine
+from arena.ladder import leaderboard, variant_of
 from arena.site import ChartPoint, SiteError, build_site, public_replay, rating_chart, script_json
 from engine import classic_rules, new_game
 from engine.policies import random_action
@@ -88,6 +88,25 @@ def test_build_writes_pages_named_by_ids(ladder: dict, site: Path) -> None:
         [(r["name"], r["version"], r["score"], r["games"]) for r in board]
     for row in data["rows"]:
         assert (site / row["page"]).is_file()
+
+
+def test_bot_page_head_to_head_counts_only_the_sites_format(ladder: dict, site: Path) -> None:
+    """greedy played classic and duel games against random; its page (classic site) counts the classic ones."""
+    with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
+        ids = {name: session.exec(select(Bot.id).where(Bot.name == name)).one() for name in ("greedy", "random")}
+        together: dict[str, int] = {"classic": 0, "duel": 0}
+        for match in session.exec(select(Match).where(Match.status == "done")).all():
+            seated = set(session.exec(select(BotVersion.bot_id).where(
+                MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id)).all())
+            if {ids["greedy"], ids["random"]} <= seated:
+                together[variant_of(match.rules_id)] += 1
+    assert together["classic"] > 0 and together["duel"] > 0
+    html = (site / "bots" / f"{ids['greedy']}.html").read_text()
+    row = re.search(rf'<a href="\.\./bots/{ids["random"]}\.html" class="bot">random</a></td>'
+                    r'<td class="num" data-value="(\d+)"', html)
+    assert row is not None, html
+    assert int(row.group(1)) == together["classic"]
+    assert "Head to head <span class=\"muted\">(classic games)</span>" in html
 
 
 def test_game_page_embeds_only_escaped_public_data(ladder: dict, site: Path) -> None:
