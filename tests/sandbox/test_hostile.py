@@ -168,6 +168,21 @@ def test_no_network(tier: Tier, witness: BotProcess) -> None:
 
 
 @strong
+def test_raw_denied_syscalls_get_eperm_from_the_filter(tier: Tier, witness: BotProcess) -> None:
+    replies, _ = run("raw_syscalls", tier, [{"type": "decide"}])
+    results = replies[0].message["results"]  # type: ignore[index]
+    assert len(results) == 8 and results == {name: "error:1" for name in results}, results
+
+
+def test_raw_syscalls_run_for_real_without_the_filter() -> None:
+    """The control for the test above: in the plain tier (no seccomp) the same calls are not EPERM,
+    so that EPERM is the filter's answer, not the kernel's."""
+    replies, _ = run("raw_syscalls", Tier.PLAIN, [{"type": "decide"}])
+    results = replies[0].message["results"]  # type: ignore[index]
+    assert len(results) == 8 and "error:1" not in results.values(), results
+
+
+@strong
 def test_no_exec(tier: Tier, witness: BotProcess) -> None:
     replies, _ = run("exec_shell", tier, [{"type": "decide"}])
     results = replies[0].message["results"]  # type: ignore[index]
