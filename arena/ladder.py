@@ -227,9 +227,11 @@ class Planner:
         count = session.exec(select(func.count()).select_from(Match).where(Match.season_id == season.id)).one()
         self.number = int(count)
         self.matchmaker = Matchmaker(random.Random(f"{season.seed}/tables/{self.number}"))
-        planned = session.exec(select(MatchSeat.version_id).where(
-            MatchSeat.match_id == Match.id, Match.status == "planned")).all()
-        self.pending_seats = Counter(planned)
+        # the matchmaker's fairness guard counts this season's seats (played, void or planned), not a
+        # version's lifetime games: a newcomer on an old ladder must not take every table until it
+        # has half the veterans' lifetime games
+        self.season_seats = Counter(session.exec(select(MatchSeat.version_id).where(
+            MatchSeat.match_id == Match.id, Match.season_id == season.id)).all())
         self.solo = is_solo(season.variant)
         self.solo_missing: list[tuple[int, list[int]]] = self._solo_missing() if self.solo else []
 
@@ -284,7 +286,7 @@ class Planner:
         if len(versions) < self.season.min_players:
             raise LadderError(f"season {self.season.name!r} needs at least {self.season.min_players} active bots "
                               f"that play {self.season.variant}, {len(versions)} are registered")
-        candidates = [Candidate(v.id, self.book.get(v.id), self.book.get(v.id).games + self.pending_seats[v.id])  # type: ignore[arg-type]
+        candidates = [Candidate(v.id, self.book.get(v.id), self.season_seats[v.id])  # type: ignore[arg-type]
                       for _, v in versions]
         size = self.matchmaker.size(self.season.min_players, self.season.max_players, len(candidates))
         table = self.matchmaker.table(candidates, size)
@@ -299,15 +301,11 @@ class Planner:
             self.session.flush()
             for seat, version_id in enumerate(seating):
                 self.session.add(MatchSeat(match_id=match.id, seat=seat, version_id=by_id[version_id].id))  # type: ignore[arg-type]
-                self.pending_seats[version_id] += 1
+                self.season_seats[version_id] += 1
             self.number += 1
             matches.append(match)
         self.session.commit()
         return matches
-
-    def recorded(self, version_ids: Sequence[int]) -> None:
-        for v in version_ids:
-            self.pending_seats[v] -= 1
 
 
 def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier: Tier) -> TableTask:
@@ -379,15 +377,12 @@ def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor
                 if backlog:
                     log.info("season %s: resuming %d planned tables", season.name, len(backlog))
                 on_progress(progress)
-                in_flight: dict[int, list[int]] = {}  # match id -> version ids seated
                 tables_in_flight = 0  # two per worker, so that no worker waits for the coordinator
                 while True:
                     while tables_in_flight < 2 * executor.slots() and (backlog or planner.remaining() > 0):
                         if not backlog:
                             backlog.append(planner.plan())
                         task = table_task(session, backlog.pop(0), limits, tier)
-                        for game in task.games:
-                            in_flight[game.match_id] = [task.bots[i].version_id for i in game.seating]
                         executor.submit(task)
                         tables_in_flight += 1
                     if not tables_in_flight:
@@ -405,8 +400,6 @@ def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor
                         except Exception:
                             session.rollback()
                             raise
-                        if outcome.match_id in in_flight:
-                            planner.recorded(in_flight.pop(outcome.match_id))
                         if recorded:
                             progress.void += bool(outcome.record.void)
                             progress.done += not outcome.record.void

@@ -46,15 +46,17 @@ _normal_cdf = NormalDist().cdf
 class Candidate:
     version_id: int
     skill: Skill
-    scheduled: int  # games played plus games planned
+    scheduled: int  # seats in this season, played or planned
 
 
 def misorder_risk(a: Skill, b: Skill) -> float:
     """Probability, by the ratings, that the leaderboard (sorted by score) shows ``a`` and ``b``
     in the wrong order: the chance that the one shown lower is in fact the better."""
+    if a.score == b.score:
+        return 0.5  # shown in name order, which the ratings say nothing about
     spread = math.sqrt(a.sigma ** 2 + b.sigma ** 2) or 1e-9
     a_better = _normal_cdf((a.mu - b.mu) / spread)
-    return 1.0 - a_better if a.score >= b.score else a_better
+    return 1.0 - a_better if a.score > b.score else a_better
 
 
 class Matchmaker:

@@ -12,7 +12,9 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, make_engine
-from arena.ladder import rerate
+from arena.ladder import Planner, SeasonSettings, get_or_create_season, rerate
+from arena.ratings import RatingBook, Skill
+from arena.submit import register
 from arena_helpers import ARENA, alive, descendants, process_tree, run_arena
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -227,3 +229,22 @@ def test_an_older_database_gains_the_new_columns_and_keeps_its_priors(db: Path) 
         version = session.exec(select(BotVersion)).one()
         assert (version.variants, version.priors) == ("classic", "")
         assert version.prior_mu_in("classic") == version.prior_mu_in("duel") == 31.0
+
+
+def test_a_newcomer_on_an_old_ladder_does_not_take_every_table(db: Path) -> None:
+    """Fairness counts this season's seats: veterans with 1,000 lifetime games and a settled newcomer
+    share a new season's tables instead of the newcomer anchoring each one until it catches up."""
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        ids = [register(session, f"bot{i}", f"# bot {i}\n").version.id for i in range(8)]
+        season = get_or_create_season(session, SeasonSettings(name="new", games=40, rotate=False, seed=3))
+        skills = {v: Skill(20.0 + 2 * i, 1.0, 1000) for i, v in enumerate(ids[:-1])}
+        skills[ids[-1]] = Skill(50.0, 1.0, 0)  # the newcomer: far above everyone already, no games yet
+        book = RatingBook({})
+        book.skills.update(skills)
+        planner = Planner(session, season, book)
+        tables = [planner.plan()[0] for _ in range(40)]
+        seated = [set(session.exec(select(MatchSeat.version_id).where(MatchSeat.match_id == m.id)).all())
+                  for m in tables]
+    newcomer_tables = sum(ids[-1] in s for s in seated)
+    assert newcomer_tables <= 20, newcomer_tables  # lifetime counts made it 40 of 40

@@ -73,6 +73,8 @@ def test_misorder_risk_is_the_chance_the_shown_order_is_wrong() -> None:
     assert misorder_risk(Skill(25, 2), Skill(25, 2)) == pytest.approx(0.5)
     assert misorder_risk(Skill(40, 1), Skill(20, 1)) < 1e-6  # far apart: settled
     assert misorder_risk(Skill(20, 1), Skill(40, 1)) == misorder_risk(Skill(40, 1), Skill(20, 1))
+    tied_scores = Skill(28, 2), Skill(25, 1)  # both 22: shown in name order, a toss-up either way
+    assert misorder_risk(*tied_scores) == misorder_risk(*reversed(tied_scores)) == 0.5
     # a shown above b (score 24 > 20.5) although b's mean is higher: more likely wrong than right
     shown_above, better_mean = Skill(27, 1), Skill(29, 2.83)
     assert shown_above.score > better_mean.score
