@@ -19,9 +19,8 @@ from arena.executors import ExecutorError, executor_for
 from arena.ladder import LadderError, SeasonSettings, is_solo, leaderboard, rerate, run_season
 from arena.players import PROJECT, SandboxPlayer
 from arena.progress import ProgressReporter
-from arena.submit import (SubmissionError, builtin_bots, check_name, check_source, existing_bot, register,
-                          register_bosses,
-                          smoke_failure, smoke_games)
+from arena.submit import (SubmissionError, builtin_bots, check_name, check_source, existing_bot,
+                          names_taken_by_submissions, register, register_bosses, smoke_failure, smoke_games)
 from arena.referee import GameRecord, InProcessPlayer, Player, play_game
 from engine import rules_for
 from sandbox import Limits, SandboxError, Tier, detect_tier
@@ -249,7 +248,10 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
     except SandboxError as exc:
         raise click.ClickException(f"sandbox unavailable (machine fault, not the bot's): {exc}") from None
     with Session(ctx.engine) as session:
-        done = register(session, name, source, author, variants=passed)
+        try:
+            done = register(session, name, source, author, variants=passed)
+        except SubmissionError as exc:  # e.g. a boss took the name during the smoke games
+            raise UserError(str(exc)) from None
         games = "; ".join(f"{variant} {r.seats[0].coins} coins, " + (
             f"rank {r.seats[0].rank} of {len(r.seats)}" if len(r.seats) > 1 else "won" if r.seats[0].rank == 1 else "lost")
             for variant, r in records.items() if variant in passed)
@@ -351,12 +353,6 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
         raise UserError(f"--players {players!r} does not fit {rules.id}, played by "
                         f"{rules.min_players}-{rules.max_players} players")
     variant = rules.variant
-    if boss_names:
-        with Session(ctx.engine) as session:
-            try:
-                register_bosses(session, boss_names)
-            except SubmissionError as exc:
-                raise UserError(str(exc)) from None
     settings = SeasonSettings(name=name, variant=variant, games=games, min_players=low, max_players=high,
                               rotate=rotate, seed=seed)
     limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
@@ -364,7 +360,10 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
     try:
         progress = run_season(engine, settings, executor, limits,
                               lambda started: sandbox_tier(unsafe, started.detect_tier()),
-                              ProgressReporter(quiet=ctx.quiet))
+                              ProgressReporter(quiet=ctx.quiet),
+                              prepare=(lambda session: register_bosses(session, boss_names)) if boss_names else None)
+    except SubmissionError as exc:
+        raise UserError(str(exc)) from None
     except (LadderError, DatabaseError, ExecutorError) as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:
@@ -485,11 +484,12 @@ def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
     The season plays seat-rotated deals, so each table's bot processes serve several games.
     """
     tier = sandbox_tier(unsafe)
-    with Session(ctx.engine) as session:
-        try:
-            register_bosses(session, list(builtin_bots()))  # the example bots play every variant (tests/bots)
-        except SubmissionError as exc:
-            raise UserError(str(exc)) from None
+    with Session(ctx.engine) as session:  # the example bots play every variant (tests/bots)
+        taken = names_taken_by_submissions(session, list(builtin_bots()))
+        for name in taken:
+            click.echo(f"warning: a submitted bot is named {name!r}; the built-in {name} is not entered as a boss",
+                       err=True)
+        register_bosses(session, [name for name in builtin_bots() if name not in taken])
     name = f"demo-{secrets.token_hex(3)}"
     click.echo(f"running season {name}: {games} games, {workers} workers, sandbox tier {tier.value}", err=True)
     settings = SeasonSettings(name=name, games=games, min_players=3, max_players=5, rotate=True)

@@ -348,17 +348,21 @@ class SeasonProgress:
 
 def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor | int, limits: Limits,
                tier: Tier | Callable[[TableExecutor], Tier],
-               on_progress: Callable[[SeasonProgress], None] = lambda p: None) -> SeasonProgress:
+               on_progress: Callable[[SeasonProgress], None] = lambda p: None,
+               prepare: Callable[[Session], object] | None = None) -> SeasonProgress:
     """Run (or resume) a season until every planned game is recorded.
 
     ``executor`` plays the tables (a number: a local pool of that many workers); it is started
     here, after the database lock is taken, and closed at the end. ``tier`` may be a function of
-    the started executor (a Dask cluster probes its workers' machines).
+    the started executor (a Dask cluster probes its workers' machines). ``prepare`` runs under the
+    lock before anything else (e.g. entering bosses), so a refused run changes nothing.
     """
     if isinstance(executor, int):
         executor = LocalPoolExecutor(executor)
     with exclusive_run(engine, f"season run {settings.name!r}"):
         with Session(engine) as session:
+            if prepare is not None:
+                prepare(session)
             season_id = get_or_create_season(session, settings).id
         engine.dispose()  # no database connection may cross the fork of a local pool
         try:

@@ -148,13 +148,22 @@ def builtin_bots() -> dict[str, Path]:
     return {path.stem.removesuffix("_bot"): path for path in sorted((PROJECT / "bots").glob("*_bot.py"))}
 
 
+def names_taken_by_submissions(session: Session, names: Sequence[str]) -> list[str]:
+    """Those of ``names`` that submitted (not built-in) bots already use."""
+    return [name for name in names
+            if session.exec(select(Bot).where(Bot.name == name, Bot.builtin == False)).first()]  # noqa: E712
+
+
 def register_bosses(session: Session, names: Sequence[str]) -> list[Registered]:
     """Enter built-in bots as fixed reference points ("bosses") in every variant: trusted, unchanged
-    code that every season then schedules like any bot and the leaderboard marks."""
+    code that every season then schedules like any bot and the leaderboard marks. Every name is
+    checked before any is entered, so a refused call changes nothing."""
     known = builtin_bots()
     unknown = [n for n in names if n not in known]
     if unknown:
         raise SubmissionError(f"no built-in bot {unknown[0]!r}; the bosses are {', '.join(known)}")
+    for name in names_taken_by_submissions(session, names):
+        existing_bot(session, name, builtin=True)  # raises, naming the clash
     return [register(session, name, known[name].read_text(encoding="utf-8"), "arena", builtin=True,
                      variants=tuple(VARIANTS)) for name in names]
 

@@ -179,6 +179,9 @@ def test_bad_submissions_are_refused_and_store_nothing(ladder: Path, tmp_path: P
 
 
 def test_bosses_join_a_season_marked_and_keep_their_names(db: Path, tmp_path: Path) -> None:
+    refused = run_arena("season", "run", "--name", "bosses", "--bosses", "random,nope", db=db)
+    assert refused.returncode == 2 and "no built-in bot 'nope'" in refused.stderr, refused.stderr
+    assert set(table_counts(db).values()) == {0}  # checked before anything is entered
     result = run_arena("season", "run", "--name", "bosses", "--games", "3", "--players", "3",
                        "--bosses", "random,greedy,trader", db=db)
     assert result.returncode == 0, result.stderr
@@ -192,8 +195,15 @@ def test_bosses_join_a_season_marked_and_keep_their_names(db: Path, tmp_path: Pa
     refused = run_arena("submit", str(mine), db=db)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert "'greedy' belongs to a built-in reference bot (boss)" in refused.stderr
-    unknown = run_arena("season", "run", "--name", "bosses", "--bosses", "greedy,nope", db=db)
-    assert unknown.returncode == 2 and "no built-in bot 'nope'" in unknown.stderr, unknown.stderr
+    assert table_counts(db) == before
+    # a name a submission took first cannot become a boss: refused whole, in one line
+    other = tmp_path / "search.py"
+    other.write_text((PROJECT / "bots" / "greedy_bot.py").read_text() + "\n# not the search bot\n")
+    assert run_arena("submit", str(other), db=db).returncode == 0
+    before = table_counts(db)
+    clash = run_arena("season", "run", "--name", "bosses", "--bosses", "all", db=db)
+    assert clash.returncode == 2 and clash.stderr.count("\n") == 1, clash.stderr
+    assert "a submitted bot is already named 'search'" in clash.stderr
     assert table_counts(db) == before
 
 

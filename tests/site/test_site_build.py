@@ -143,9 +143,16 @@ def test_rebuild_overwrites_and_removes_stale_pages(ladder: dict, tmp_path: Path
 
 
 def test_demo_ends_by_building_the_site(tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{tmp_path / 'demo.sqlite'}", "-q",
+    db = f"sqlite:///{tmp_path / 'demo.sqlite'}"
+    mine = tmp_path / "random.py"  # a user's bot that took a built-in bot's name first
+    mine.write_text((PROJECT / "bots" / "random_bot.py").read_text() + "\n# mine\n")
+    submitted = subprocess.run([sys.executable, "-m", "arena", "--db", db, "submit", str(mine)],
+                               capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert submitted.returncode == 0, submitted.stderr
+    result = subprocess.run([sys.executable, "-m", "arena", "--db", db, "-q",
                              "demo", "--games", "4"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
+    assert "a submitted bot is named 'random'; the built-in random is not entered as a boss" in result.stderr
     last = result.stdout.strip().splitlines()[-1]
     assert last == f"site: {(tmp_path / 'arena-site' / 'index.html').resolve()}"
     index = (tmp_path / "arena-site" / "index.html").read_text()
