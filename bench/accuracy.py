@@ -3,6 +3,7 @@
     python3 bench/accuracy.py --quick            # a few minutes: smoke figures
     python3 bench/accuracy.py                    # full mode (see docs/benchmarks.md "Ladder accuracy")
     python3 bench/accuracy.py --tune             # also the beta / tau / draw-prior grid
+    python3 bench/accuracy.py --set FOCUS=3      # a matchmaking constant changed for this run (--lag N too)
 
 The field: the example bots plus "epsilon copies" that answer a decision with a uniformly random
 legal option (``request.options``) with probability epsilon and otherwise like their base bot:
@@ -415,6 +416,21 @@ def print_summary(title: str, table: dict[str, dict], horizon: int) -> None:
               + " ".join(f"{row['mean_tau_at'].get(c, float('nan')):8.3f}" for c in cols), flush=True)
 
 
+def set_constants(assignments: list[str], lag: int) -> None:
+    """Apply ``--set NAME=VALUE`` to ``arena.matchmaking`` and ``--lag`` here; unknown names stop the run."""
+    import arena.matchmaking as matchmaking
+
+    global LAG
+    LAG = lag
+    for item in assignments:
+        name, _, value = item.partition("=")
+        current = getattr(matchmaking, name, None)
+        if not isinstance(current, (int, float)) or not value:
+            raise SystemExit(f"--set {item!r}: arena.matchmaking has no numeric constant {name!r}")
+        setattr(matchmaking, name, type(current)(float(value)) if isinstance(current, float) else int(value))
+        print(f"arena.matchmaking.{name} = {getattr(matchmaking, name)!r} for this run")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small run: the committed ground truth, 20 seeds, horizon 400")
@@ -429,6 +445,9 @@ def main() -> None:
     parser.add_argument("--tune-horizon", type=int, default=None)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cache", default=None, help="sqlite file of played games, shared by runs (saves time)")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="override an arena.matchmaking constant for this run (FOCUS=3, TRIES=8, ...)")
+    parser.add_argument("--lag", type=int, default=LAG, help="tables planned ahead of the results")
     parser.add_argument("--out", help="write the results as JSON to this file")
     args = parser.parse_args()
     if args.quick:  # the committed ground truth when there is one, short seasons
@@ -440,6 +459,7 @@ def main() -> None:
     print(f"machine: {platform.machine()} {platform.system()} {platform.release()}, python "
           f"{platform.python_version()}, {os.cpu_count()} cpus, {args.workers} workers (nice 15)", flush=True)
     _init(args.cache)
+    set_constants(args.set, args.lag)  # before the fork: the workers inherit them
     pool = get_context("fork").Pool(args.workers, initializer=_init, initargs=(args.cache,))
     report: dict = {"args": vars(args)}
     names = [n for n, _, _ in CANDIDATES]
@@ -483,7 +503,9 @@ def main() -> None:
         seeds = args.tune_seeds or args.seeds
         horizon = args.tune_horizon or args.horizon
         base = Params()
-        grid = [Params(beta=b * base.beta, tau=t * base.tau) for b in (0.5, 1.0, 2.0) for t in (0.0, 1.0)]
+        grid = [Params(beta=b, tau=t * base.tau) for b in (base.beta / 2, 3.0, base.beta, 5.5, 2 * base.beta)
+                for t in (0.0, 1.0)]
+        grid += [Params(tau=t) for t in (0.01, 0.025)]
         grid += [Params(draw_ties=d, draw_pairs=20.0) for d in (0.0, 5.0)]
         report["tuning"] = {"scheduler": best, "rows": []}
         print(f"tuning on {best}: {seeds} seeds (others than above), horizon {horizon}", flush=True)
