@@ -342,6 +342,7 @@ class Fragments:
                     str(versions[o.version_id].bot_id) for o in g.seats if o.seat != s.seat) + ' "'
             void = ' <span class="fail">void</span>' if g.status == "void" else ""
             rows.append(f'<tr{opponents}><td><a href="../games/{g.id}.html">#{g.id}</a></td>'
+                        f'<td>{variant_of(g.rules_id)}</td>'
                         f'<td class="nowrap">{fmt_date(g.finished_at)}</td><td>v{versions[s.version_id].number}</td>'
                         f'<td class="num">{s.coins}</td><td class="num">{s.rank}/{len(g.seats)}</td>'
                         f'<td>{self.status(s)}{void}</td><td class="players">{self.players(g)}</td></tr>')

@@ -107,6 +107,8 @@ def test_bot_page_head_to_head_counts_only_the_sites_format(ladder: dict, site: 
     assert row is not None, html
     assert int(row.group(1)) == together["classic"]
     assert "Head to head <span class=\"muted\">(classic games)</span>" in html
+    games = (site / "bots" / f"{ids['greedy']}-games-1.html").read_text()  # every format, each row says which
+    assert games.count("<td>classic</td>") >= together["classic"] and games.count("<td>duel</td>") >= together["duel"]
 
 
 def test_game_page_embeds_only_escaped_public_data(ladder: dict, site: Path) -> None:
