@@ -5,6 +5,7 @@ import json
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -258,3 +259,15 @@ def test_a_newcomer_on_an_old_ladder_does_not_take_every_table(db: Path) -> None
                   for m in tables]
     newcomer_tables = sum(ids[-1] in s for s in seated)
     assert newcomer_tables <= 20, newcomer_tables  # lifetime counts made it 40 of 40
+
+
+def test_a_bot_file_in_the_working_folder_cannot_shadow_the_standard_library(tmp_path: Path) -> None:
+    """`python -m arena` run where the user keeps bot files such as random.py still works."""
+    startup = subprocess.run([sys.executable, "-c", "import sys; print(' '.join(sys.modules))"],
+                             capture_output=True, text=True, cwd=tmp_path, timeout=60).stdout.split()
+    candidates = ("secrets", "random", "tempfile", "json", "logging")  # imported by `arena` itself
+    shadowed = next(name for name in candidates if name not in startup)
+    (tmp_path / f"{shadowed}.py").write_text("raise SystemExit('shadowed the standard library')\n")
+    result = subprocess.run([sys.executable, "-m", "arena", "--help"], capture_output=True, text=True,
+                            cwd=tmp_path, timeout=60)
+    assert result.returncode == 0 and "Commands:" in result.stdout, (shadowed, result.stderr)
