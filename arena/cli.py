@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 from arena.db import DB_ENV, DEFAULT_DB, Bot, BotVersion, DatabaseError, Match, MatchSeat, Season, make_engine
 from arena.executors import ExecutorError, executor_for
 from arena.ladder import LadderError, SeasonSettings, is_solo, leaderboard, rerate, run_season
-from arena.players import PROJECT, SandboxPlayer
+from arena.players import SandboxPlayer
 from arena.progress import ProgressReporter
 from arena.submit import (SubmissionError, builtin_bots, check_name, check_source, existing_bot,
                           names_taken_by_submissions, register, register_bosses, smoke_failure, smoke_games)
@@ -27,7 +27,6 @@ from sandbox import Limits, SandboxError, Tier, detect_tier
 
 log = logging.getLogger("arena")
 
-BUILTIN_BOTS = PROJECT / "bots"
 EXEC = "exec:"
 
 
@@ -38,11 +37,8 @@ class UserError(click.ClickException):
 
 
 def builtin_bot(name: str) -> Path | None:
-    for candidate in (name, f"{name}_bot"):
-        path = BUILTIN_BOTS / f"{candidate}.py"
-        if path.is_file():
-            return path
-    return None
+    """A built-in bot's file by name, ``greedy`` or ``greedy_bot``."""
+    return builtin_bots().get(name.removesuffix("_bot"))
 
 
 def resolve_bot(spec: str) -> tuple[str, str, bool]:
@@ -52,7 +48,7 @@ def resolve_bot(spec: str) -> tuple[str, str, bool]:
     if path is None:
         path = Path(spec)
         if not path.is_file():
-            known = ", ".join(sorted(p.stem for p in BUILTIN_BOTS.glob("*.py")))
+            known = ", ".join(builtin_bots())
             raise UserError(f"no bot {spec!r}: not a file and not a built-in bot ({known})")
     try:
         source = check_source(path.read_bytes(), str(path))
@@ -485,11 +481,12 @@ def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
     """
     tier = sandbox_tier(unsafe)
     with Session(ctx.engine) as session:  # the example bots play every variant (tests/bots)
-        taken = names_taken_by_submissions(session, list(builtin_bots()))
+        names = list(builtin_bots())
+        taken = names_taken_by_submissions(session, names)
         for name in taken:
             click.echo(f"warning: a submitted bot is named {name!r}; the built-in {name} is not entered as a boss",
                        err=True)
-        register_bosses(session, [name for name in builtin_bots() if name not in taken])
+        register_bosses(session, [name for name in names if name not in taken])
     name = f"demo-{secrets.token_hex(3)}"
     click.echo(f"running season {name}: {games} games, {workers} workers, sandbox tier {tier.value}", err=True)
     settings = SeasonSettings(name=name, games=games, min_players=3, max_players=5, rotate=True)

@@ -162,8 +162,8 @@ def register_bosses(session: Session, names: Sequence[str]) -> list[Registered]:
     unknown = [n for n in names if n not in known]
     if unknown:
         raise SubmissionError(f"no built-in bot {unknown[0]!r}; the bosses are {', '.join(known)}")
-    for name in names_taken_by_submissions(session, names):
-        existing_bot(session, name, builtin=True)  # raises, naming the clash
+    for name in names:
+        existing_bot(session, name, builtin=True)  # raises, naming the first clash
     return [register(session, name, known[name].read_text(encoding="utf-8"), "arena", builtin=True,
                      variants=tuple(VARIANTS)) for name in names]
 

@@ -2,9 +2,16 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from arena.db import Match, make_engine
 
 ARENA = [sys.executable, "-m", "arena"]
 
@@ -49,3 +56,48 @@ def descendants(pid: int, tree: dict[int, tuple[int, str, str]]) -> list[int]:
 def alive(pids: list[int]) -> list[int]:
     tree = process_tree()
     return [p for p in pids if p in tree]
+
+
+def done_count(db: Path | str) -> int:
+    engine = make_engine(db_url(db))
+    try:
+        with Session(engine) as session:
+            return int(session.exec(select(func.count()).select_from(Match).where(Match.status == "done")).one())
+    finally:
+        engine.dispose()
+
+
+def wait_for_done(db: Path | str, at_least: int, timeout: float = 120) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            n = done_count(db)
+            if n >= at_least:
+                return n
+        except Exception:  # a SQLite file being written: try again
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {at_least} games done after {timeout} s")
+
+
+def kill_mid_season(db: Path | str, season_args: list[str], second_args: list[str]) -> tuple[int, subprocess.CompletedProcess[str]]:
+    """Start ``arena season run SEASON_ARGS``, let 4 games finish, try a second writer
+    (``arena SECOND_ARGS``) while it runs, then SIGKILL the season and check that its workers and
+    bots die with it. Returns the season's pid and the second writer's result."""
+    season = subprocess.Popen([*ARENA, "--db", db_url(db), "season", "run", *season_args],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_done(db, 4)
+        children = descendants(season.pid, process_tree())
+        assert children, "the season runs its games in worker processes"
+        second = run_arena(*second_args, db=db)
+        assert season.poll() is None, "the season was still running when it was killed"
+        season.send_signal(signal.SIGKILL)
+    finally:
+        season.kill()
+        season.communicate()
+    deadline = time.monotonic() + 10
+    while alive(children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert alive(children) == [], "workers and bots die with a killed season"
+    return season.pid, second

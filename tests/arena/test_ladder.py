@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import json
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, 
 from arena.ladder import Planner, SeasonSettings, get_or_create_season, rerate
 from arena.ratings import RatingBook, Skill
 from arena.submit import register
-from arena_helpers import ARENA, alive, descendants, process_tree, run_arena
+from arena_helpers import ARENA, kill_mid_season, run_arena
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -75,42 +73,13 @@ def test_season_rates_every_game_and_rerate_agrees(ladder: Path) -> None:
             assert len(snaps) == len(seats) == 3
 
 
-def wait_for_done(db: Path, at_least: int, timeout: float = 120) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with sqlite3.connect(db, timeout=5) as conn:
-                n = conn.execute("SELECT count(*) FROM match WHERE status = 'done'").fetchone()[0]
-            if n >= at_least:
-                return n
-        except sqlite3.OperationalError:
-            pass
-        time.sleep(0.05)
-    raise AssertionError(f"fewer than {at_least} games done after {timeout} s")
-
-
 def test_killed_season_loses_nothing_and_resumes(ladder: Path) -> None:
     db = ladder
     games = 60  # enough that the season is still running when it is killed, even on a loaded machine
-    season = subprocess.Popen([*ARENA, "--db", f"sqlite:///{db}", "season", "run", "--name", "crash", "--games",
-                               str(games), "--players", "3", "--seed", "9"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for_done(db, 4)
-        children = descendants(season.pid, process_tree())
-        assert children, "the season runs its games in worker processes"
-        second = run_arena("season", "run", "--name", "crash", "--games", str(games), db=db)
-        assert second.returncode == 1
-        assert "refused" in second.stderr and "in use" in second.stderr and "Traceback" not in second.stderr
-        assert season.poll() is None, "the season was still running when it was killed"
-        season.send_signal(signal.SIGKILL)
-    finally:
-        season.kill()
-        season.communicate()
-    deadline = time.monotonic() + 10
-    while alive(children) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert alive(children) == [], "workers and bots die with a killed season"
+    _, second = kill_mid_season(db, ["--name", "crash", "--games", str(games), "--players", "3", "--seed", "9"],
+                                ["season", "run", "--name", "crash", "--games", str(games)])
+    assert second.returncode == 1
+    assert "refused" in second.stderr and "in use" in second.stderr and "Traceback" not in second.stderr
 
     engine = make_engine(f"sqlite:///{db}")
     with Session(engine) as session:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from sqlalchemy import func
 from sqlmodel import Session, select
 
 from arena.db import Match, RatingSnapshot, make_engine
@@ -23,7 +22,7 @@ from arena.executors import DaskExecutor, ExecutorError, LocalPoolExecutor, exec
 from arena.ladder import Planner, SeasonSettings, get_or_create_season, load_book, record_outcome, rerate, table_task
 from arena.match import run_table
 from arena.submit import register
-from arena_helpers import ARENA, alive, db_url, descendants, process_tree, run_arena
+from arena_helpers import ARENA, alive, db_url, descendants, done_count, kill_mid_season, process_tree, run_arena, wait_for_done
 from pg_server import NoPostgres, PostgresServer
 from sandbox import Limits, detect_tier
 
@@ -75,28 +74,6 @@ def register_bots(url: str) -> None:
     engine.dispose()
 
 
-def done_count(url: str) -> int:
-    engine = make_engine(url)
-    try:
-        with Session(engine) as session:
-            return int(session.exec(select(func.count()).select_from(Match).where(Match.status == "done")).one())
-    finally:
-        engine.dispose()
-
-
-def wait_for_done(url: str, at_least: int, timeout: float = 120) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            n = done_count(url)
-            if n >= at_least:
-                return n
-        except Exception:  # a SQLite file being written: try again
-            pass
-        time.sleep(0.1)
-    raise AssertionError(f"fewer than {at_least} games done after {timeout} s")
-
-
 def check_complete(url: str, games: int, players: int = 3) -> None:
     """Every game of the season done and recorded exactly once, ratings equal to a recomputation."""
     engine = make_engine(url)
@@ -115,26 +92,11 @@ def check_complete(url: str, games: int, players: int = 3) -> None:
 def test_postgres_season_killed_resumes_and_refuses_a_second_writer(pg_url: str) -> None:
     register_bots(pg_url)
     games = 60  # enough that the season is still running when it is killed, even on a loaded machine
-    season = subprocess.Popen([*ARENA, "--db", pg_url, "season", "run", "--name", "crash", "--games", str(games),
-                               "--players", "3", "--seed", "9"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for_done(pg_url, 4)
-        children = descendants(season.pid, process_tree())
-        assert children, "the season runs its games in worker processes"
-        second = run_arena("season", "run", "--name", "crash", db=pg_url)
-        assert second.returncode == 1, second.stderr
-        assert "refused" in second.stderr and f"in use by arena pid {season.pid}" in second.stderr
-        assert "Traceback" not in second.stderr and second.stderr.count("\n") == 1
-        assert season.poll() is None, "the season was still running when it was killed"
-        season.send_signal(signal.SIGKILL)
-    finally:
-        season.kill()
-        season.communicate()
-    deadline = time.monotonic() + 10
-    while alive(children) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert alive(children) == [], "workers and bots die with a killed season"
+    pid, second = kill_mid_season(pg_url, ["--name", "crash", "--games", str(games), "--players", "3", "--seed", "9"],
+                                  ["season", "run", "--name", "crash"])
+    assert second.returncode == 1, second.stderr
+    assert "refused" in second.stderr and f"in use by arena pid {pid}" in second.stderr
+    assert "Traceback" not in second.stderr and second.stderr.count("\n") == 1
 
     engine = make_engine(pg_url)
     with Session(engine) as session:
