@@ -23,7 +23,7 @@ from arena.submit import (SubmissionError, builtin_bots, check_name, check_sourc
                           names_taken_by_submissions, register, register_bosses, smoke_failure, smoke_games)
 from arena.referee import GameRecord, InProcessPlayer, Player, play_game
 from engine import rules_for
-from sandbox import Limits, SandboxError, Tier, detect_tier
+from sandbox import Limits, SandboxError, Tier, detect_tier, strong_tier_missing
 
 log = logging.getLogger("arena")
 
@@ -479,7 +479,12 @@ def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
 
     The season plays seat-rotated deals, so each table's bot processes serve several games.
     """
-    tier = sandbox_tier(unsafe)
+    tier = detect_tier()
+    builtin_only = tier is Tier.PLAIN and not unsafe
+    if builtin_only:
+        click.echo(f"note: no strong sandbox here ({strong_tier_missing()}), so the demo seats only the built-in "
+                   "bots, in the plain tier (limits and a session of their own, no namespaces or seccomp); "
+                   "for the strong tier install bubblewrap (apt-get install -y bubblewrap) and run as root", err=True)
     with Session(ctx.engine) as session:  # the example bots play every variant (tests/bots)
         names = list(builtin_bots())
         taken = names_taken_by_submissions(session, names)
@@ -489,7 +494,8 @@ def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
         register_bosses(session, [name for name in names if name not in taken])
     name = f"demo-{secrets.token_hex(3)}"
     click.echo(f"running season {name}: {games} games, {workers} workers, sandbox tier {tier.value}", err=True)
-    settings = SeasonSettings(name=name, games=games, min_players=3, max_players=5, rotate=True)
+    settings = SeasonSettings(name=name, games=games, min_players=3, max_players=5, rotate=True,
+                              builtin_only=builtin_only)
     try:
         run_season(ctx.engine, settings, workers, Limits(), tier, ProgressReporter(quiet=ctx.quiet))
     except (LadderError, DatabaseError) as exc:

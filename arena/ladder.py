@@ -184,6 +184,7 @@ class SeasonSettings:
     max_players: int | None = None
     rotate: bool = True  # seat-rotated deals: luck cancels out, bot processes serve several games
     seed: int | None = None
+    builtin_only: bool = False  # seat only built-in bots (the project's own code), e.g. in the plain tier
 
 
 def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
@@ -219,8 +220,9 @@ class Planner:
     season is resumed.
     """
 
-    def __init__(self, session: Session, season: Season, book: RatingBook) -> None:
+    def __init__(self, session: Session, season: Season, book: RatingBook, builtin_only: bool = False) -> None:
         self.session = session
+        self.builtin_only = builtin_only
         self.season = season
         self.book = book
         self.rules = rules_for(season.variant)
@@ -244,7 +246,7 @@ class Planner:
                 MatchSeat.match_id == Match.id, Match.season_id == self.season.id)).all():
             have.setdefault(version_id, set()).add(seed)
         per_bot = []
-        versions = active_versions(self.session, self.season.variant)
+        versions = self._versions()
         if not versions:
             raise LadderError(f"season {self.season.name!r} needs at least 1 active bot that plays "
                               f"{self.season.variant}, none is registered")
@@ -255,6 +257,10 @@ class Planner:
         for round_ in range(max((len(chunks) for chunks in per_bot), default=0)):
             tables.extend(chunks[round_] for chunks in per_bot if round_ < len(chunks))
         return tables  # type: ignore[return-value]
+
+    def _versions(self) -> list[tuple[Bot, BotVersion]]:
+        versions = active_versions(self.session, self.season.variant)
+        return [(b, v) for b, v in versions if b.builtin] if self.builtin_only else versions
 
     def remaining(self) -> int:
         if self.solo:
@@ -281,7 +287,7 @@ class Planner:
         """Plan one table (several matches when deals are seat-rotated) and store it."""
         if self.solo:
             return self.plan_solo()
-        versions = active_versions(self.session, self.season.variant)
+        versions = self._versions()
         by_id = {v.id: v for _, v in versions}
         if len(versions) < self.season.min_players:
             raise LadderError(f"season {self.season.name!r} needs at least {self.season.min_players} active bots "
@@ -372,7 +378,7 @@ def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor
             with Session(engine) as session:
                 season = session.get(Season, season_id)
                 assert season is not None
-                planner = Planner(session, season, load_book(session, season.variant))
+                planner = Planner(session, season, load_book(session, season.variant), settings.builtin_only)
                 progress = _progress_of(session, season)
                 if planner.solo:  # deals × bots, not season.games
                     progress.planned = planner.number + planner.remaining()

@@ -28,6 +28,7 @@ __all__ = [
     "SLOT_UIDS",
     "strong_tier_problem",
     "detect_tier",
+    "strong_tier_missing",
     "processes_of_uid",
 ]
 
@@ -240,7 +241,14 @@ def strong_tier_problem(interp: Interpreter) -> str | None:
 
 
 _detected: dict[str, Tier] = {}
+_problems: dict[str, str] = {}
 _detect_lock = threading.Lock()
+
+
+def strong_tier_missing(python: str | None = None) -> str | None:
+    """Why ``detect_tier`` settled for the plain tier (None when the strong tier works)."""
+    detect_tier(python)
+    return _problems.get(interpreter(python).executable)
 
 
 def detect_tier(python: str | None = None) -> Tier:
@@ -267,5 +275,6 @@ def detect_tier(python: str | None = None) -> Tier:
             log.info("sandbox tier: strong (bubblewrap + seccomp + uid slots) with %s", interp.executable)
         else:
             log.warning("sandbox tier: plain only, strong tier unavailable: %s", problem)
+            _problems[interp.executable] = problem
         _detected[interp.executable] = tier
         return tier
