@@ -365,8 +365,8 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
     except KeyboardInterrupt:
         raise click.ClickException(f"interrupted; finished games are saved: 'arena season run --name {name}' resumes")
     if not ctx.quiet:
-        click.echo(f"season {name}: {progress.done} games rated, {progress.void} void, "
-                   f"{progress.failures} bot failures")
+        click.echo(f"season {name}: {progress.done} games rated, {progress.void} void; "
+                   f"bot failures this run: {progress.failure_summary()}")
     with Session(engine) as session:
         click.echo(board_table(leaderboard(session, variant, name if is_solo(variant) else None)))
 

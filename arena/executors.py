@@ -49,7 +49,8 @@ class TableExecutor(ABC):
 
     @abstractmethod
     def next_result(self) -> list[MatchOutcome]:
-        """Block until a submitted table is finished; ExecutorError if it could not be played."""
+        """Block until a submitted table is finished; a table that could not be played comes back
+        void (``void_table``), never as an exception: it costs those matches, not the season."""
 
     @abstractmethod
     def close(self) -> None:
@@ -69,6 +70,12 @@ class TableExecutor(ABC):
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
+
+
+def void_table(match_ids: list[int], reason: str) -> list[MatchOutcome]:
+    """The outcomes of a table the arena could not play: every match void for ``reason``."""
+    log.error("matches %s void: %s", match_ids, reason)
+    return [MatchOutcome(match_id, None, reason[:500]) for match_id in match_ids]
 
 
 # ----------------------------------------------------------------- the local fork pool
@@ -102,7 +109,7 @@ class LocalPoolExecutor(TableExecutor):
         self.workers = workers
         self.name = f"local ({workers} worker{'s' if workers > 1 else ''})"
         self._pool: Any = None
-        self._results: queue.Queue[list[MatchOutcome] | BaseException] = queue.Queue()
+        self._results: queue.Queue[list[MatchOutcome]] = queue.Queue()
         self._mp_logging = False
 
     def start(self) -> None:
@@ -116,13 +123,12 @@ class LocalPoolExecutor(TableExecutor):
         return self.workers
 
     def submit(self, task: TableTask) -> None:
-        self._pool.apply_async(run_table, (task,), callback=self._results.put, error_callback=self._results.put)
+        ids = [game.match_id for game in task.games]
+        self._pool.apply_async(run_table, (task,), callback=self._results.put,
+                               error_callback=lambda exc: self._results.put(void_table(ids, f"a match worker failed: {exc!r}")))
 
     def next_result(self) -> list[MatchOutcome]:
-        result = self._results.get()
-        if isinstance(result, BaseException):
-            raise ExecutorError(f"a match worker failed: {result!r}")
-        return result
+        return self._results.get()
 
     def close(self) -> None:
         if self._pool is not None:
@@ -205,9 +211,9 @@ class DaskExecutor(TableExecutor):
         matches = self._tables.pop(future.key, [])
         try:
             return future.result()
-        except Exception as exc:  # KilledWorker after too many lost workers, or an error in run_table
-            raise ExecutorError(f"table of matches {matches} failed on the Dask cluster: "
-                                f"{' '.join(str(exc).split()) or type(exc).__name__}") from None
+        except Exception as exc:  # KilledWorker after too many lost workers: the arena's fault, void the table
+            return void_table(matches, f"the table failed on the Dask cluster: "
+                                       f"{' '.join(str(exc).split()) or type(exc).__name__}")
         finally:
             future.release()
 

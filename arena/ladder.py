@@ -11,7 +11,7 @@ import logging
 import math
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from sqlalchemy import func
@@ -91,8 +91,14 @@ def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) ->
     """Store a finished match and its ratings in one transaction; False if it was already recorded."""
     match = session.get(Match, outcome.match_id)
     record = outcome.record
-    if match is None or match.status != "planned" or record is None:
+    if match is None or match.status != "planned":
         return False
+    if record is None:  # the machine or the referee could not play it: void, the season goes on
+        match.status, match.void_reason = "void", (outcome.machine_fault or "not played")[:500]
+        match.finished_at = now()
+        session.add(match)
+        session.commit()
+        return True
     seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id).order_by(MatchSeat.seat)).all()
     for row, result in zip(seats, record.seats):
         row.coins, row.rank, row.status = result.coins, result.rank, result.status.value
@@ -350,6 +356,26 @@ class SeasonProgress:
     void: int = 0
     failures: int = 0  # seats that ended with a status other than ok
     played_now: int = 0
+    #: this run's failed seats by bot name and status, e.g. {"mybot": {"protocol": 2}}
+    failures_by_bot: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def count(self, outcome: MatchOutcome) -> None:
+        """Add one recorded match."""
+        record = outcome.record
+        void = record is None or record.void is not None
+        self.void += void
+        self.done += not void
+        self.played_now += 1
+        for seat in record.seats if record is not None else ():
+            if seat.status.value != "ok":
+                self.failures += 1
+                self.failures_by_bot.setdefault(seat.name, Counter())[seat.status.value] += 1
+
+    def failure_summary(self) -> str:
+        """``mybot 3 (protocol 2, timeout 1), other 1 (crash 1)``, worst first; ``none`` without failures."""
+        rows = sorted(self.failures_by_bot.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+        return ", ".join(f"{name} {sum(c.values())} ({', '.join(f'{k} {v}' for k, v in c.most_common())})"
+                         for name, c in rows) or "none"
 
 
 def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor | int, limits: Limits,
@@ -403,18 +429,13 @@ def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor
                         raise LadderError(str(exc)) from None
                     tables_in_flight -= 1
                     for outcome in outcomes:
-                        if outcome.record is None:
-                            raise LadderError(f"match {outcome.match_id} could not be played: {outcome.machine_fault}")
                         try:
                             recorded = record_outcome(session, planner.book, outcome)
                         except Exception:
                             session.rollback()
                             raise
                         if recorded:
-                            progress.void += bool(outcome.record.void)
-                            progress.done += not outcome.record.void
-                            progress.played_now += 1
-                            progress.failures += sum(1 for s in outcome.record.seats if s.status.value != "ok")
+                            progress.count(outcome)
                             on_progress(progress)
                         else:
                             log.warning("match %d came back again; it was recorded once already", outcome.match_id)

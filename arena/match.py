@@ -1,8 +1,7 @@
 """Tables of matches, as a worker process runs them: everything needed travels in the task.
 
-A table is one or more games between the same bots (e.g. one deal with seats rotated). Each
-bot's sandboxed process is started once per table and plays all its games; a bot whose
-process failed in one game gets a fresh process for the next.
+A table is one or more games between the same bots (e.g. one deal with seats rotated). Every
+game starts every bot afresh: a process that played a deal would remember it in the rotation.
 """
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from dataclasses import dataclass
 from arena.players import SandboxPlayer
 from arena.referee import GameRecord, play_game
 from engine import rules_for
-from sandbox import Limits, SandboxError, Status, Tier
+from sandbox import Limits, SandboxError, Tier
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +28,7 @@ class GameSpec:
     match_id: int
     seed: int
     seating: tuple[int, ...]  # indices into TableTask.bots, in seat order
+    bot_seeds: tuple[int, ...] = ()  # per seat, for the bots' own randomness (empty: fresh randomness)
 
 
 @dataclass(frozen=True)
@@ -48,28 +48,23 @@ class MatchOutcome:
 
 
 def run_table(task: TableTask) -> list[MatchOutcome]:
-    """Play a table's games, every bot in its own sandbox; always closes every bot."""
+    """Play a table's games, every bot in its own sandbox, a fresh process for every game (nothing a
+    bot held survives into the next game, seat rotations included). Never raises: a game that the
+    machine or the referee could not play is void (``machine_fault``), and the table goes on."""
     rules = rules_for(task.rules_id)
-    players: dict[int, SandboxPlayer] = {}
     outcomes: list[MatchOutcome] = []
-    try:
-        for game in task.games:
-            try:
-                for index in game.seating:
-                    player = players.get(index)
-                    if player is not None and player.process.status is not Status.OK:
-                        player.close()
-                        player = None
-                    if player is None:
-                        bot = task.bots[index]
-                        player = players[index] = SandboxPlayer(bot.name, bot.source, task.limits, task.tier)
-                    player.new_game()
-                record = play_game(rules, game.seed, [players[i] for i in game.seating], task.limits)
-                outcomes.append(MatchOutcome(game.match_id, record))
-            except SandboxError as exc:
-                log.error("match %d not played: %s", game.match_id, exc)
-                outcomes.append(MatchOutcome(game.match_id, None, str(exc)))
-    finally:
-        for player in players.values():
-            player.close()
+    for game in task.games:
+        players: list[SandboxPlayer] = []
+        try:
+            for index in game.seating:
+                bot = task.bots[index]
+                players.append(SandboxPlayer(bot.name, bot.source, task.limits, task.tier))
+            record = play_game(rules, game.seed, players, task.limits, game.bot_seeds or None)
+            outcomes.append(MatchOutcome(game.match_id, record))
+        except Exception as exc:  # noqa: BLE001 - the machine's fault (bot faults never raise): void this game
+            log.error("match %d not played: %s", game.match_id, exc, exc_info=not isinstance(exc, SandboxError))
+            outcomes.append(MatchOutcome(game.match_id, None, f"{type(exc).__name__}: {exc}"[:500]))
+        finally:
+            for player in players:
+                player.close()
     return outcomes

@@ -5,10 +5,10 @@ plays its remaining decisions); a fault of the referee itself voids the game.
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import logging
+import secrets
 import time
 import traceback
 from dataclasses import dataclass
@@ -19,7 +19,7 @@ from engine import IllegalAction, Rules, action_from_json, event_to_json, new_ga
 from engine.policies import default_action
 from engine.replay import Replay
 from engine.results import rank_by_coins
-from sandbox.values import Limits, Reply, Status
+from sandbox.values import Limits, Reply, SandboxError, Status
 from sandbox.sdk import PROTOCOL_VERSION
 
 log = logging.getLogger(__name__)
@@ -64,14 +64,26 @@ class GameRecord:
     void: str | None = None  # why the referee voided the game (its own fault), else None
 
 
-def bot_seed(seed: int, seat: int) -> int:
-    """A per-game, per-seat seed for the bot's own randomness; it does not reveal the deck seed."""
-    digest = hashlib.sha256(f"bohnanza-bot-seed/{seed}/{seat}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+#: Bounds on what a game may produce (docs/protocol.md "Bounds"). The engine's rules keep a game far
+#: below them (C-6.9, D-1): reaching one is the referee's fault and voids that game.
+MAX_MESSAGE_BYTES = 256 * 1024
+MAX_REPLAY_BYTES = 4 * 1024 * 1024
 
 
-def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits | None = None) -> GameRecord:
-    """Play one game to its end. Never raises because of a bot."""
+class RefereeFault(RuntimeError):
+    """The referee, not a bot, could not go on with a game (it is voided)."""
+
+
+def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits | None = None,
+              bot_seeds: Sequence[int] | None = None) -> GameRecord:
+    """Play one game to its end. Never raises because of a bot.
+
+    Who is at fault is decided here, in ``ask`` and ``play``: whatever goes wrong while asking one
+    seat's bot, reading its reply or applying its action is that seat's status (it forfeits and is
+    never asked again). Only a fault that no bot's output caused voids the game. ``bot_seeds``
+    (one per seat) seed the bots' own randomness; by default they are drawn from the system's
+    randomness, so nothing a bot sees reveals the deck seed.
+    """
     limits = limits or Limits()
     started = time.perf_counter()
     n = len(players)
@@ -82,26 +94,71 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
     time_ms = [0.0] * n
     seen = [0] * n  # index of the first event each seat has not been sent yet
     names = [p.name for p in players]
+    seeds = list(bot_seeds) if bot_seeds is not None else [secrets.randbits(63) for _ in range(n)]
 
     def forfeit(seat: int, status: Status, detail: str) -> None:
-        statuses[seat], details[seat] = status, detail
-        log.info("seat %d (%s) forfeits: %s %s", seat, names[seat], status.value, detail)
+        statuses[seat], details[seat] = status, _clip(detail, 500)
+        log.info("seat %d (%s) forfeits: %s %s", seat, names[seat], status.value, details[seat])
+        players[seat].close()  # a bot that failed is never asked again
 
-    for seat, player in enumerate(players):
-        reply = player.request({
-            "type": "hello", "protocol": PROTOCOL_VERSION, "seat": seat, "players": n, "seats": names,
-            "rules": rules.to_json(), "bot_seed": bot_seed(seed, seat),
-            "limits": {"decision_ms": limits.decision_ms, "bank_ms": limits.bank_ms},
-        })
+    def ask(seat: int, message: dict[str, Any]) -> dict[str, Any] | None:
+        """One request to one seat; None (and the seat forfeits) on any failure of the bot's."""
+        payload_size = len(json.dumps(message, separators=(",", ":")))
+        if payload_size > MAX_MESSAGE_BYTES:
+            raise RefereeFault(f"a {message['type']} message of {payload_size} bytes exceeds {MAX_MESSAGE_BYTES}")
+        try:
+            reply = players[seat].request(message)
+        except SandboxError:
+            raise  # the machine's fault
+        except Exception as exc:  # noqa: BLE001 - whatever reading this bot's output raised is its fault
+            forfeit(seat, Status.PROTOCOL, f"its reply could not be read: {type(exc).__name__}: {exc}")
+            return None
         time_ms[seat] += reply.elapsed_ms
         if not reply.ok:
             forfeit(seat, reply.status, reply.detail)
-        elif not isinstance(reply.message, dict) or reply.message.get("type") != "ready":
-            forfeit(seat, Status.PROTOCOL, f"expected a ready reply to hello, got {_clip(reply.message)}")
+            return None
+        if not isinstance(reply.message, dict):
+            forfeit(seat, Status.PROTOCOL, f"reply is not a JSON object: {_clip(reply.message)}")
+            return None
+        return reply.message
+
+    def play(seat: int, data: object) -> None:
+        """Decode and apply one bot's action; any failure is that seat's forfeit, never a void."""
+        try:
+            action = action_from_json(data)
+        except Exception as exc:  # noqa: BLE001 - ValueError, or anything a hostile value provokes
+            forfeit(seat, Status.PROTOCOL, str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}")
+            return
+        try:
+            game.apply(action)
+        except IllegalAction as exc:
+            forfeit(seat, Status.ILLEGAL, str(exc))
+        except Exception as exc:  # noqa: BLE001 - an engine bug this action provoked: still not a void
+            log.error("engine fault on %r from seat %d (%s): %s\n%s", action, seat, names[seat], exc,
+                      traceback.format_exc())
+            forfeit(seat, Status.ILLEGAL, f"the referee could not apply {_clip(action)}: {type(exc).__name__}")
+            rebuild()
+
+    def rebuild() -> None:
+        """Restore the game from its history (an engine fault may have left it half changed)."""
+        nonlocal game
+        fresh = new_game(rules, n, seed)
+        for _, action in game.history:
+            fresh.apply(action)
+        game = fresh
 
     void: str | None = None
     request_id = 0
     try:
+        for seat in range(n):
+            hello = ask(seat, {
+                "type": "hello", "protocol": PROTOCOL_VERSION, "seat": seat, "players": n,
+                "seats": [seat_label(k) for k in range(n)],
+                "rules": rules.to_json(), "bot_seed": seeds[seat],
+                "limits": {"decision_ms": limits.decision_ms, "bank_ms": limits.bank_ms},
+            })
+            if hello is not None and hello.get("type") != "ready":
+                forfeit(seat, Status.PROTOCOL, f"expected a ready reply to hello, got {_clip(hello)}")
         while not game.over:
             decision = game.decision
             assert decision is not None
@@ -118,39 +175,36 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
                 "time_left_ms": players[seat].time_left_ms(),
             }
             seen[seat] = len(game.events)
-            reply = players[seat].request(message)
             decisions[seat] += 1
-            time_ms[seat] += reply.elapsed_ms
-            if not reply.ok:
-                forfeit(seat, reply.status, reply.detail)
+            reply = ask(seat, message)
+            if reply is None:
                 continue
-            action_data = reply.message.get("action") if isinstance(reply.message, dict) else None
-            if reply.message.get("id") != request_id:  # type: ignore[union-attr]
-                forfeit(seat, Status.PROTOCOL, f"reply id {reply.message.get('id')!r} is not {request_id}")  # type: ignore[union-attr]
+            if reply.get("id") != request_id:
+                forfeit(seat, Status.PROTOCOL, f"reply id {_clip(reply.get('id'))} is not {request_id}")
                 continue
-            try:
-                action = action_from_json(action_data)
-            except ValueError as exc:
-                forfeit(seat, Status.PROTOCOL, _clip(str(exc)))
-                continue
-            try:
-                game.apply(action)
-            except IllegalAction as exc:
-                forfeit(seat, Status.ILLEGAL, _clip(str(exc)))
-    except Exception as exc:  # a fault of the referee or engine, never of a bot
-        void = f"{type(exc).__name__}: {exc}"
+            play(seat, reply.get("action"))
+    except Exception as exc:  # noqa: BLE001 - a fault of the referee, engine or machine, never of a bot
+        void = _clip(f"{type(exc).__name__}: {exc}", 500)
         log.error("game %s voided by a referee fault: %s\n%s", seed, void, traceback.format_exc())
 
     forfeited = [s for s in range(n) if statuses[s] is not Status.OK]
     coins = game.result.coins if game.result else game.coins()
     ranks = final_ranks(rules, game, coins, forfeited)
     for seat, player in enumerate(players):
-        player.notify({"type": "end", "seat": seat, "coins": list(coins), "ranks": list(ranks),
-                       "statuses": [s.value for s in statuses]})
+        if statuses[seat] is Status.OK:
+            player.notify({"type": "end", "seat": seat, "coins": list(coins), "ranks": list(ranks),
+                           "statuses": [s.value for s in statuses]})
     seats = tuple(SeatOutcome(names[s], coins[s], ranks[s], statuses[s], details[s], decisions[s], round(time_ms[s], 3))
                   for s in range(n))
     replay = Replay.of(game, names, forfeited)
+    if void is None and len(replay.dumps()) > MAX_REPLAY_BYTES:
+        void = f"RefereeFault: the replay exceeds {MAX_REPLAY_BYTES} bytes"
     return GameRecord(rules.id, seed, seats, replay, time.perf_counter() - started, void)
+
+
+def seat_label(seat: int) -> str:
+    """How seats are named to the bots: anonymous labels, so a bot cannot recognise a partner by name."""
+    return f"seat{seat}"
 
 
 def final_ranks(rules: Rules, game: Any, coins: Sequence[int], forfeited: Sequence[int]) -> tuple[int, ...]:

@@ -1,4 +1,4 @@
-"""The referee state machine of the base game (seed 002), rules id ``classic-v1``.
+"""The referee state machine of the base game (seed 002), rules ``classic-v2`` (and the retired ``classic-v1``).
 
 The state is mutable and private to the referee; what a seat may see is computed by
 ``view(seat)``. Rule ids (``C-…``) refer to ``seeds/classic-rules.md``.
@@ -210,21 +210,27 @@ class ClassicGame(Game):
                 raise IllegalAction("C-1.1", action, f"{bean!r} is not a bean of this game")
         if not action.give_hand and not action.give_trade and not action.want:
             raise IllegalAction("C-6.8", action, "an offer must give or want at least one card")
-        if not action.want and to is None:
+        forced_gift = not action.want and not self.rules.gifts_by_consent  # classic-v1's C-6.5
+        if forced_gift and to is None:
             raise IllegalAction("C-6.5", action, "a gift needs a named receiver")
+        if self.rules.bounded_offers:
+            payable = self.payable(seat, to)
+            if len(action.want) > payable:
+                raise IllegalAction("C-6.9", action, f"it wants {len(action.want)} cards; "
+                                                     f"no partner could pay more than {payable} now")
         give = tuple(s.hand[i] for i in action.give_hand) + tuple(s.trade[i] for i in action.give_trade)
         self._round_quiet = False
-        if not action.want:  # a gift: it cannot be refused (C-6.5)
+        if forced_gift:
             self.events.append(Offered(seat, to, give, (), self.trade_round))
-            self._deal(seat, action.give_hand, action.give_trade, to, ())
-        else:
+            self._deal(seat, action.give_hand, action.give_trade, to, ())  # type: ignore[arg-type]
+        else:  # an offer, a gift included (C-6.5): nothing moves until both sides agree (C-6.6)
             self.events.append(Offered(seat, to, give, action.want, self.trade_round))
             if active:
                 self.offer = OpenOffer(action.to, action.give_hand, action.give_trade, give, action.want)
             else:
                 self.responses.append(Response(seat, False, action.give_hand, give, action.want))
         if active:
-            if not action.want:
+            if forced_gift:
                 self.offer = None
             self._open_responses()
         else:
@@ -286,6 +292,14 @@ class ClassicGame(Game):
             self._next_planter()
 
     # ----------------------------------------------------------------- mechanics
+    def payable(self, seat: int, to: int | None) -> int:
+        """C-6.9: the most cards an offer of ``seat`` to ``to`` (None: everybody) could be paid with now."""
+        if seat != self.active:  # a counter-offer is paid by the active player: hand and untraded turn-ups
+            s = self.seats[self.active]
+            return len(s.hand) + s.trade_locked.count(False)
+        partners = [to] if to is not None else [k for k in range(self.players) if k != seat]
+        return max(len(self.seats[k].hand) for k in partners)
+
     def _check_positions(self, action: Action, positions: Sequence[int], size: int, where: str) -> None:
         if len(set(positions)) != len(positions):
             raise IllegalAction("C-6.2", action, f"a {where} position is named twice")

@@ -74,6 +74,10 @@ def _random_offer(game, rng: random.Random) -> Offer | None:
         to = rng.choice(others + [None]) if want else rng.choice(others)
     else:
         to = game.active
+    if game.rules.bounded_offers:
+        want = want[: game.payable(seat, to)]  # C-6.9
+        if not (give_hand or give_trade or want):
+            return None
     return Offer(give_hand, give_trade, want, to)
 
 

@@ -1,6 +1,8 @@
 """Rules: the constants of a game variant (never its changing state)."""
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Mapping
@@ -97,6 +99,11 @@ class Rules:
     field_price: int = 3
     reshuffles: int = 2
     max_trade_rounds: int = 6
+    #: C-6.5 (since classic-v2): a gift is an offer like any other, which its receiver may decline;
+    #: classic-v1 forced it on the receiver
+    gifts_by_consent: bool = True
+    #: C-6.9 (since classic-v2): an offer wants no more cards than its partner could pay
+    bounded_offers: bool = True
     princes: PrincesRules | None = None  # the Princes variants' own constants; None for classic
     _by_bean: dict[Bean, BeanType] = field(init=False, repr=False, compare=False, hash=False)
 
@@ -133,6 +140,7 @@ class Rules:
             "start_fields": self.start_fields, "max_fields": self.max_fields,
             "field_price": self.field_price, "reshuffles": self.reshuffles,
             "max_trade_rounds": self.max_trade_rounds,
+            "gifts_by_consent": self.gifts_by_consent, "bounded_offers": self.bounded_offers,
         }
         if self.princes is not None:  # classic's JSON stays exactly as it was
             data["princes"] = self.princes.to_json()
@@ -146,15 +154,23 @@ class Rules:
                 "version", "min_players", "max_players", "hand_size", "turn_up", "draw",
                 "start_fields", "max_fields", "field_price", "reshuffles", "max_trade_rounds")}
             princes = PrincesRules.from_json(data["princes"]) if data.get("princes") is not None else None
-            return cls(variant=str(data["variant"]), bean_types=types, princes=princes, **numbers)
+            flags = {name: bool(data.get(name, False)) for name in ("gifts_by_consent", "bounded_offers")}
+            return cls(variant=str(data["variant"]), bean_types=types, princes=princes, **numbers, **flags)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed rules {str(data)[:200]!r}: missing or wrong field: {exc}") from None
 
 
 @cache
 def classic_rules() -> Rules:
-    """The base game of seed 002 for 3-5 players (rules id ``classic-v1``)."""
-    return Rules(variant="classic", version=1, bean_types=parse_bean_types(card_data_path().read_text("utf-8")))
+    """The base game of seed 002 for 3-5 players (rules id ``classic-v2``: gifts by consent, bounded offers)."""
+    return Rules(variant="classic", version=2, bean_types=parse_bean_types(card_data_path().read_text("utf-8")))
+
+
+@cache
+def classic_v1_rules() -> Rules:
+    """The first classic rules (``classic-v1``): forced gifts, unbounded offers. Kept so that games
+    recorded under them replay; no new game is played with them."""
+    return dataclasses.replace(classic_rules(), version=1, gifts_by_consent=False, bounded_offers=False)
 
 
 def _beans_without_garden() -> tuple[BeanType, ...]:
@@ -181,10 +197,16 @@ def solo_rules() -> Rules:
 VARIANTS = {"classic": classic_rules, "duel": duel_rules, "solo": solo_rules}
 
 
+#: Earlier rules of a variant, by id: their recorded games still replay, no new game uses them.
+RETIRED = {"classic-v1": classic_v1_rules}
+
+
 def rules_for(name: str) -> Rules:
-    """Rules by variant name or rules id (``classic`` or ``classic-v1``)."""
+    """Rules by variant name (its current rules) or by rules id (``classic``, ``classic-v2``, ``classic-v1``)."""
     for variant, make in VARIANTS.items():
         rules = make()
         if name in (variant, rules.id):
             return rules
+    if name in RETIRED:
+        return RETIRED[name]()
     raise ValueError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")

@@ -5,12 +5,13 @@ import enum
 import json
 import logging
 import os
+import re
 import select
 import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-__all__ = ["FramingError", "encode", "decode", "LineBuffer", "Outcome", "Event", "Pipes"]
+__all__ = ["FramingError", "encode", "decode", "nesting_depth", "MAX_DEPTH", "LineBuffer", "Outcome", "Event", "Pipes"]
 
 log = logging.getLogger(__name__)
 CHUNK = 65536
@@ -30,12 +31,38 @@ def _preview(line: bytes, limit: int = 60) -> str:
     return repr(text + ("..." if len(line) > limit else ""))
 
 
-def decode(line: bytes) -> dict[str, Any]:
-    """Parse one line (without its newline) into a JSON object, or raise FramingError."""
+#: Deepest nesting a bot's line may have; a reply needs 3 (``{"action": {"want": [...]}}``). Checked
+#: before the decoder, whose recursion a deeper line would exhaust.
+MAX_DEPTH = 16
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+def nesting_depth(line: bytes, stop: int = MAX_DEPTH) -> int:
+    """How deep the arrays and objects of a JSON line nest (strings skipped); stops counting past ``stop``."""
+    if line.count(b"[") + line.count(b"{") <= stop:
+        return line.count(b"[") + line.count(b"{")  # an upper bound, already small enough
+    depth = peak = 0
+    for bracket in _BRACKET.findall(_STRING.sub(b"", line)):
+        depth += 1 if bracket in b"[{" else -1
+        if depth > peak:
+            peak = depth
+            if peak > stop:
+                break
+    return peak
+
+
+def decode(line: bytes, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+    """Parse one line (without its newline) into a JSON object, or raise FramingError: whatever
+    the line holds, no other exception escapes."""
     try:
+        if nesting_depth(line, max_depth) > max_depth:
+            raise FramingError(f"JSON nested deeper than {max_depth} levels: {_preview(line)}")
         value = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise FramingError(f"invalid JSON: {_preview(line)}") from None
+    except FramingError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - ValueError, UnicodeDecodeError, RecursionError, MemoryError...
+        raise FramingError(f"invalid JSON ({type(exc).__name__}): {_preview(line)}") from None
     if not isinstance(value, dict):
         raise FramingError(f"not a JSON object: {_preview(line)}")
     return value

@@ -44,7 +44,7 @@ class Limits:
     startup_ms: float = 5000.0
     memory_mb: int = 512
     cpu_seconds: int = 120
-    max_line_bytes: int = 1_000_000
+    max_line_bytes: int = 64 * 1024  # a reply is ~100 bytes; nothing a bot needs to say comes near
     max_stderr_bytes: int = 64 * 1024
     max_open_files: int = 32
     #: SIGSTOP the bot between requests so it cannot compute on other players' time.

@@ -163,13 +163,14 @@ def test_C_2_2_hand_order_kept_when_trading_from_the_middle_and_drawing(game3):
     trading_position(game3)
     decide(game3, Pass())  # active passes; seat 1 to respond
     assert game3.to_move == 1
-    # seat 1 gives positions 3 and 1 (blue, garden) as a gift
-    events = game3.apply(Offer(give_hand=(3, 1), to=0))
-    assert Traded(1, 0, (BLUE, GARDEN), ()) in events
+    # seat 1 gives positions 3 and 1 (blue, garden) as a gift, which the active player takes
+    game3.apply(Offer(give_hand=(3, 1), to=0))
+    game3.apply(Pass())  # seat 2
+    events = game3.apply(Confirm(0))
+    assert Traded(0, 1, (), (BLUE, GARDEN)) in events
     assert game3.seats[1].hand == [STINK, RED]
     assert game3.seats[0].trade == [GREEN, SOY, BLUE, GARDEN]
     # the hand is never reordered by planting or drawing either
-    game3.apply(Pass())  # seat 2
     game3.apply(EndTrading())
     while game3.decision.kind is K.PLANT_TRADED:
         game3.apply(game3.decision.options[0])
@@ -424,7 +425,10 @@ def test_C_5_3_two_top_cards_turned_up_into_the_active_trading_area(game3):
 @rule("C-5.3")
 def test_C_5_3_turned_up_cards_may_be_traded_away(game3):
     trading_position(game3)
-    events = game3.apply(Offer(give_trade=(1, 0), to=2))  # a gift of both turned-up cards
+    game3.apply(Offer(give_trade=(1, 0), to=2))  # a gift of both turned-up cards
+    game3.apply(Pass())  # seat 1
+    game3.apply(Accept(()))  # seat 2 takes it
+    events = game3.apply(Confirm(0))
     assert Traded(0, 2, (SOY, GREEN), ()) in events
     assert game3.seats[0].trade == [] and game3.seats[2].trade == [SOY, GREEN]
 
@@ -545,10 +549,11 @@ def test_C_6_3_received_cards_are_locked_and_cannot_be_traded_again(game3):
     trading_position(game3)
     game3.apply(Pass())
     game3.apply(Offer(give_hand=(1,), to=0))  # seat 1 gives a garden bean to the active player
+    game3.apply(Pass())  # seat 2
+    game3.apply(Confirm(0))  # who takes it
     assert game3.seats[0].trade == [GREEN, SOY, GARDEN]
     assert game3.seats[0].trade_locked == [False, False, True]
     assert game3.seats[0].hand == [BLUE, RED, CHILI]  # never into a hand
-    game3.apply(Pass())
     # next round: the received garden bean may not be offered on
     assert game3.decision.kind is K.TRADE_OFFER and game3.trade_round == 1
     assert_illegal(game3, Offer(give_trade=(2,), want=(RED,), to=1), "C-6.3")
@@ -570,8 +575,9 @@ def test_C_6_3_locked_cards_cannot_pay_for_a_counter_offer(game3):
 def test_C_6_3_received_cards_must_be_planted(game3):
     trading_position(game3)
     game3.apply(Offer(give_trade=(0,), to=1))  # gift of the green bean to seat 1
-    game3.apply(Pass())
-    game3.apply(Pass())
+    game3.apply(Accept(()))  # seat 1 takes it
+    game3.apply(Pass())  # seat 2
+    game3.apply(Confirm(0))
     game3.apply(EndTrading())
     # seat 0 plants its soy, then seat 1 must plant the green it received
     assert game3.decision.seat == 0
@@ -603,30 +609,64 @@ def test_C_6_4_a_whole_negotiation_leaves_fields_alone(game3):
 
 
 @rule("C-6.5")
-def test_C_6_5_gift_from_active_takes_effect_at_once(game3):
+def test_C_6_5_a_gift_from_the_active_player_waits_for_the_receiver(game3):
     trading_position(game3)
     events = game3.apply(Offer(give_hand=(2,), to=2))
-    assert events[:2] == [Offered(0, 2, (CHILI,), (), 0), Traded(0, 2, (CHILI,), ())]
+    assert events == [Offered(0, 2, (CHILI,), (), 0)]  # nothing moved
+    assert game3.seats[2].trade == [] and game3.seats[0].hand == [BLUE, RED, CHILI]
+    assert game3.decision.seat == 1 and Accept(()) not in game3.decision.options  # not the addressee
+    game3.apply(Pass())
+    assert game3.decision.seat == 2 and Accept(()) in game3.decision.options
+    game3.apply(Accept(()))
+    assert game3.decision.kind is K.TRADE_CONFIRM
+    events = game3.apply(Confirm(0))
+    assert Traded(0, 2, (CHILI,), ()) in events
     assert game3.seats[2].trade == [CHILI] and game3.seats[2].trade_locked == [True]
     assert game3.seats[0].hand == [BLUE, RED]
-    # the round continues with the responses
-    assert game3.decision.kind is K.TRADE_RESPOND and game3.decision.seat == 1
 
 
 @rule("C-6.5")
-def test_C_6_5_gift_from_a_responder_to_the_active_player(game3):
+def test_C_6_5_a_declined_gift_changes_nothing(game3):
+    trading_position(game3)
+    before = snapshot(game3)
+    game3.apply(Offer(give_hand=(2,), to=2))
+    game3.apply(Pass())  # seat 1
+    game3.apply(Pass())  # seat 2, the receiver, declines
+    assert game3.decision.kind is K.TRADE_OFFER and game3.trade_round == 1  # a new round
+    assert snapshot(game3)[:3] == before[:3]  # every seat's cards, the deck and the discard pile
+
+
+@rule("C-6.5")
+def test_C_6_5_a_gift_to_the_active_player_needs_the_active_players_confirmation(game3):
     trading_position(game3)
     game3.apply(Pass())
     events = game3.apply(Offer(give_hand=(2, 0), to=None))  # to=None means the active player
-    assert events[:2] == [Offered(1, 0, (RED, STINK), (), 0), Traded(1, 0, (RED, STINK), ())]
-    assert game3.seats[1].hand == [GARDEN, BLUE]
-    assert game3.seats[0].trade[-2:] == [RED, STINK]
+    assert events == [Offered(1, 0, (RED, STINK), (), 0)]
+    game3.apply(Pass())  # seat 2
+    assert game3.decision.kind is K.TRADE_CONFIRM and Confirm(0) in game3.decision.options
+    game3.apply(Pass())  # the active player declines it
+    assert game3.seats[1].hand == [STINK, GARDEN, RED, BLUE] and game3.seats[0].trade == [GREEN, SOY]
+    game3.apply(Offer(give_trade=(0,), want=(GARDEN,), to=2))  # round 2: nothing was forced on anyone
+    game3.apply(Offer(give_hand=(2, 0), to=None))  # seat 1 tries again, seat 0 accepts this time
+    game3.apply(Pass())  # seat 2
+    events = game3.apply(Confirm(0))
+    assert Traded(0, 1, (), (RED, STINK)) in events
+    assert game3.seats[0].trade[-2:] == [RED, STINK] and game3.seats[1].hand == [GARDEN, BLUE]
 
 
 @rule("C-6.5")
-def test_C_6_5_a_gift_needs_a_named_receiver(game3):
-    trading_position(game3)
-    assert_illegal(game3, Offer(give_hand=(0,), to=None), "C-6.5")
+def test_C_6_5_classic_v1_games_keep_their_forced_gifts():
+    from engine import ClassicGame, rules_for
+
+    def old() -> ClassicGame:
+        return trading_position(ClassicGame(rules_for("classic-v1"), 3, 11))
+
+    game = old()
+    assert game.rules.id == "classic-v1" and not game.rules.gifts_by_consent and not game.rules.bounded_offers
+    events = game.apply(Offer(give_hand=(2,), to=2))
+    assert events[:2] == [Offered(0, 2, (CHILI,), (), 0), Traded(0, 2, (CHILI,), ())]
+    assert_illegal(old(), Offer(give_hand=(0,), to=None), "C-6.5")  # v1: a gift needed a named receiver
+    old().apply(Offer(give_hand=(0,), want=(SOY,) * 9))  # v1 had no C-6.9
 
 
 @rule("C-6.6")
@@ -806,6 +846,26 @@ def test_C_6_8_one_offer_per_round_and_no_offer_outside_trading(game3):
     assert_illegal(game3, Offer(give_hand=(0,), want=(SOY,), to=1), "C-6.8")
     trading_position(game3)
     assert_illegal(game3, Offer(to=1), "C-6.8")  # gives and wants nothing
+
+
+@rule("C-6.9")
+def test_C_6_9_an_offer_wants_no_more_than_its_partner_could_pay(game3):
+    trading_position(game3)  # hands: seat 1 holds 4 cards, seat 2 holds 3
+    assert_illegal(game3, Offer(give_trade=(0,), want=(SOY,) * 4, to=2), "C-6.9")
+    assert_illegal(game3, Offer(give_trade=(0,), want=(SOY,) * 5), "C-6.9")  # everybody: the largest hand is 4
+    assert_illegal(game3, Offer(give_trade=(0,), want=(SOY,) * 10_000, to=1), "C-6.9")
+    game3.apply(Offer(give_trade=(0,), want=(RED,) * 4))
+    assert game3.decision.kind is K.TRADE_RESPOND
+
+
+@rule("C-6.9")
+def test_C_6_9_a_counter_offer_wants_no_more_than_the_active_player_holds(game3):
+    trading_position(game3)  # the active seat 0 holds 3 hand cards and 2 untraded turn-ups
+    game3.apply(Pass())
+    assert game3.to_move == 1
+    assert_illegal(game3, Offer(give_hand=(0,), want=(BLUE,) * 6), "C-6.9")
+    game3.apply(Offer(give_hand=(0,), want=(BLUE, RED, CHILI, GREEN, SOY)))
+    assert game3.to_move == 2
 
 
 # --------------------------------------------------------------------------- C-7 deck, end, score
@@ -1015,7 +1075,7 @@ def test_every_numbered_rule_has_a_marked_test_with_its_id_in_the_name():
 
     text = (Path(__file__).resolve().parents[2] / "seeds" / "classic-rules.md").read_text(encoding="utf-8")
     ids = set(re.findall(r"^\| (C-\d+\.\d+) \|", text, flags=re.M))
-    assert len(ids) == 34, sorted(ids)  # C-1 2, C-2 3, C-3 3, C-4 3, C-5 7, C-6 8, C-7 4, C-8 4
+    assert len(ids) == 35, sorted(ids)  # C-1 2, C-2 3, C-3 3, C-4 3, C-5 7, C-6 9, C-7 4, C-8 4
     assert BEHAVIOUR_DECISIONS <= set(re.findall(r"\*\*(D-\d+) ", text))
     module = sys.modules[__name__]
     marked: dict[str, list[str]] = {}

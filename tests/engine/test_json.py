@@ -114,11 +114,16 @@ def test_view_with_offer_acceptance_and_counter_offer_round_trips():
 def test_rules_round_trip():
     rules = classic_rules()
     data = wire(rules.to_json())
-    assert data["id"] == "classic-v1"
+    assert data["id"] == "classic-v2" and data["gifts_by_consent"] is True and data["bounded_offers"] is True
     again = Rules.from_json(data)
     assert again == rules and again.id == rules.id
     assert again.coins_for(Bean.RED, 5) == 4
-    assert rules_for("classic") is rules and rules_for("classic-v1") is rules
+    assert rules_for("classic") is rules and rules_for("classic-v2") is rules
+    old = rules_for("classic-v1")
+    assert old.id == "classic-v1" and not old.gifts_by_consent and not old.bounded_offers
+    assert Rules.from_json(wire(old.to_json())) == old
+    v1_json = {k: v for k, v in old.to_json().items() if k not in ("gifts_by_consent", "bounded_offers")}
+    assert Rules.from_json(v1_json) == old  # JSON written before the flags existed reads as v1
 
 
 def test_replay_dumps_and_loads(games):
@@ -128,7 +133,7 @@ def test_replay_dumps_and_loads(games):
         again = Replay.loads(text)
         assert again == replay
         assert again.result == game.result and again.forfeits == (1,)
-        assert json.loads(text)["rules_id"] == "classic-v1"
+        assert json.loads(text)["rules_id"] == "classic-v2"
 
 
 def test_game_result_round_trips(games):

@@ -28,7 +28,7 @@ from engine import (  # noqa: E402
 )
 from engine.policies import random_action  # noqa: E402
 
-RULES_ID = "classic-v1"
+RULES_ID = "classic-v2"  # classic-v1-*.json were made by this script under the v1 rules and are kept
 GAMES = [(3, 20260101), (4, 20260202), (5, 20260303)]
 POLICY = "scripted: BuyField when possible with p=0.5, a Harvest with p=0.03, else random_action(offer_rate=0.35)"
 
@@ -84,7 +84,7 @@ def build_princes(rules_id: str, players: int, seed: int) -> dict:
 
 
 def golden_name(players: int, seed: int) -> str:
-    return f"classic-{players}p-{seed}.json"
+    return f"{RULES_ID}-{players}p-{seed}.json"
 
 
 def build(players: int, seed: int) -> dict:
