@@ -19,7 +19,9 @@ from arena.executors import ExecutorError, executor_for
 from arena.ladder import LadderError, SeasonSettings, is_solo, leaderboard, rerate, run_season
 from arena.players import SandboxPlayer
 from arena.progress import ProgressReporter
-from arena.submit import (SubmissionError, builtin_bots, check_name, check_source, existing_bot,
+from arena.seeds import bot_seeds, database_key, keyed, random_seed
+from arena.text import TextError, check_text, shown
+from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, check_source, existing_bot,
                           names_taken_by_submissions, register, register_bosses, smoke_failure, smoke_games)
 from arena.referee import GameRecord, InProcessPlayer, Player, play_game
 from engine import rules_for
@@ -106,7 +108,9 @@ pass_context = click.make_pass_decorator(Context)
 @cli.command()
 @click.argument("bots", nargs=-1, required=True)
 @click.option("--variant", default="classic", show_default=True, help="Rules variant or rules id.")
-@click.option("--seed", type=int, default=None, help="Deck seed (default: a random 63-bit number).")
+@click.option("--seed", type=int, default=None,
+              help="Reproduce a game: the same seed plays the same deal with the same bot seeds on this database "
+                   "(keyed with its secret, so a bot cannot guess the deal). Default: fresh randomness.")
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the game's replay (JSON) to this file.")
 @click.option("--in-process", is_flag=True, help="Run the bots in this process (trusted bots only; no sandbox).")
@@ -116,7 +120,8 @@ pass_context = click.make_pass_decorator(Context)
 @click.option("--bank-ms", type=click.FloatRange(min=0), default=10_000, show_default=True,
               help="Time bank per game for decisions that overrun.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def play(bots: Sequence[str], variant: str, seed: int | None, replay_path: str | None, in_process: bool,
+@pass_context
+def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, replay_path: str | None, in_process: bool,
          unsafe: bool, decision_ms: float, bank_ms: float, as_json: bool) -> None:
     """Play one game between BOTS (built-in names such as 'random' and 'greedy', or file paths).
 
@@ -141,7 +146,13 @@ def play(bots: Sequence[str], variant: str, seed: int | None, replay_path: str |
         raise UserError(f"{EXEC} bots are programs of their own: they cannot run --in-process")
     resolved = [(Path(programs[i][0]).stem, "", False) if i in programs else resolve_bot(spec)
                 for i, spec in enumerate(bots)]
-    seed = secrets.randbits(63) if seed is None else seed
+    if seed is None:  # nothing to reproduce: fresh randomness, no database needed
+        deck, seeds = random_seed(), None
+    else:  # reproducible on this database only: the chosen seed is keyed with its secret (arena/seeds.py)
+        with Session(ctx.engine) as session:
+            key = database_key(session)
+        deck = keyed(key, "play", seed)
+        seeds = bot_seeds(key, deck, len(bots))
     limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
     players: list[Player] = []
     try:
@@ -165,7 +176,7 @@ def play(bots: Sequence[str], variant: str, seed: int | None, replay_path: str |
                         raise UserError(str(exc)) from None
                 else:
                     players.append(SandboxPlayer(name, source, limits, tier))
-        record = play_game(rules, seed, players, limits)
+        record = play_game(rules, deck, players, limits, seeds)
     except SandboxError as exc:
         raise click.ClickException(f"sandbox unavailable (machine fault, not the bots'): {exc}") from None
     finally:
@@ -229,15 +240,18 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
         if not file.is_file():
             raise SubmissionError(f"no such file: {path!r}")
         name = check_name(name or file.stem)
+        check_author(author)
         with Session(ctx.engine) as session:
             existing_bot(session, name)
         source = check_source(file.read_bytes(), path)
-        records = smoke_games(name, source, Limits(), sandbox_tier(unsafe))
-        failures = {variant: smoke_failure(record) for variant, record in records.items()}
+        smoke = smoke_games(name, source, Limits(), sandbox_tier(unsafe))
+        records = {variant: record for variant, (_, record) in smoke.items()}
+        mine = {variant: table.seat for variant, (table, _) in smoke.items()}
+        failures = {variant: smoke_failure(record, mine[variant]) for variant, record in records.items()}
         passed = [variant for variant, failure in failures.items() if not failure]
         if not passed:  # the classic game's failure names the reason
             record, failure = records["classic"], failures["classic"] or ""
-            detail = record.seats[0].detail
+            detail = record.seats[mine["classic"]].detail
             raise SubmissionError(f"{path!r} rejected: {failure}" + ("" if detail in failure else f" ({detail})"))
     except SubmissionError as exc:
         raise UserError(str(exc)) from None
@@ -248,8 +262,9 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
             done = register(session, name, source, author, variants=passed)
         except SubmissionError as exc:  # e.g. a boss took the name during the smoke games
             raise UserError(str(exc)) from None
-        games = "; ".join(f"{variant} {r.seats[0].coins} coins, " + (
-            f"rank {r.seats[0].rank} of {len(r.seats)}" if len(r.seats) > 1 else "won" if r.seats[0].rank == 1 else "lost")
+        games = "; ".join(f"{variant} {r.seats[mine[variant]].coins} coins, " + (
+            f"rank {r.seats[mine[variant]].rank} of {len(r.seats)}" if len(r.seats) > 1
+            else "won" if r.seats[0].rank == 1 else "lost")
             for variant, r in records.items() if variant in passed)
         if done.new:
             click.echo(f"{name} version {done.version.number} registered for {', '.join(passed)} (smoke games: {games})")
@@ -271,7 +286,7 @@ def bots_command(ctx: Context) -> None:
         for bot in session.exec(select(Bot).order_by(Bot.name)).all():
             versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).all()
             row = board.get(bot.name)
-            rows.append((bot.name + (" (boss)" if bot.builtin else ""), bot.author, str(row["version"] if row else "-"),
+            rows.append((bot.name + (" (boss)" if bot.builtin else ""), shown(bot.author), str(row["version"] if row else "-"),
                          str(len(versions)), f"{row['score']:.2f}" if row else "-", f"{row['mu']:.2f}" if row else "-",
                          f"{row['sigma']:.2f}" if row else "-", str(row["games"]) if row else "0"))
     click.echo(format_table(rows) if len(rows) > 1 else "no bots yet: add one with 'arena submit PATH'")
@@ -332,6 +347,10 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
     Solo seasons: every bot that plays solo plays the same deals, ranked by win rate.
     """
     boss_names = parse_bosses(bosses) if bosses is not None else []
+    try:
+        check_text(name, "season name")
+    except TextError as exc:
+        raise UserError(str(exc)) from None
     try:
         executor = executor_for(executor_spec, workers)
     except ExecutorError as exc:

@@ -26,6 +26,8 @@ from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.match import GameSpec, MatchOutcome, SeatEntry, TableTask
 from arena.matchmaking import Candidate, Matchmaker
 from arena.ratings import SIGMA, RatingBook, Skill
+from arena.seeds import bot_seeds, database_key, keyed, random_seed
+from arena.text import shown
 from engine import rules_for
 from sandbox import Limits, Tier
 
@@ -203,9 +205,10 @@ def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
             raise LadderError(f"{rules.id} is played by {rules.min_players}-{rules.max_players} players, "
                               f"not {low}-{high}")
         games = settings.games or (DEFAULT_SOLO_SEEDS if rules.max_players == 1 else DEFAULT_GAMES)
+        chosen = settings.seed  # a chosen seed is keyed with the database's secret (arena/seeds.py)
         season = Season(name=settings.name, variant=rules.variant, games=games,
                         min_players=low, max_players=high, rotate=settings.rotate,
-                        seed=settings.seed if settings.seed is not None else random.SystemRandom().getrandbits(63))
+                        seed=random_seed() if chosen is None else keyed(database_key(session), "season", chosen))
         session.add(season)
         session.commit()
         session.refresh(season)
@@ -320,8 +323,9 @@ class Planner:
         return matches
 
 
-def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier: Tier) -> TableTask:
-    """The worker's task for the matches of one table (their bots, their seatings)."""
+def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier: Tier, key: bytes) -> TableTask:
+    """The worker's task for the matches of one table (their bots, their seatings, the bots' seeds
+    keyed with the database's ``key``)."""
     bots: list[SeatEntry] = []
     index: dict[int, int] = {}
     games = []
@@ -336,7 +340,7 @@ def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier:
                 name = f"{bot.name}#{version.number}" if version.number > 1 else bot.name
                 bots.append(SeatEntry(version.id, name, version.source))  # type: ignore[arg-type]
             seating.append(index[version.id])  # type: ignore[index]
-        games.append(GameSpec(match.id, match.seed, tuple(seating)))  # type: ignore[arg-type]
+        games.append(GameSpec(match.id, match.seed, tuple(seating), bot_seeds(key, match.seed, len(seating))))  # type: ignore[arg-type]
     return TableTask(matches[0].rules_id, tuple(bots), tuple(games), limits, tier)
 
 
@@ -404,6 +408,7 @@ def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor
             with Session(engine) as session:
                 season = session.get(Season, season_id)
                 assert season is not None
+                key = database_key(session)
                 planner = Planner(session, season, load_book(session, season.variant), settings.builtin_only)
                 progress = _progress_of(session, season)
                 if planner.solo:  # deals × bots, not season.games
@@ -418,7 +423,7 @@ def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor
                     while tables_in_flight < 2 * executor.slots() and (backlog or planner.remaining() > 0):
                         if not backlog:
                             backlog.append(planner.plan())
-                        task = table_task(session, backlog.pop(0), limits, tier)
+                        task = table_task(session, backlog.pop(0), limits, tier, key)
                         executor.submit(task)
                         tables_in_flight += 1
                     if not tables_in_flight:
@@ -469,7 +474,7 @@ def leaderboard(session: Session, variant: str = "classic", season: str | None =
         rating = session.get(Rating, (version.id, variant))
         skill = (Skill(rating.mu, rating.sigma, rating.games) if rating
                  else Skill(version.prior_mu_in(variant), version.prior_sigma))
-        rows.append({"name": bot.name, "author": bot.author, "builtin": bot.builtin, "version": version.number,
+        rows.append({"name": bot.name, "author": shown(bot.author), "builtin": bot.builtin, "version": version.number,
                      "version_id": version.id, "score": round(skill.score, 4), "mu": round(skill.mu, 4),
                      "sigma": round(skill.sigma, 4), "games": skill.games})
     rows.sort(key=lambda r: (-r["score"], r["name"]))
@@ -502,7 +507,7 @@ def solo_leaderboard(session: Session, variant: str = "solo", season: str | None
         games, wins, gold = tallies.get(version.id, [0, 0, 0])  # type: ignore[arg-type]
         low, high = wilson(wins, games)
         rate = wins / games if games else 0.0
-        rows.append({"name": bot.name, "author": bot.author, "builtin": bot.builtin, "version": version.number,
+        rows.append({"name": bot.name, "author": shown(bot.author), "builtin": bot.builtin, "version": version.number,
                      "version_id": version.id, "season": chosen.name if chosen else None, "games": games,
                      "wins": wins, "win_rate": round(rate, 4), "ci_low": round(low, 4), "ci_high": round(high, 4),
                      "avg_gold": round(gold / games, 4) if games else None, "score": round(low, 4),

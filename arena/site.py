@@ -26,6 +26,7 @@ from sqlmodel import Session, select
 import arena
 from arena.db import Bot, BotVersion, Match, MatchSeat, RatingSnapshot, Season, prior_mean
 from arena.ladder import is_solo, leaderboard, variant_of
+from arena.text import shown
 from engine import new_game, rules_for
 from engine.replay import Replay
 from engine.rules import VARIANTS
@@ -226,7 +227,7 @@ class Ladder:
 
 def load_ladder(session: Session, variant: str) -> Ladder:
     """Everything the pages show except the replays, with few queries and no ORM objects per row."""
-    bots = {row.id: BotInfo(row.id, row.name, row.author, row.builtin, row.created_at)
+    bots = {row.id: BotInfo(row.id, row.name, shown(row.author), row.builtin, row.created_at)
             for row in session.exec(select(Bot)).all()}
     versions: dict[int, VersionInfo] = {}
     for vid, bot_id, number, active, created, mu, priors, sigma in session.exec(select(
@@ -782,6 +783,7 @@ def _rules_meta(rules_id: str) -> dict[str, Any]:
     except ValueError as exc:
         raise SiteError(f"game with unknown rules {rules_id!r}: {exc}") from None
     meta = {"id": rules.id, "hand_size": rules.hand_size, "deck_size": rules.deck_size,
+            "gifts_by_consent": rules.gifts_by_consent,
             "start_fields": rules.start_fields, "turn_up": rules.turn_up, "draw": rules.draw,
             "reshuffles": rules.reshuffles, "beans": {t.bean.value: t.name for t in rules.bean_types}}
     if rules.princes is not None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,16 +14,15 @@ from arena.db import Bot, BotVersion, Rating, format_priors, source_hash
 from arena.players import PROJECT, SandboxPlayer
 from arena.ratings import MU, SIGMA
 from arena.referee import GameRecord, Player, play_game
+from arena.text import TextError, check_text
 from engine import rules_for
 from engine.rules import VARIANTS
 from sandbox import Limits, Status, Tier
 
 MAX_BOT_BYTES = 256 * 1024
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
-SMOKE_OPPONENTS = ("random_bot", "greedy_bot")
-#: the example bots seated after the submitted one in each variant's smoke game
-SMOKE_TABLES: dict[str, tuple[str, ...]] = {"classic": SMOKE_OPPONENTS, "duel": ("greedy_bot",), "solo": ()}
-SMOKE_SEED = 20240601
+#: the built-in bots a smoke game draws its opponents from (search thinks for its whole time limit)
+SMOKE_OPPONENTS = ("random", "greedy", "trader")
 #: the variants rated with TrueSkill, where a new version starts from its predecessor's mean (solo is counted)
 RATED_VARIANTS = tuple(v for v in VARIANTS if rules_for(v).max_players > 1)
 
@@ -65,23 +65,57 @@ def check_source(data: bytes, filename: str) -> str:
     return source
 
 
-def smoke_game(name: str, source: str, limits: Limits, tier: Tier, variant: str = "classic") -> GameRecord:
-    """One game of ``variant`` in the sandbox, the bot in seat 0, the variant's example opponents after it."""
+@dataclass(frozen=True)
+class SmokeTable:
+    """A smoke game drawn like a ladder game: a secret deal, a table size in the variant's range,
+    opponents among the built-in bots, the submitted bot at a random seat."""
+
+    variant: str
+    seed: int
+    opponents: tuple[str, ...]
+    seat: int
+
+    @classmethod
+    def draw(cls, variant: str, rng: random.Random | None = None) -> SmokeTable:
+        rng = rng or random.SystemRandom()
+        rules = rules_for(variant)
+        size = rng.randint(rules.min_players, rules.max_players)
+        pool = list(SMOKE_OPPONENTS)
+        opponents = tuple(rng.sample(pool, size - 1) if size - 1 <= len(pool) else rng.choices(pool, k=size - 1))
+        return cls(rules.variant, rng.getrandbits(63), opponents, rng.randrange(size))
+
+
+def smoke_game(name: str, source: str, limits: Limits, tier: Tier, variant: str = "classic",
+               table: SmokeTable | None = None) -> GameRecord:
+    """One game of ``variant`` in the sandbox at a drawn table (``SmokeTable.draw``); the submitted
+    bot's seat is ``table.seat``. The record's seats are in table order."""
+    table = table or SmokeTable.draw(variant)
+    bots = builtin_bots()
     players: list[Player] = []
     try:
-        players.append(SandboxPlayer(name, source, limits, tier))
-        for opponent in SMOKE_TABLES[variant]:
-            text = (PROJECT / "bots" / f"{opponent}.py").read_text(encoding="utf-8")
-            players.append(SandboxPlayer(opponent, text, limits, tier))
-        return play_game(rules_for(variant), SMOKE_SEED, players, limits)
+        for opponent in table.opponents:
+            players.append(SandboxPlayer(opponent, bots[opponent].read_text(encoding="utf-8"), limits, tier))
+        players.insert(table.seat, SandboxPlayer(name, source, limits, tier))
+        return play_game(rules_for(table.variant), table.seed, players, limits)
     finally:
         for player in players:
             player.close()
 
 
-def smoke_games(name: str, source: str, limits: Limits, tier: Tier) -> dict[str, GameRecord]:
-    """One smoke game per rules variant (classic, duel, solo), in that order."""
-    return {variant: smoke_game(name, source, limits, tier, variant) for variant in VARIANTS}
+def smoke_games(name: str, source: str, limits: Limits, tier: Tier) -> dict[str, tuple[SmokeTable, GameRecord]]:
+    """One smoke game per rules variant (classic, duel, solo), in that order, each at a drawn table."""
+    out = {}
+    for variant in VARIANTS:
+        table = SmokeTable.draw(variant)
+        out[variant] = (table, smoke_game(name, source, limits, tier, variant, table))
+    return out
+
+
+def check_author(author: str) -> str:
+    try:
+        return check_text(author, "author")
+    except TextError as exc:
+        raise SubmissionError(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -107,6 +141,7 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
     """Store ``source`` as the newest version of bot ``name`` (one transaction), to be scheduled in ``variants``.
     The same source again only updates the variants it plays."""
     check_name(name)
+    check_author(author)
     digest = source_hash(source)
     bot = existing_bot(session, name, builtin)
     if bot is None:
@@ -168,11 +203,11 @@ def register_bosses(session: Session, names: Sequence[str]) -> list[Registered]:
                      variants=tuple(VARIANTS)) for name in names]
 
 
-def smoke_failure(record: GameRecord) -> str | None:
-    """Why the submitted bot (seat 0) failed its smoke game, or None."""
+def smoke_failure(record: GameRecord, seat_index: int = 0) -> str | None:
+    """Why the submitted bot (at ``seat_index``) failed its smoke game, or None."""
     if record.void:
         return f"the smoke game was voided by a referee fault: {record.void}"
-    seat = record.seats[0]
+    seat = record.seats[seat_index]
     if seat.status is not Status.OK:
         return f"the bot failed its smoke game with status {seat.status.value!r}: {seat.detail}"
     return None

@@ -62,7 +62,8 @@ def decode(line: bytes, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
     except FramingError:
         raise
     except Exception as exc:  # noqa: BLE001 - ValueError, UnicodeDecodeError, RecursionError, MemoryError...
-        raise FramingError(f"invalid JSON ({type(exc).__name__}): {_preview(line)}") from None
+        why = "" if isinstance(exc, ValueError) else f" ({type(exc).__name__})"
+        raise FramingError(f"invalid JSON{why}: {_preview(line)}") from None
     if not isinstance(value, dict):
         raise FramingError(f"not a JSON object: {_preview(line)}")
     return value

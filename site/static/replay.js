@@ -83,13 +83,16 @@
           break;
         case "offered":
           var given = hints.o[oi++] || [];
+          // a gift (an offer wanting nothing) is an offer like any other under gifts by consent
+          // (classic-v2, C-6.5); under classic-v1 it moved at once, with the next traded event
+          var forced = !e.want.length && !rules.gifts_by_consent;
           if (e.seat === s.active) {
             responses = [];
-            activeOffer = e.want.length ? given : [];
-          } else if (e.want.length) {
+            activeOffer = forced ? [] : given;
+          } else if (!forced) {
             responses.push({ accept: false });
           }
-          if (!e.want.length) gift = given;
+          if (forced) gift = given;
           break;
         case "accepted":
           responses.push({ accept: true });
@@ -161,8 +164,10 @@
         return name(e.seat) + " offers " + cards(meta, e.give) + " for " + cards(meta, e.want) + " to " +
           (e.to === null || e.to === undefined ? "everybody" : name(e.to)) + " (round " + (e.round + 1) + ").";
       case "accepted": return name(e.seat) + " accepts the offer of " + name(before.active) + ".";
-      case "traded": return name(e.a) + " gives " + cards(meta, e.a_gave) + " to " + name(e.b) +
-        (e.b_gave.length ? " for " + cards(meta, e.b_gave) : " as a gift") + ".";
+      case "traded":
+        if (!e.a_gave.length) return name(e.b) + " gives " + cards(meta, e.b_gave) + " to " + name(e.a) + " as a gift.";
+        return name(e.a) + " gives " + cards(meta, e.a_gave) + " to " + name(e.b) +
+          (e.b_gave.length ? " for " + cards(meta, e.b_gave) : " as a gift") + ".";
       case "trading_ended": return name(e.seat) + " ends trading after " + e.rounds + " round" + (e.rounds === 1 ? "" : "s") + ".";
       case "drew": return name(e.seat) + " draws " + e.cards + " card" + (e.cards === 1 ? "" : "s") + ".";
       case "reshuffled": return "The discard pile is shuffled into a new deck of " + e.deck + " cards (reshuffle " + e.reshuffles + ").";

@@ -19,6 +19,7 @@ from sqlmodel import Session, select
 
 from arena.db import Match, RatingSnapshot, make_engine
 from arena.executors import DaskExecutor, ExecutorError, LocalPoolExecutor, executor_for
+from arena.seeds import database_key
 from arena.ladder import Planner, SeasonSettings, get_or_create_season, load_book, record_outcome, rerate, table_task
 from arena.match import run_table
 from arena.submit import register
@@ -205,7 +206,8 @@ def test_same_matches_same_replays_on_the_local_pool_and_on_dask(tmp_path: Path,
         settings = SeasonSettings("same", games=9, min_players=3, max_players=3, rotate=True, seed=21)
         season = get_or_create_season(session, settings)
         planner = Planner(session, season, load_book(session, "classic"))
-        tasks = [table_task(session, planner.plan(), Limits(), tier) for _ in range(3)]
+        key = database_key(session)
+        tasks = [table_task(session, planner.plan(), Limits(), tier, key) for _ in range(3)]
     engine.dispose()  # nothing may cross the local pool's fork
     assert sum(len(t.games) for t in tasks) == 9
     replays = {}

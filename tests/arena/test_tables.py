@@ -1,4 +1,4 @@
-"""A table's games share bot processes; a failed bot gets a fresh process for the next game."""
+"""A table's games: every game starts every bot afresh; a game the machine could not play is void."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,7 +9,10 @@ import arena.match as match_module
 from arena.match import GameSpec, SeatEntry, TableTask, run_table
 from arena.players import SandboxPlayer
 from engine.replay import resimulate
-from sandbox import Limits, Status, Tier, detect_tier
+from engine import classic_rules
+from sandbox import Limits, SandboxError, Status, Tier, detect_tier
+
+RULES_ID = classic_rules().id
 
 PROJECT = Path(__file__).resolve().parents[2]
 GREEDY = (PROJECT / "bots" / "greedy_bot.py").read_text()
@@ -22,7 +25,7 @@ def tier() -> Tier:
     return detect_tier()
 
 
-def test_rotated_table_reuses_processes_and_replaces_failed_ones(tier: Tier, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_game_of_a_rotated_table_starts_every_bot_afresh(tier: Tier, monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[str] = []
     real_init = SandboxPlayer.__init__
 
@@ -33,7 +36,7 @@ def test_rotated_table_reuses_processes_and_replaces_failed_ones(tier: Tier, mon
     monkeypatch.setattr(match_module.SandboxPlayer, "__init__", counting_init)
     bots = (SeatEntry(1, "greedy", GREEDY), SeatEntry(2, "greedy_copy", GREEDY), SeatEntry(3, "crasher", CRASHER))
     games = tuple(GameSpec(100 + k, 77, tuple((k + i) % 3 for i in range(3))) for k in range(3))
-    outcomes = run_table(TableTask("classic-v1", bots, games, Limits(), tier))
+    outcomes = run_table(TableTask(RULES_ID, bots, games, Limits(), tier))
     assert [o.match_id for o in outcomes] == [100, 101, 102]
     for k, outcome in enumerate(outcomes):
         record = outcome.record
@@ -44,14 +47,32 @@ def test_rotated_table_reuses_processes_and_replaces_failed_ones(tier: Tier, mon
         assert statuses.count(Status.OK) == 2
         assert record.seats[crasher_seat].rank == 3
         assert resimulate(record.replay).result == record.replay.result
-    # the two healthy bots were started once for the three games, the crasher once per game
-    assert sorted(started) == ["crasher", "crasher", "crasher", "greedy", "greedy_copy"]
+    # a fresh process for every bot in every game: nothing of a deal survives into its rotation
+    assert sorted(started) == ["crasher"] * 3 + ["greedy"] * 3 + ["greedy_copy"] * 3
+
+
+def test_a_game_the_machine_cannot_start_is_void_and_the_table_goes_on(tier: Tier, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_init = SandboxPlayer.__init__
+    calls = []
+
+    def failing_once(self, name, source, limits, tier):  # type: ignore[no-untyped-def]
+        calls.append(name)
+        if len(calls) == 2:
+            raise SandboxError("no free uid slot (test)")
+        real_init(self, name, source, limits, tier)
+
+    monkeypatch.setattr(match_module.SandboxPlayer, "__init__", failing_once)
+    bots = (SeatEntry(1, "a", GREEDY), SeatEntry(2, "b", GREEDY), SeatEntry(3, "c", GREEDY))
+    games = tuple(GameSpec(10 + k, 5, (0, 1, 2)) for k in range(2))
+    outcomes = run_table(TableTask(RULES_ID, bots, games, Limits(), tier))
+    assert outcomes[0].record is None and "no free uid slot (test)" in (outcomes[0].machine_fault or "")
+    assert outcomes[1].record is not None and outcomes[1].record.void is None
 
 
 def test_same_deal_with_rotated_seats_is_the_same_deck(tier: Tier) -> None:
     bots = (SeatEntry(1, "a", GREEDY), SeatEntry(2, "b", GREEDY), SeatEntry(3, "c", GREEDY))
     games = tuple(GameSpec(k, 5, tuple((k + i) % 3 for i in range(3))) for k in range(3))
-    records = [o.record for o in run_table(TableTask("classic-v1", bots, games, Limits(), tier))]
+    records = [o.record for o in run_table(TableTask(RULES_ID, bots, games, Limits(), tier))]
     assert all(r is not None for r in records)
     # identical bots in rotated seats on the same deck: seat outcomes do not depend on who sits there
     assert len({r.replay.events for r in records}) == 1  # type: ignore[union-attr]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sandbox.framing import Event, FramingError, LineBuffer, Pipes, StderrTail, decode, encode
+from sandbox.framing import Event, FramingError, LineBuffer, Pipes, StderrTail, decode, encode, nesting_depth
 
 
 class FakeBot:
@@ -127,3 +127,28 @@ def test_unsolicited_output_is_seen_before_a_request(fake: FakeBot) -> None:
     assert not fake.pipes.stdout_has_data()
     os.write(fake.out_w, b'{"late":1}\n')
     assert fake.pipes.stdout_has_data()
+
+
+@pytest.mark.parametrize("line", [
+    b"[" * 200_000 + b"]" * 200_000,
+    b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
+    b'{"id":1,"action":{"want":' + b"[" * 17 + b"]" * 17 + b"}}",
+])
+def test_decode_refuses_deep_nesting_before_the_decoder(line: bytes) -> None:
+    with pytest.raises(FramingError, match="nested deeper than 16 levels"):
+        decode(line)
+
+
+def test_decode_accepts_brackets_inside_strings_and_nesting_up_to_the_limit() -> None:
+    assert decode(b'{"a":"' + b"[" * 500 + b'"}') == {"a": "[" * 500}
+    assert nesting_depth(b'{"a":' + b"[" * 15 + b"]" * 15 + b"}") == 16
+    value = decode(b'{"a":' + b"[" * 15 + b"]" * 15 + b"}")["a"]
+    for _ in range(14):
+        value = value[0]
+    assert value == []
+
+
+@pytest.mark.parametrize("line", [b'{"x":' + b"9" * 5000 + b"}", b"\xff", b'{"x":"\\ud800"}' + b"\x00"])
+def test_decode_turns_any_decoder_failure_into_a_framing_error(line: bytes) -> None:
+    with pytest.raises(FramingError):
+        decode(line)

@@ -7,7 +7,7 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, make_engine
-from engine import new_game, rules_for
+from engine import classic_rules, new_game, rules_for
 from engine.replay import Replay
 
 HOSTILE = "<script>alert(1)</script>"  # the name conftest gives the hostile bot
@@ -85,7 +85,7 @@ def test_replay_steps_to_the_final_scores_of_the_page(browser, site: Path, ladde
     from selenium.webdriver.common.keys import Keys
 
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
-        match = session.exec(select(Match).where(Match.status == "done", Match.rules_id == "classic-v1")
+        match = session.exec(select(Match).where(Match.status == "done", Match.rules_id == classic_rules().id)
                              .order_by(Match.id)).first()
     assert match is not None
     page = site / "games" / f"{match.id}.html"
@@ -124,7 +124,7 @@ def test_replay_viewer_rebuilds_the_engine_state_of_every_game(browser, site: Pa
     """After every action of every stored game, the viewer shows the engine's public table."""
     engine = make_engine(f"sqlite:///{ladder['db']}")
     with Session(engine) as session:
-        matches = session.exec(select(Match).where(Match.replay != None, Match.rules_id == "classic-v1")).all()  # noqa: E711
+        matches = session.exec(select(Match).where(Match.replay != None, Match.rules_id == classic_rules().id)).all()  # noqa: E711
     assert len(matches) >= 18
     compared = trades = 0
     for match in matches:

@@ -1,0 +1,52 @@
+"""Where every seed comes from, so that none tells a bot anything it could not see at the table.
+
+Seeds a user chooses (``arena play --seed 1``, ``season run --seed 1``) are small and guessable,
+and a bot can replay the open-source engine from every candidate until the deal matches its
+hand. So a chosen seed is never used as it is: it is keyed with the database's secret
+(``database_key``, random, created on first use and never shown), which reproduces the game for
+the operator of that database and for nobody else. Seeds nobody chose come from the system's
+randomness. Per game:
+
+- deck: ``season.seed`` (random, or ``keyed(key, "season", chosen)``) -> ``ladder.match_seed``;
+  ``arena play --seed S``: ``keyed(key, "play", S)``; smoke games: system randomness;
+- the bots' own randomness (``hello.bot_seed``): ``keyed(key, "bot", deck seed, seat)`` on the
+  ladder and in ``arena play --seed``, else system randomness;
+- solo deals: derived from the secret season seed, and their replays stay unpublished until the
+  season is closed (``arena season close``).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from sqlmodel import Session
+
+from arena.db import Meta
+
+KEY_NAME = "secret:seeds"
+
+
+def database_key(session: Session) -> bytes:
+    """The database's secret seed key (32 random bytes), created and stored on first use."""
+    row = session.get(Meta, KEY_NAME)
+    if row is None:
+        row = Meta(key=KEY_NAME, value=secrets.token_hex(32))
+        session.add(row)
+        session.commit()
+    return bytes.fromhex(row.value)
+
+
+def keyed(key: bytes, *parts: object) -> int:
+    """A 63-bit seed from ``parts`` under ``key`` (HMAC-SHA256): unpredictable without the key."""
+    digest = hmac.new(key, "/".join(str(p) for p in parts).encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def bot_seeds(key: bytes, deck_seed: int, players: int) -> tuple[int, ...]:
+    """The bots' own seeds of one game, one per seat."""
+    return tuple(keyed(key, "bot", deck_seed, seat) for seat in range(players))
+
+
+def random_seed() -> int:
+    return secrets.randbits(63)

@@ -1,0 +1,163 @@
+"""Hostile bots that got onto the ladder and misbehave later, each through a real season (the
+`arena` command, a pool of 2 workers, the strong sandbox). Whatever they do: the season finishes,
+every game is rated (none void: no bot can turn its loss into a void), the misbehaving bot ranks
+below every well-behaved seat in each game it spoiled, the database rerates to itself, and no bot
+process is left running. The bots are in tests/sandbox/hostile/.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+from arena_helpers import db_url, run_arena
+from sqlmodel import Session
+
+from arena.db import make_engine
+from arena.submit import register
+from engine import ClassicGame, classic_rules
+from sandbox import Tier, detect_tier
+from sandbox.isolation import SLOT_UIDS, live_processes, processes_of_uid
+
+HOSTILE = Path(__file__).resolve().parents[1] / "sandbox" / "hostile"
+STRONG = detect_tier() is Tier.STRONG
+if os.environ.get("CI") == "true" and not STRONG:
+    raise RuntimeError("CI without the strong sandbox tier: the hostile ladder must run there, never be skipped")
+pytestmark = pytest.mark.skipif(not STRONG, reason="strong tier (bubblewrap + seccomp, root) unavailable")
+
+DECISION_KINDS = ("plant_first", "plant_second", "trade_offer", "trade_respond", "trade_confirm", "plant_traded")
+
+
+def hostile_source(name: str, **constants: str) -> str:
+    """A hostile bot's source with its module constants (``TARGET = "hello"``) rewritten."""
+    source = (HOSTILE / f"{name}.py").read_text(encoding="utf-8")
+    for key, value in constants.items():
+        source, count = re.subn(rf"^{key} = .*$", f"{key} = {value!r}", source, count=1, flags=re.M)
+        assert count == 1, f"{name}.py has no constant {key}"
+    return source
+
+
+def leftover_bot_processes() -> list[int]:
+    """Bot processes still alive: any process of a sandbox uid slot, or a runner bootstrap."""
+    pids = [pid for uid in SLOT_UIDS for pid in processes_of_uid(uid)]
+
+    def runner(entry: os.DirEntry[str]) -> bool:
+        with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+            return b"__bohnanza_runner__" in f.read()
+
+    return pids + live_processes(runner)
+
+
+def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "random,greedy,trader") -> dict:
+    """Enter ``source`` as bot 'hostile' (as if it had passed `arena submit`), run a season with the
+    bosses, and check what every hostile season must show. Returns the seats of every game."""
+    db = tmp_path / "ladder.sqlite"
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        register(session, "hostile", source, "mallory", variants=("classic",))
+    engine.dispose()
+    result = run_arena("season", "run", "--name", "hostile", "--games", str(games), "--workers", "2",
+                       "--bosses", bosses, db=db, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    with sqlite3.connect(db) as con:
+        statuses = [s for (s,) in con.execute("SELECT status FROM match")]
+        rows = con.execute(
+            "SELECT match.id, bot.name, matchseat.status, matchseat.rank, length(match.replay) FROM matchseat "
+            "JOIN match ON matchseat.match_id = match.id JOIN botversion ON matchseat.version_id = botversion.id "
+            "JOIN bot ON botversion.bot_id = bot.id").fetchall()
+    assert len(statuses) == games and set(statuses) == {"done"}, statuses  # every game rated, none void
+    games_seen: dict[int, dict[str, tuple[str, int]]] = {}
+    for match_id, name, status, rank, _ in rows:
+        games_seen.setdefault(match_id, {})[name] = (status, rank)
+    for match_id, seats in games_seen.items():
+        status, rank = seats["hostile"]
+        if status != "ok":
+            others = [r for n, (s, r) in seats.items() if n != "hostile" and s == "ok"]
+            assert all(rank > r for r in others), (match_id, seats)  # it spoiled only its own game
+        assert all(s == "ok" for n, (s, _) in seats.items() if n != "hostile"), (match_id, seats)
+    rerate = run_arena("leaderboard", "--rerate", db=db)
+    assert rerate.returncode == 0 and "rerated classic: 0 ratings differed" in rerate.stderr, rerate.stderr
+    assert leftover_bot_processes() == []
+    return {"seats": games_seen, "stdout": result.stdout, "replay_bytes": [r[4] for r in rows]}
+
+
+def hostile_statuses(season: dict) -> list[str]:
+    return [seats["hostile"][0] for seats in season["seats"].values()]
+
+
+@pytest.mark.parametrize("target", ("hello",) + DECISION_KINDS)
+def test_deep_json_at_every_message_kind_is_the_bots_fault(tmp_path: Path, target: str) -> None:
+    season = hostile_season(tmp_path, hostile_source("deep_json", TARGET=target, SHAPE="deep"))
+    statuses = hostile_statuses(season)
+    assert set(statuses) <= {"ok", "protocol"}
+    if target in ("hello", "plant_first"):  # asked in every game
+        assert set(statuses) == {"protocol"}
+    else:
+        assert "protocol" in statuses, f"the hostile bot was never asked {target}"
+    failures = statuses.count("protocol")
+    line = next(line for line in season["stdout"].splitlines() if line.startswith("season hostile:"))
+    assert line == f"season hostile: 6 games rated, 0 void; bot failures this run: hostile {failures} (protocol {failures})"
+
+
+@pytest.mark.parametrize("shape, status", [
+    ("deep-in-action", "protocol"), ("deep-object", "protocol"), ("wide", "illegal"), ("bignum", "illegal"),
+    ("bad-utf8", "protocol"), ("nan", "protocol"), ("wrong-types", "protocol"),
+])
+def test_malformed_replies_of_every_shape_are_the_bots_fault(tmp_path: Path, shape: str, status: str) -> None:
+    season = hostile_season(tmp_path, hostile_source("deep_json", TARGET="plant_first", SHAPE=shape))
+    assert set(hostile_statuses(season)) == {status}
+
+
+def test_a_bot_that_spoils_only_when_losing_ranks_last_in_those_games(tmp_path: Path) -> None:
+    season = hostile_season(tmp_path, (HOSTILE / "spoil_when_losing.py").read_text(), games=10)
+    statuses = hostile_statuses(season)
+    assert set(statuses) <= {"ok", "protocol"} and "protocol" in statuses
+
+
+def test_a_flood_of_legal_offers_stays_small(tmp_path: Path) -> None:
+    season = hostile_season(tmp_path, hostile_source("offer_flood", MODE="legal"))
+    assert set(hostile_statuses(season)) == {"ok"}
+    assert max(season["replay_bytes"]) < 1_000_000  # was 190 MB for one game before C-6.9
+
+
+def test_an_offer_wanting_more_than_exists_is_illegal(tmp_path: Path) -> None:
+    season = hostile_season(tmp_path, hostile_source("offer_flood", MODE="huge"))
+    assert set(hostile_statuses(season)) == {"illegal"}
+
+
+def test_a_bot_that_behaves_only_in_smoke_games_is_refused(tmp_path: Path) -> None:
+    old_smoke_hand = tuple(b.value for b in ClassicGame(classic_rules(), 3, 20240601).seats[0].hand)
+    bot = tmp_path / "detector.py"
+    bot.write_text(hostile_source("smoke_detector", FINGERPRINT="").replace(
+        "FINGERPRINT = ''", f"FINGERPRINT = {old_smoke_hand!r}"))
+    db = tmp_path / "ladder.sqlite"
+    result = run_arena("submit", str(bot), db=db, timeout=600)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "rejected" in result.stderr and "crash" in result.stderr
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT count(*) FROM bot").fetchone() == (0,)
+
+
+@pytest.mark.parametrize("author, words", [
+    ("x" * 120_000, "at most 64 are allowed"),
+    ("\x1b[31mAnn", "control character"),
+    ("Ann\r\nEve", "control character"),
+])
+def test_author_text_is_bounded_and_printable(tmp_path: Path, author: str, words: str) -> None:
+    bot = tmp_path / "fine.py"
+    bot.write_text("def act(message):\n    return {'type': 'ready'}\n")
+    db = tmp_path / "ladder.sqlite"
+    result = run_arena("submit", str(bot), "--author", author, db=db)
+    assert result.returncode == 2 and words in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and len(result.stderr) < 300
+    assert "\x1b" not in result.stderr
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT count(*) FROM bot").fetchone() == (0,)
+
+
+def test_season_names_are_bounded_and_printable(tmp_path: Path) -> None:
+    result = run_arena("season", "run", "--name", "spring\x1b]0;owned\x07", db=tmp_path / "ladder.sqlite")
+    assert result.returncode == 2 and "control character" in result.stderr

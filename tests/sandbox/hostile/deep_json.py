@@ -1,0 +1,48 @@
+"""Answers one message kind with raw bytes on the protocol pipe, past the runner's encoder:
+JSON nested 200,000 deep (which made the referee's decoder raise RecursionError and void games),
+or another shape. Plays the SDK's defaults otherwise.
+
+The tests rewrite the two constants below: TARGET is "hello" or a decision kind ("plant_first",
+"trade_offer", "trade_respond", "trade_confirm", "plant_traded", "plant_second"); SHAPE is one of
+``PAYLOADS``.
+"""
+import os
+import sys
+import time
+
+from sandbox.sdk import Bot
+
+TARGET = "hello"
+SHAPE = "deep"
+
+PAYLOADS = {
+    "deep": lambda rid: b"[" * 200_000 + b"]" * 200_000,
+    "deep-in-action": lambda rid: b'{"id":%d,"action":{"type":"offer","want":' % rid + b"[" * 5000 + b"]" * 5000 + b"}}",
+    "deep-object": lambda rid: b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
+    "wide": lambda rid: b'{"id":%d,"action":{"type":"offer","want":[' % rid + b'"red",' * 9000 + b'"red"]}}',
+    "bignum": lambda rid: b'{"id":%d,"action":{"type":"plant","field":' % rid + b"9" * 4000 + b"}}",
+    "bad-utf8": lambda rid: b'{"id":%d,"action":"\xff\xfe"}' % rid,
+    "nan": lambda rid: b'{"id":NaN,"action":{"type":"pass"}}',
+    "wrong-types": lambda rid: b'{"id":%d,"action":{"type":"plant","field":{"x":[1,2]}}}' % rid,
+}
+
+
+def protocol_fd() -> int:
+    frame = sys._getframe(1)
+    while frame is not None:
+        if "proto_out" in frame.f_locals:
+            return frame.f_locals["proto_out"]
+        frame = frame.f_back
+    raise RuntimeError("runner frame not found")
+
+
+class DeepJson(Bot):
+    def act(self, message):
+        kind = message.get("kind") if message.get("type") == "decide" else message.get("type")
+        if kind == TARGET:
+            data = memoryview(PAYLOADS[SHAPE](int(message.get("id", 0))) + b"\n")
+            fd = protocol_fd()
+            while data:
+                data = data[os.write(fd, data):]
+            time.sleep(30)  # the referee has what it needs; never write the runner's own reply
+        return super().act(message)
