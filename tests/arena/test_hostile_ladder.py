@@ -6,6 +6,7 @@ process is left running. The bots are in tests/sandbox/hostile/.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -50,7 +51,8 @@ def leftover_bot_processes() -> list[int]:
     return pids + live_processes(runner)
 
 
-def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "random,greedy,trader") -> dict:
+def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "random,greedy,trader",
+                   extra: tuple[str, ...] = ()) -> dict:
     """Enter ``source`` as bot 'hostile' (as if it had passed `arena submit`), run a season with the
     bosses, and check what every hostile season must show. Returns the seats of every game."""
     db = tmp_path / "ladder.sqlite"
@@ -59,7 +61,7 @@ def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "r
         register(session, "hostile", source, "mallory", variants=("classic",))
     engine.dispose()
     result = run_arena("season", "run", "--name", "hostile", "--games", str(games), "--workers", "2",
-                       "--bosses", bosses, db=db, timeout=900)
+                       "--players", "4", "--bosses", bosses, *extra, db=db, timeout=900)  # 4 seats: every bot at every table
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
     with sqlite3.connect(db) as con:
@@ -141,11 +143,18 @@ def test_a_bot_that_behaves_only_in_smoke_games_is_refused(tmp_path: Path) -> No
         assert con.execute("SELECT count(*) FROM bot").fetchone() == (0,)
 
 
+def bots_stored(db: Path) -> int:
+    if not db.exists():
+        return 0
+    with sqlite3.connect(db) as con:
+        return con.execute("SELECT count(*) FROM bot").fetchone()[0]
+
+
 @pytest.mark.parametrize("author, words", [
     ("x" * 120_000, "at most 64 are allowed"),
     ("\x1b[31mAnn", "control character"),
     ("Ann\r\nEve", "control character"),
-])
+], ids=["120KB", "escape", "CRLF"])
 def test_author_text_is_bounded_and_printable(tmp_path: Path, author: str, words: str) -> None:
     bot = tmp_path / "fine.py"
     bot.write_text("def act(message):\n    return {'type': 'ready'}\n")
@@ -154,10 +163,27 @@ def test_author_text_is_bounded_and_printable(tmp_path: Path, author: str, words
     assert result.returncode == 2 and words in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and len(result.stderr) < 300
     assert "\x1b" not in result.stderr
-    with sqlite3.connect(db) as con:
-        assert con.execute("SELECT count(*) FROM bot").fetchone() == (0,)
+    assert bots_stored(db) == 0
 
 
 def test_season_names_are_bounded_and_printable(tmp_path: Path) -> None:
     result = run_arena("season", "run", "--name", "spring\x1b]0;owned\x07", db=tmp_path / "ladder.sqlite")
     assert result.returncode == 2 and "control character" in result.stderr
+
+
+def test_a_seed_searcher_learns_nothing_from_a_small_season_seed(tmp_path: Path) -> None:
+    season = hostile_season(tmp_path, (HOSTILE / "seed_searcher.py").read_text(), extra=("--seed", "1"))
+    assert set(hostile_statuses(season)) == {"ok"}  # "illegal" would mean it recovered a deal
+
+
+@pytest.mark.parametrize("seed", ["0", "1", "7"])
+def test_a_seed_searcher_learns_nothing_from_a_small_play_seed(tmp_path: Path, seed: str) -> None:
+    db = tmp_path / "ladder.sqlite"
+    args = ("play", str(HOSTILE / "seed_searcher.py"), "greedy", "random", "--seed", seed, "--json")
+    first, again = run_arena(*args, db=db), run_arena(*args, db=db)
+    assert first.returncode == 0, first.stderr
+    seats = json.loads(first.stdout)["seats"]
+    assert seats[0]["status"] == "ok", seats[0]
+    # the chosen seed still reproduces the game on this database
+    assert json.loads(again.stdout)["seats"] == [dict(s, time_ms=t["time_ms"]) for s, t in
+                                                 zip(seats, json.loads(again.stdout)["seats"])]

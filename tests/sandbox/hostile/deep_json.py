@@ -10,7 +10,7 @@ import os
 import sys
 import time
 
-from sandbox.sdk import Bot
+from sandbox.sdk import Bot, Pass
 
 TARGET = "hello"
 SHAPE = "deep"
@@ -37,6 +37,9 @@ def protocol_fd() -> int:
 
 
 class DeepJson(Bot):
+    def trade_offer(self, request):
+        return Pass()  # hear the others: their counter-offers bring the trade_confirm decision
+
     def act(self, message):
         kind = message.get("kind") if message.get("type") == "decide" else message.get("type")
         if kind == TARGET:

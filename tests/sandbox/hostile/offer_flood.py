@@ -1,6 +1,6 @@
 """Floods the table with offers: at every trading decision it offers one card for as many beans
 as it may ask for. MODE "legal" asks for as many as C-6.9 allows (the partner's hand); MODE "huge"
-asks for 20,000 (refused, C-6.9); the tests rewrite MODE.
+asks for 5,000 (refused, C-6.9; the line stays under the 64 KiB cap); the tests rewrite MODE.
 
 Before C-6.9 a legal offer could want any number of beans: one game took minutes, its replay
 grew to 190 MB and every opponent had to read the flood.
@@ -25,7 +25,7 @@ class OfferFlood(Bot):
             limit = len(view.hand_sizes) and view.hand_sizes[view.active] + sum(
                 1 for c in view.trade_areas[view.active] if not c.locked)
             to = view.active
-        count = 20_000 if MODE == "huge" else limit
+        count = 5_000 if MODE == "huge" else limit
         if not (give_hand or give_trade) or count < 1:
             return None
         return Offer(give_hand=give_hand, give_trade=give_trade, want=(self.rules.beans[0],) * count, to=to)

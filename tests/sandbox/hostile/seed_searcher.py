@@ -5,7 +5,7 @@ engine would when an operator chose a small seed (``arena play --seed 1``, ``sea
   for seasons 0..39 and match numbers 0..59;
 - the old unkeyed bot seed ``sha256("bohnanza-bot-seed/{seed}/{seat}")`` for seeds 0..1999.
 
-If any candidate deals its hand, it knows every hidden hand and the deck order: it writes them
+If a candidate deals its hand and the first turned-up cards, it knows every hidden hand and the deck order: it writes them
 to stderr and then plays an illegal action, so that the tests see the break as status "illegal".
 """
 import hashlib
@@ -26,27 +26,28 @@ def deals(rules: Rules, players: int):
 
 class SeedSearcher(Bot):
     def on_start(self, hello):
-        self.hello = hello
         self.found = None
         for seed in range(2000):
             digest = hashlib.sha256(f"bohnanza-bot-seed/{seed}/{hello.seat}".encode()).digest()
             if int.from_bytes(digest[:8], "big") >> 1 == hello.bot_seed:
                 self.found = seed
-        self.searched = False
-
-    def search(self, hand):
-        for seed in deals(self.rules, self.players):
-            game = ClassicGame(self.rules, self.players, seed)
-            if tuple(b.value for b in game.seats[self.seat].hand) == hand:
-                return seed
-        return None
+        self.candidates = None  # deals whose hand for this seat is ours; confirmed by the first turn-up
 
     def act(self, message):
         if message.get("type") == "decide" and self.rules.princes is None:
             view = message["view"]
-            if not self.searched and view["turn"] == 0 and len(view["hand"]) == self.rules.hand_size:
-                self.searched = True
-                self.found = self.found if self.found is not None else self.search(tuple(view["hand"]))
+            if self.candidates is None and view["turn"] == 0 and len(view["hand"]) == self.rules.hand_size:
+                hand = tuple(view["hand"])
+                self.candidates = [ClassicGame(self.rules, self.players, seed) for seed in deals(self.rules, self.players)]
+                self.candidates = [g for g in self.candidates
+                                   if tuple(b.value for b in g.seats[self.seat].hand) == hand]
+            for event in message.get("events", ()):
+                if event.get("type") == "turned_up" and self.candidates and self.found is None:
+                    first = tuple(event["beans"])
+                    for game in self.candidates:
+                        if tuple(b.value for b in reversed(game.deck[-len(first):])) == first:
+                            self.found = game.seed
+                    self.candidates = []
             if self.found is not None:
                 print(f"deck seed recovered: {self.found}", file=sys.stderr)
                 return {"id": message["id"], "action": {"type": "plant", "field": 99}}  # illegal on purpose
