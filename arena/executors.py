@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.util
 import queue
 import signal
 import uuid
@@ -18,7 +19,7 @@ from types import TracebackType
 from typing import Any
 
 from arena.match import MatchOutcome, TableTask, run_table
-from sandbox import Tier, detect_tier
+from sandbox import Tier, close_fork_servers, detect_tier
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +83,8 @@ def void_table(match_ids: list[int], reason: str) -> list[MatchOutcome]:
 def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C and ends the pool
     _die_with_parent()
+    # a worker that ends normally closes its fork servers (and their sandboxes) before it exits
+    multiprocessing.util.Finalize(None, close_fork_servers, exitpriority=10)
 
 
 def _die_with_parent() -> None:
@@ -132,7 +135,10 @@ class LocalPoolExecutor(TableExecutor):
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.terminate()
+            if self._results.empty() and not self._pool._cache:  # nothing in flight: let the workers clean up
+                self._pool.close()
+            else:
+                self._pool.terminate()
             self._pool.join()
             self._pool = None
         if self._mp_logging:

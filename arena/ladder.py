@@ -24,7 +24,7 @@ from arena.db import (
 )
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.match import GameSpec, MatchOutcome, SeatEntry, TableTask
-from arena.matchmaking import Candidate, Matchmaker
+from arena.matchmaking import Candidate, Matchmaker, distinct
 from arena.ratings import SIGMA, RatingBook, Skill
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
 from arena.text import shown
@@ -301,9 +301,12 @@ class Planner:
         if len(versions) < self.season.min_players:
             raise LadderError(f"season {self.season.name!r} needs at least {self.season.min_players} active bots "
                               f"that play {self.season.variant}, {len(versions)} are registered")
-        candidates = [Candidate(v.id, self.book.get(v.id), self.season_seats[v.id])  # type: ignore[arg-type]
-                      for _, v in versions]
-        size = self.matchmaker.size(self.season.min_players, self.season.max_players, len(candidates))
+        candidates = [Candidate(v.id, self.book.get(v.id), self.season_seats[v.id], author_group(b))  # type: ignore[arg-type]
+                      for b, v in versions]
+        if distinct(candidates) < self.season.min_players:
+            raise LadderError(f"season {self.season.name!r} needs bots of at least {self.season.min_players} "
+                              f"different authors that play {self.season.variant}; {distinct(candidates)} are active")
+        size = self.matchmaker.size(self.season.min_players, self.season.max_players, distinct(candidates))
         table = self.matchmaker.table(candidates, size)
         seed = match_seed(self.season.seed, self.number)
         tables = [table[k:] + table[:k] for k in range(size)] if self.season.rotate else [table]
@@ -321,6 +324,12 @@ class Planner:
             matches.append(match)
         self.session.commit()
         return matches
+
+
+def author_group(bot: Bot) -> str | None:
+    """Bots of one author never share a table (they could play as a team); built-in bots are ours."""
+    author = " ".join(bot.author.split()).casefold()
+    return None if bot.builtin or not author else author
 
 
 def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier: Tier, key: bytes) -> TableTask:

@@ -47,6 +47,7 @@ class Candidate:
     version_id: int
     skill: Skill
     scheduled: int  # seats in this season, played or planned
+    group: str | None = None  # bots of one group (one author) never share a table; None: no group
 
 
 def misorder_risk(a: Skill, b: Skill) -> float:
@@ -66,9 +67,15 @@ class Matchmaker:
 
     def table(self, candidates: Sequence[Candidate], size: int) -> list[int]:
         """Version ids of one table of ``size`` seats, in seat order (shuffled)."""
-        if len(candidates) < size:
-            raise ValueError(f"a table of {size} needs {size} bots, only {len(candidates)} are active")
+        if distinct(candidates) < size:
+            raise ValueError(f"a table of {size} needs {size} bots of different authors, "
+                             f"only {distinct(candidates)} are active")
         count = len(candidates)
+
+        def apart(i: int, seated: Sequence[int]) -> bool:
+            group = candidates[i].group
+            return group is None or all(candidates[j].group != group for j in seated)
+
         risk = [[misorder_risk(a.skill, b.skill) if i != j else 0.0 for j, b in enumerate(candidates)]
                 for i, a in enumerate(candidates)]
         mean = fmean(c.scheduled for c in candidates)
@@ -77,23 +84,31 @@ class Matchmaker:
             least = min(candidates[i].scheduled for i in starving)
             anchor = self.rng.choice([i for i in starving if candidates[i].scheduled == least])
         else:
-            pairs = [(i, j) for i in range(count) for j in range(i + 1, count)]
+            pairs = [(i, j) for i in range(count) for j in range(i + 1, count) if apart(j, [i])]
             pair_weights = self._weights([risk[i][j] for i, j in pairs])
         best: tuple[float, list[int]] | None = None
         for _ in range(TRIES):
             seated = [anchor] if starving else list(self.rng.choices(pairs, weights=pair_weights)[0])
             gain = [sum(risk[i][j] for i in seated) for j in range(count)]
             while len(seated) < size:
-                others = [i for i in range(count) if i not in seated]
+                others = [i for i in range(count) if i not in seated and apart(i, seated)]
+                if not others:  # the groups left cannot fill it this way
+                    break
                 pick = self.rng.choices(others, weights=self._weights([gain[i] for i in others]))[0]
                 seated.append(pick)
                 gain = [g + r for g, r in zip(gain, risk[pick])]
+            if len(seated) < size:
+                continue
             worth = sum(risk[i][j] for k, i in enumerate(seated) for j in seated[k + 1:])
             if frozenset(candidates[i].version_id for i in seated) in self.recent:
                 worth -= size * size  # more than any table is worth: repeats only when nothing else fits
             if best is None or worth > best[0]:
                 best = (worth, seated)
-        assert best is not None
+        if best is None:  # every try ran into a full group: seat greedily one bot per group
+            best = (0.0, [])
+            for i in self.rng.sample(range(count), count):
+                if len(best[1]) < size and apart(i, best[1]):
+                    best[1].append(i)
         chosen = [candidates[i].version_id for i in best[1]]
         self.recent.append(frozenset(chosen))
         self.rng.shuffle(chosen)
@@ -107,3 +122,9 @@ class Matchmaker:
         """A table size in the range, chosen with weight n(n-1) (the pairs of bots it compares)."""
         sizes = range(min_players, min(max_players, available) + 1)
         return self.rng.choices(sizes, weights=[max(1, n * (n - 1)) for n in sizes])[0]
+
+
+def distinct(candidates: Sequence[Candidate]) -> int:
+    """How many bots could share one table: one per group, every ungrouped one."""
+    groups = {c.group for c in candidates if c.group is not None}
+    return len(groups) + sum(1 for c in candidates if c.group is None)

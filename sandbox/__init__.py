@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .isolation import detect_tier, strong_tier_missing
 from .process import BotProcess
+from .zygote import close_fork_servers
 from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier, modules_from_package
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "SandboxError",
     "Status",
     "Tier",
+    "close_fork_servers",
     "detect_tier",
     "strong_tier_missing",
     "modules_from_package",

@@ -56,7 +56,19 @@ DENIED_SYSCALLS = (
     "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
     "setfsuid", "setfsgid", "capset", "fanotify_init", "lookup_dcookie", "vhost", "nfsservctl",
     "migrate_pages", "move_pages", "mbind", "set_mempolicy",
+    # channels between sandboxes and objects that outlive a bot (docs/sandbox.md "Channels"): locks and
+    # watches on the shared read-only files, SysV IPC and message queues (they would outlive a forked
+    # child in its fork server's IPC namespace), and every way to have a signal wake a frozen bot
+    "flock", "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_mark",
+    "shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
+    "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
+    "mq_getsetattr", "timer_create", "timer_settime",
 )
+#: fcntl commands refused (EPERM) in the strong tier: record locks (F_GETLK 5, F_SETLK 6, F_SETLKW 7
+#: and the OFD variants 36-38), leases (1024, 1025), directory notification (F_NOTIFY 1026), and the
+#: signal an I/O event sends (F_SETOWN 8, F_SETSIG 10, F_SETOWN_EX 15): a lock or a watch on a file that
+#: every sandbox binds is a channel between them; a chosen signal could wake a frozen bot.
+DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026, 8, 10, 15)
 
 
 @dataclass(frozen=True)
@@ -142,6 +154,12 @@ def seccomp_program() -> bytes:
             filt.add_rule(denied, name)
         except (OSError, ValueError, RuntimeError):
             log.debug("seccomp: syscall %r unknown on this architecture", name)
+    for command in DENIED_FCNTL:
+        for name in ("fcntl", "fcntl64"):
+            try:
+                filt.add_rule(denied, name, pyseccomp.Arg(1, pyseccomp.EQ, command))
+            except (OSError, ValueError, RuntimeError):
+                log.debug("seccomp: %s unknown on this architecture", name)
     with tempfile.TemporaryFile() as tmp:
         filt.export_bpf(tmp)
         tmp.seek(0)
@@ -163,6 +181,11 @@ class UidSlot:
         if self._fd is not None:
             os.close(self._fd)  # closing drops the flock
             self._fd = None
+
+    def forget(self) -> None:
+        """In a forked child: close our copy of the lock's descriptor without unlocking it (the
+        flock belongs to the open file, which the parent still holds)."""
+        self.release()
 
 
 _slot_lock = threading.Lock()
@@ -255,6 +278,7 @@ def detect_tier(python: str | None = None) -> Tier:
     """The strongest tier that actually works here: tries a trivial bot under STRONG once, cached."""
     from .process import BotProcess
     from .values import BotBundle, Limits, Status
+    from .zygote import close_fork_servers
 
     interp = interpreter(python)
     with _detect_lock:
@@ -263,13 +287,19 @@ def detect_tier(python: str | None = None) -> Tier:
         problem = strong_tier_problem(interp)
         if problem is None:
             bundle = BotBundle("probe", "def act(message):\n    return {'probe': message.get('n')}\n")
-            try:
-                with BotProcess.start(bundle, Limits(startup_ms=10_000), Tier.STRONG, python=python) as bot:
-                    reply = bot.request({"type": "hello", "n": 7})
-                    if reply.status is not Status.OK or reply.message != {"probe": 7}:
-                        problem = f"probe bot failed: {reply.status.value} {reply.detail!r}; stderr {bot.stderr_tail[-500:]!r}"
+            try:  # both ways a strong-tier bot starts: cold, and forked from a fork server
+                for fork_server in (False, True):
+                    limits = Limits(startup_ms=10_000, fork_server=fork_server)
+                    with BotProcess.start(bundle, limits, Tier.STRONG, python=python) as bot:
+                        reply = bot.request({"type": "hello", "n": 7})
+                        if reply.status is not Status.OK or reply.message != {"probe": 7}:
+                            problem = (f"probe bot failed ({'forked' if fork_server else 'cold'}): {reply.status.value} "
+                                       f"{reply.detail!r}; stderr {bot.stderr_tail[-500:]!r}")
+                            break
             except SandboxError as exc:
                 problem = str(exc)
+            finally:
+                close_fork_servers()  # the probe's fork server is not kept in this process
         tier = Tier.STRONG if problem is None else Tier.PLAIN
         if problem is None:
             log.info("sandbox tier: strong (bubblewrap + seccomp + uid slots) with %s", interp.executable)

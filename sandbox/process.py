@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from . import isolation
+from . import isolation, zygote
 from .framing import Event, FramingError, Outcome, Pipes, decode, encode
 from .values import PACKAGE_SUFFIX, BotBundle, Limits, Reply, SandboxError, Status, Tier
 
@@ -37,6 +37,9 @@ CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0"
 #: ``-I`` minus its ``-E``, which would ignore PYTHONHASHSEED: the environment is ours alone anyway.
 ISOLATED = ("-s", "-P")
 REAP_TIMEOUT_S = 5.0
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+#: CPU between requests below this is the bot finishing its reply as the stop signal arrives
+CPU_AT_REST_SLACK_MS = 30.0
 
 
 @functools.lru_cache(maxsize=4)
@@ -101,6 +104,8 @@ class BotProcess:
         self._popen: subprocess.Popen[bytes] | None = None
         self._pipes: Pipes | None = None
         self._slot: isolation.UidSlot | None = None
+        self._zygote: zygote.Zygote | None = None  # the fork server this bot came from, if any
+        self._zygote_key: object = None
         self._runner_pid: int | None = None  # host pid of the python running the bot
         self._failure: Reply | None = None
         self._closed = False
@@ -108,6 +113,8 @@ class BotProcess:
         self.startup_ms = 0.0
         self._time_used_ms = 0.0
         self._bank_left_ms = float(limits.bank_ms)
+        self._cpu_at_rest: float | None = None  # the bot's CPU time when it was last frozen
+        self.cpu_at_rest_ms = 0.0  # CPU it used between requests anyway (charged to its bank)
         self._exit_code: int | None = None
 
     # -- start-up ---------------------------------------------------------------------------
@@ -165,6 +172,9 @@ class BotProcess:
             "parent": None,
         }
         cmd = [interp.executable, *ISOLATED, "-S", "-B", "-c", f"{BOOTSTRAP}#{self.tag}"]
+        if zygote.uses_zygotes(self.tier, self.limits):
+            self._spawn_forked(interp, boot, python)
+            return
         if self.tier is Tier.STRONG:
             problem = isolation.strong_tier_problem(interp)
             if problem is not None:
@@ -219,6 +229,41 @@ class BotProcess:
             reply = self._failure_reply(outcome, during="start-up")
         self._fail(reply)
 
+    def _spawn_forked(self, interp: isolation.Interpreter, boot: dict[str, Any], python: str | None) -> None:
+        """Strong tier from a fork server: a fresh child of a warmed template (sandbox/zygote.py)."""
+        modules = boot.pop("modules")
+        key = (id(self.bundle.modules), interp.executable)
+        pool = zygote.zygote_pool()
+        template = pool.acquire(key, modules, tuple(name for name in modules if name != BOT_MODULE), python,
+                                max(10_000.0, self.limits.startup_ms))  # the template's start is not the bot's
+        self._zygote, self._zygote_key = template, key
+        self._slot = template.slot
+        boot["uid"], boot["gid"] = self._slot.uid, self._slot.gid
+        boot["seccomp"] = binascii.b2a_base64(isolation.seccomp_program(), newline=False).decode("ascii")
+        boot["limits"]["nproc"] = 1
+        started = time.monotonic()
+        deadline = started + self.limits.startup_ms / 1000.0
+        try:
+            child, (stdin, stdout, stderr) = template.fork(deadline)
+        except subprocess.TimeoutExpired:
+            raise SandboxError("fork server did not fork in time") from None
+        child.stdin, child.stdout, child.stderr = (os.fdopen(stdin, "wb", 0), os.fdopen(stdout, "rb", 0),
+                                                   os.fdopen(stderr, "rb", 0))  # closed with the bot
+        self._popen = child  # type: ignore[assignment]
+        self._pipes = Pipes(stdin, stdout, stderr, self.limits.max_line_bytes, self.limits.max_stderr_bytes)
+        outcome = self._pipes.exchange(json.dumps(boot, separators=(",", ":")).encode() + b"\n", deadline, want_line=True)
+        self.startup_ms = (time.monotonic() - started) * 1000.0
+        self._runner_pid = child.pid
+        if outcome.event is Event.LINE and outcome.line == b'{"type":"ready"}':
+            log.debug("%s: forked and ready in %.1f ms", self.bundle.name, self.startup_ms)
+            self._freeze()
+            return
+        if outcome.event is Event.TIMEOUT:
+            reply = Reply(Status.TIMEOUT, None, self.startup_ms, f"not ready within {self.limits.startup_ms:g} ms")
+        else:
+            reply = self._failure_reply(outcome, during="start-up")
+        self._fail(reply)
+
     def _find_runner_pid(self) -> int | None:
         """Host pid of the python inside bubblewrap (bwrap -> namespace init -> runner)."""
         assert self._popen is not None and self._slot is not None
@@ -257,6 +302,30 @@ class BotProcess:
         if self.limits.freeze and not self._frozen:
             self._signal_bot(signal.SIGSTOP)
             self._frozen = True
+        self._cpu_at_rest = self._cpu_ms()
+
+    def _cpu_ms(self) -> float | None:
+        """CPU time the bot's process has used so far (user + system), from /proc."""
+        if self._runner_pid is None:
+            return None
+        try:
+            with open(f"/proc/{self._runner_pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) * 1000.0 / CLOCK_TICKS
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def _charge_cpu_at_rest(self) -> None:
+        """CPU the bot used between requests (it should have been frozen) comes out of its bank."""
+        now = self._cpu_ms()
+        if now is None or self._cpu_at_rest is None:
+            return
+        used = now - self._cpu_at_rest
+        if used > CPU_AT_REST_SLACK_MS:
+            self.cpu_at_rest_ms += used
+            self._bank_left_ms -= used
+            log.debug("%s: %.0f ms of CPU between requests, charged to the bank", self.bundle.name, used)
+        self._cpu_at_rest = now
 
     def _thaw(self) -> None:
         if self._frozen:
@@ -274,7 +343,8 @@ class BotProcess:
         payload = encode(message)
         if self._pipes.stdout_has_data():
             return self._fail(Reply(Status.PROTOCOL, None, 0.0, "output outside a request (more than one line per request)"))
-        budget_ms = self.limits.decision_ms + self._bank_left_ms
+        self._charge_cpu_at_rest()
+        budget_ms = self.limits.decision_ms + max(0.0, self._bank_left_ms)
         log.debug("%s <- %s", self.bundle.name, payload[:200])
         self._thaw()
         outcome = self._pipes.exchange(payload, time.monotonic() + budget_ms / 1000.0, want_line=True)
@@ -325,6 +395,9 @@ class BotProcess:
             self._exit_code = self._popen.wait(timeout=0.2)
         except subprocess.TimeoutExpired:
             return Reply(Status.DISCONNECT, None, outcome.elapsed_ms, f"closed its output during {during} but kept running")
+        except SandboxError as exc:  # the fork server went away: the machine's fault
+            log.error("%s: %s", self.bundle.name, exc)
+            return Reply(Status.CRASH, None, outcome.elapsed_ms, f"ended during {during}")
         return Reply(Status.CRASH, None, outcome.elapsed_ms, f"{_describe_exit(self._exit_code)} during {during}")
 
     def _fail(self, reply: Reply) -> Reply:
@@ -391,8 +464,8 @@ class BotProcess:
             pass
         try:
             self._exit_code = popen.wait(timeout=REAP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            log.error("%s: process %d not reaped within %.0f s", self.bundle.name, popen.pid, REAP_TIMEOUT_S)
+        except (subprocess.TimeoutExpired, SandboxError):
+            log.error("%s: process %s not reaped within %.0f s", self.bundle.name, popen.pid, REAP_TIMEOUT_S)
         if self._pipes is not None:
             self._pipes.drain_stderr(time.monotonic() + 0.2)
         self._sweep()
@@ -437,6 +510,12 @@ class BotProcess:
                         except OSError:
                             pass
         finally:
+            if self._zygote is not None:  # the template keeps its slot; it serves the next bot if its child is gone
+                template, self._zygote, self._slot = self._zygote, None, None
+                if self._exit_code is None and self._popen is not None and self._popen.returncode is None:
+                    template.close()
+                else:
+                    zygote.zygote_pool().release(self._zygote_key, template)
             if self._slot is not None:
                 self._slot.release()
                 self._slot = None

@@ -185,7 +185,77 @@ def main(stdin) -> None:
         boot = loads(stdin.readline().decode("utf-8"))
     except Exception as exc:  # noqa: BLE001 - any bad boot line is the referee's fault
         _die(EXIT_BAD_BOOT, "bad boot line: " + repr(exc))
+    if boot.get("zygote"):
+        _zygote(boot, loads)  # returns only in a forked child, whose stdin now carries its bot's boot line
+        child_in = open(0, "rb", buffering=0, closefd=False)
+        line = bytearray()
+        while not line.endswith(b"\n"):
+            chunk = child_in.read(65536 if len(line) else 1)
+            if not chunk:
+                os._exit(EXIT_BAD_BOOT)
+            line += chunk
+        boot = loads(line.decode("utf-8"))
+    _bot(boot, loads, dumps)
 
+
+def _zygote(boot, loads) -> None:
+    """Fork server: import the trusted bundle modules once, then fork a fresh child per bot per game.
+
+    The template itself never runs bot code and never sees a bot's source: each child receives
+    its own pipes (SCM_RIGHTS over the control socket, fd ``boot["control"]``), closes the control
+    socket, and reads its bot's boot line from its own stdin. For every fork the template reports
+    ``{"pid": ...}`` and, once the child is gone, ``{"exit": status}``; one child at a time.
+    """
+    import _socket
+
+    control = _socket.socket(fileno=boot["control"])
+    importer = _install_importer(boot["modules"])
+    for name in boot.get("preload", ()):
+        __import__(name)
+    _write_all(1, b'{"type":"ready"}\n')
+    while True:
+        try:
+            data, ancdata, _flags, _addr = control.recvmsg(1, _socket.CMSG_SPACE(3 * 4))
+        except OSError:
+            os._exit(0)
+        if not data:
+            os._exit(0)  # the referee closed the control socket
+        fds = []
+        for level, kind, payload in ancdata:
+            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                fds += [int.from_bytes(payload[i:i + 4], sys.byteorder) for i in range(0, len(payload) - 3, 4)]
+        if len(fds) != 3:
+            _die(EXIT_BAD_BOOT, "fork request without three descriptors")
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            for target, fd in enumerate(fds):
+                os.dup2(fd, target)
+                os.close(fd)
+            import random
+
+            random.seed()  # the template's state is shared by every child: give each its own
+            _CHILD["importer"] = importer
+            return
+        for fd in fds:
+            os.close(fd)
+        control.sendall(b'{"pid":%d}\n' % pid)
+        _, status = os.waitpid(pid, 0)
+        control.sendall(b'{"exit":%d}\n' % os.waitstatus_to_exitcode(status))
+
+
+_CHILD: dict = {}
+
+
+def _install_importer(modules: dict):
+    import _frozen_importlib
+
+    importer = _Importer(modules, _frozen_importlib.ModuleSpec)
+    sys.meta_path.insert(0, importer)
+    return importer
+
+
+def _bot(boot, loads, dumps) -> None:
     # The real protocol fds become private; the bot's print() and os.write(1) go to stderr.
     proto_in = os.dup(0)
     proto_out = os.dup(1)
@@ -246,12 +316,11 @@ def main(stdin) -> None:
             _die(EXIT_BAD_BOOT, "seccomp: " + repr(exc))
         del prog, fprog
 
-    import _frozen_importlib
-
-    modules = boot["modules"]
     bot_name = boot["bot_module"]
-    modules[bot_name] = [False, "source", boot["bot"]]
-    sys.meta_path.insert(0, _Importer(modules, _frozen_importlib.ModuleSpec))
+    importer = _CHILD.pop("importer", None)
+    if importer is None:
+        importer = _install_importer(boot["modules"])
+    importer.modules[bot_name] = [False, "source", boot["bot"]]
     del boot
 
     try:

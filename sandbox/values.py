@@ -49,6 +49,8 @@ class Limits:
     max_open_files: int = 32
     #: SIGSTOP the bot between requests so it cannot compute on other players' time.
     freeze: bool = True
+    #: strong tier: fork each bot from a warmed template (sandbox/zygote.py) instead of a cold start
+    fork_server: bool = True
 
     def __post_init__(self) -> None:
         for name in ("decision_ms", "startup_ms", "memory_mb", "cpu_seconds", "max_line_bytes", "max_open_files"):

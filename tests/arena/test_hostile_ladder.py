@@ -52,13 +52,15 @@ def leftover_bot_processes() -> list[int]:
 
 
 def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "random,greedy,trader",
-                   extra: tuple[str, ...] = ()) -> dict:
+                   extra: tuple[str, ...] = (), partner: str | None = None) -> dict:
     """Enter ``source`` as bot 'hostile' (as if it had passed `arena submit`), run a season with the
     bosses, and check what every hostile season must show. Returns the seats of every game."""
     db = tmp_path / "ladder.sqlite"
     engine = make_engine(db_url(db))
     with Session(engine) as session:
         register(session, "hostile", source, "mallory", variants=("classic",))
+        if partner is not None:  # a colluding bot, entered under another author's name
+            register(session, "partner", partner, "trudy", variants=("classic",))
     engine.dispose()
     result = run_arena("season", "run", "--name", "hostile", "--games", str(games), "--workers", "2",
                        "--players", "4", "--bosses", bosses, *extra, db=db, timeout=900)  # 4 seats: every bot at every table
@@ -187,3 +189,19 @@ def test_a_seed_searcher_learns_nothing_from_a_small_play_seed(tmp_path: Path, s
     # the chosen seed still reproduces the game on this database
     assert json.loads(again.stdout)["seats"] == [dict(s, time_ms=t["time_ms"]) for s, t in
                                                  zip(seats, json.loads(again.stdout)["seats"])]
+
+
+def test_a_memoriser_remembers_nothing_across_seat_rotations(tmp_path: Path) -> None:
+    """4 seats, seat-rotated deals: every deal is played 4 times in a row by the same bots. The
+    memoriser plays illegally in any game where it finds a memory of an earlier one."""
+    season = hostile_season(tmp_path, (HOSTILE / "memoriser.py").read_text(), games=8)
+    assert hostile_statuses(season) == ["ok"] * 8
+
+
+def test_two_colluding_bots_find_no_channel_between_their_sandboxes(tmp_path: Path) -> None:
+    """Sender and receiver at every table (with two bosses): locks and watches on the files every
+    sandbox binds, IPC objects, files in /tmp and /dev/shm. The receiver must read nothing."""
+    season = hostile_season(tmp_path, hostile_source("covert_channel", ROLE="receive"), bosses="random,greedy",
+                            partner=hostile_source("covert_channel", ROLE="send"))
+    assert set(hostile_statuses(season)) == {"ok"}
+    assert all("partner" in seats for seats in season["seats"].values())

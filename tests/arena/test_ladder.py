@@ -27,7 +27,7 @@ def registered_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     copy = folder / "copycat.py"
     copy.write_text((PROJECT / "bots" / "greedy_bot.py").read_text().replace("class GreedyBot", "class CopycatBot"))
     for path in (PROJECT / "bots" / "random_bot.py", PROJECT / "bots" / "greedy_bot.py", copy):
-        result = run_arena("submit", str(path), "--author", "tests", db=db)
+        result = run_arena("submit", str(path), "--author", f"tests {path.stem}", db=db)
         assert result.returncode == 0, result.stderr
     return db
 

@@ -103,5 +103,19 @@ def test_recent_tables_are_avoided_among_equally_useful_ones() -> None:
 
 
 def test_too_few_bots_is_an_error_that_says_so() -> None:
-    with pytest.raises(ValueError, match="a table of 4 needs 4 bots, only 3 are active"):
+    with pytest.raises(ValueError, match="a table of 4 needs 4 bots of different authors, only 3 are active"):
         Matchmaker(random.Random(0)).table(candidates([1, 2, 3], [0, 0, 0]), 4)
+
+
+def test_bots_of_one_author_never_share_a_table() -> None:
+    """Two versions of a bot are never both active; bots of one author are one group: at most one a table."""
+    maker = Matchmaker(random.Random(3))
+    groups = ["mallory", "mallory", "mallory", None, None, "ann", "ann", "bob"]
+    pool = [Candidate(i, Skill(20 + i, 2.0), 5, group) for i, group in enumerate(groups)]
+    for _ in range(200):
+        table = maker.table(pool, 5)  # 5 = every group once: mallory, ann, bob and the two ungrouped
+        assert len(table) == 5
+        seated = [groups[i] for i in table if groups[i] is not None]
+        assert len(seated) == len(set(seated)) == 3
+    with pytest.raises(ValueError, match="needs 6 bots of different authors, only 5 are active"):
+        maker.table(pool, 6)

@@ -7,6 +7,7 @@ a probe in the same test has shown fork/threads/kill are denied there.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import platform
@@ -20,10 +21,17 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import SECRET_MARKER, assert_gone, fast_limits, hostile_bundle, needs_strong
 
-from sandbox import BotProcess, Limits, Reply, Status, Tier
+from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier, modules_from_package
 from sandbox.process import processes_with_tag
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def sdk_bundle_modules() -> dict[str, str]:
+    """The modules a real bot gets: the engine and the SDK (as arena/players.py ships them)."""
+    modules = modules_from_package(ROOT / "engine", "engine")
+    modules["sandbox.sdk"] = (ROOT / "sandbox" / "sdk.py").read_text(encoding="utf-8")
+    return modules
 
 
 def run(name: str, tier: Tier, messages: list[dict], limits: Limits | None = None) -> tuple[list[Reply], BotProcess]:
@@ -259,3 +267,62 @@ def test_referee_sigkilled_mid_game_leaves_no_bot(tier: Tier) -> None:
         if referee.poll() is None:
             referee.kill()
             referee.wait()
+
+
+def _cpu_ticks(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime, in 10 ms ticks
+
+
+def test_a_timer_signal_cannot_wake_a_frozen_bot(tier: Tier, witness: BotProcess) -> None:
+    """The bot arms a POSIX timer that sends SIGCONT every 2 ms, with a spinning handler. Strong tier:
+    timer_create is refused, and its CPU while frozen stays flat. Plain tier, the control: the timer
+    arms and wakes the stopped bot, which computes on others' time -- and pays for it from its bank."""
+    bot = BotProcess.start(hostile_bundle("self_waking"), fast_limits(bank_ms=2000), tier)
+    try:
+        reply = bot.request({"type": "hello"})
+        assert reply.status is Status.OK and bot.pid is not None
+        before = _cpu_ticks(bot.pid)
+        time.sleep(1.0)
+        grown = _cpu_ticks(bot.pid) - before
+        if tier is Tier.STRONG:
+            assert reply.message["armed"] == errno.EPERM
+            assert grown <= 1
+            assert bot.request({"type": "decide"}).status is Status.OK and bot.cpu_at_rest_ms == 0.0
+        else:
+            assert reply.message["armed"] == 0
+            assert grown > 20
+            bot.request({"type": "decide"})
+            assert bot.cpu_at_rest_ms > 200 and bot.bank_left_ms < 2000 - 200
+    finally:
+        bot.close()
+    assert_gone(bot)
+
+
+def test_colluding_bots_find_no_channel_in_the_strong_tier(tier: Tier, witness: BotProcess) -> None:
+    """covert_channel.py as sender and receiver at once. Plain tier, the control: the receiver sees the
+    sender's lock on a shared file and signals it (field 99). Strong tier: every channel is refused."""
+    import re
+
+    from engine import classic_rules, new_game
+
+    source = (ROOT / "tests" / "sandbox" / "hostile" / "covert_channel.py").read_text()
+    modules = sdk_bundle_modules()
+    bots = {role: BotProcess.start(BotBundle(role, re.sub(r"^ROLE = .*$", f"ROLE = {role!r}", source, flags=re.M),
+                                             modules), fast_limits(), tier) for role in ("send", "receive")}
+    try:
+        rules = classic_rules()
+        game = new_game(rules, 3, 5)
+        hello = {"type": "hello", "protocol": 1, "seat": 0, "players": 3, "seats": ["seat0", "seat1", "seat2"],
+                 "rules": rules.to_json(), "bot_seed": 1, "limits": {}}
+        decide = {"type": "decide", "id": 1, "kind": game.decision.kind.value, "view": game.view(0).to_json(),
+                  "events": [], "options": game.decision.to_json()["options"], "time_left_ms": 1000.0}
+        for bot in bots.values():
+            assert bot.request(hello).status is Status.OK
+        assert bots["send"].request(decide).status is Status.OK
+        field = bots["receive"].request(decide).message["action"]["field"]
+        assert field == (0 if tier is Tier.STRONG else 99)
+    finally:
+        for bot in bots.values():
+            bot.close()

@@ -1,0 +1,281 @@
+"""Fork servers: a warmed template process per uid slot that forks a fresh bot process per game.
+
+Starting a bot cold costs a bubblewrap sandbox, an interpreter and the SDK's imports (~80 ms a
+seat). A template ("zygote") pays that once: it starts in the strong tier's sandbox like a bot,
+imports only trusted code (the runner, the SDK, the engine modules a bot may use), and then, for
+each bot of each game, forks a child that drops to the slot's uid, sets its limits and seccomp
+filter, and only then reads and imports the bot (``runner._zygote``). Nothing a bot does reaches
+the template or a later child: the template never runs bot code nor sees a bot's source, each
+child has its own new pipes, the file system is read-only, and the seccomp filter refuses every
+object that would outlive the child (SysV IPC, message queues, locks, watches).
+
+Zygotes live as long as the process that started them (a season's worker) and are reused by every
+table it plays; ``zygote_pool()`` hands them out, one bot at a time each.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import os
+import secrets
+import socket
+import subprocess
+import threading
+import time
+from typing import Any, Mapping
+
+from . import isolation
+from .framing import Event, Pipes
+from .values import Limits, SandboxError, Tier
+
+__all__ = ["Zygote", "ZygoteChild", "ZygotePool", "close_fork_servers", "zygote_pool"]
+
+log = logging.getLogger(__name__)
+
+class Zygote:
+    """One template process in the strong tier, holding one uid slot for its whole life."""
+
+    def __init__(self, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None = None,
+                 startup_ms: float = 10_000.0) -> None:
+        from .process import BOOTSTRAP, CLEAN_ENV, ISOLATED, _runner_line  # the spawn recipe of every bot
+
+        interp = isolation.interpreter(python)
+        problem = isolation.strong_tier_problem(interp)
+        if problem is not None:
+            raise SandboxError(f"strong tier requested but unavailable: {problem}")
+        self.tag = secrets.token_hex(8)
+        self.slot = isolation.acquire_slot()
+        self.children = 0
+        self._popen: subprocess.Popen[bytes] | None = None
+        self._control: socket.socket | None = None
+        self._buffer = b""
+        self.pid: int | None = None  # host pid of the template's python
+        try:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            self._control = ours
+            cmd = isolation.bwrap_argv(interp) + [
+                "--", interp.executable, *ISOLATED, "-S", "-B", "-c", f"{BOOTSTRAP}#{self.tag}"]
+            os.set_inheritable(theirs.fileno(), True)
+            self._popen = subprocess.Popen(
+                cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(CLEAN_ENV),
+                cwd="/", close_fds=True, pass_fds=(theirs.fileno(),), start_new_session=True, bufsize=0)
+            control_fd = theirs.fileno()  # pass_fds keeps the number
+            theirs.close()
+            assert self._popen.stdin and self._popen.stdout and self._popen.stderr
+            pipes = Pipes(self._popen.stdin.fileno(), self._popen.stdout.fileno(), self._popen.stderr.fileno(),
+                          4096, 16 * 1024)
+            boot = {"zygote": True, "control": control_fd, "modules": modules, "preload": list(preload)}
+            payload = _runner_line(interp.same_as_parent) + json.dumps(boot, separators=(",", ":")).encode() + b"\n"
+            outcome = pipes.exchange(payload, time.monotonic() + startup_ms / 1000.0, want_line=True)
+            if outcome.event is not Event.LINE or outcome.line != b'{"type":"ready"}':
+                pipes.drain_stderr(time.monotonic() + 0.5)
+                raise SandboxError(f"fork server did not start ({outcome.event.value}): {pipes.err.text()[-500:]!r}")
+            self.pid = self._template_pid()
+        except BaseException:
+            self.close()
+            raise
+
+    def _template_pid(self) -> int:
+        """Host pid of the template: bwrap -> the namespace's init -> python."""
+        assert self._popen is not None
+        pid = self._popen.pid
+        for _ in range(2):
+            kids = _children(pid)
+            if not kids:
+                raise SandboxError("fork server process not found under bubblewrap")
+            pid = kids[0]
+        return pid
+
+    def fork(self, deadline: float) -> tuple[ZygoteChild, tuple[int, int, int]]:
+        """A new child with fresh pipes; returns it and the referee's ends (stdin write, stdout read, stderr read)."""
+        assert self._control is not None and self.pid is not None
+        ends = [os.pipe() for _ in range(3)]
+        theirs = [ends[0][0], ends[1][1], ends[2][1]]
+        mine = (ends[0][1], ends[1][0], ends[2][0])
+        try:
+            self._control.sendmsg([b"F"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                           b"".join(fd.to_bytes(4, "little") for fd in theirs))])
+            reply = self._read(deadline)
+        except BaseException:
+            for fd in mine:
+                os.close(fd)
+            raise
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        if "pid" not in reply:
+            for fd in mine:
+                os.close(fd)
+            raise SandboxError(f"fork server answered {reply!r} to a fork")
+        self.children += 1
+        host = _children(self.pid)
+        return ZygoteChild(self, host[0] if host else None), mine
+
+    def _read(self, deadline: float) -> dict[str, Any]:
+        """The next report line from the template, before ``deadline``."""
+        assert self._control is not None
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise subprocess.TimeoutExpired("fork server", 0)
+            self._control.settimeout(remaining)
+            try:
+                data = self._control.recv(4096)
+            except socket.timeout:
+                raise subprocess.TimeoutExpired("fork server", remaining) from None
+            if not data:
+                raise SandboxError("fork server went away")
+            self._buffer += data
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def disown(self) -> None:
+        """Forget the template without killing it (a forked copy of its owner's handle)."""
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+        self._popen = None
+        self.slot.forget()
+
+    @property
+    def alive(self) -> bool:
+        return self._popen is not None and self._popen.poll() is None
+
+    def close(self) -> None:
+        """Kill the template (bubblewrap takes its namespace down) and release the slot."""
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+        if self._popen is not None:
+            self._popen.kill()
+            try:
+                self._popen.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                log.error("fork server %d not reaped", self._popen.pid)
+            for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):
+                if stream is not None:
+                    stream.close()
+            self._popen = None
+        for pid in isolation.processes_of_uid(self.slot.uid):
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        self.slot.release()
+
+
+class ZygoteChild:
+    """A bot process forked by a template, with the bits of ``subprocess.Popen`` that BotProcess uses."""
+
+    def __init__(self, zygote: Zygote, pid: int | None) -> None:
+        self.zygote = zygote
+        self.pid = pid  # host pid (None if it could not be found: it then ran for no time at all)
+        self.returncode: int | None = None
+        self.stdin: Any = None  # the referee's ends of the child's pipes, as files (set by BotProcess)
+        self.stdout: Any = None
+        self.stderr: Any = None
+
+    def kill(self) -> None:
+        if self.pid is not None and self.returncode is None:
+            try:
+                os.kill(self.pid, 9)
+            except ProcessLookupError:
+                pass
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
+            reply = self.zygote._read(deadline)
+            if "exit" not in reply:
+                raise SandboxError(f"fork server answered {reply!r} instead of an exit status")
+            self.returncode = int(reply["exit"])
+        return self.returncode
+
+    def poll(self) -> int | None:
+        try:
+            return self.wait(0.0)
+        except subprocess.TimeoutExpired:
+            return None
+
+
+class ZygotePool:
+    """The templates of this process, by bundle: an idle one is reused, a busy one never shared.
+    At most ``max_idle`` wait idle (each holds a uid slot); the oldest beyond that are closed."""
+
+    def __init__(self, max_idle: int = 8) -> None:
+        self._idle: dict[object, list[Zygote]] = {}
+        self._order: list[Zygote] = []  # idle templates, oldest first
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+        self.max_idle = max_idle
+
+    def _forget(self) -> None:
+        """In a forked child: the parent's templates stay the parent's; drop our copies of their sockets."""
+        for zygote in self._order:
+            zygote.disown()
+        self._idle, self._order, self._pid = {}, [], os.getpid()
+
+    def acquire(self, key: object, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None,
+                startup_ms: float) -> Zygote:
+        """An idle template for the bundle ``key`` (the same key, the same trusted modules), or a new one."""
+        with self._lock:
+            idle = self._idle.setdefault(key, [])
+            while idle:
+                zygote = idle.pop()
+                self._order.remove(zygote)
+                if zygote.alive:
+                    return zygote
+                zygote.close()
+        return Zygote(modules, preload, python, startup_ms)
+
+    def release(self, key: object, zygote: Zygote) -> None:
+        """Give back a template whose child is gone; a template in doubt is closed instead."""
+        evicted = []
+        with self._lock:
+            if zygote.alive and self._pid == os.getpid():
+                self._idle.setdefault(key, []).append(zygote)
+                self._order.append(zygote)
+                while len(self._order) > self.max_idle:
+                    oldest = self._order.pop(0)
+                    for templates in self._idle.values():
+                        if oldest in templates:
+                            templates.remove(oldest)
+                    evicted.append(oldest)
+            else:
+                evicted.append(zygote)
+        for old in evicted:
+            old.close()
+
+    def close(self) -> None:
+        with self._lock:
+            zygotes, self._idle, self._order = self._order, {}, []
+        for zygote in zygotes:
+            zygote.close()
+
+
+_POOL = ZygotePool()
+os.register_at_fork(after_in_child=_POOL._forget)
+atexit.register(_POOL.close)
+
+
+def zygote_pool() -> ZygotePool:
+    return _POOL
+
+
+def close_fork_servers() -> None:
+    """Close this process's idle fork servers (a worker about to exit)."""
+    _POOL.close()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def uses_zygotes(tier: Tier, limits: Limits) -> bool:
+    """Whether bots of this tier start from fork servers (the strong tier, unless switched off)."""
+    return tier is Tier.STRONG and limits.fork_server
