@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from arena.db import DB_ENV, DEFAULT_DB, Bot, BotVersion, DatabaseError, Match, MatchSeat, Season, make_engine
 from arena.executors import ExecutorError, executor_for
-from arena.ladder import LadderError, SeasonSettings, is_solo, leaderboard, rerate, run_season
+from arena.ladder import LadderError, SeasonSettings, close_season, is_solo, leaderboard, rerate, run_season
 from arena.players import SandboxPlayer
 from arena.progress import ProgressReporter
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
@@ -330,8 +330,9 @@ def season() -> None:
 @click.option("--variant", default=None, help="classic, duel or solo (default: the season's own, classic for a new one).")
 @click.option("--rotate/--no-rotate", default=True, show_default=True,
               help="New seasons: play every deal once per seat rotation (same deck, luck cancels out; "
-                   "each bot's process serves the whole table, about twice the games per minute).")
-@click.option("--seed", type=int, default=None, help="Season seed (default: random).")
+                   "every game starts every bot afresh).")
+@click.option("--seed", type=int, default=None,
+              help="Season seed, keyed with the database's secret (default: random).")
 @click.option("--bosses", default=None, metavar="NAMES",
               help="Enter built-in bots as fixed reference points first: comma-separated names "
                    "(random, greedy, trader, search) or 'all'. They stay on the ladder, marked (boss).")
@@ -390,6 +391,21 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
         click.echo(board_table(leaderboard(session, variant, name if is_solo(variant) else None)))
 
 
+@season.command("close")
+@click.argument("name")
+@pass_context
+def season_close(ctx: Context, name: str) -> None:
+    """Close a season: it plays no more games, and a solo season's deals are published by the next site build."""
+    with Session(ctx.engine) as session:
+        try:
+            closed = close_season(session, name)
+        except LadderError as exc:
+            raise UserError(str(exc)) from None
+        what = ("its deals are published by the next 'arena site build'" if is_solo(closed.variant)
+                else "it plays no more games")
+        click.echo(f"season {name} closed on {closed.closed_at:%Y-%m-%d %H:%M}: {what}")
+
+
 @season.command("list")
 @pass_context
 def season_list(ctx: Context) -> None:
@@ -427,7 +443,7 @@ def season_show(ctx: Context, name: str) -> None:
             seats = session.exec(select(MatchSeat, BotVersion, Bot).where(
                 MatchSeat.match_id == m.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id)
                 .order_by(MatchSeat.seat)).all()
-            rows.append((str(m.id), str(m.seed), m.status,
+            rows.append((str(m.id), str(m.seed), f"void: {shown(m.void_reason, 120)}" if m.status == "void" else m.status,
                          ", ".join(f"{b.name} {ms.coins} {ms.status}" for ms, _, b in seats)))
         click.echo(format_table(rows))
 

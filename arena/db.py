@@ -97,6 +97,7 @@ class Season(SQLModel, table=True):
     seed: int = Field(sa_type=BigInteger)  # 63 bits: PostgreSQL's INTEGER has 32
     created_at: datetime = Field(default_factory=now)
     finished_at: Optional[datetime] = None
+    closed_at: Optional[datetime] = None  # `arena season close`: no more games; shared deals may be published
 
 
 class Match(SQLModel, table=True):
@@ -201,15 +202,18 @@ def _add_missing_columns(engine: Engine) -> None:
     """Columns added to a table after a database was created (schema version 1, before any release):
     ``botversion.variants``, for which an older database's versions count as classic-only, and
     ``botversion.priors``, empty for older versions (they start from ``prior_mu`` in every variant,
-    as they did)."""
+    as they did), and ``season.closed_at``, empty (open) for older seasons."""
     from sqlalchemy import inspect, text
 
     columns = {c["name"] for c in inspect(engine).get_columns("botversion")}
+    season_columns = {c["name"] for c in inspect(engine).get_columns("season")}
     with engine.begin() as conn:
         if "variants" not in columns:
             conn.execute(text("ALTER TABLE botversion ADD COLUMN variants VARCHAR NOT NULL DEFAULT 'classic'"))
         if "priors" not in columns:
             conn.execute(text("ALTER TABLE botversion ADD COLUMN priors VARCHAR NOT NULL DEFAULT ''"))
+        if "closed_at" not in season_columns:  # older seasons are open: their shared deals stay unpublished
+            conn.execute(text("ALTER TABLE season ADD COLUMN closed_at TIMESTAMP NULL"))
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

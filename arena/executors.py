@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import multiprocessing.util
+import os
 import queue
 import signal
 import uuid
@@ -98,6 +99,24 @@ def _die_with_parent() -> None:
         log.debug("no prctl here; pool workers end when their task pipe closes")
 
 
+WORKER_CHECK_S = 1.0  # how often a waiting coordinator checks that the workers playing its tables live
+_STARTED: Any = None  # the local pool's queue of (table key, worker pid), inherited by its workers
+
+
+def _play_reporting(task: TableTask) -> list[MatchOutcome]:
+    """In a pool worker: say which table this process plays, then play it."""
+    _STARTED.put((task.games[0].match_id, os.getpid()))
+    return run_table(task)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return False
+
+
 class LocalPoolExecutor(TableExecutor):
     """Today's default: a fork-context process pool on this machine.
 
@@ -112,26 +131,51 @@ class LocalPoolExecutor(TableExecutor):
         self.workers = workers
         self.name = f"local ({workers} worker{'s' if workers > 1 else ''})"
         self._pool: Any = None
-        self._results: queue.Queue[list[MatchOutcome]] = queue.Queue()
+        self._results: queue.Queue[tuple[int, list[MatchOutcome]]] = queue.Queue()
         self._mp_logging = False
+        self._pending: dict[int, list[int]] = {}  # table key (its first match id) -> its match ids
+        self._running: dict[int, int] = {}  # table key -> pid of the worker playing it
+        self._started: Any = None
 
     def start(self) -> None:
         import multiprocessing_logging
 
+        global _STARTED
         multiprocessing_logging.install_mp_handler()
         self._mp_logging = True
-        self._pool = multiprocessing.get_context("fork").Pool(self.workers, initializer=_worker_init)
+        context = multiprocessing.get_context("fork")
+        self._started = _STARTED = context.SimpleQueue()  # inherited by the workers: they say what they play
+        self._pool = context.Pool(self.workers, initializer=_worker_init)
 
     def slots(self) -> int:
         return self.workers
 
     def submit(self, task: TableTask) -> None:
         ids = [game.match_id for game in task.games]
-        self._pool.apply_async(run_table, (task,), callback=self._results.put,
-                               error_callback=lambda exc: self._results.put(void_table(ids, f"a match worker failed: {exc!r}")))
+        self._pending[ids[0]] = ids
+        self._pool.apply_async(_play_reporting, (task,), callback=lambda outcomes: self._results.put((ids[0], outcomes)),
+                               error_callback=lambda exc: self._results.put(
+                                   (ids[0], void_table(ids, f"a match worker failed: {exc!r}"))))
 
     def next_result(self) -> list[MatchOutcome]:
-        return self._results.get()
+        """The next finished table; a table whose worker died (killed, out of memory) comes back void
+        instead of never (the pool replaces the worker, but the table it held is lost)."""
+        while True:
+            try:
+                key, outcomes = self._results.get(timeout=WORKER_CHECK_S)
+            except queue.Empty:
+                while not self._started.empty():
+                    key, pid = self._started.get()
+                    if key in self._pending:
+                        self._running[key] = pid
+                for key, pid in list(self._running.items()):
+                    if not _process_alive(pid):
+                        del self._running[key]
+                        return void_table(self._pending.pop(key), f"the worker playing it (pid {pid}) died")
+                continue
+            if self._pending.pop(key, None) is not None:
+                self._running.pop(key, None)
+                return outcomes
 
     def close(self) -> None:
         if self._pool is not None:

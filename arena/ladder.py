@@ -47,6 +47,24 @@ def is_solo(variant: str) -> bool:
     return rules_for(variant).max_players == 1
 
 
+def deals_secret(season: Season) -> bool:
+    """Whether a season's games stay unpublished: a format where every bot plays the same deals
+    (solo) keeps them secret until the season is closed, or a later version could learn them."""
+    return is_solo(season.variant) and season.closed_at is None
+
+
+def close_season(session: Session, name: str) -> Season:
+    """Close season ``name``: it plays no more games, and its deals may be published."""
+    season = session.exec(select(Season).where(Season.name == name)).first()
+    if season is None:
+        raise LadderError(f"no season named {name!r}")
+    if season.closed_at is None:
+        season.closed_at = now()
+        session.add(season)
+        session.commit()
+    return season
+
+
 def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
     """The Wilson score interval of a win rate (95% for the default ``z``); (0, 1) without games."""
     if games <= 0:
@@ -212,6 +230,8 @@ def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
         session.add(season)
         session.commit()
         session.refresh(season)
+    elif season.closed_at is not None:
+        raise LadderError(f"season {season.name!r} is closed ({season.closed_at:%Y-%m-%d %H:%M}); start a new one")
     elif settings.games is not None and settings.games > season.games:
         season.games = settings.games
         season.finished_at = None

@@ -25,7 +25,7 @@ from sqlmodel import Session, select
 
 import arena
 from arena.db import Bot, BotVersion, Match, MatchSeat, RatingSnapshot, Season, prior_mean
-from arena.ladder import is_solo, leaderboard, variant_of
+from arena.ladder import deals_secret, is_solo, leaderboard, variant_of
 from arena.text import shown
 from engine import new_game, rules_for
 from engine.replay import Replay
@@ -236,11 +236,13 @@ def load_ladder(session: Session, variant: str) -> Ladder:
         versions[vid] = VersionInfo(vid, bot_id, number, active, created, prior_mean(priors, mu, variant), sigma)
         bots[bot_id].versions.append(versions[vid])
     seasons = list(session.exec(select(Season).order_by(Season.id)).all())
+    secret = {s.id for s in seasons if deals_secret(s)}  # their standings are shown, never their games
     games: dict[int, GameRow] = {}
     for row in session.exec(select(Match.id, Match.season_id, Match.number, Match.status, Match.rules_id,
                                    Match.finished_at, Match.seconds, Match.void_reason)
                             .where(Match.status != "planned")).all():
-        games[row[0]] = GameRow(*row)
+        if row[1] not in secret:
+            games[row[0]] = GameRow(*row)
     for row in session.exec(select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.version_id, MatchSeat.coins,
                                    MatchSeat.rank, MatchSeat.status, MatchSeat.detail)
                             .order_by(MatchSeat.match_id, MatchSeat.seat)).all():
@@ -744,7 +746,9 @@ class SiteBuilder:
             query = (select(Match.id, Match.replay).where(Match.status != "planned", Match.id >= first, Match.id <= last)
                      .order_by(Match.id).execution_options(yield_per=500))
             for match_id, replay in session.exec(query):
-                game = by_id[match_id]
+                game = by_id.get(match_id)
+                if game is None:  # a game of a season whose deals are still secret
+                    continue
                 if game.rules_id not in rules_meta:
                     rules_meta[game.rules_id] = _rules_meta(game.rules_id)
                 princes = rules_meta[game.rules_id].get("princes") is not None

@@ -132,7 +132,7 @@ def test_a_match_recorded_twice_counts_once(tmp_path: Path) -> None:
     with Session(engine) as session:
         season = get_or_create_season(session, SeasonSettings("twice", games=1, min_players=3, max_players=3, seed=1))
         planner = Planner(session, season, load_book(session, "classic"))
-        task = table_task(session, planner.plan(), Limits(), detect_tier())
+        task = table_task(session, planner.plan(), Limits(), detect_tier(), database_key(session))
         outcome, = run_table(task)
         assert record_outcome(session, planner.book, outcome) is True
         first = session.get(Match, outcome.match_id).model_dump()

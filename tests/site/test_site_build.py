@@ -159,3 +159,33 @@ def test_demo_ends_by_building_the_site(tmp_path: Path) -> None:
     assert last == f"site: {(tmp_path / 'arena-site' / 'index.html').resolve()}"
     index = (tmp_path / "arena-site" / "index.html").read_text()
     assert index.count('class="boss"') >= 2
+
+
+def test_solo_deals_stay_unpublished_until_the_season_is_closed(tmp_path: Path) -> None:
+    """Every solo bot (and every later version) plays the same deals: their replays would tell an author
+    the deals. The site shows the standings of an open solo season, never its games."""
+    db = f"sqlite:///{tmp_path / 'solo.sqlite'}"
+
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "arena", "--db", db, "-q", *args], capture_output=True,
+                              text=True, timeout=600, cwd=tmp_path)
+
+    assert arena("season", "run", "--name", "cave", "--variant", "solo", "--games", "2", "--bosses", "greedy").returncode == 0
+    engine = make_engine(db)
+    with Session(engine) as session:
+        ids = [m.id for m in session.exec(select(Match).where(Match.status == "done")).all()]
+    assert len(ids) == 2
+    out = tmp_path / "site"
+    build_site(engine, out, "solo", workers=1)
+    assert not any((out / "games" / f"{i}.html").exists() for i in ids)
+    solo = (out / "solo.html").read_text()
+    assert "greedy" in solo and "games/" not in solo
+    assert not any(f"games/{i}.html" in p.read_text() for p in out.rglob("*.html") for i in ids)
+
+    closed = arena("season", "close", "cave")
+    assert closed.returncode == 0 and "its deals are published" in closed.stdout
+    again = arena("season", "run", "--name", "cave", "--games", "3")
+    assert again.returncode != 0 and "season 'cave' is closed" in again.stderr
+    build_site(engine, out, "solo", workers=1)
+    assert all((out / "games" / f"{i}.html").exists() for i in ids)
+    assert arena("season", "close", "nope").returncode == 2

@@ -1,0 +1,139 @@
+"""The referee's fault paths with scripted fake players (no processes): who is at fault is decided
+in one place, a bot's fault is its own status and never a void, the arena's fault voids one game."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+import arena.referee as referee
+from arena.referee import MAX_MESSAGE_BYTES, play_game
+from engine import Harvest, classic_rules, rules_for
+from engine.replay import resimulate
+from sandbox import Reply, SandboxError, Status
+
+
+class FakePlayer:
+    """Answers every request with ``answer(message)``: a dict, a Reply, or an exception to raise."""
+
+    def __init__(self, name: str, answer: Callable[[dict], Any] | None = None) -> None:
+        self.name = name
+        self.answer = answer or self.play
+        self.asked: list[dict] = []
+        self.closed = False
+        self.game: Any = None
+
+    @staticmethod
+    def play(message: dict) -> Any:
+        if message["type"] == "hello":
+            return {"type": "ready"}
+        return {"id": message["id"], "action": message["options"][0]}
+
+    def request(self, message: dict) -> Reply:
+        assert not self.closed, f"{self.name} was asked after it was closed"
+        self.asked.append(message)
+        answer = self.answer(message)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer if isinstance(answer, Reply) else Reply(Status.OK, answer, 1.0)
+
+    def notify(self, message: dict) -> None:
+        self.asked.append(message)
+
+    def time_left_ms(self) -> float:
+        return 1000.0
+
+    def new_game(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def table(*answers: Callable[[dict], Any] | None) -> list[FakePlayer]:
+    return [FakePlayer(f"p{i}", answer) for i, answer in enumerate(answers)]
+
+
+def after(kind: str, bad: Callable[[dict], Any]) -> Callable[[dict], Any]:
+    """Play normally, but answer the first request of ``kind`` (a message type or decision kind) with ``bad``."""
+    def answer(message: dict) -> Any:
+        if kind in (message["type"], message.get("kind")):
+            return bad(message)
+        return FakePlayer.play(message)
+    return answer
+
+
+def test_hello_names_no_bot_and_every_seat_gets_its_own_bot_seed() -> None:
+    players = table(None, None, None)
+    record = play_game(classic_rules(), 5, players, bot_seeds=[11, 22, 33])
+    hellos = [p.asked[0] for p in players]
+    assert [h["seats"] for h in hellos] == [["seat0", "seat1", "seat2"]] * 3
+    assert [h["bot_seed"] for h in hellos] == [11, 22, 33]
+    assert record.void is None and [s.status for s in record.seats] == [Status.OK] * 3
+    assert "p0" not in str(hellos)  # the names are for the record, not for the bots
+
+
+@pytest.mark.parametrize("kind", ["hello", "plant_first", "trade_offer"])
+@pytest.mark.parametrize("bad, status", [
+    (lambda m: RecursionError("maximum recursion depth exceeded"), Status.PROTOCOL),
+    (lambda m: KeyError("surprise"), Status.PROTOCOL),
+    (lambda m: Reply(Status.PROTOCOL, None, 1.0, "JSON nested deeper than 16 levels"), Status.PROTOCOL),
+    (lambda m: ["not", "an", "object"], Status.PROTOCOL),
+    (lambda m: {"id": m.get("id"), "action": {"type": "plant", "field": [[[1]]]}}, Status.PROTOCOL),
+    (lambda m: {"id": m.get("id"), "action": {"type": "plant", "field": 10 ** 100}}, Status.ILLEGAL),
+    (lambda m: {"id": -1, "action": {"type": "pass"}}, Status.PROTOCOL),
+], ids=["recursion", "keyerror", "framing", "not-object", "wrong-type", "huge-int", "wrong-id"])
+def test_anything_wrong_with_one_bots_output_is_that_bots_forfeit(kind: str, bad: Callable, status: Status) -> None:
+    players = table(after(kind, bad), None, None)
+    record = play_game(classic_rules(), 7, players)
+    assert record.void is None  # never a void
+    seat = record.seats[0]
+    expected = Status.PROTOCOL if kind == "hello" and status is Status.ILLEGAL else status
+    assert seat.status is expected and seat.rank == 3 and seat.detail
+    assert [s.status for s in record.seats[1:]] == [Status.OK, Status.OK]
+    assert players[0].closed  # a bot that failed is never asked again (FakePlayer asserts it)
+    assert resimulate(record.replay).result == record.replay.result
+
+
+def test_an_engine_fault_provoked_by_an_action_is_that_seats_forfeit_and_the_game_is_rebuilt(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.classic import ClassicGame
+
+    def broken(self: ClassicGame, seat: int, action: Any) -> None:
+        self.seats[seat].hand.clear()  # half an action, then a crash: the state is no longer trustworthy
+        raise ZeroDivisionError("engine bug")
+
+    monkeypatch.setitem(ClassicGame.HANDLERS, Harvest, broken)
+    harvester = after("plant_second", lambda m: {"id": m["id"], "action": next(
+        (o for o in m["options"] if o["type"] == "harvest"), m["options"][0])})
+    record = play_game(classic_rules(), 3, table(harvester, None, None))
+    assert record.void is None
+    assert record.seats[0].status is Status.ILLEGAL and "could not apply" in record.seats[0].detail
+    assert resimulate(record.replay).result == record.replay.result  # the rebuilt game is a real game
+
+
+def test_a_machine_fault_voids_the_game() -> None:
+    players = table(after("plant_first", lambda m: SandboxError("no free uid slot")), None, None)
+    record = play_game(classic_rules(), 9, players)
+    assert record.void is not None and "no free uid slot" in record.void
+    assert all(s.status is Status.OK for s in record.seats)
+
+
+def test_a_message_over_the_bound_is_the_arenas_fault(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(referee, "MAX_MESSAGE_BYTES", 300)  # every decide message is bigger than that
+    record = play_game(classic_rules(), 9, table(None, None, None))
+    assert record.void is not None and "exceeds 300" in record.void
+    assert MAX_MESSAGE_BYTES == 256 * 1024
+
+
+def test_solo_forfeits_are_losses_and_never_voids() -> None:
+    record = play_game(rules_for("solo"), 4, table(after("plant_first", lambda m: MemoryError())))
+    assert record.void is None and record.seats[0].status is Status.PROTOCOL and record.seats[0].rank == 2
+
+
+def test_default_policy_finishes_for_a_forfeited_seat() -> None:
+    players = table(after("hello", lambda m: {"type": "not-ready"}), None, None)
+    record = play_game(classic_rules(), 13, players)
+    assert record.seats[0].status is Status.PROTOCOL and record.seats[0].decisions == 0
+    assert len(players[0].asked) == 1  # hello only: never asked again, not even told the end
+    assert all(p.asked[-1]["type"] == "end" for p in players[1:])
