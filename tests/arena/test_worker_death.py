@@ -27,7 +27,7 @@ def test_a_killed_worker_voids_its_table_and_the_season_finishes(tmp_path: Path)
         for name in ("slow1", "slow2", "slow3"):
             register(session, name, SLOW_BOT + f"# {name}\n", f"author {name}")
     engine.dispose()
-    season = subprocess.Popen([*ARENA, "--db", db_url(db), "-q", "season", "run", "--name", "s", "--games", "9",
+    season = subprocess.Popen([*ARENA, "--db", db_url(db), "season", "run", "--name", "s", "--games", "9",
                                "--players", "3", "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True)
     try:
