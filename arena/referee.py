@@ -64,14 +64,10 @@ class GameRecord:
     void: str | None = None  # why the referee voided the game (its own fault), else None
 
 
-#: Bounds on what a game may produce (docs/protocol.md "Bounds"). The engine's rules keep a game far
-#: below them (C-6.9, D-1): reaching one is the referee's fault and voids that game.
-MAX_MESSAGE_BYTES = 256 * 1024
+#: The bound on a game's record (docs/protocol.md "Bounds"; each message to a bot is bounded by
+#: ``Limits.max_request_bytes``). The rules keep a game far below it (C-6.9, D-1): reaching it is
+#: the referee's fault and voids that game.
 MAX_REPLAY_BYTES = 4 * 1024 * 1024
-
-
-class RefereeFault(RuntimeError):
-    """The referee, not a bot, could not go on with a game (it is voided)."""
 
 
 def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits | None = None,
@@ -103,9 +99,6 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
 
     def ask(seat: int, message: dict[str, Any]) -> dict[str, Any] | None:
         """One request to one seat; None (and the seat forfeits) on any failure of the bot's."""
-        payload_size = len(json.dumps(message, separators=(",", ":")))
-        if payload_size > MAX_MESSAGE_BYTES:
-            raise RefereeFault(f"a {message['type']} message of {payload_size} bytes exceeds {MAX_MESSAGE_BYTES}")
         try:
             reply = players[seat].request(message)
         except SandboxError:
@@ -139,6 +132,12 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             forfeit(seat, Status.ILLEGAL, f"the referee could not apply {_clip(action)}: {type(exc).__name__}")
             rebuild()
 
+    events_json: list[dict[str, Any]] = []  # every event's JSON, made once for all the seats
+
+    def public_events(since: int) -> list[dict[str, Any]]:
+        events_json.extend(event_to_json(e) for e in game.events[len(events_json):])
+        return events_json[since:]
+
     def rebuild() -> None:
         """Restore the game from its history (an engine fault may have left it half changed)."""
         nonlocal game
@@ -170,7 +169,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             message = {
                 "type": "decide", "id": request_id, "kind": decision.kind.value,
                 "view": game.view(seat).to_json(),
-                "events": [event_to_json(e) for e in game.events[seen[seat]:]],
+                "events": public_events(seen[seat]),
                 "options": decision.to_json()["options"],
                 "time_left_ms": players[seat].time_left_ms(),
             }

@@ -102,8 +102,9 @@ def breakdown(games: int, limits: Limits, tier: Tier) -> list[dict]:
 
 RAW_ECHO = """
 import sys, os
-exec(compile(open(sys.argv[1]).read(), "runner", "exec"), {"__name__": "codec"})
-loads, dumps = _json_codec()
+codec = {"__name__": "codec"}
+exec(compile(open(sys.argv[1]).read(), "runner", "exec"), codec)
+loads, dumps = codec["_json_codec"]()
 r = sys.stdin.buffer
 while True:
     line = r.readline()

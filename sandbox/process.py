@@ -114,6 +114,7 @@ class BotProcess:
         self._time_used_ms = 0.0
         self._bank_left_ms = float(limits.bank_ms)
         self._cpu_at_rest: float | None = None  # the bot's CPU time when it was last frozen
+        self._stat_fd: int | None = None  # /proc/<pid>/stat of the bot, read at every freeze and thaw
         self.cpu_at_rest_ms = 0.0  # CPU it used between requests anyway (charged to its bank)
         self._exit_code: int | None = None
 
@@ -305,12 +306,13 @@ class BotProcess:
         self._cpu_at_rest = self._cpu_ms()
 
     def _cpu_ms(self) -> float | None:
-        """CPU time the bot's process has used so far (user + system), from /proc."""
+        """CPU time the bot's process has used so far (user + system), from /proc (the file is kept open)."""
         if self._runner_pid is None:
             return None
         try:
-            with open(f"/proc/{self._runner_pid}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
+            if self._stat_fd is None:
+                self._stat_fd = os.open(f"/proc/{self._runner_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            fields = os.pread(self._stat_fd, 1024, 0).rsplit(b")", 1)[1].split()
             return (int(fields[11]) + int(fields[12])) * 1000.0 / CLOCK_TICKS
         except (OSError, IndexError, ValueError):
             return None
@@ -341,6 +343,9 @@ class BotProcess:
             return Reply(Status.DISCONNECT, None, 0.0, "bot process already closed")
         assert self._pipes is not None
         payload = encode(message)
+        if len(payload) > self.limits.max_request_bytes:  # what the referee says is bounded too
+            raise SandboxError(f"a {message.get('type')!r} message of {len(payload)} bytes exceeds the bound of "
+                               f"{self.limits.max_request_bytes}")
         if self._pipes.stdout_has_data():
             return self._fail(Reply(Status.PROTOCOL, None, 0.0, "output outside a request (more than one line per request)"))
         self._charge_cpu_at_rest()
@@ -500,6 +505,9 @@ class BotProcess:
         if self._closed:
             return
         self._closed = True
+        if self._stat_fd is not None:
+            os.close(self._stat_fd)
+            self._stat_fd = None
         try:
             if self._popen is not None:
                 self._kill()

@@ -212,6 +212,9 @@ def _zygote(boot, loads) -> None:
     importer = _install_importer(boot["modules"])
     for name in boot.get("preload", ()):
         __import__(name)
+    import resource  # noqa: F401 - what every child needs, loaded once here
+
+    _CHILD["ctypes"] = _prctl()
     _write_all(1, b'{"type":"ready"}\n')
     while True:
         try:
@@ -237,6 +240,7 @@ def _zygote(boot, loads) -> None:
             random.seed()  # the template's state is shared by every child: give each its own
             _CHILD["importer"] = importer
             return
+        _CHILD.pop("importer", None)
         for fd in fds:
             os.close(fd)
         control.sendall(b'{"pid":%d}\n' % pid)
@@ -269,7 +273,7 @@ def _bot(boot, loads, dumps) -> None:
     need_ctypes = boot.get("seccomp") is not None or boot.get("parent") is not None
     prctl = buffer = None
     if need_ctypes:
-        prctl, buffer = _prctl()
+        prctl, buffer = _CHILD.get("ctypes") or _prctl()
 
     uid, gid = boot.get("uid"), boot.get("gid")
     if uid is not None:

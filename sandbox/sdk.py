@@ -54,25 +54,41 @@ class Hello:
                    int(message["bot_seed"]), dict(message.get("limits", {})))
 
 
-@dataclass(frozen=True)
 class Request:
-    """One decision to make."""
+    """One decision to make: ``id``, ``kind``, ``view`` (your view of the table), ``events`` (the public
+    events since your previous decision), ``options`` (the legal actions that need no invention) and
+    ``time_left_ms``. ``view`` and ``events`` are decoded when first used, so a bot that does not look
+    at them does not pay for them."""
 
-    id: int
-    kind: DecisionKind
-    view: View | PrincesView  # a PrincesView in the duel and solo variants
-    events: tuple[Event, ...]
-    options: tuple[Action, ...]
-    time_left_ms: float
+    __slots__ = ("id", "kind", "options", "time_left_ms", "_view", "_events", "_raw")
+
+    def __init__(self, id: int, kind: DecisionKind, view: View | PrincesView | None,
+                 events: tuple[Event, ...] | None, options: tuple[Action, ...], time_left_ms: float) -> None:
+        self.id, self.kind, self.options, self.time_left_ms = id, kind, options, time_left_ms
+        self._view, self._events, self._raw = view, events, None
 
     @classmethod
     def from_json(cls, message: Mapping[str, Any]) -> Request:
-        return cls(
-            id=int(message["id"]), kind=DecisionKind(message["kind"]), view=view_from_json(message["view"]),
-            events=tuple(event_from_json(e) for e in message.get("events", ())),
-            options=tuple(action_from_json(a) for a in message["options"]),
-            time_left_ms=float(message.get("time_left_ms", 0.0)),
-        )
+        request = cls(int(message["id"]), DecisionKind(message["kind"]), None, None,
+                      tuple(action_from_json(a) for a in message["options"]), float(message.get("time_left_ms", 0.0)))
+        request._raw = message
+        return request
+
+    @property
+    def view(self) -> View | PrincesView:
+        """A PrincesView in the duel and solo variants."""
+        if self._view is None:
+            self._view = view_from_json(self._raw["view"])  # type: ignore[index]
+        return self._view
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        if self._events is None:
+            self._events = tuple(event_from_json(e) for e in (self._raw or {}).get("events", ()))
+        return self._events
+
+    def __repr__(self) -> str:
+        return f"Request(id={self.id!r}, kind={self.kind!r}, options={self.options!r})"
 
     @property
     def me(self) -> int:

@@ -45,6 +45,8 @@ class Limits:
     memory_mb: int = 512
     cpu_seconds: int = 120
     max_line_bytes: int = 64 * 1024  # a reply is ~100 bytes; nothing a bot needs to say comes near
+    #: the longest message the referee may send (a real decide is ~1 KB); more is the referee's fault
+    max_request_bytes: int = 256 * 1024
     max_stderr_bytes: int = 64 * 1024
     max_open_files: int = 32
     #: SIGSTOP the bot between requests so it cannot compute on other players' time.
@@ -53,7 +55,8 @@ class Limits:
     fork_server: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("decision_ms", "startup_ms", "memory_mb", "cpu_seconds", "max_line_bytes", "max_open_files"):
+        for name in ("decision_ms", "startup_ms", "memory_mb", "cpu_seconds", "max_line_bytes", "max_request_bytes",
+                     "max_open_files"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}")
         for name in ("bank_ms", "max_stderr_bytes"):

@@ -7,7 +7,7 @@ from typing import Any, Callable
 import pytest
 
 import arena.referee as referee
-from arena.referee import MAX_MESSAGE_BYTES, play_game
+from arena.referee import MAX_REPLAY_BYTES, play_game
 from engine import Harvest, classic_rules, rules_for
 from engine.replay import resimulate
 from sandbox import Reply, SandboxError, Status
@@ -112,18 +112,18 @@ def test_an_engine_fault_provoked_by_an_action_is_that_seats_forfeit_and_the_gam
     assert resimulate(record.replay).result == record.replay.result  # the rebuilt game is a real game
 
 
+def test_a_record_over_the_bound_is_the_arenas_fault(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(referee, "MAX_REPLAY_BYTES", 1000)  # every real game's record is bigger than that
+    record = play_game(classic_rules(), 9, table(None, None, None))
+    assert record.void is not None and "the replay exceeds 1000 bytes" in record.void
+    assert MAX_REPLAY_BYTES == 4 * 1024 * 1024
+
+
 def test_a_machine_fault_voids_the_game() -> None:
     players = table(after("plant_first", lambda m: SandboxError("no free uid slot")), None, None)
     record = play_game(classic_rules(), 9, players)
     assert record.void is not None and "no free uid slot" in record.void
     assert all(s.status is Status.OK for s in record.seats)
-
-
-def test_a_message_over_the_bound_is_the_arenas_fault(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(referee, "MAX_MESSAGE_BYTES", 300)  # every decide message is bigger than that
-    record = play_game(classic_rules(), 9, table(None, None, None))
-    assert record.void is not None and "exceeds 300" in record.void
-    assert MAX_MESSAGE_BYTES == 256 * 1024
 
 
 def test_solo_forfeits_are_losses_and_never_voids() -> None:

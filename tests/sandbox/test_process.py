@@ -196,3 +196,10 @@ def test_a_frozen_bot_is_charged_nothing(tier: Tier) -> None:
         time.sleep(0.6)
         bot.request({"type": "decide"})  # it spins once thawed: the charge is settled before that
         assert bot.cpu_at_rest_ms == 0.0
+
+
+def test_a_message_over_the_bound_is_the_referees_fault(tier: Tier) -> None:
+    with start(ECHO_SOURCE, tier, fast_limits(max_request_bytes=1000)) as bot:
+        assert bot.request({"type": "decide", "pad": "x" * 900}).status is Status.OK
+        with pytest.raises(SandboxError, match="exceeds the bound of 1000"):
+            bot.request({"type": "decide", "pad": "x" * 1000})
