@@ -217,18 +217,23 @@ class BotProcess:
         if self.tier is Tier.PLAIN:
             self._runner_pid = self._popen.pid
         outcome = self._pipes.exchange(payload, deadline, want_line=True)
+        if self._ready(outcome, started) and self.tier is Tier.STRONG:
+            self._runner_pid = self._find_runner_pid()
+        if self._failure is None:
+            self._freeze()
+
+    def _ready(self, outcome: Outcome, started: float) -> bool:
+        """Whether the start-up exchange ended with ``ready``; otherwise the bot fails with why."""
         self.startup_ms = (time.monotonic() - started) * 1000.0
         if outcome.event is Event.LINE and outcome.line == b'{"type":"ready"}':
             log.debug("%s: ready in %.1f ms", self.bundle.name, self.startup_ms)
-            if self.tier is Tier.STRONG:
-                self._runner_pid = self._find_runner_pid()
-            self._freeze()
-            return
+            return True
         if outcome.event is Event.TIMEOUT:
             reply = Reply(Status.TIMEOUT, None, self.startup_ms, f"not ready within {self.limits.startup_ms:g} ms")
         else:
             reply = self._failure_reply(outcome, during="start-up")
         self._fail(reply)
+        return False
 
     def _spawn_forked(self, interp: isolation.Interpreter, boot: dict[str, Any], python: str | None) -> None:
         """Strong tier from a fork server: a fresh child of a warmed template (sandbox/zygote.py)."""
@@ -252,18 +257,10 @@ class BotProcess:
                                                    os.fdopen(stderr, "rb", 0))  # closed with the bot
         self._popen = child  # type: ignore[assignment]
         self._pipes = Pipes(stdin, stdout, stderr, self.limits.max_line_bytes, self.limits.max_stderr_bytes)
-        outcome = self._pipes.exchange(json.dumps(boot, separators=(",", ":")).encode() + b"\n", deadline, want_line=True)
-        self.startup_ms = (time.monotonic() - started) * 1000.0
         self._runner_pid = child.pid
-        if outcome.event is Event.LINE and outcome.line == b'{"type":"ready"}':
-            log.debug("%s: forked and ready in %.1f ms", self.bundle.name, self.startup_ms)
+        outcome = self._pipes.exchange(json.dumps(boot, separators=(",", ":")).encode() + b"\n", deadline, want_line=True)
+        if self._ready(outcome, started):
             self._freeze()
-            return
-        if outcome.event is Event.TIMEOUT:
-            reply = Reply(Status.TIMEOUT, None, self.startup_ms, f"not ready within {self.limits.startup_ms:g} ms")
-        else:
-            reply = self._failure_reply(outcome, during="start-up")
-        self._fail(reply)
 
     def _find_runner_pid(self) -> int | None:
         """Host pid of the python inside bubblewrap (bwrap -> namespace init -> runner)."""
