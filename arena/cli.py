@@ -183,7 +183,7 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
         for player in players:
             player.close()
     if replay_path:
-        Path(replay_path).write_text(record.replay.dumps(), encoding="utf-8")
+        Path(replay_path).write_text(record.replay_text, encoding="utf-8")
     if as_json:
         click.echo(json.dumps(record_json(record), indent=2))
     else:

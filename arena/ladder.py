@@ -124,7 +124,7 @@ def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) ->
         row.coins, row.rank, row.status = result.coins, result.rank, result.status.value
         row.detail, row.decisions, row.time_ms = result.detail[:500], result.decisions, result.time_ms
         session.add(row)
-    match.replay = record.replay.dumps()
+    match.replay = record.replay_text
     match.seconds = record.seconds
     match.finished_at = now()
     variant = variant_of(match.rules_id)

@@ -5,6 +5,7 @@ plays its remaining decisions); a fault of the referee itself voids the game.
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import logging
@@ -54,14 +55,22 @@ class SeatOutcome:
 
 @dataclass(frozen=True)
 class GameRecord:
-    """What a finished (or voided) game produced."""
+    """What a finished (or voided) game produced. The replay travels as its JSON, made once where the
+    game was played (a worker sends it to the coordinator, which stores it as it is)."""
 
     rules_id: str
     seed: int
     seats: tuple[SeatOutcome, ...]
-    replay: Replay
+    replay_text: str  # engine.replay.Replay.dumps()
     seconds: float
     void: str | None = None  # why the referee voided the game (its own fault), else None
+
+    @functools.cached_property
+    def replay(self) -> Replay:
+        return Replay.loads(self.replay_text)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "replay"}  # the text is enough
 
 
 #: The bound on a game's record (docs/protocol.md "Bounds"; each message to a bot is bounded by
@@ -195,8 +204,8 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
                            "statuses": [s.value for s in statuses]})
     seats = tuple(SeatOutcome(names[s], coins[s], ranks[s], statuses[s], details[s], decisions[s], round(time_ms[s], 3))
                   for s in range(n))
-    replay = Replay.of(game, names, forfeited)
-    if void is None and len(replay.dumps()) > MAX_REPLAY_BYTES:
+    replay = Replay.of(game, names, forfeited).dumps()
+    if void is None and len(replay) > MAX_REPLAY_BYTES:
         void = f"RefereeFault: the replay exceeds {MAX_REPLAY_BYTES} bytes"
     return GameRecord(rules.id, seed, seats, replay, time.perf_counter() - started, void)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -42,12 +43,16 @@ ECHO_BOT = "def act(message):\n    return {'id': message.get('id'), 'action': {'
 
 def season_rate(engine: Any, name: str, games: int, workers: int, limits: Limits, tier: Tier) -> float:
     started = time.perf_counter()
+    cpu = resource.getrusage(resource.RUSAGE_SELF)
     settings = SeasonSettings(name=name, games=games, min_players=4, max_players=4, seed=len(name), rotate=True)
     progress = run_season(engine, settings, workers, limits, tier)
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    coordinator_ms = (after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime) * 1000 / max(1, progress.done)
     rate = progress.done / elapsed * 60
     print(f"{name:<12} {progress.done} games in {elapsed:6.1f} s = {rate:6.1f} games/min "
-          f"(failures {progress.failures}, void {progress.void})", flush=True)
+          f"(failures {progress.failures}, void {progress.void}; coordinator CPU {coordinator_ms:.1f} ms a game)",
+          flush=True)
     return rate
 
 

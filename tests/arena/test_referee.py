@@ -137,3 +137,13 @@ def test_default_policy_finishes_for_a_forfeited_seat() -> None:
     assert record.seats[0].status is Status.PROTOCOL and record.seats[0].decisions == 0
     assert len(players[0].asked) == 1  # hello only: never asked again, not even told the end
     assert all(p.asked[-1]["type"] == "end" for p in players[1:])
+
+
+def test_a_record_travels_as_its_replay_text() -> None:
+    import pickle
+
+    record = play_game(classic_rules(), 21, table(None, None, None))
+    assert record.replay.result is not None  # decoded on first use
+    again = pickle.loads(pickle.dumps(record))
+    assert "replay" not in again.__dict__ and len(pickle.dumps(record)) < len(record.replay_text) + 2000
+    assert again.replay == record.replay and again.replay_text == record.replay.dumps()
