@@ -141,9 +141,8 @@ def round_trips(decides: list[dict], tier: Tier, rounds: int = 3) -> tuple[float
     times = []
     for _ in range(rounds):
         for m in decides:
-            payload = encode(m)
             t = time.perf_counter()
-            raw.stdin.write(payload)
+            raw.stdin.write(encode(m))  # encoding is timed on both sides, as BotProcess.request does it
             raw.stdout.readline()
             times.append(time.perf_counter() - t)
     raw.stdin.close()
