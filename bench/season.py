@@ -30,7 +30,7 @@ from sqlmodel import Session  # noqa: E402
 
 from arena.db import make_engine  # noqa: E402
 from arena.ladder import SeasonSettings, run_season  # noqa: E402
-from arena.players import SandboxPlayer, bundle_for  # noqa: E402
+from arena.players import SandboxPlayer  # noqa: E402
 from arena.referee import play_game  # noqa: E402
 from arena.submit import register  # noqa: E402
 from engine import classic_rules  # noqa: E402
