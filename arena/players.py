@@ -7,14 +7,14 @@ from typing import Any, Mapping, Sequence
 
 from sandbox import BotBundle, BotProcess, Limits, Reply, Tier, modules_from_package
 
-PROJECT = Path(__file__).resolve().parent.parent
-
-
 @cache
 def sdk_modules() -> Mapping[str, str]:
     """The modules every sandboxed bot may import: the SDK and the engine it is typed with."""
-    modules = modules_from_package(PROJECT / "engine", "engine")
-    modules["sandbox.sdk"] = (PROJECT / "sandbox" / "sdk.py").read_text(encoding="utf-8")
+    import engine
+    import sandbox.sdk
+
+    modules = modules_from_package(Path(engine.__file__).parent, "engine")
+    modules["sandbox.sdk"] = Path(sandbox.sdk.__file__).read_text(encoding="utf-8")
     return modules
 
 

@@ -26,13 +26,13 @@ from sqlmodel import Session, select
 import arena
 from arena.db import Bot, BotVersion, Match, MatchSeat, RatingSnapshot, Season, prior_mean
 from arena.ladder import deals_secret, is_solo, leaderboard, variant_of
+from arena.paths import data_dir
 from arena.text import shown
 from engine import new_game, rules_for
 from engine.replay import Replay
 from engine.rules import VARIANTS
 from engine.vine import TASKS
 
-SITE_DIR = Path(arena.__file__).resolve().parent.parent / "site"
 MARKER = ".arena-site"
 GAMES_PER_PAGE = 100
 BOT_GAMES_PER_PAGE = 500
@@ -448,7 +448,7 @@ class BuildSummary:
 
 
 def environment() -> Environment:
-    templates = SITE_DIR / "templates"
+    templates = data_dir("site") / "templates"
     if not templates.is_dir():
         raise SiteError(f"site templates not found in {str(templates)!r}")
     env = Environment(loader=FileSystemLoader(str(templates)), autoescape=True, undefined=StrictUndefined,
@@ -473,7 +473,7 @@ def prepare_out(out: Path) -> None:
     (out / MARKER).write_text("built by 'arena site build'; every build rewrites this folder\n")
     for sub in ("bots", "games", "seasons"):
         (out / sub).mkdir(exist_ok=True)
-    shutil.copytree(SITE_DIR / "static", out / "static", dirs_exist_ok=True)
+    shutil.copytree(data_dir("site") / "static", out / "static", dirs_exist_ok=True)
 
 
 def remove_stale(out: Path, keep: set[str]) -> int:
@@ -502,7 +502,7 @@ class SiteBuilder:
         self.workers = max(1, workers)
         self.env = environment()
         self.pages = 0
-        self.written: set[str] = {f"static/{p.name}" for p in (SITE_DIR / "static").iterdir()}
+        self.written: set[str] = {f"static/{p.name}" for p in (data_dir("site") / "static").iterdir()}
         self.built_at = datetime.now(timezone.utc)
 
     def write(self, relative: str, template: str, root: str, **context: Any) -> None:

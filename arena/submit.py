@@ -11,7 +11,8 @@ from typing import Sequence
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Rating, format_priors, source_hash
-from arena.players import PROJECT, SandboxPlayer
+from arena.paths import data_dir
+from arena.players import SandboxPlayer
 from arena.ratings import MU, SIGMA
 from arena.referee import GameRecord, Player, play_game
 from arena.text import TextError, check_text
@@ -180,7 +181,7 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
 
 def builtin_bots() -> dict[str, Path]:
     """The example bots shipped in ``bots/``, by name (``greedy`` for ``greedy_bot.py``)."""
-    return {path.stem.removesuffix("_bot"): path for path in sorted((PROJECT / "bots").glob("*_bot.py"))}
+    return {path.stem.removesuffix("_bot"): path for path in sorted(data_dir("bots").glob("*_bot.py"))}
 
 
 def names_taken_by_submissions(session: Session, names: Sequence[str]) -> list[str]:

@@ -15,10 +15,16 @@ if TYPE_CHECKING:
 
 
 def card_data_path() -> Path:
-    """seeds/beans.json of the project (computed lazily: a bot's sandbox has no files)."""
+    """seeds/beans.json of the project: next to the engine in a source checkout, else where a built
+    wheel installed it (``<prefix>/share/bohnanza-arena``). Looked up lazily: a bot's sandbox has no files."""
+    import sys
     from pathlib import Path
 
-    return Path(__file__).resolve().parent.parent / "seeds" / "beans.json"
+    for root in (Path(__file__).resolve().parent.parent, Path(sys.prefix) / "share" / "bohnanza-arena"):
+        if (root / "seeds" / "beans.json").is_file():
+            return root / "seeds" / "beans.json"
+    raise FileNotFoundError(f"seeds/beans.json is neither next to the engine nor in {sys.prefix}/share/bohnanza-arena: "
+                            "reinstall bohnanza-arena")
 
 
 @dataclass(frozen=True)
