@@ -63,7 +63,12 @@ DENIED_SYSCALLS = (
     "shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
     "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
     "mq_getsetattr", "timer_create", "timer_settime",
+    # the page cache of the shared read-only files would remember (and tell) which pages a bot touched
+    "fadvise64", "readahead", "mincore", "cachestat", "mlock", "mlock2", "mlockall",
 )
+#: syscalls refused only when their flags argument (index) is not zero: preadv2(RWF_NOWAIT) tells
+#: whether a page is cached without loading it
+DENIED_WITH_FLAGS = (("preadv2", 5), ("pwritev2", 5))
 #: fcntl commands refused (EPERM) in the strong tier: record locks (F_GETLK 5, F_SETLK 6, F_SETLKW 7
 #: and the OFD variants 36-38), leases (1024, 1025), directory notification (F_NOTIFY 1026), and the
 #: signal an I/O event sends (F_SETOWN 8, F_SETSIG 10, F_SETOWN_EX 15): a lock or a watch on a file that
@@ -137,7 +142,10 @@ def bwrap_argv(interp: Interpreter, bwrap: str = "bwrap") -> list[str]:
     made: list[str] = []
     for parent in parents:
         made += ["--perms", "0755", "--dir", parent]
-    return head + made + args + ["--proc", "/proc", "--dev", "/dev", "--chdir", "/", "--remount-ro", "/"]
+    # a /dev of five harmless devices: no pseudo-terminals (their number is counted machine-wide)
+    dev = ["--tmpfs", "/dev"] + [a for d in ("null", "zero", "full", "random", "urandom")
+                                 for a in ("--dev-bind", f"/dev/{d}", f"/dev/{d}")]
+    return head + made + args + ["--proc", "/proc"] + dev + ["--chdir", "/", "--remount-ro", "/"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -152,6 +160,11 @@ def seccomp_program() -> bytes:
     for name in DENIED_SYSCALLS:
         try:
             filt.add_rule(denied, name)
+        except (OSError, ValueError, RuntimeError):
+            log.debug("seccomp: syscall %r unknown on this architecture", name)
+    for name, index in DENIED_WITH_FLAGS:
+        try:
+            filt.add_rule(denied, name, pyseccomp.Arg(index, pyseccomp.NE, 0))
         except (OSError, ValueError, RuntimeError):
             log.debug("seccomp: syscall %r unknown on this architecture", name)
     for command in DENIED_FCNTL:

@@ -184,6 +184,7 @@ class BotProcess:
             boot["uid"], boot["gid"] = self._slot.uid, self._slot.gid
             boot["seccomp"] = binascii.b2a_base64(isolation.seccomp_program(), newline=False).decode("ascii")
             boot["limits"]["nproc"] = 1  # the slot uid owns only this process
+            boot["private_proc"] = True
             cmd = isolation.bwrap_argv(interp) + ["--", *cmd]
         else:
             boot["parent"] = os.getpid()

@@ -20,6 +20,7 @@ import sys
 EXIT_BAD_BOT = 3  # import failed, no entry point, act raised, reply not serialisable
 EXIT_BAD_BOOT = 4  # the referee sent something the runner cannot use (machine fault)
 
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 2, 4, 8, 32
 PR_SET_PDEATHSIG = 1
 PR_SET_SECCOMP = 22
 PR_SET_NO_NEW_PRIVS = 38
@@ -118,6 +119,21 @@ def _prctl():  # -> (prctl(option, arg2, arg3), buffer(bytes) -> (keepalive, add
         buf = Buf.from_buffer_copy(data.ljust(1, b"\0"))
         return buf, _ctypes.addressof(buf)
 
+    mount_fn = Fn(("mount", Libc))
+    mount_fn.argtypes = (c_ulong, c_ulong, c_ulong, c_ulong, c_ulong)
+
+    def private_proc() -> None:
+        """Remount the sandbox's own /proc so that a bot sees its own process and nothing else:
+        no other process (``hidepid=invisible``: not the fork server, whose counters of reaped
+        children would carry data from one game to the next) and none of the machine-wide files
+        (``subset=pid``: /proc/sys, /proc/meminfo, /proc/stat... whose counters two bots could
+        move and read). Needs root inside the sandbox: run before dropping to the slot uid."""
+        keep = [buffer(b"/proc\0"), buffer(b"hidepid=invisible,subset=pid\0")]
+        flags = MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_NOEXEC
+        if mount_fn(0, keep[0][1], 0, flags, keep[1][1]) != 0:
+            raise OSError(_ctypes.get_errno(), "remounting /proc failed")
+
+    prctl.private_proc = private_proc
     return prctl, buffer
 
 
@@ -215,6 +231,12 @@ def _zygote(boot, loads) -> None:
     import resource  # noqa: F401 - what every child needs, loaded once here
 
     _CHILD["ctypes"] = _prctl()
+    if boot.get("private_proc"):
+        try:
+            _CHILD["ctypes"][0].private_proc()
+        except OSError as exc:
+            _die(EXIT_BAD_BOOT, "private /proc: " + repr(exc))
+        _CHILD["proc_done"] = True
     _write_all(1, b'{"type":"ready"}\n')
     while True:
         try:
@@ -270,12 +292,17 @@ def _bot(boot, loads, dumps) -> None:
     sys.stdout = sys.stderr
     sys.stdin = None
 
-    need_ctypes = boot.get("seccomp") is not None or boot.get("parent") is not None
+    need_ctypes = boot.get("seccomp") is not None or boot.get("parent") is not None or boot.get("private_proc")
     prctl = buffer = None
     if need_ctypes:
         prctl, buffer = _CHILD.get("ctypes") or _prctl()
 
     uid, gid = boot.get("uid"), boot.get("gid")
+    if boot.get("private_proc") and not _CHILD.get("proc_done"):
+        try:
+            prctl.private_proc()
+        except OSError as exc:
+            _die(EXIT_BAD_BOOT, "private /proc: " + repr(exc))
     if uid is not None:
         os.setgroups([])
         os.setresgid(gid, gid, gid)
@@ -297,6 +324,7 @@ def _bot(boot, loads, dumps) -> None:
         (resource.RLIMIT_FSIZE, 0),
         (resource.RLIMIT_NOFILE, lim["nofile"]),
         (resource.RLIMIT_AS, lim["as"]),
+        (resource.RLIMIT_MEMLOCK, 0),  # locked memory shows in machine-wide counters
     ):
         resource.setrlimit(res, (value, value))
     resource.setrlimit(resource.RLIMIT_CPU, (lim["cpu"], lim["cpu"] + 1))

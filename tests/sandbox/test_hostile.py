@@ -326,3 +326,26 @@ def test_colluding_bots_find_no_channel_in_the_strong_tier(tier: Tier, witness: 
     finally:
         for bot in bots.values():
             bot.close()
+
+
+def test_no_counter_page_cache_or_terminal_outlives_a_bot_or_crosses_sandboxes(tier: Tier, witness: BotProcess) -> None:
+    """From the attacker's review of the fork servers. Strong tier: the bot sees only its own process
+    in /proc (not the fork server, whose counters of reaped children once carried a byte from one
+    game to the next), none of the machine-wide counters, no pseudo-terminals, cannot lock memory,
+    and cannot evict or probe the page cache of the shared files. Plain tier, the control: most of
+    them work there."""
+    bot = BotProcess.start(hostile_bundle("shared_counters"), fast_limits(), tier)
+    try:
+        reply = bot.request({"type": "hello"})
+        assert reply.status is Status.OK, bot.stderr_tail
+        results = reply.message["results"]
+    finally:
+        bot.close()
+    closed = ["proc-1-stat", "proc-2-stat", "pty-nr", "meminfo", "file-nr", "loadavg", "ptmx", "mlock", "fadvise",
+              "preadv2-nowait", "mincore"]
+    if tier is Tier.STRONG:
+        assert {k: v for k, v in results.items() if k in closed and not v.startswith("error:")} == {}
+        assert results["proc-listing"].startswith("ok:") and results["proc-listing"].count("'") == 2  # itself only
+        assert results["own-stat"].startswith("ok:")
+    else:
+        assert sum(results[k].startswith("ok:") for k in closed) >= 6
