@@ -126,6 +126,9 @@ def bwrap_argv(interp: Interpreter, bwrap: str = "bwrap") -> list[str]:
         bwrap,
         "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session", "--hostname", "sandbox",
+        # root inside keeps only what it needs before it drops to the slot uid: changing identity, and
+        # remounting the sandbox's /proc private (a bot's process then has no capability at all)
+        "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SYS_ADMIN",
     ]
     args = _library_binds()
     covered = ("/usr/lib", "/usr/lib64", "/lib", "/lib64")
