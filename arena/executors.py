@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
-import multiprocessing.util
-import os
-import queue
+import multiprocessing.connection
 import signal
+import time
 import uuid
 from abc import ABC, abstractmethod
 from types import TracebackType
@@ -84,8 +83,6 @@ def void_table(match_ids: list[int], reason: str) -> list[MatchOutcome]:
 def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C and ends the pool
     _die_with_parent()
-    # a worker that ends normally closes its fork servers (and their sandboxes) before it exits
-    multiprocessing.util.Finalize(None, close_fork_servers, exitpriority=10)
 
 
 def _die_with_parent() -> None:
@@ -99,28 +96,45 @@ def _die_with_parent() -> None:
         log.debug("no prctl here; pool workers end when their task pipe closes")
 
 
-WORKER_CHECK_S = 1.0  # how often a waiting coordinator checks that the workers playing its tables live
-_STARTED: Any = None  # the local pool's queue of (table key, worker pid), inherited by its workers
+def _worker_main(conn: Any) -> None:
+    """A local worker: play the tables its coordinator sends on ``conn`` until it sends None or goes away."""
+    _worker_init()
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            break
+        if task is None:
+            break
+        try:
+            outcomes = run_table(task)
+        except BaseException as exc:  # noqa: BLE001 - run_table never raises; if it did, the table is void
+            outcomes = void_table([g.match_id for g in task.games], f"a match worker failed: {exc!r}")
+        try:
+            conn.send(outcomes)
+        except (OSError, ValueError):
+            break
+    close_fork_servers()
 
 
-def _play_reporting(task: TableTask) -> list[MatchOutcome]:
-    """In a pool worker: say which table this process plays, then play it."""
-    _STARTED.put((task.games[0].match_id, os.getpid()))
-    return run_table(task)
+class _Worker:
+    """One local worker process, its own pipe (no lock is shared with another worker), its table."""
 
-
-def _process_alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except (OSError, IndexError):
-        return False
+    def __init__(self, context: Any) -> None:
+        self.conn, theirs = context.Pipe()
+        self.process = context.Process(target=_worker_main, args=(theirs,), daemon=True)
+        self.process.start()
+        theirs.close()
+        self.table: list[int] | None = None  # match ids of the table it plays
 
 
 class LocalPoolExecutor(TableExecutor):
-    """Today's default: a fork-context process pool on this machine.
+    """Today's default: worker processes forked on this machine, one table at a time each.
 
-    Start it after disposing of any database engine: no connection may cross the fork.
+    Each worker has a pipe of its own, so a worker killed at any moment (SIGKILL, the OOM killer)
+    can hold no lock another needs: its table comes back void, a new worker takes its place, and
+    the season goes on. Start it after disposing of any database engine: no connection may cross
+    the fork.
     """
 
     name = "local"
@@ -130,66 +144,94 @@ class LocalPoolExecutor(TableExecutor):
             raise ExecutorError(f"a local pool needs at least 1 worker, not {workers!r}")
         self.workers = workers
         self.name = f"local ({workers} worker{'s' if workers > 1 else ''})"
-        self._pool: Any = None
-        self._results: queue.Queue[tuple[int, list[MatchOutcome]]] = queue.Queue()
+        self._context: Any = None
+        self._pool: list[_Worker] = []
+        self._queue: list[TableTask] = []  # submitted, not yet sent to a worker
         self._mp_logging = False
-        self._pending: dict[int, list[int]] = {}  # table key (its first match id) -> its match ids
-        self._running: dict[int, int] = {}  # table key -> pid of the worker playing it
-        self._started: Any = None
 
     def start(self) -> None:
         import multiprocessing_logging
 
-        global _STARTED
         multiprocessing_logging.install_mp_handler()
         self._mp_logging = True
-        context = multiprocessing.get_context("fork")
-        self._started = _STARTED = context.SimpleQueue()  # inherited by the workers: they say what they play
-        self._pool = context.Pool(self.workers, initializer=_worker_init)
+        self._context = multiprocessing.get_context("fork")
+        self._pool = [_Worker(self._context) for _ in range(self.workers)]
 
     def slots(self) -> int:
         return self.workers
 
     def submit(self, task: TableTask) -> None:
-        ids = [game.match_id for game in task.games]
-        self._pending[ids[0]] = ids
-        self._pool.apply_async(_play_reporting, (task,), callback=lambda outcomes: self._results.put((ids[0], outcomes)),
-                               error_callback=lambda exc: self._results.put(
-                                   (ids[0], void_table(ids, f"a match worker failed: {exc!r}"))))
+        self._queue.append(task)
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        for worker in self._pool:
+            if worker.table is None and self._queue:
+                task = self._queue.pop(0)
+                worker.table = [g.match_id for g in task.games]
+                try:
+                    worker.conn.send(task)
+                except (OSError, ValueError):  # it died in between: the death is noticed below
+                    pass
 
     def next_result(self) -> list[MatchOutcome]:
-        """The next finished table; a table whose worker died (killed, out of memory) comes back void
-        instead of never (the pool replaces the worker, but the table it held is lost)."""
+        """The next finished table; the table of a worker that died comes back void."""
         while True:
-            try:
-                key, outcomes = self._results.get(timeout=WORKER_CHECK_S)
-            except queue.Empty:
-                while not self._started.empty():
-                    key, pid = self._started.get()
-                    if key in self._pending:
-                        self._running[key] = pid
-                for key, pid in list(self._running.items()):
-                    if not _process_alive(pid):
-                        del self._running[key]
-                        return void_table(self._pending.pop(key), f"the worker playing it (pid {pid}) died")
-                continue
-            if self._pending.pop(key, None) is not None:
-                self._running.pop(key, None)
-                return outcomes
+            self._dispatch()
+            busy = [w for w in self._pool if w.table is not None]
+            if not busy:
+                raise ExecutorError("no table is being played")
+            ready = multiprocessing.connection.wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+            for worker in busy:
+                if worker.conn in ready:
+                    try:
+                        outcomes = worker.conn.recv()
+                    except (EOFError, OSError):
+                        outcomes = None  # it died while answering
+                    if outcomes is not None:
+                        worker.table = None
+                        return outcomes
+                if worker.conn in ready or worker.process.sentinel in ready:
+                    return self._replace(worker)
+
+    def _replace(self, worker: _Worker) -> list[MatchOutcome]:
+        """A worker died: void its table, start another worker in its place."""
+        worker.process.join(timeout=5)
+        reason = f"the worker playing it (pid {worker.process.pid}) died ({_exit_text(worker.process.exitcode)})"
+        table = worker.table or []
+        worker.conn.close()
+        self._pool[self._pool.index(worker)] = _Worker(self._context)
+        log.error("a table worker died; a new one replaces it")
+        return void_table(table, reason)
 
     def close(self) -> None:
-        if self._pool is not None:
-            if self._results.empty() and not self._pool._cache:  # nothing in flight: let the workers clean up
-                self._pool.close()
-            else:
-                self._pool.terminate()
-            self._pool.join()
-            self._pool = None
+        for worker in self._pool:
+            try:
+                worker.conn.send(None)  # finish and close the fork servers
+            except (OSError, ValueError):
+                pass
+        deadline = time.monotonic() + 10
+        for worker in self._pool:
+            worker.process.join(timeout=max(0.0, deadline - time.monotonic()))
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(timeout=5)
+            worker.conn.close()
+        self._pool = []
         if self._mp_logging:
             import multiprocessing_logging
 
             multiprocessing_logging.uninstall_mp_handler()
             self._mp_logging = False
+
+
+def _exit_text(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
 
 
 # ----------------------------------------------------------------- Dask
