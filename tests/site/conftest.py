@@ -32,6 +32,17 @@ def run_arena(db: Path, *args: str, timeout: float = 600) -> subprocess.Complete
     return result
 
 
+def fix_seed_key(db: Path) -> None:
+    from arena.db import Meta
+    from arena.seeds import KEY_NAME
+
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        session.merge(Meta(key=KEY_NAME, value="5e" * 32))
+        session.commit()
+    engine.dispose()
+
+
 def add_hostile_bot(db: Path) -> int:
     """A bot named like a script (only possible straight in the database: `submit` checks names),
     seated in a copy of a real game with a failure detail that tries to close the page's script."""
@@ -74,12 +85,13 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> dict:
     run_arena(db, "submit", str(bots / "greedy_bot.py"), "--name", "greedy", "--author", "arena tests")
     if (bots / "trader_bot.py").is_file():
         run_arena(db, "submit", str(bots / "trader_bot.py"), "--name", "trader", "--author", "Tina & Tom")
+    fix_seed_key(db)  # chosen seeds are keyed with the database's secret: a fixed one keeps this ladder the same
     run_arena(db, "season", "run", "--name", "spring", "--games", "12", "--players", "3-4", "--seed", "11")
     changed = folder / "greedy_v2.py"
     changed.write_text((bots / "greedy_bot.py").read_text() + "\n# second version\n")
     run_arena(db, "submit", str(changed), "--name", "greedy")
     run_arena(db, "season", "run", "--name", "summer", "--games", "6", "--players", "3", "--seed", "12")
-    run_arena(db, "season", "run", "--name", "duel-1", "--variant", "duel", "--games", "4", "--seed", "13")
+    run_arena(db, "season", "run", "--name", "duel-1", "--variant", "duel", "--games", "8", "--seed", "13")
     run_arena(db, "season", "run", "--name", "solo-1", "--variant", "solo", "--games", "3", "--seed", "14")
     hostile_game = add_hostile_bot(db)
     return {"db": db, "folder": folder, "hostile_game": hostile_game}
