@@ -216,7 +216,7 @@ def test_each_format_has_its_leaderboard(browser, site: Path, ladder: dict, scre
     names = column(browser, "leaderboard", 1)
     assert names == [r["name"] for r in duel] and len(names) >= 2
     assert [float(v) for v in column(browser, "leaderboard", 4)] == [r["score"] for r in duel]
-    assert sum(int(v) for v in column(browser, "leaderboard", 7)) == 8  # 4 games of 2 seats
+    assert sum(int(v) for v in column(browser, "leaderboard", 7)) == 16  # 8 games of 2 seats
     browser.find_element(By.CSS_SELECTOR, '.tabs a[data-variant="solo"]').click()
     assert browser.current_url.endswith("/solo.html")
     assert column(browser, "leaderboard", 1) == [r["name"] for r in solo]
