@@ -6,6 +6,7 @@ import logging
 import os
 import secrets
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -373,6 +374,7 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
                               rotate=rotate, seed=seed)
     limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
     engine = ctx.engine
+    stop_on_sigterm()
     try:
         progress = run_season(engine, settings, executor, limits,
                               lambda started: sandbox_tier(unsafe, started.detect_tier()),
@@ -382,7 +384,7 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
         raise UserError(str(exc)) from None
     except (LadderError, DatabaseError, ExecutorError) as exc:
         raise click.ClickException(str(exc)) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (systemd, Kubernetes, timeout): the same clean stop
         raise click.ClickException(f"interrupted; finished games are saved: 'arena season run --name {name}' resumes")
     if not ctx.quiet:
         click.echo(f"season {name}: {progress.done} games rated, {progress.void} void; "
@@ -446,6 +448,19 @@ def season_show(ctx: Context, name: str) -> None:
             rows.append((str(m.id), str(m.seed), f"void: {shown(m.void_reason, 120)}" if m.status == "void" else m.status,
                          ", ".join(f"{b.name} {ms.coins} {ms.status}" for ms, _, b in seats)))
         click.echo(format_table(rows))
+
+
+def stop_on_sigterm() -> None:
+    """Make SIGTERM stop a season the way Ctrl-C does (one line, resumable), in this process only:
+    forked workers set their own signal handling."""
+    main_pid = os.getpid()
+
+    def stop(signum: int, frame: object) -> None:
+        if os.getpid() == main_pid:
+            raise KeyboardInterrupt
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def season_counts(session: Session, s: Season) -> dict[str, int]:

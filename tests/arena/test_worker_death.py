@@ -95,3 +95,33 @@ def test_a_worker_killed_between_tables_costs_nothing(tmp_path: Path) -> None:
     # a table sent to the dead worker comes back void; the others are played, by its replacement too
     assert sum(o.record is not None for o in outcomes) >= 2
     assert all(o.record is not None or "died" in (o.machine_fault or "") for o in outcomes)
+
+
+def test_sigterm_stops_a_season_with_one_line_and_it_resumes(tmp_path: Path) -> None:
+    """What systemd, Kubernetes and `timeout` send: the same clean stop as Ctrl-C, every finished game
+    kept, and the next run finishes the season with every game recorded once."""
+    from arena_helpers import wait_for_done
+
+    db = tmp_path / "ladder.sqlite"
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        for name in ("slow1", "slow2", "slow3"):
+            register(session, name, SLOW_BOT + f"# {name}\n", f"author {name}")
+    engine.dispose()
+    args = [*ARENA, "--db", db_url(db), "season", "run", "--name", "s", "--games", "12", "--players", "3", "--workers", "2"]
+    season = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_done(db, 1, timeout=120)
+        season.send_signal(signal.SIGTERM)
+        _, err = season.communicate(timeout=60)
+    finally:
+        if season.poll() is None:
+            season.kill()
+    assert season.returncode == 1 and "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "Error: interrupted; finished games are saved: 'arena season run --name s' resumes"
+    resumed = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    with sqlite3.connect(db) as con:
+        statuses = [s for (s,) in con.execute("SELECT status FROM match")]
+    assert len(statuses) == 12 and set(statuses) == {"done"}  # the tables in flight were resumed, not lost
+    assert "rerated classic: 0 ratings differed" in run_arena("leaderboard", "--rerate", db=db).stderr
