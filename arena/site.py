@@ -23,7 +23,6 @@ from markupsafe import Markup, escape
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-import arena
 from arena.db import Bot, BotVersion, Match, MatchSeat, RatingSnapshot, Season, prior_mean
 from arena.ladder import deals_secret, is_solo, leaderboard, variant_of
 from arena.paths import data_dir
