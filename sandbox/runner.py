@@ -262,7 +262,6 @@ def _zygote(boot, loads) -> None:
             random.seed()  # the template's state is shared by every child: give each its own
             _CHILD["importer"] = importer
             return
-        _CHILD.pop("importer", None)
         for fd in fds:
             os.close(fd)
         control.sendall(b'{"pid":%d}\n' % pid)

@@ -46,7 +46,6 @@ class Zygote:
             raise SandboxError(f"strong tier requested but unavailable: {problem}")
         self.tag = secrets.token_hex(8)
         self.slot = isolation.acquire_slot()
-        self.children = 0
         self._popen: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._buffer = b""
@@ -109,7 +108,6 @@ class Zygote:
             for fd in mine:
                 os.close(fd)
             raise SandboxError(f"fork server answered {reply!r} to a fork")
-        self.children += 1
         host = _children(self.pid)
         return ZygoteChild(self, host[0] if host else None), mine
 
@@ -193,11 +191,6 @@ class ZygoteChild:
             self.returncode = int(reply["exit"])
         return self.returncode
 
-    def poll(self) -> int | None:
-        try:
-            return self.wait(0.0)
-        except subprocess.TimeoutExpired:
-            return None
 
 
 class ZygotePool:

@@ -11,7 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from arena_helpers import ARENA, db_url, descendants, process_tree, run_arena
+from arena_helpers import ARENA, db_url, descendants, process_tree, run_arena, wait_for_done
 from sqlmodel import Session
 
 from arena.db import make_engine
@@ -30,13 +30,19 @@ def bot_process(pid: int) -> bool:
         return False
 
 
-def test_a_killed_worker_voids_its_table_and_the_season_finishes(tmp_path: Path) -> None:
+def slow_ladder(tmp_path: Path) -> Path:
+    """A database with three slow bots of three authors (tables last long enough to interrupt)."""
     db = tmp_path / "ladder.sqlite"
     engine = make_engine(db_url(db))
     with Session(engine) as session:
         for name in ("slow1", "slow2", "slow3"):
             register(session, name, SLOW_BOT + f"# {name}\n", f"author {name}")
     engine.dispose()
+    return db
+
+
+def test_a_killed_worker_voids_its_table_and_the_season_finishes(tmp_path: Path) -> None:
+    db = slow_ladder(tmp_path)
     season = subprocess.Popen([*ARENA, "--db", db_url(db), "season", "run", "--name", "s", "--games", "9",
                                "--players", "3", "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True)
@@ -100,14 +106,7 @@ def test_a_worker_killed_between_tables_costs_nothing(tmp_path: Path) -> None:
 def test_sigterm_stops_a_season_with_one_line_and_it_resumes(tmp_path: Path) -> None:
     """What systemd, Kubernetes and `timeout` send: the same clean stop as Ctrl-C, every finished game
     kept, and the next run finishes the season with every game recorded once."""
-    from arena_helpers import wait_for_done
-
-    db = tmp_path / "ladder.sqlite"
-    engine = make_engine(db_url(db))
-    with Session(engine) as session:
-        for name in ("slow1", "slow2", "slow3"):
-            register(session, name, SLOW_BOT + f"# {name}\n", f"author {name}")
-    engine.dispose()
+    db = slow_ladder(tmp_path)
     args = [*ARENA, "--db", db_url(db), "season", "run", "--name", "s", "--games", "12", "--players", "3", "--workers", "2"]
     season = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
