@@ -125,15 +125,21 @@ class _Worker:
         self.process = context.Process(target=_worker_main, args=(theirs,), daemon=True)
         self.process.start()
         theirs.close()
-        self.table: list[int] | None = None  # match ids of the table it plays
+        self.tasks: list[TableTask] = []  # sent to it, in order: the first is the one it plays
+
+
+#: Tables a local worker holds at once: the one it plays and the next, already in its pipe, so that it
+#: never waits while the coordinator records the previous one
+WORKER_DEPTH = 2
 
 
 class LocalPoolExecutor(TableExecutor):
-    """Today's default: worker processes forked on this machine, one table at a time each.
+    """Today's default: worker processes forked on this machine, one table at a time each (and the
+    next one waiting in its pipe).
 
     Each worker has a pipe of its own, so a worker killed at any moment (SIGKILL, the OOM killer)
-    can hold no lock another needs: its table comes back void, a new worker takes its place, and
-    the season goes on. Start it after disposing of any database engine: no connection may cross
+    can hold no lock another needs: the table it played comes back void, the one waiting goes to
+    another worker, a new worker takes its place, and the season goes on. Start it after disposing of any database engine: no connection may cross
     the fork.
     """
 
@@ -165,20 +171,21 @@ class LocalPoolExecutor(TableExecutor):
         self._dispatch()
 
     def _dispatch(self) -> None:
-        for worker in self._pool:
-            if worker.table is None and self._queue:
-                task = self._queue.pop(0)
-                worker.table = [g.match_id for g in task.games]
-                try:
-                    worker.conn.send(task)
-                except (OSError, ValueError):  # it died in between: the death is noticed below
-                    pass
+        for depth in range(WORKER_DEPTH):  # every idle worker gets a table before any gets a second
+            for worker in self._pool:
+                if len(worker.tasks) == depth and self._queue:
+                    task = self._queue.pop(0)
+                    worker.tasks.append(task)
+                    try:
+                        worker.conn.send(task)
+                    except (OSError, ValueError):  # it died in between: the death is noticed below
+                        pass
 
     def next_result(self) -> list[MatchOutcome]:
         """The next finished table; the table of a worker that died comes back void."""
         while True:
             self._dispatch()
-            busy = [w for w in self._pool if w.table is not None]
+            busy = [w for w in self._pool if w.tasks]
             if not busy:
                 raise ExecutorError("no table is being played")
             ready = multiprocessing.connection.wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
@@ -189,20 +196,22 @@ class LocalPoolExecutor(TableExecutor):
                     except (EOFError, OSError):
                         outcomes = None  # it died while answering
                     if outcomes is not None:
-                        worker.table = None
+                        worker.tasks.pop(0)
                         return outcomes
                 if worker.conn in ready or worker.process.sentinel in ready:
                     return self._replace(worker)
 
     def _replace(self, worker: _Worker) -> list[MatchOutcome]:
-        """A worker died: void its table, start another worker in its place."""
+        """A worker died: void the table it played, queue the one it had not started, start another
+        worker in its place."""
         worker.process.join(timeout=5)
         reason = f"the worker playing it (pid {worker.process.pid}) died ({_exit_text(worker.process.exitcode)})"
-        table = worker.table or []
+        played, waiting = worker.tasks[0], worker.tasks[1:]
+        self._queue[:0] = waiting
         worker.conn.close()
         self._pool[self._pool.index(worker)] = _Worker(self._context)
         log.error("a table worker died; a new one replaces it")
-        return void_table(table, reason)
+        return void_table([g.match_id for g in played.games], reason)
 
     def close(self) -> None:
         for worker in self._pool:

@@ -62,7 +62,7 @@ DENIED_SYSCALLS = (
     "flock", "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_mark",
     "shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
     "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
-    "mq_getsetattr", "timer_create", "timer_settime",
+    "mq_getsetattr", "timer_create", "timer_settime", "setitimer", "alarm",
     # the page cache of the shared read-only files would remember (and tell) which pages a bot touched
     "fadvise64", "readahead", "mincore", "cachestat", "mlock", "mlock2", "mlockall",
 )

@@ -10,6 +10,7 @@ import os
 import secrets
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -40,6 +41,20 @@ REAP_TIMEOUT_S = 5.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 #: CPU between requests below this is the bot finishing its reply as the stop signal arrives
 CPU_AT_REST_SLACK_MS = 30.0
+#: What ``/proc/<pid>/wchan`` names for a task asleep reading a pipe (the name changed in Linux 6.x)
+PIPE_READ_WAITS = frozenset({b"anon_pipe_read", b"pipe_read"})
+SETTLE_CHECKS, SETTLE_PAUSE_S = 4, 0.00005  # a bot not yet asleep gets ~0.3 ms before SIGSTOP
+STOP_CONFIRM_S = 0.5
+
+
+class _Unsettled(threading.local):
+    """The bots of this thread that replied and are not yet known to be at rest."""
+
+    def __init__(self) -> None:
+        self.bots: list[BotProcess] = []
+
+
+_UNSETTLED = _Unsettled()
 
 
 @functools.lru_cache(maxsize=4)
@@ -115,6 +130,8 @@ class BotProcess:
         self._bank_left_ms = float(limits.bank_ms)
         self._cpu_at_rest: float | None = None  # the bot's CPU time when it was last frozen
         self._stat_fd: int | None = None  # /proc/<pid>/stat of the bot, read at every freeze and thaw
+        self._wchan_fd: int | None = None  # /proc/<pid>/wchan: where the bot sleeps, read when it is settled
+        self.stops = 0  # how often it had to be stopped with SIGSTOP (it was not at rest when settled)
         self.cpu_at_rest_ms = 0.0  # CPU it used between requests anyway (charged to its bank)
         self._exit_code: int | None = None
 
@@ -217,6 +234,7 @@ class BotProcess:
         )
         if self.tier is Tier.PLAIN:
             self._runner_pid = self._popen.pid
+        self._settle_others()  # bot code runs once the boot line is in
         outcome = self._pipes.exchange(payload, deadline, want_line=True)
         if self._ready(outcome, started) and self.tier is Tier.STRONG:
             self._runner_pid = self._find_runner_pid()
@@ -259,6 +277,7 @@ class BotProcess:
         self._popen = child  # type: ignore[assignment]
         self._pipes = Pipes(stdin, stdout, stderr, self.limits.max_line_bytes, self.limits.max_stderr_bytes)
         self._runner_pid = child.pid
+        self._settle_others()  # bot code runs once the boot line is in
         outcome = self._pipes.exchange(json.dumps(boot, separators=(",", ":")).encode() + b"\n", deadline, want_line=True)
         if self._ready(outcome, started):
             self._freeze()
@@ -298,10 +317,59 @@ class BotProcess:
             pass
 
     def _freeze(self) -> None:
-        if self.limits.freeze and not self._frozen:
+        """After a reply: the bot must not compute until its next request.
+
+        Strong tier: it is settled lazily, just before any other bot of this thread is asked or
+        started (``_settle_others``): by then an honest bot is asleep reading its request pipe, and
+        stays there until that pipe is written, since it has no thread, child, timer or signal that
+        could wake it (seccomp) -- so nothing needs stopping. Any other state gets SIGSTOP, confirmed
+        before the other bot runs. Plain tier: SIGSTOP at once (threads and timers are possible).
+        """
+        self._cpu_at_rest = self._cpu_ms()
+        if not self.limits.freeze or self._frozen:
+            return
+        if self.tier is Tier.STRONG and self._runner_pid is not None:
+            _UNSETTLED.bots.append(self)
+        else:
             self._signal_bot(signal.SIGSTOP)
             self._frozen = True
-        self._cpu_at_rest = self._cpu_ms()
+
+    def _settle_others(self) -> None:
+        """Every other bot of this thread that replied is at rest or stopped before this one runs."""
+        bots = _UNSETTLED.bots
+        for bot in bots:
+            if bot is not self and not bot._closed and not bot._frozen:
+                bot._settle()
+        bots.clear()
+
+    def _settle(self) -> None:
+        for _ in range(SETTLE_CHECKS):  # an honest bot may still be on its way from writing to reading
+            if self._asleep_on_a_pipe():
+                return
+            time.sleep(SETTLE_PAUSE_S)
+        self.stops += 1
+        self._signal_bot(signal.SIGSTOP)
+        self._frozen = True
+        deadline = time.monotonic() + STOP_CONFIRM_S
+        while self._state() not in (b"T", b"t", b"Z", b"X", None) and time.monotonic() < deadline:
+            time.sleep(0.0002)  # SIGSTOP is asynchronous: wait until it has stopped
+
+    def _asleep_on_a_pipe(self) -> bool:
+        """Whether the bot's process sleeps reading a pipe (its request pipe, or one only it can write)."""
+        try:
+            if self._wchan_fd is None:
+                self._wchan_fd = os.open(f"/proc/{self._runner_pid}/wchan", os.O_RDONLY | os.O_CLOEXEC)
+            return os.pread(self._wchan_fd, 64, 0) in PIPE_READ_WAITS
+        except OSError:
+            return False
+
+    def _state(self) -> bytes | None:
+        try:
+            if self._stat_fd is None:
+                self._stat_fd = os.open(f"/proc/{self._runner_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            return os.pread(self._stat_fd, 1024, 0).rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return None
 
     def _cpu_ms(self) -> float | None:
         """CPU time the bot's process has used so far (user + system), from /proc (the file is kept open)."""
@@ -349,6 +417,7 @@ class BotProcess:
         self._charge_cpu_at_rest()
         budget_ms = self.limits.decision_ms + max(0.0, self._bank_left_ms)
         log.debug("%s <- %s", self.bundle.name, payload[:200])
+        self._settle_others()
         self._thaw()
         outcome = self._pipes.exchange(payload, time.monotonic() + budget_ms / 1000.0, want_line=True)
         self._freeze()
@@ -379,6 +448,7 @@ class BotProcess:
             return
         payload = encode(message)
         log.debug("%s <- %s", self.bundle.name, payload[:200])
+        self._settle_others()
         self._thaw()
         self._pipes.exchange(payload, time.monotonic() + self.limits.decision_ms / 1000.0, want_line=False)
         self._freeze()  # any work on this message is charged to the next request
@@ -503,9 +573,10 @@ class BotProcess:
         if self._closed:
             return
         self._closed = True
-        if self._stat_fd is not None:
-            os.close(self._stat_fd)
-            self._stat_fd = None
+        for fd in (self._stat_fd, self._wchan_fd):
+            if fd is not None:
+                os.close(fd)
+        self._stat_fd = self._wchan_fd = None
         try:
             if self._popen is not None:
                 self._kill()

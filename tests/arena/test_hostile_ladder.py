@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(not STRONG, reason="strong tier (bubblewrap + se
 DECISION_KINDS = ("plant_first", "plant_second", "trade_offer", "trade_respond", "trade_confirm", "plant_traded")
 
 
-def hostile_source(name: str, **constants: str) -> str:
+def hostile_source(name: str, **constants: object) -> str:
     """A hostile bot's source with its module constants (``TARGET = "hello"``) rewritten."""
     source = (HOSTILE / f"{name}.py").read_text(encoding="utf-8")
     for key, value in constants.items():
@@ -189,6 +189,13 @@ def test_a_seed_searcher_learns_nothing_from_a_small_play_seed(tmp_path: Path, s
     # the chosen seed still reproduces the game on this database
     assert json.loads(again.stdout)["seats"] == [dict(s, time_ms=t["time_ms"]) for s, t in
                                                  zip(seats, json.loads(again.stdout)["seats"])]
+
+
+def test_a_bot_that_computes_after_its_reply_forfeits_without_slowing_the_table(tmp_path: Path) -> None:
+    """reply_then_spin writes its reply early and keeps computing: it is stopped before the next seat is
+    asked, and its late second line answers the wrong request, so it forfeits (protocol) every game."""
+    season = hostile_season(tmp_path, hostile_source("reply_then_spin", SPIN_S=0.2))
+    assert set(hostile_statuses(season)) == {"protocol"}
 
 
 def test_a_memoriser_remembers_nothing_across_seat_rotations(tmp_path: Path) -> None:

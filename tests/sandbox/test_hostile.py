@@ -300,6 +300,31 @@ def test_a_timer_signal_cannot_wake_a_frozen_bot(tier: Tier, witness: BotProcess
     assert_gone(bot)
 
 
+def test_a_bot_computing_after_its_reply_is_stopped_before_another_bot_is_asked(tier: Tier, witness: BotProcess) -> None:
+    """reply_then_spin.py writes its reply itself and keeps computing. Before the next bot of its table
+    is asked it is stopped (strong tier: it is not asleep on its pipe; plain tier: SIGSTOP at once), so
+    its CPU stays flat while the other bot is asked, and its second line is a reply to the wrong request."""
+    bot = BotProcess.start(hostile_bundle("reply_then_spin"), fast_limits(bank_ms=5000), tier)
+    try:
+        assert bot.request({"type": "hello"}).status is Status.OK
+        reply = bot.request({"type": "decide", "id": 1, "options": [{"type": "pass"}]})
+        assert reply.status is Status.OK and reply.message == {"id": 1, "action": {"type": "pass"}}
+        assert witness.request({"type": "decide", "n": 1}).status is Status.OK  # settles the spinner first
+        assert bot.pid is not None
+        before = _cpu_ticks(bot.pid)
+        time.sleep(0.5)
+        assert witness.request({"type": "decide", "n": 2}).status is Status.OK
+        assert _cpu_ticks(bot.pid) - before == 0
+        if tier is Tier.STRONG:
+            assert bot.stops == 1
+        after = bot.request({"type": "decide", "id": 2, "options": []})  # resumed, it ends its spin and act
+        stale = after.status is Status.OK and after.message == {"id": 1, "action": {"type": "pass"}}
+        assert stale or (after.status is Status.PROTOCOL and "outside a request" in after.detail)  # the referee: wrong id
+    finally:
+        bot.close()
+    assert_gone(bot)
+
+
 def test_colluding_bots_find_no_channel_in_the_strong_tier(tier: Tier, witness: BotProcess) -> None:
     """covert_channel.py as sender and receiver at once. Plain tier, the control: the receiver sees the
     sender's lock on a shared file and signals it (field 99). Strong tier: every channel is refused."""

@@ -9,6 +9,7 @@ from sandbox_helpers import ECHO_SOURCE, assert_gone, fast_limits
 
 from sandbox import BotBundle, BotProcess, Limits, SandboxError, Status, Tier, modules_from_package
 from sandbox import isolation
+from sandbox.process import PIPE_READ_WAITS
 
 
 def start(source: str, tier: Tier, limits: Limits | None = None, **modules: str) -> BotProcess:
@@ -119,8 +120,11 @@ def _burn(signum, frame):
         pass
 signal.signal(signal.SIGALRM, _burn)
 def act(m):
-    signal.setitimer(signal.ITIMER_REAL, 0.01, 0.01)  # keeps computing after the reply
-    return {}
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.01, 0.01)  # keeps computing after the reply
+    except OSError as exc:
+        return {"armed": exc.errno}
+    return {"armed": 0}
 """
 
 
@@ -132,16 +136,36 @@ def _cpu_ticks(pid: int) -> int:
 
 @pytest.mark.parametrize("freeze", [True, False], ids=["frozen", "not-frozen"])
 def test_bot_not_asked_does_not_compute(tier: Tier, freeze: bool) -> None:
+    """A SIGALRM timer that keeps the bot computing after its reply. Strong tier: the timer is refused
+    (a sleeping bot has nothing that could wake it). Plain tier: it arms, and only freezing stops it."""
+    import errno
+
     with start(SPIN_AFTER_REPLY, tier, fast_limits(freeze=freeze)) as bot:
-        assert bot.request({"type": "decide"}).status is Status.OK
+        reply = bot.request({"type": "decide"})
+        assert reply.status is Status.OK
+        assert reply.message == {"armed": errno.EPERM if tier is Tier.STRONG else 0}
         assert bot.pid is not None
         before = _cpu_ticks(bot.pid)
         time.sleep(0.5)
         grown = _cpu_ticks(bot.pid) - before
-        if freeze:
+        if freeze or tier is Tier.STRONG:
             assert grown == 0
         else:
             assert grown > 10  # the control: without freezing it burns CPU on others' time
+
+
+def test_an_honest_bot_at_rest_is_never_signalled(tier: Tier) -> None:
+    """Strong tier: between requests an honest bot sleeps reading its request pipe, which only the
+    referee can end, so settling it costs one read of /proc and no signal (plain tier: SIGSTOP)."""
+    with start(ECHO_SOURCE, tier) as a, start(ECHO_SOURCE, tier) as b:
+        for n in range(20):
+            for bot in (a, b):
+                assert bot.request({"type": "decide", "n": n}).status is Status.OK
+        if tier is Tier.STRONG:
+            assert a.stops <= 1 and b.stops == 0  # a may still be finishing its ready as b starts
+            time.sleep(0.05)
+            with open(f"/proc/{b.pid}/wchan", "rb") as f:
+                assert f.read() in PIPE_READ_WAITS  # the state the referee checks
 
 
 def test_strong_tier_unavailable_raises_sandbox_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -179,15 +203,22 @@ def test_foreign_interpreter_gets_source_not_marshal(tier: Tier) -> None:
 
 
 
-def test_cpu_used_between_requests_is_charged_to_the_bank(tier: Tier) -> None:
-    """Without freezing (the control), a bot that keeps computing after its reply pays for it:
-    the CPU it used between requests comes out of its bank, until it times out."""
-    with start(SPIN_AFTER_REPLY, tier, fast_limits(freeze=False, bank_ms=400)) as bot:
-        assert bot.request({"type": "decide"}).status is Status.OK
+@pytest.mark.parametrize("freeze", [True, False], ids=["frozen", "not-frozen"])
+def test_cpu_used_between_requests_is_charged_to_the_bank(tier: Tier, freeze: bool) -> None:
+    """A bot that writes its reply itself and keeps computing pays for it: the CPU it used between
+    requests comes out of its bank. Without freezing (the control) in both tiers;
+    in the strong tier also with it, while no other bot is asked (nothing needs to stop it then)."""
+    bundle = BotBundle.from_file(Path(__file__).parent / "hostile" / "reply_then_spin.py")
+    with BotProcess.start(bundle, fast_limits(freeze=freeze, bank_ms=400), tier) as bot:
+        assert bot.request({"type": "decide", "id": 1}).status is Status.OK
         time.sleep(0.6)
-        reply = bot.request({"type": "decide"})
-        assert bot.cpu_at_rest_ms > 300
-        assert reply.status is Status.TIMEOUT and bot.bank_left_ms == 0.0
+        reply = bot.request({"type": "decide", "id": 2})
+        if freeze and tier is Tier.PLAIN:
+            assert bot.cpu_at_rest_ms == 0.0  # stopped at once
+            return
+        assert bot.cpu_at_rest_ms > 300 and bot.bank_left_ms == 0.0
+        # its bank is gone: it fails on this request (out of time, or its late line arrives with the reply)
+        assert reply.status in (Status.TIMEOUT, Status.PROTOCOL)
 
 
 def test_a_frozen_bot_is_charged_nothing(tier: Tier) -> None:
