@@ -20,6 +20,7 @@ from engine import IllegalAction, Rules, action_from_json, event_to_json, new_ga
 from engine.policies import default_action
 from engine.replay import Replay
 from engine.results import rank_by_coins
+from sandbox.framing import encode_with_list, splice_json
 from sandbox.values import Limits, Reply, SandboxError, Status
 from sandbox.sdk import PROTOCOL_VERSION
 
@@ -141,11 +142,15 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             forfeit(seat, Status.ILLEGAL, f"the referee could not apply {_clip(action)}: {type(exc).__name__}")
             rebuild()
 
-    events_json: list[dict[str, Any]] = []  # every event's JSON, made once for all the seats
+    events_json: list[dict[str, Any]] = []  # every event's JSON and its text, made once for all the seats
+    events_text: list[str] = []
 
-    def public_events(since: int) -> list[dict[str, Any]]:
-        events_json.extend(event_to_json(e) for e in game.events[len(events_json):])
-        return events_json[since:]
+    def public_events(since: int) -> tuple[list[dict[str, Any]], list[str]]:
+        for event in game.events[len(events_json):]:
+            data = event_to_json(event)
+            events_json.append(data)
+            events_text.append(json.dumps(data, separators=(",", ":")))
+        return events_json[since:], events_text[since:]
 
     def rebuild() -> None:
         """Restore the game from its history (an engine fault may have left it half changed)."""
@@ -175,13 +180,14 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
                 game.apply(default_action(game))
                 continue
             request_id += 1
-            message = {
+            events, texts = public_events(seen[seat])
+            message = encode_with_list({
                 "type": "decide", "id": request_id, "kind": decision.kind.value,
-                "view": game.view(seat).to_json(),
-                "events": public_events(seen[seat]),
+                "view": game.view_json(seat),
+                "events": None,
                 "options": decision.to_json()["options"],
                 "time_left_ms": players[seat].time_left_ms(),
-            }
+            }, "events", events, texts)
             seen[seat] = len(game.events)
             decisions[seat] += 1
             reply = ask(seat, message)
@@ -204,7 +210,8 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
                            "statuses": [s.value for s in statuses]})
     seats = tuple(SeatOutcome(names[s], coins[s], ranks[s], statuses[s], details[s], decisions[s], round(time_ms[s], 3))
                   for s in range(n))
-    replay = Replay.of(game, names, forfeited).dumps()
+    replay = splice_json(Replay.of(game, names, forfeited).to_json(events=False), "events",
+                         public_events(0)[1])  # the same text as Replay.dumps(), events not encoded twice
     if void is None and len(replay) > MAX_REPLAY_BYTES:
         void = f"RefereeFault: the replay exceeds {MAX_REPLAY_BYTES} bytes"
     return GameRecord(rules.id, seed, seats, replay, time.perf_counter() - started, void)

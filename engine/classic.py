@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 from engine.actions import (
     Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer, Pass,
@@ -23,7 +23,7 @@ from engine.events import (
 )
 from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
-from engine.views import View, classic_view
+from engine.views import View, classic_view, classic_view_json
 
 _PASS = Pass()
 _END_TRADING = EndTrading()
@@ -115,6 +115,9 @@ class ClassicGame(Game):
     def view(self, seat: int) -> View:
         """What ``seat`` may see now (C-8)."""
         return classic_view(self, seat)
+
+    def view_json(self, seat: int) -> dict[str, Any]:
+        return classic_view_json(self, seat)
 
     def events_since(self, index: int) -> list[Event]:
         return self.events[index:]

@@ -39,6 +39,13 @@ class Game:
     def events_since(self, index: int) -> list[Event]:
         return self.events[index:]
 
+    def view(self, seat: int) -> Any:
+        raise NotImplementedError
+
+    def view_json(self, seat: int) -> dict[str, Any]:
+        """The JSON of ``view(seat)``; a variant may make it faster straight from its state."""
+        return self.view(seat).to_json()  # type: ignore[no-any-return]
+
     def coins(self) -> tuple[int, ...]:
         return tuple(s.coins for s in self.seats)
 

@@ -141,6 +141,33 @@ def classic_view(game: Any, seat: int) -> View:
     )
 
 
+def classic_view_json(game: Any, seat: int) -> dict[str, Any]:
+    """``classic_view(game, seat).to_json()`` made straight from the state (the referee's per-request
+    path: no view objects); tests check both agree on every state of many games."""
+    if not 0 <= seat < game.players:
+        raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
+    seats = game.seats
+    trade = None
+    if game.phase is not None and game.phase.value.startswith("trade"):
+        offer, active = game.offer, game.active
+        trade = {
+            "round": game.trade_round, "max_rounds": game.rules.max_trade_rounds,
+            "offer": None if offer is None else {"seat": active, "to": offer.to, "give": [b.value for b in offer.give],
+                                                 "want": [b.value for b in offer.want], "accept": False},
+            "responses": [{"seat": r.seat, "to": active, "give": [b.value for b in r.give],
+                           "want": [b.value for b in r.want], "accept": r.accept} for r in game.responses],
+        }
+    return {
+        "rules_id": game.rules.id, "seat": seat, "players": game.players, "turn": game.turn, "active": game.active,
+        "hand": [b.value for b in seats[seat].hand], "coins": seats[seat].coins,
+        "fields": [[[b.value if b else None, n] for b, n in zip(s.field_beans, s.field_counts)] for s in seats],
+        "trade_areas": [[[b.value, locked] for b, locked in zip(s.trade, s.trade_locked)] for s in seats],
+        "hand_sizes": [len(s.hand) for s in seats], "deck_size": len(game.deck), "discard_size": len(game.discard),
+        "discard_top": game.discard[-1].value if game.discard else None,
+        "reshuffles": game.reshuffles, "trade": trade,
+    }
+
+
 # ----------------------------------------------------------------- Princes variants (duel, solo)
 @dataclass(frozen=True, slots=True)
 class TurnRecord:

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-__all__ = ["FramingError", "encode", "decode", "nesting_depth", "MAX_DEPTH", "LineBuffer", "Outcome", "Event", "Pipes"]
+__all__ = ["FramingError", "Encoded", "encode", "encode_with_list", "splice_json", "decode", "nesting_depth", "MAX_DEPTH", "LineBuffer", "Outcome", "Event", "Pipes"]
 
 log = logging.getLogger(__name__)
 CHUNK = 65536
@@ -21,9 +21,41 @@ class FramingError(ValueError):
     """A line from the bot is not one JSON object."""
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
+class Encoded(dict):  # type: ignore[type-arg]
+    """A message that carries its JSON line, made from parts encoded once for several messages
+    (``encode_with_list``); the line is exactly ``encode`` of the dict. Not to be changed once made."""
+
+    __slots__ = ("line",)
+
+
 def encode(message: Mapping[str, Any]) -> bytes:
     """One compact JSON line."""
-    return json.dumps(message, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
+    line = getattr(message, "line", None)
+    if line is not None:
+        return line
+    return _ENCODER.encode(message).encode("utf-8") + b"\n"
+
+
+def splice_json(message: Mapping[str, Any], key: str, texts: list[str]) -> str:
+    """The compact JSON of ``message`` with the list at ``key`` made of the JSON texts ``texts``
+    (encoded beforehand, once for several messages) instead of encoding that list again."""
+    keys = list(message)
+    at = keys.index(key)
+    head = {k: message[k] for k in keys[:at]}
+    tail = {k: message[k] for k in keys[at + 1:]}
+    text = _ENCODER.encode(head)[:-1] + ("," if head else "") + _ENCODER.encode(key) + ":[" + ",".join(texts) + "]"
+    return text + ("," + _ENCODER.encode(tail)[1:] if tail else "}")
+
+
+def encode_with_list(message: dict[str, Any], key: str, items: list[Any], texts: list[str]) -> Encoded:
+    """``message`` with ``items`` at ``key``, its line made by ``splice_json`` (``texts`` are the items' JSON)."""
+    out = Encoded(message)
+    out[key] = items
+    out.line = splice_json(out, key, texts).encode("utf-8") + b"\n"
+    return out
 
 
 def _preview(line: bytes, limit: int = 60) -> str:

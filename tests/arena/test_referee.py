@@ -110,6 +110,7 @@ def test_an_engine_fault_provoked_by_an_action_is_that_seats_forfeit_and_the_gam
     assert record.void is None
     assert record.seats[0].status is Status.ILLEGAL and "could not apply" in record.seats[0].detail
     assert resimulate(record.replay).result == record.replay.result  # the rebuilt game is a real game
+    assert record.replay_text == record.replay.dumps()  # its events made once, none from the broken state
 
 
 def test_a_record_over_the_bound_is_the_arenas_fault(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -147,3 +148,19 @@ def test_a_record_travels_as_its_replay_text() -> None:
     again = pickle.loads(pickle.dumps(record))
     assert "replay" not in again.__dict__ and len(pickle.dumps(record)) < len(record.replay_text) + 2000
     assert again.replay == record.replay and again.replay_text == record.replay.dumps()
+
+
+def test_every_line_sent_is_the_json_of_its_message() -> None:
+    """Decide messages carry a line spliced from event texts made once a game: it must be exactly
+    the JSON of the message (what a bot reads is what the referee meant)."""
+    import json
+
+    from sandbox.framing import Encoded, encode
+
+    players = table(None, None, None, None)
+    play_game(classic_rules(), 5, players)
+    decides = [m for p in players for m in p.asked if m["type"] == "decide"]
+    assert decides and all(isinstance(m, Encoded) for m in decides)
+    assert sum(len(m["events"]) for m in decides) > len(decides)
+    for message in decides:
+        assert encode(message) == (json.dumps(dict(message), separators=(",", ":")) + "\n").encode()

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sandbox.framing import Event, FramingError, LineBuffer, Pipes, StderrTail, decode, encode, nesting_depth
+from sandbox.framing import (Event, FramingError, LineBuffer, Pipes, StderrTail, decode, encode, encode_with_list,
+                             nesting_depth, splice_json)
 
 
 class FakeBot:
@@ -152,3 +153,24 @@ def test_decode_accepts_brackets_inside_strings_and_nesting_up_to_the_limit() ->
 def test_decode_turns_any_decoder_failure_into_a_framing_error(line: bytes) -> None:
     with pytest.raises(FramingError):
         decode(line)
+
+
+_JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                            max_leaves=8)
+
+
+@given(st.dictionaries(st.text(max_size=4), _JSON_VALUES, max_size=4), st.lists(_JSON_VALUES, max_size=4),
+       st.text(max_size=4), st.integers(min_value=0, max_value=4))
+def test_a_spliced_line_is_exactly_the_json_of_the_message(others: dict, items: list, key: str, at: int) -> None:
+    import json
+
+    others.pop(key, None)
+    keys = list(others)
+    order = keys[:at] + [key] + keys[at:]
+    message = {k: (None if k == key else others[k]) for k in order}
+    texts = [json.dumps(item, separators=(",", ":")) for item in items]
+    expected = {k: (items if k == key else others[k]) for k in order}
+    assert splice_json(message, key, texts) == json.dumps(expected, separators=(",", ":"))
+    spliced = encode_with_list(message, key, items, texts)
+    assert spliced == expected and encode(spliced) == encode(dict(expected))
