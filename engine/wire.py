@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import types
 import typing
 from functools import cache
-from typing import Any, Mapping, TypeVar
+from typing import Any, Callable, Mapping, TypeVar
 
 from engine.cards import Bean
 
@@ -33,11 +34,6 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
 
 
-@cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
-
-
 def from_json(registry: Mapping[str, type[T]], data: object, what: str) -> T:
     """Decode ``data`` into the class its ``type`` names in ``registry``; errors quote the input."""
     if not isinstance(data, dict):
@@ -46,47 +42,70 @@ def from_json(registry: Mapping[str, type[T]], data: object, what: str) -> T:
     cls = registry.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ValueError(f"unknown {what} type {data.get('type')!r} in {data!r} (known: {', '.join(registry)})")
-    hints = _hints(cls)
+    fields, names = _plan(cls)
     kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if f.name not in data:
-            if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+    for name, convert, optional in fields:
+        if name not in data:
+            if optional:
                 continue
-            raise ValueError(f"{what} {data!r} lacks field {f.name!r}")
+            raise ValueError(f"{what} {data!r} lacks field {name!r}")
         try:
-            kwargs[f.name] = _convert(hints[f.name], data[f.name])
+            kwargs[name] = convert(data[name])
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"{what} {data!r}: field {f.name!r}: {exc}") from None
-    extra = set(data) - set(kwargs) - {"type"} - {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    if extra:
-        raise ValueError(f"{what} {data!r} has unknown fields {sorted(extra)!r}")
+            raise ValueError(f"{what} {data!r}: field {name!r}: {exc}") from None
+    if len(data) > len(kwargs) + 1 and set(data) - names:
+        raise ValueError(f"{what} {data!r} has unknown fields {sorted(set(data) - names)!r}")
     return cls(**kwargs)
 
 
-def _convert(hint: Any, value: Any) -> Any:
+@cache
+def _plan(cls: type) -> tuple[tuple[tuple[str, Callable[[Any], Any], bool], ...], frozenset[str]]:
+    """How to decode each field of ``cls`` (name, converter, has a default), made once per class."""
+    hints = typing.get_type_hints(cls)
+    fields = tuple(
+        (f.name, _converter(hints[f.name]),
+         f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)
+        for f in dataclasses.fields(cls))
+    return fields, frozenset(name for name, _, _ in fields) | {"type"}
+
+
+def _converter(hint: Any) -> Callable[[Any], Any]:
+    """A function checking and converting one JSON value to ``hint`` (int, str, bool, Bean, tuples, optionals)."""
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"expected an integer, got {value!r}")
-        return value
+        def to_int(value: Any) -> int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"expected an integer, got {value!r}")
+            return value
+        return to_int
     if hint is str:
-        if not isinstance(value, str):
-            raise ValueError(f"expected a string, got {value!r}")
-        return value
+        def to_str(value: Any) -> str:
+            if not isinstance(value, str):
+                raise ValueError(f"expected a string, got {value!r}")
+            return value
+        return to_str
     if hint is bool:
-        if not isinstance(value, bool):
-            raise ValueError(f"expected true or false, got {value!r}")
-        return value
+        def to_bool(value: Any) -> bool:
+            if not isinstance(value, bool):
+                raise ValueError(f"expected true or false, got {value!r}")
+            return value
+        return to_bool
     if hint is Bean:
-        return Bean.parse(value)
+        return Bean.parse
     if origin is tuple:
-        if not isinstance(value, list):
-            raise ValueError(f"expected a list, got {value!r}")
-        return tuple(_convert(args[0], v) for v in value)
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        if value is None and type(None) in args:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        return _convert(inner[0], value)
+        item = _converter(args[0])
+
+        def to_tuple(value: Any) -> tuple[Any, ...]:
+            if not isinstance(value, list):
+                raise ValueError(f"expected a list, got {value!r}")
+            return tuple(item(v) for v in value)
+        return to_tuple
+    if origin in (typing.Union, types.UnionType):
+        inner = _converter(next(a for a in args if a is not type(None)))
+        nullable = type(None) in args
+
+        def to_optional(value: Any) -> Any:
+            return None if value is None and nullable else inner(value)
+        return to_optional
     raise TypeError(f"no JSON conversion for {hint!r}")
