@@ -19,7 +19,7 @@ from sqlmodel import Session
 from arena.db import make_engine
 from arena.submit import register
 from engine import ClassicGame, classic_rules
-from sandbox import Tier, detect_tier
+from sandbox import Tier, close_fork_servers, detect_tier
 from sandbox.isolation import SLOT_UIDS, live_processes, processes_of_uid
 
 HOSTILE = Path(__file__).resolve().parents[1] / "sandbox" / "hostile"
@@ -84,6 +84,7 @@ def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "r
         assert all(s == "ok" for n, (s, _) in seats.items() if n != "hostile"), (match_id, seats)
     rerate = run_arena("leaderboard", "--rerate", db=db)
     assert rerate.returncode == 0 and "rerated classic: 0 ratings differed" in rerate.stderr, rerate.stderr
+    close_fork_servers()  # this test process's own (idle) fork servers, from earlier tests, are not the season's
     assert leftover_bot_processes() == []
     return {"seats": games_seen, "stdout": result.stdout, "replay_bytes": [r[4] for r in rows]}
 
@@ -195,6 +196,18 @@ def test_a_bot_that_computes_after_its_reply_forfeits_without_slowing_the_table(
     """reply_then_spin writes its reply early and keeps computing: it is stopped before the next seat is
     asked, and its late second line answers the wrong request, so it forfeits (protocol) every game."""
     season = hostile_season(tmp_path, hostile_source("reply_then_spin", SPIN_S=0.2))
+    assert set(hostile_statuses(season)) == {"protocol"}
+
+
+def test_a_futex_on_a_shared_file_carries_nothing_at_a_real_table(tmp_path: Path) -> None:
+    """futex_channel: the hostile bot waits on a futex of a shared file after writing its reply
+    itself; its partner (another author) wakes that futex at each of its decisions and plays
+    illegally if anyone was waiting. The waiter is stopped before any other seat is asked, so the
+    partner never finds it: every partner game is ok (the waiter's late line costs it its games)."""
+    source = hostile_source("futex_channel", WAIT_S=0.05)
+    season = hostile_season(tmp_path, source, games=4, bosses="random,greedy",
+                            partner=source.replace('ROLE = "wait"', 'ROLE = "wake"'))
+    assert [seats["partner"][0] for seats in season["seats"].values()] == ["ok"] * 4
     assert set(hostile_statuses(season)) == {"protocol"}
 
 

@@ -325,6 +325,30 @@ def test_a_bot_computing_after_its_reply_is_stopped_before_another_bot_is_asked(
     assert_gone(bot)
 
 
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the futex syscall number in futex_channel.py is x86-64's")
+@pytest.mark.parametrize("freeze", [True, False], ids=["frozen", "not-frozen"])
+def test_a_futex_on_a_shared_file_carries_nothing_between_bots_of_a_table(tier: Tier, freeze: bool) -> None:
+    """futex_channel.py: one bot waits on a futex in a page of a file every sandbox binds (the same
+    key everywhere) after writing its reply itself; the next bot asked wakes it and reports how many
+    it woke. Settled (stopped) before the other bot runs, the waiter has left the futex queue: 0.
+    Without freezing (the control) the waiter is still queued and the other bot sees it: 1."""
+    source = (ROOT / "tests" / "sandbox" / "hostile" / "futex_channel.py").read_text()
+    limits = fast_limits(freeze=freeze, bank_ms=5000)
+    waiter = BotProcess.start(BotBundle("waiter", source), limits, tier)
+    waker = BotProcess.start(BotBundle("waker", source.replace('ROLE = "wait"', 'ROLE = "wake"')), limits, tier)
+    try:
+        assert waiter.request({"type": "decide", "id": 1}).status is Status.OK
+        time.sleep(0.05)  # the waiter is now in its futex wait (or stopped)
+        reply = waker.request({"type": "decide", "id": 1})
+        assert reply.status is Status.OK
+        assert reply.message["woke"] == (0 if freeze else 1)
+    finally:
+        waiter.close()
+        waker.close()
+    assert_gone(waiter)
+    assert_gone(waker)
+
+
 def test_colluding_bots_find_no_channel_in_the_strong_tier(tier: Tier, witness: BotProcess) -> None:
     """covert_channel.py as sender and receiver at once. Plain tier, the control: the receiver sees the
     sender's lock on a shared file and signals it (field 99). Strong tier: every channel is refused."""
