@@ -1,6 +1,7 @@
 """The ``arena`` command line. Logging is configured here and nowhere else."""
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
@@ -17,7 +18,8 @@ from sqlmodel import Session, select
 
 from arena.db import DB_ENV, DEFAULT_DB, Bot, BotVersion, DatabaseError, Match, MatchSeat, Season, make_engine
 from arena.executors import ExecutorError, executor_for
-from arena.ladder import LadderError, SeasonSettings, close_season, is_solo, leaderboard, rerate, run_season
+from arena.formats import format_of
+from arena.ladder import LadderError, SeasonSettings, close_season, leaderboard, rerate, run_season
 from arena.players import SandboxPlayer
 from arena.progress import ProgressReporter
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
@@ -82,7 +84,21 @@ def setup_logging(verbose: int, quiet: bool, log_file: str | None) -> None:
 def cli(ctx: click.Context, db_url: str, verbose: int, quiet: bool, log_file: str | None) -> None:
     """Bohnanza bot arena: play games between bots in a sandbox, run ladder seasons."""
     setup_logging(verbose, quiet, log_file)
+    load_format_modules(os.environ.get(FORMATS_ENV, ""))
     ctx.obj = Context(db_url, quiet)
+
+
+FORMATS_ENV = "ARENA_FORMATS"
+
+
+def load_format_modules(names: str) -> None:
+    """Import the modules named in ``$ARENA_FORMATS`` (comma-separated): each registers its formats
+    with ``arena.formats.register`` (docs/formats.md). A module that cannot be imported is a user error."""
+    for name in filter(None, (n.strip() for n in names.split(","))):
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - whatever the module raised, say which and why in one line
+            raise UserError(f"${FORMATS_ENV}: cannot load format module {name!r}: {type(exc).__name__}: {exc}") from None
 
 
 class Context:
@@ -390,7 +406,7 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
         click.echo(f"season {name}: {progress.done} games rated, {progress.void} void; "
                    f"bot failures this run: {progress.failure_summary()}")
     with Session(engine) as session:
-        click.echo(board_table(leaderboard(session, variant, name if is_solo(variant) else None)))
+        click.echo(board_table(leaderboard(session, variant, name if format_of(variant).same_deals else None), variant))
 
 
 @season.command("close")
@@ -403,7 +419,7 @@ def season_close(ctx: Context, name: str) -> None:
             closed = close_season(session, name)
         except LadderError as exc:
             raise UserError(str(exc)) from None
-        what = ("its deals are published by the next 'arena site build'" if is_solo(closed.variant)
+        what = ("its deals are published by the next 'arena site build'" if format_of(closed.variant).same_deals
                 else "it plays no more games")
         click.echo(f"season {name} closed on {closed.closed_at:%Y-%m-%d %H:%M}: {what}")
 
@@ -417,7 +433,7 @@ def season_list(ctx: Context) -> None:
         for s in session.exec(select(Season).order_by(Season.id)).all():
             counts = season_counts(session, s)
             rows.append((s.name, s.variant, f"{s.min_players}-{s.max_players}",
-                         f"{s.games} deals/bot" if is_solo(s.variant) else str(s.games), str(counts.get("done", 0)),
+                         f"{s.games} deals/bot" if format_of(s.variant).same_deals else str(s.games), str(counts.get("done", 0)),
                          str(counts.get("void", 0)), f"{s.created_at:%Y-%m-%d %H:%M}",
                          f"{s.finished_at:%Y-%m-%d %H:%M}" if s.finished_at else "-"))
     click.echo(format_table(rows) if len(rows) > 1 else "no seasons yet: start one with 'arena season run'")
@@ -433,7 +449,7 @@ def season_show(ctx: Context, name: str) -> None:
         if s is None:
             raise UserError(f"no season named {name!r}")
         counts = season_counts(session, s)
-        done = (f"{counts.get('done', 0)} games done on {s.games} deals per bot" if is_solo(s.variant)
+        done = (f"{counts.get('done', 0)} games done on {s.games} deals per bot" if format_of(s.variant).same_deals
                 else f"{counts.get('done', 0)}/{s.games} games done")
         click.echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, "
                    f"{done}, {counts.get('void', 0)} void, "
@@ -493,25 +509,14 @@ def leaderboard_command(ctx: Context, as_json: bool, variant: str, do_rerate: bo
             rows = leaderboard(session, variant, season_name)
         except LadderError as exc:
             raise UserError(str(exc)) from None
-    click.echo(json.dumps(rows, indent=2) if as_json else board_table(rows))
+    click.echo(json.dumps(rows, indent=2) if as_json else board_table(rows, variant))
 
 
-def board_table(rows: list[dict]) -> str:
+def board_table(rows: list[dict], variant: str = "classic") -> str:
+    """A format's board as text (its ranking says which columns)."""
     if not rows:
         return "no bots on the ladder yet"
-    if "ci_low" in rows[0]:  # solo: win rate on fixed deals
-        table = [("rank", "bot", "version", "games", "wins", "win rate", "95% CI", "avg gold")]
-        for r in rows:
-            table.append((str(r["rank"]), r["name"] + (" (boss)" if r["builtin"] else ""), str(r["version"]),
-                          str(r["games"]), str(r["wins"]), f"{r['win_rate']:.1%}",
-                          f"{r['ci_low']:.1%}-{r['ci_high']:.1%}",
-                          "-" if r["avg_gold"] is None else f"{r['avg_gold']:.2f}"))
-        return format_table(table)
-    table = [("rank", "bot", "version", "score", "mu", "sigma", "games")]
-    for r in rows:
-        table.append((str(r["rank"]), r["name"] + (" (boss)" if r["builtin"] else ""), str(r["version"]),
-                      f"{r['score']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}", str(r["games"])))
-    return format_table(table)
+    return format_table(format_of(variant).ranking.table(rows))
 
 
 def format_table(rows: Sequence[Sequence[str]]) -> str:
@@ -551,7 +556,7 @@ def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
     except (LadderError, DatabaseError) as exc:
         raise click.ClickException(str(exc)) from None
     with Session(ctx.engine) as session:
-        click.echo(board_table(leaderboard(session)))
+        click.echo(board_table(leaderboard(session), "classic"))
     from arena.site import SiteError, build_site
 
     try:

@@ -8,7 +8,6 @@ run replays exactly the planned ones.
 from __future__ import annotations
 
 import logging
-import math
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,15 +18,16 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.db import (
-    Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, active_versions,
+    Bot, BotVersion, DatabaseError, Match, MatchSeat, Season, active_versions,
     exclusive_run, now,
 )
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
+from arena.formats import format_of
 from arena.match import GameSpec, MatchOutcome, SeatEntry, TableTask
 from arena.matchmaking import Candidate, Matchmaker, distinct
-from arena.ratings import SIGMA, RatingBook, Skill
+from arena.rankings import RankingError, load_book, wilson
+from arena.ratings import SIGMA, RatingBook
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
-from arena.text import shown
 from engine import rules_for
 from sandbox import Limits, Tier
 
@@ -38,19 +38,10 @@ class LadderError(RuntimeError):
     """A season cannot run as asked (too few bots, a machine fault during a match)."""
 
 
-def variant_of(rules_id: str) -> str:
-    return rules_id.rsplit("-v", 1)[0]
-
-
-def is_solo(variant: str) -> bool:
-    """Whether ``variant`` is a one-player format: ranked by win rate on fixed seeds, not by TrueSkill."""
-    return rules_for(variant).max_players == 1
-
-
 def deals_secret(season: Season) -> bool:
     """Whether a season's games stay unpublished: a format where every bot plays the same deals
     (solo) keeps them secret until the season is closed, or a later version could learn them."""
-    return is_solo(season.variant) and season.closed_at is None
+    return format_of(season.variant).same_deals and season.closed_at is None
 
 
 def close_season(session: Session, name: str) -> Season:
@@ -65,16 +56,6 @@ def close_season(session: Session, name: str) -> Season:
     return season
 
 
-def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a win rate (95% for the default ``z``); (0, 1) without games."""
-    if games <= 0:
-        return (0.0, 1.0)
-    p = wins / games
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def match_seed(season_seed: int, number: int) -> int:
     return random.Random(f"{season_seed}/{number}").getrandbits(63)
 
@@ -82,29 +63,6 @@ def match_seed(season_seed: int, number: int) -> int:
 def solo_seeds(season_seed: int, count: int) -> list[int]:
     """The deal seeds every bot of a solo season plays, in order (a longer season extends the list)."""
     return [random.Random(f"{season_seed}/solo/{k}").getrandbits(63) for k in range(count)]
-
-
-# ----------------------------------------------------------------- ratings in the database
-def load_book(session: Session, variant: str) -> RatingBook:
-    priors = {v.id: Skill(v.prior_mu_in(variant), v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
-    book = RatingBook(priors, _meta_int(session, f"ties:{variant}"), _meta_int(session, f"pairs:{variant}"))
-    for row in session.exec(select(Rating).where(Rating.variant == variant)).all():
-        book.skills[row.version_id] = Skill(row.mu, row.sigma, row.games)
-    return book
-
-
-def _meta_int(session: Session, key: str) -> int:
-    row = session.get(Meta, key)
-    return int(row.value) if row else 0
-
-
-def _set_meta(session: Session, key: str, value: int) -> None:
-    row = session.get(Meta, key)
-    if row is None:
-        session.add(Meta(key=key, value=str(value)))
-    else:
-        row.value = str(value)
-        session.add(row)
 
 
 def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) -> bool:
@@ -127,7 +85,7 @@ def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) ->
     match.replay = record.replay_text
     match.seconds = record.seconds
     match.finished_at = now()
-    variant = variant_of(match.rules_id)
+    fmt = format_of(match.rules_id)
     if record.void:
         match.status, match.void_reason = "void", record.void[:500]
         session.add(match)
@@ -136,63 +94,15 @@ def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) ->
     match.status = "done"
     match.rated_order = (session.exec(select(func.max(Match.rated_order))).one() or 0) + 1
     session.add(match)
-    if is_solo(variant):  # ranked by win rate (leaderboard), not rated
-        session.commit()
-        return True
-    versions = [row.version_id for row in seats]
-    new = book.record(versions, [row.rank for row in seats])  # type: ignore[misc]
-    for version_id, skill in zip(versions, new):
-        rating = session.get(Rating, (version_id, variant)) or Rating(version_id=version_id, variant=variant, mu=0, sigma=0)
-        rating.mu, rating.sigma, rating.games = skill.mu, skill.sigma, skill.games
-        session.add(rating)
-        session.add(RatingSnapshot(match_id=match.id, version_id=version_id, variant=variant,  # type: ignore[arg-type]
-                                   mu=skill.mu, sigma=skill.sigma, games=skill.games))
-    _set_meta(session, f"ties:{variant}", book.tied_pairs)
-    _set_meta(session, f"pairs:{variant}", book.pairs)
+    fmt.ranking.record(session, book, fmt.name, [row.version_id for row in seats], [row.rank for row in seats],  # type: ignore[misc]
+                       match.id)  # type: ignore[arg-type]
     session.commit()
     return True
 
 
 def rerate(session: Session, variant: str, write: bool) -> list[str]:
-    """Recompute every rating of ``variant`` from the recorded matches in order.
-
-    Returns the differences from what is stored (empty when they agree); ``write`` replaces the
-    stored ratings and snapshots with the recomputation.
-    """
-    if is_solo(variant):
-        return []  # solo games are counted, never rated
-    priors = {v.id: Skill(v.prior_mu_in(variant), v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
-    book = RatingBook(priors)
-    snapshots: list[RatingSnapshot] = []
-    matches = session.exec(select(Match).where(Match.status == "done").order_by(Match.rated_order)).all()
-    for match in matches:
-        if variant_of(match.rules_id) != variant:
-            continue
-        seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id).order_by(MatchSeat.seat)).all()
-        versions = [s.version_id for s in seats]
-        for v, skill in zip(versions, book.record(versions, [s.rank for s in seats])):  # type: ignore[misc]
-            snapshots.append(RatingSnapshot(match_id=match.id, version_id=v, variant=variant,  # type: ignore[arg-type]
-                                            mu=skill.mu, sigma=skill.sigma, games=skill.games))
-    stored = {r.version_id: r for r in session.exec(select(Rating).where(Rating.variant == variant)).all()}
-    differences = []
-    for version_id in sorted(set(stored) | set(book.skills)):
-        want, have = book.skills.get(version_id), stored.get(version_id)
-        if want is None or have is None or (have.mu, have.sigma, have.games) != (want.mu, want.sigma, want.games):
-            differences.append(f"version {version_id}: stored {have and (have.mu, have.sigma, have.games)}, "
-                               f"recomputed {want and (want.mu, want.sigma, want.games)}")
-    if write:
-        for row in session.exec(select(RatingSnapshot).where(RatingSnapshot.variant == variant)).all():
-            session.delete(row)
-        for row in stored.values():
-            session.delete(row)
-        session.flush()
-        for version_id, skill in book.skills.items():
-            session.add(Rating(version_id=version_id, variant=variant, mu=skill.mu, sigma=skill.sigma, games=skill.games))
-        session.add_all(snapshots)
-        _set_meta(session, f"ties:{variant}", book.tied_pairs)
-        _set_meta(session, f"pairs:{variant}", book.pairs)
-        session.commit()
-    return differences
+    """Recompute what ``variant``'s ranking stored from the recorded games (``Ranking.rerate``)."""
+    return format_of(variant).ranking.rerate(session, variant, write)
 
 
 # ----------------------------------------------------------------- planning
@@ -243,7 +153,7 @@ def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
 class Planner:
     """Plans the next matches of a season from the current ratings and schedule.
 
-    Solo seasons (``is_solo``) plan differently: ``season.games`` is the number of deals, and every
+    Seasons of a format where every bot plays the same deals (``Format.same_deals``: solo) plan differently: ``season.games`` is the number of deals, and every
     active bot that plays solo gets one match per deal (the same seeds for all, ``solo_seeds``), a
     bot's deals grouped into tables of ``SOLO_TABLE``. Bots added later get the same deals when the
     season is resumed.
@@ -263,7 +173,7 @@ class Planner:
         # has half the veterans' lifetime games
         self.season_seats = Counter(session.exec(select(MatchSeat.version_id).where(
             MatchSeat.match_id == Match.id, Match.season_id == season.id)).all())
-        self.solo = is_solo(season.variant)
+        self.solo = format_of(season.variant).same_deals
         self.solo_missing: list[tuple[int, list[int]]] = self._solo_missing() if self.solo else []
 
     def _solo_missing(self) -> list[tuple[int, list[int]]]:
@@ -492,60 +402,13 @@ def _progress_of(session: Session, season: Season) -> SeasonProgress:
 
 
 def leaderboard(session: Session, variant: str = "classic", season: str | None = None) -> list[dict]:
-    """Rows of the current ladder, best score first: the active version of every bot that plays ``variant``.
-
-    Solo (``is_solo``) has its own rows: see ``solo_leaderboard``; ``season`` names its season.
-    """
-    if is_solo(variant):
-        return solo_leaderboard(session, variant, season)
-    rows = []
-    for bot, version in active_versions(session, variant):
-        rating = session.get(Rating, (version.id, variant))
-        skill = (Skill(rating.mu, rating.sigma, rating.games) if rating
-                 else Skill(version.prior_mu_in(variant), version.prior_sigma))
-        rows.append({"name": bot.name, "author": shown(bot.author), "builtin": bot.builtin, "version": version.number,
-                     "version_id": version.id, "score": round(skill.score, 4), "mu": round(skill.mu, 4),
-                     "sigma": round(skill.sigma, 4), "games": skill.games})
-    rows.sort(key=lambda r: (-r["score"], r["name"]))
-    for rank, row in enumerate(rows, start=1):
-        row["rank"] = rank
-    return rows
+    """The board of ``variant``, best first (``Ranking.standings``; ``season`` names the season of a
+    format where every bot plays the same deals, by default its latest)."""
+    try:
+        return format_of(variant).ranking.standings(session, variant, season)
+    except RankingError as exc:
+        raise LadderError(str(exc)) from None
 
 
-def solo_leaderboard(session: Session, variant: str = "solo", season: str | None = None) -> list[dict]:
-    """The solo format's rows: each active version's games on the deals of one season (the latest
-    season of ``variant`` unless ``season`` names one), ranked by win rate, then average gold. Every bot
-    of a season plays the same deals. ``ci_low``/``ci_high`` are the 95% Wilson interval of the win
-    rate; the usual keys are filled so that tables built for TrueSkill still read: ``score`` = ``ci_low``,
-    ``mu`` = the win rate, ``sigma`` = the interval's half width / 1.96. Forfeited games count as losses;
-    void games do not count."""
-    query = select(Season).where(Season.variant == variant)
-    chosen = session.exec(query.where(Season.name == season) if season else query.order_by(Season.id.desc())).first()  # type: ignore[union-attr]
-    if season and chosen is None:
-        raise LadderError(f"no {variant} season named {season!r}")
-    tallies: dict[int, list[int]] = {}
-    if chosen is not None:
-        for version_id, rank, coins in session.exec(select(MatchSeat.version_id, MatchSeat.rank, MatchSeat.coins).where(
-                MatchSeat.match_id == Match.id, Match.season_id == chosen.id, Match.status == "done")).all():
-            tally = tallies.setdefault(version_id, [0, 0, 0])
-            tally[0] += 1
-            tally[1] += rank == 1
-            tally[2] += coins or 0
-    rows = []
-    for bot, version in active_versions(session, variant):
-        games, wins, gold = tallies.get(version.id, [0, 0, 0])  # type: ignore[arg-type]
-        low, high = wilson(wins, games)
-        rate = wins / games if games else 0.0
-        rows.append({"name": bot.name, "author": shown(bot.author), "builtin": bot.builtin, "version": version.number,
-                     "version_id": version.id, "season": chosen.name if chosen else None, "games": games,
-                     "wins": wins, "win_rate": round(rate, 4), "ci_low": round(low, 4), "ci_high": round(high, 4),
-                     "avg_gold": round(gold / games, 4) if games else None, "score": round(low, 4),
-                     "mu": round(rate, 4), "sigma": round((high - low) / 2 / 1.96, 4)})
-    rows.sort(key=lambda r: (r["games"] == 0, -r["win_rate"], -(r["avg_gold"] or 0), r["name"]))
-    for rank, row in enumerate(rows, start=1):
-        row["rank"] = rank
-    return rows
-
-
-__all__ = ["DatabaseError", "LadderError", "SIGMA", "SeasonSettings", "leaderboard", "rerate", "run_season", "solo_leaderboard",
+__all__ = ["DatabaseError", "LadderError", "SIGMA", "SeasonSettings", "leaderboard", "load_book", "rerate", "run_season",
            "wilson"]

@@ -24,12 +24,12 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, RatingSnapshot, Season, prior_mean
-from arena.ladder import deals_secret, is_solo, leaderboard, variant_of
+from arena.formats import format_of, formats
+from arena.ladder import deals_secret, leaderboard
 from arena.paths import data_dir
 from arena.text import shown
 from engine import new_game, rules_for
 from engine.replay import Replay
-from engine.rules import VARIANTS
 from engine.vine import TASKS
 
 MARKER = ".arena-site"
@@ -250,7 +250,7 @@ def load_ladder(session: Session, variant: str) -> Ladder:
             game.seats.append(SeatRow(*row))
     ordered = sorted(games.values(), key=lambda g: (g.finished_at or datetime.min, g.id), reverse=True)
     names = {s.id: s.name for s in seasons}
-    boards = {v: leaderboard(session, v) for v in VARIANTS}
+    boards = {f.name: leaderboard(session, f.name) for f in formats()}
     return Ladder(bots, versions, seasons, ordered, boards[variant], names, boards)  # type: ignore[arg-type]
 
 
@@ -344,7 +344,7 @@ class Fragments:
                     str(versions[o.version_id].bot_id) for o in g.seats if o.seat != s.seat) + ' "'
             void = ' <span class="fail">void</span>' if g.status == "void" else ""
             rows.append(f'<tr{opponents}><td><a href="../games/{g.id}.html">#{g.id}</a></td>'
-                        f'<td>{variant_of(g.rules_id)}</td>'
+                        f'<td>{format_of(g.rules_id).name}</td>'
                         f'<td class="nowrap">{fmt_date(g.finished_at)}</td><td>v{versions[s.version_id].number}</td>'
                         f'<td class="num">{s.coins}</td><td class="num">{s.rank}/{len(g.seats)}</td>'
                         f'<td>{self.status(s)}{void}</td><td class="players">{self.players(g)}</td></tr>')
@@ -453,6 +453,7 @@ def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(str(templates)), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=fmt_num, pct=fmt_pct, date=fmt_date, day=fmt_day)
+    env.globals["formats"] = lambda: [(f.name, f.title) for f in formats()]  # the navigation, at render time
     return env
 
 
@@ -537,10 +538,10 @@ class SiteBuilder:
     def other_pages(self, ladder: Ladder, history: dict[int, list[ChartPoint]]) -> int:
         """Every page but the game pages; returns 0 (no game pages written)."""
         season_rows = self.season_rows(ladder)
-        for variant in VARIANTS:  # one board page per format; index.html is the --variant one
+        for variant in (f.name for f in formats()):  # one board page per format; index.html is the --variant one
             self.board_page(ladder, variant, season_rows, f"{variant}.html")
         board = self.board_page(ladder, self.variant, season_rows, "index.html")
-        keys = ([k for k in board[0] if k != "bot_id"] if board else []) if is_solo(self.variant) else (
+        keys = ([k for k in board[0] if k != "bot_id"] if board else []) if not format_of(self.variant).ranking.rated else (
             "rank", "name", "author", "builtin", "version", "version_id", "score", "mu", "sigma", "games", "win_rate",
             "avg_coins", "failure_rate")
         (self.out / "leaderboard.json").write_text(json.dumps({
@@ -559,16 +560,13 @@ class SiteBuilder:
         """Write one format's leaderboard page (and ``leaderboard-<variant>.json``); returns its rows."""
         rows = ladder.boards[variant]
         mine = [r for r in season_rows if r["season"].variant == variant]
-        total = sum(1 for g in ladder.games if g.status == "done" and variant_of(g.rules_id) == variant)
-        tabs = [(v, f"{v}.html") for v in VARIANTS]
-        if is_solo(variant):
+        total = sum(1 for g in ladder.games if g.status == "done" and format_of(g.rules_id).name == variant)
+        ranking = format_of(variant).ranking
+        if not ranking.rated:
             board = [row | {"bot_id": ladder.versions[row["version_id"]].bot_id} for row in rows]
-            self.write(page, "solo.html", "", board=board, seasons=mine, variant=variant, tabs=tabs,
-                       total_games=total)
         else:
             board = self.board_rows(ladder, self.version_stats(ladder, variant), rows)
-            self.write(page, "index.html", "", board=board, seasons=mine, variant=variant, tabs=tabs,
-                       total_games=total)
+        self.write(page, ranking.page, "", board=board, seasons=mine, variant=variant, total_games=total)
         if page != "index.html":
             keys = [k for k in board[0] if k != "bot_id"] if board else []
             (self.out / f"leaderboard-{variant}.json").write_text(json.dumps({
@@ -585,7 +583,7 @@ class SiteBuilder:
         variant = variant or self.variant
         stats: dict[int, Tally] = defaultdict(Tally)
         for game in ladder.games:
-            if game.status == "done" and variant_of(game.rules_id) == variant:
+            if game.status == "done" and format_of(game.rules_id).name == variant:
                 for seat in game.seats:
                     stats[seat.version_id].add(seat)
         return stats
@@ -646,7 +644,7 @@ class SiteBuilder:
                 if seat.status not in (None, "ok"):
                     failures[seat.status] += 1
                     failed.append((game, seat))
-                if game.status != "done" or variant_of(game.rules_id) != self.variant:
+                if game.status != "done" or format_of(game.rules_id).name != self.variant:
                     continue  # the figures, chart, versions and head-to-head are of the site's format
                 per_version[seat.version_id].add(seat)
                 for other in game.seats:

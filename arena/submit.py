@@ -16,16 +16,19 @@ from arena.players import SandboxPlayer
 from arena.ratings import MU, SIGMA
 from arena.referee import GameRecord, Player, play_game
 from arena.text import TextError, check_text
+from arena.formats import formats
 from engine import rules_for
-from engine.rules import VARIANTS
 from sandbox import Limits, Status, Tier
 
 MAX_BOT_BYTES = 256 * 1024
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 #: the built-in bots a smoke game draws its opponents from (search thinks for its whole time limit)
 SMOKE_OPPONENTS = ("random", "greedy", "trader")
-#: the variants rated with TrueSkill, where a new version starts from its predecessor's mean (solo is counted)
-RATED_VARIANTS = tuple(v for v in VARIANTS if rules_for(v).max_players > 1)
+
+
+def rated_variants() -> tuple[str, ...]:
+    """The formats whose games are rated, where a new version starts from its predecessor's mean."""
+    return tuple(f.name for f in formats() if f.ranking.rated)
 
 
 class SubmissionError(ValueError):
@@ -104,9 +107,9 @@ def smoke_game(name: str, source: str, limits: Limits, tier: Tier, variant: str 
 
 
 def smoke_games(name: str, source: str, limits: Limits, tier: Tier) -> dict[str, tuple[SmokeTable, GameRecord]]:
-    """One smoke game per rules variant (classic, duel, solo), in that order, each at a drawn table."""
+    """One smoke game per format (classic, duel, solo, then any other registered), each at a drawn table."""
     out = {}
-    for variant in VARIANTS:
+    for variant in (f.name for f in formats()):
         table = SmokeTable.draw(variant)
         out[variant] = (table, smoke_game(name, source, limits, tier, variant, table))
     return out
@@ -150,7 +153,7 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
         session.add(bot)
         session.flush()
     current = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active == True)).first()  # noqa: E712
-    plays = ",".join(v for v in VARIANTS if v in variants)
+    plays = ",".join(f.name for f in formats() if f.name in variants)
     if current is not None and current.sha256 == digest:
         if current.variants != plays:
             current.variants = plays
@@ -158,10 +161,10 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
             session.commit()
             session.refresh(current)
         return Registered(bot, current, False)
-    means = {variant: MU for variant in RATED_VARIANTS}
+    means = {variant: MU for variant in rated_variants()}
     number = 1
     if current is not None:  # keeps its mean in each variant, resets its uncertainty
-        for variant in RATED_VARIANTS:
+        for variant in rated_variants():
             rating = session.get(Rating, (current.id, variant))
             means[variant] = rating.mu if rating else current.prior_mu_in(variant)
         number = current.number + 1
@@ -201,7 +204,7 @@ def register_bosses(session: Session, names: Sequence[str]) -> list[Registered]:
     for name in names:
         existing_bot(session, name, builtin=True)  # raises, naming the first clash
     return [register(session, name, known[name].read_text(encoding="utf-8"), "arena", builtin=True,
-                     variants=tuple(VARIANTS)) for name in names]
+                     variants=tuple(f.name for f in formats())) for name in names]
 
 
 def smoke_failure(record: GameRecord, seat_index: int = 0) -> str | None:

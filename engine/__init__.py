@@ -52,12 +52,10 @@ def __getattr__(name: str) -> Any:
 
 def new_game(rules: Rules, players: int, seed: int) -> ClassicGame | PrincesGame:
     """A new game of ``rules`` for ``players`` seats, dealt from ``seed``."""
-    if rules.variant == "classic":
+    if rules.princes is None:  # the base game's rules (classic, or a format built on them)
         from engine.classic import ClassicGame
 
         return ClassicGame(rules, players, seed)
-    if rules.princes is not None:  # duel, solo
-        from engine.princes import PrincesGame
+    from engine.princes import PrincesGame  # duel, solo
 
-        return PrincesGame(rules, players, seed)
-    raise ValueError(f"no engine for variant {rules.variant!r}")
+    return PrincesGame(rules, players, seed)

@@ -5,7 +5,7 @@ import dataclasses
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from engine.cards import Bean, BeanType, parse_bean_types
 from engine.vine import TASKS
@@ -200,7 +200,21 @@ def solo_rules() -> Rules:
                  max_trade_rounds=0, princes=PrincesRules(solo=True, vine_face_down=True))
 
 
-VARIANTS = {"classic": classic_rules, "duel": duel_rules, "solo": solo_rules}
+VARIANTS: dict[str, Callable[[], Rules]] = {"classic": classic_rules, "duel": duel_rules, "solo": solo_rules}
+
+
+def register_variant(name: str, make: Callable[[], Rules]) -> None:
+    """Make the rules of another variant known (a format registered by the arena; its rules must
+    have ``variant == name``). Built-in variants cannot be replaced."""
+    if name in VARIANTS and VARIANTS[name] is not make:
+        raise ValueError(f"variant {name!r} is already known")
+    VARIANTS[name] = make
+
+
+def unregister_variant(name: str) -> None:
+    if name in ("classic", "duel", "solo"):
+        raise ValueError(f"variant {name!r} is built in")
+    VARIANTS.pop(name, None)
 
 
 #: Earlier rules of a variant, by id: their recorded games still replay, no new game uses them.

@@ -120,7 +120,8 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
         low, high = wilson(wins, 3)
         assert row["win_rate"] == pytest.approx(wins / 3, abs=1e-4)
         assert (row["ci_low"], row["ci_high"]) == (pytest.approx(low, abs=1e-4), pytest.approx(high, abs=1e-4))
-        assert row["ci_low"] <= row["win_rate"] <= row["ci_high"] and row["score"] == row["ci_low"]
+        assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
+        assert not {"score", "mu", "sigma"} & set(row)  # a win-rate board fakes no TrueSkill fields
         assert row["avg_gold"] == pytest.approx(sum(c for _, c in mine) / 3, abs=1e-4)
     assert [r["rank"] for r in board] == [1, 2, 3]
     assert board == sorted(board, key=lambda r: (-r["win_rate"], -r["avg_gold"], r["name"]))

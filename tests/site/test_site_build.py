@@ -12,7 +12,8 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, make_engine
-from arena.ladder import leaderboard, variant_of
+from arena.formats import format_of
+from arena.ladder import leaderboard
 from arena.site import ChartPoint, SiteError, build_site, public_replay, rating_chart, script_json
 from engine import classic_rules, new_game
 from engine.policies import random_action
@@ -99,7 +100,7 @@ def test_bot_page_head_to_head_counts_only_the_sites_format(ladder: dict, site: 
             seated = set(session.exec(select(BotVersion.bot_id).where(
                 MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id)).all())
             if {ids["greedy"], ids["random"]} <= seated:
-                together[variant_of(match.rules_id)] += 1
+                together[format_of(match.rules_id).name] += 1
     assert together["classic"] > 0 and together["duel"] > 0
     html = (site / "bots" / f"{ids['greedy']}.html").read_text()
     row = re.search(rf'<a href="\.\./bots/{ids["random"]}\.html" class="bot">random</a></td>'

@@ -1,0 +1,184 @@
+"""The two ways a format ranks its bots: TrueSkill ratings, and win rate on the same deals.
+
+``TrueSkill`` rates every game (the mean and uncertainty of each version, stored with a snapshot
+after every game, so that a rerate can check them); ``WinRate`` only counts the wins of each version
+on one season's deals, with a Wilson interval. A ``Format`` (``arena/formats.py``) names one.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from sqlmodel import Session, select
+
+from arena.db import BotVersion, Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, active_versions
+from arena.ratings import RatingBook, Skill
+from arena.text import shown
+
+
+class RankingError(ValueError):
+    """A board cannot be shown as asked (e.g. no season of that name)."""
+
+
+def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95% for the default ``z``); (0, 1) without games."""
+    if games <= 0:
+        return (0.0, 1.0)
+    p = wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def load_book(session: Session, variant: str) -> RatingBook:
+    """The stored ratings of ``variant`` (every version starts from its prior)."""
+    priors = {v.id: Skill(v.prior_mu_in(variant), v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
+    book = RatingBook(priors, _meta_int(session, f"ties:{variant}"), _meta_int(session, f"pairs:{variant}"))  # type: ignore[arg-type]
+    for row in session.exec(select(Rating).where(Rating.variant == variant)).all():
+        book.skills[row.version_id] = Skill(row.mu, row.sigma, row.games)
+    return book
+
+
+def _meta_int(session: Session, key: str) -> int:
+    row = session.get(Meta, key)
+    return int(row.value) if row else 0
+
+
+def _set_meta(session: Session, key: str, value: int) -> None:
+    row = session.get(Meta, key)
+    if row is None:
+        session.add(Meta(key=key, value=str(value)))
+    else:
+        row.value = str(value)
+        session.add(row)
+
+
+def _shown_name(row: dict) -> str:
+    return row["name"] + (" (boss)" if row["builtin"] else "")
+
+
+def _ranked(rows: list[dict]) -> list[dict]:
+    for rank, row in enumerate(rows, start=1):
+        row["rank"] = rank
+    return rows
+
+
+class TrueSkill:
+    """Every game rated with TrueSkill (``arena/ratings.py``); the board ranks by score (mu - 3 sigma)."""
+
+    rated = True
+    page = "index.html"
+
+    def record(self, session: Session, book: RatingBook, variant: str, versions: Sequence[int],
+               ranks: Sequence[int], match_id: int) -> None:
+        for version_id, skill in zip(versions, book.record(list(versions), list(ranks))):
+            rating = session.get(Rating, (version_id, variant)) or Rating(version_id=version_id, variant=variant, mu=0, sigma=0)
+            rating.mu, rating.sigma, rating.games = skill.mu, skill.sigma, skill.games
+            session.add(rating)
+            session.add(RatingSnapshot(match_id=match_id, version_id=version_id, variant=variant,
+                                       mu=skill.mu, sigma=skill.sigma, games=skill.games))
+        _set_meta(session, f"ties:{variant}", book.tied_pairs)
+        _set_meta(session, f"pairs:{variant}", book.pairs)
+
+    def rerate(self, session: Session, variant: str, write: bool) -> list[str]:
+        """Recompute every rating of ``variant`` from the recorded matches in order; the differences
+        from what is stored (empty when they agree). ``write`` replaces the stored ratings and snapshots."""
+        priors = {v.id: Skill(v.prior_mu_in(variant), v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
+        book = RatingBook(priors)  # type: ignore[arg-type]
+        snapshots: list[RatingSnapshot] = []
+        matches = session.exec(select(Match).where(Match.status == "done").order_by(Match.rated_order)).all()  # type: ignore[arg-type]
+        for match in matches:
+            if match.rules_id.rsplit("-v", 1)[0] != variant:
+                continue
+            seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id).order_by(MatchSeat.seat)).all()  # type: ignore[arg-type]
+            versions = [s.version_id for s in seats]
+            for v, skill in zip(versions, book.record(versions, [s.rank for s in seats])):  # type: ignore[misc]
+                snapshots.append(RatingSnapshot(match_id=match.id, version_id=v, variant=variant,  # type: ignore[arg-type]
+                                                mu=skill.mu, sigma=skill.sigma, games=skill.games))
+        stored = {r.version_id: r for r in session.exec(select(Rating).where(Rating.variant == variant)).all()}
+        differences = []
+        for version_id in sorted(set(stored) | set(book.skills)):
+            want, have = book.skills.get(version_id), stored.get(version_id)
+            if want is None or have is None or (have.mu, have.sigma, have.games) != (want.mu, want.sigma, want.games):
+                differences.append(f"version {version_id}: stored {have and (have.mu, have.sigma, have.games)}, "
+                                   f"recomputed {want and (want.mu, want.sigma, want.games)}")
+        if write:
+            for row in session.exec(select(RatingSnapshot).where(RatingSnapshot.variant == variant)).all():
+                session.delete(row)
+            for row in stored.values():
+                session.delete(row)
+            session.flush()
+            for version_id, skill in book.skills.items():
+                session.add(Rating(version_id=version_id, variant=variant, mu=skill.mu, sigma=skill.sigma, games=skill.games))
+            session.add_all(snapshots)
+            _set_meta(session, f"ties:{variant}", book.tied_pairs)
+            _set_meta(session, f"pairs:{variant}", book.pairs)
+            session.commit()
+        return differences
+
+    def standings(self, session: Session, variant: str, season: str | None = None) -> list[dict]:
+        """The active version of every bot that plays ``variant``, best score first (``season`` is not used:
+        a rating spans seasons)."""
+        rows = []
+        for bot, version in active_versions(session, variant):
+            rating = session.get(Rating, (version.id, variant))
+            skill = (Skill(rating.mu, rating.sigma, rating.games) if rating
+                     else Skill(version.prior_mu_in(variant), version.prior_sigma))
+            rows.append({"name": bot.name, "author": shown(bot.author), "builtin": bot.builtin, "version": version.number,
+                         "version_id": version.id, "score": round(skill.score, 4), "mu": round(skill.mu, 4),
+                         "sigma": round(skill.sigma, 4), "games": skill.games})
+        rows.sort(key=lambda r: (-r["score"], r["name"]))
+        return _ranked(rows)
+
+    def table(self, rows: list[dict]) -> list[tuple[str, ...]]:
+        return [("rank", "bot", "version", "score", "mu", "sigma", "games")] + [
+            (str(r["rank"]), _shown_name(r), str(r["version"]), f"{r['score']:.2f}", f"{r['mu']:.2f}",
+             f"{r['sigma']:.2f}", str(r["games"])) for r in rows]
+
+
+class WinRate:
+    """Games counted, not rated: each version's win rate on one season's deals (every bot plays the
+    same ones), with its 95% Wilson interval, then average gold."""
+
+    rated = False
+    page = "solo.html"
+
+    def record(self, session: Session, book: RatingBook, variant: str, versions: Sequence[int],
+               ranks: Sequence[int], match_id: int) -> None:
+        pass  # the board counts the stored games
+
+    def rerate(self, session: Session, variant: str, write: bool) -> list[str]:
+        return []  # nothing is stored that the games would not give again
+
+    def standings(self, session: Session, variant: str, season: str | None = None) -> list[dict]:
+        """Each active version's games on the deals of one season (the latest season of ``variant``
+        unless ``season`` names one), ranked by win rate, then average gold. ``ci_low``/``ci_high``
+        are the 95% Wilson interval of the win rate. Forfeits count as losses; void games do not count."""
+        query = select(Season).where(Season.variant == variant)
+        chosen = session.exec(query.where(Season.name == season) if season else query.order_by(Season.id.desc())).first()  # type: ignore[union-attr]
+        if season and chosen is None:
+            raise RankingError(f"no {variant} season named {season!r}")
+        tallies: dict[int, list[int]] = {}
+        if chosen is not None:
+            for version_id, rank, coins in session.exec(select(MatchSeat.version_id, MatchSeat.rank, MatchSeat.coins).where(
+                    MatchSeat.match_id == Match.id, Match.season_id == chosen.id, Match.status == "done")).all():
+                tally = tallies.setdefault(version_id, [0, 0, 0])
+                tally[0] += 1
+                tally[1] += rank == 1
+                tally[2] += coins or 0
+        rows = []
+        for bot, version in active_versions(session, variant):
+            games, wins, gold = tallies.get(version.id, [0, 0, 0])  # type: ignore[arg-type]
+            low, high = wilson(wins, games)
+            rows.append({"name": bot.name, "author": shown(bot.author), "builtin": bot.builtin, "version": version.number,
+                         "version_id": version.id, "season": chosen.name if chosen else None, "games": games,
+                         "wins": wins, "win_rate": round(wins / games if games else 0.0, 4), "ci_low": round(low, 4),
+                         "ci_high": round(high, 4), "avg_gold": round(gold / games, 4) if games else None})
+        rows.sort(key=lambda r: (r["games"] == 0, -r["win_rate"], -(r["avg_gold"] or 0), r["name"]))
+        return _ranked(rows)
+
+    def table(self, rows: list[dict]) -> list[tuple[str, ...]]:
+        return [("rank", "bot", "version", "games", "wins", "win rate", "95% CI", "avg gold")] + [
+            (str(r["rank"]), _shown_name(r), str(r["version"]), str(r["games"]), str(r["wins"]), f"{r['win_rate']:.1%}",
+             f"{r['ci_low']:.1%}-{r['ci_high']:.1%}", "-" if r["avg_gold"] is None else f"{r['avg_gold']:.2f}")
+            for r in rows]
