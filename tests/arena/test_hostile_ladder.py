@@ -10,6 +10,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,9 @@ def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "r
     rerate = run_arena("leaderboard", "--rerate", db=db)
     assert rerate.returncode == 0 and "rerated classic: 0 ratings differed" in rerate.stderr, rerate.stderr
     close_fork_servers()  # this test process's own (idle) fork servers, from earlier tests, are not the season's
+    deadline = time.monotonic() + 5  # a sandbox's namespace is torn down by the kernel, not instantly
+    while leftover_bot_processes() and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert leftover_bot_processes() == []
     return {"seats": games_seen, "stdout": result.stdout, "replay_bytes": [r[4] for r in rows]}
 
