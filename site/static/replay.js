@@ -249,7 +249,7 @@
       var discard = el("span", "", "discard " + s.discard + (s.discard ? ", top " : ""));
       if (s.discard && s.top) discard.appendChild(s.top === "?" ? el("span", "muted", "hidden card") : chip(meta, s.top, beanName(meta, s.top)));
       info.appendChild(discard);
-      info.appendChild(el("span", "", "reshuffles " + s.reshuffles + " of 2"));
+      info.appendChild(el("span", "", "reshuffles " + s.reshuffles + " of " + meta.rules.reshuffles));
 
       var panels = document.getElementById("seat-panels");
       panels.textContent = "";
