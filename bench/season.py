@@ -35,7 +35,7 @@ from arena.referee import play_game  # noqa: E402
 from arena.submit import register  # noqa: E402
 from engine import classic_rules  # noqa: E402
 from sandbox import BotBundle, BotProcess, Limits, Reply, Tier, detect_tier  # noqa: E402
-from sandbox.process import RUNNER_PATH  # noqa: E402
+from sandbox.boot import RUNNER_PATH  # noqa: E402
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 ECHO_BOT = "def act(message):\n    return {'id': message.get('id'), 'action': {'type': 'pass'}}\n"

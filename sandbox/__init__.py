@@ -4,7 +4,7 @@ It knows the protocol framing (one JSON object per line, one reply per request),
 """
 from __future__ import annotations
 
-from .isolation import detect_tier, strong_tier_missing
+from .tiers import detect_tier, strong_tier_missing
 from .process import BotProcess
 from .zygote import close_fork_servers
 from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier, modules_from_package

@@ -13,9 +13,9 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from .values import SandboxError, Tier
+from .procscan import processes_of_uid
+from .values import SandboxError
 
 __all__ = [
     "Interpreter",
@@ -27,9 +27,6 @@ __all__ = [
     "SLOT_DIR",
     "SLOT_UIDS",
     "strong_tier_problem",
-    "detect_tier",
-    "strong_tier_missing",
-    "processes_of_uid",
 ]
 
 log = logging.getLogger(__name__)
@@ -239,29 +236,6 @@ def _kill_quietly(pid: int) -> None:
         pass
 
 
-def live_processes(match: Callable[[os.DirEntry[str]], bool]) -> list[int]:
-    """Live (non-zombie) processes, found by scanning /proc, for which ``match(entry)`` holds."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            if not match(entry):
-                continue
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state not in (b"Z", b"X"):
-            found.append(int(entry.name))
-    return found
-
-
-def processes_of_uid(uid: int) -> list[int]:
-    """Live processes whose real uid is ``uid``."""
-    return live_processes(lambda entry: entry.stat().st_uid == uid)
-
-
 def strong_tier_problem(interp: Interpreter) -> str | None:
     """Why the strong tier cannot be used here (None if the prerequisites are present)."""
     if os.geteuid() != 0:
@@ -277,50 +251,3 @@ def strong_tier_problem(interp: Interpreter) -> str | None:
     except SandboxError as exc:
         return str(exc)
     return None
-
-
-_detected: dict[str, Tier] = {}
-_problems: dict[str, str] = {}
-_detect_lock = threading.Lock()
-
-
-def strong_tier_missing(python: str | None = None) -> str | None:
-    """Why ``detect_tier`` settled for the plain tier (None when the strong tier works)."""
-    detect_tier(python)
-    return _problems.get(interpreter(python).executable)
-
-
-def detect_tier(python: str | None = None) -> Tier:
-    """The strongest tier that actually works here: tries a trivial bot under STRONG once, cached."""
-    from .process import BotProcess
-    from .values import BotBundle, Limits, Status
-    from .zygote import close_fork_servers
-
-    interp = interpreter(python)
-    with _detect_lock:
-        if interp.executable in _detected:
-            return _detected[interp.executable]
-        problem = strong_tier_problem(interp)
-        if problem is None:
-            bundle = BotBundle("probe", "def act(message):\n    return {'probe': message.get('n')}\n")
-            try:  # both ways a strong-tier bot starts: cold, and forked from a fork server
-                for fork_server in (False, True):
-                    limits = Limits(startup_ms=10_000, fork_server=fork_server)
-                    with BotProcess.start(bundle, limits, Tier.STRONG, python=python) as bot:
-                        reply = bot.request({"type": "hello", "n": 7})
-                        if reply.status is not Status.OK or reply.message != {"probe": 7}:
-                            problem = (f"probe bot failed ({'forked' if fork_server else 'cold'}): {reply.status.value} "
-                                       f"{reply.detail!r}; stderr {bot.stderr_tail[-500:]!r}")
-                            break
-            except SandboxError as exc:
-                problem = str(exc)
-            finally:
-                close_fork_servers()  # the probe's fork server is not kept in this process
-        tier = Tier.STRONG if problem is None else Tier.PLAIN
-        if problem is None:
-            log.info("sandbox tier: strong (bubblewrap + seccomp + uid slots) with %s", interp.executable)
-        else:
-            log.warning("sandbox tier: plain only, strong tier unavailable: %s", problem)
-            _problems[interp.executable] = problem
-        _detected[interp.executable] = tier
-        return tier

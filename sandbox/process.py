@@ -12,31 +12,19 @@ import signal
 import subprocess
 import threading
 import time
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from . import isolation, zygote
+from .boot import BOOTSTRAP, CLEAN_ENV, ISOLATED, runner_line
+from .procscan import processes_of_uid, processes_with_tag
 from .framing import Event, FramingError, Outcome, Pipes, decode, encode
 from .values import PACKAGE_SUFFIX, BotBundle, Limits, Reply, SandboxError, Status, Tier
 
-__all__ = ["BotProcess", "BOOTSTRAP", "BOT_MODULE"]
+__all__ = ["BotProcess", "BOT_MODULE"]
 
 log = logging.getLogger(__name__)
 
 BOT_MODULE = "bot"
-RUNNER_PATH = Path(__file__).with_name("runner.py")
-#: The only code in argv: read the runner (marshalled code "c..." or source "s...", base64) from
-#: the first stdin line and run it. Nothing secret is ever in argv or the environment.
-BOOTSTRAP = (
-    "import sys,marshal,binascii;i=sys.stdin.buffer;l=i.readline();b=binascii.a2b_base64(l[1:]);"
-    "exec(marshal.loads(b) if l[:1]==b'c' else compile(b,'<runner>','exec'),"
-    "{'__name__':'__bohnanza_runner__','STDIN':i})"
-)
-# A fixed hash seed: a bot that iterates over a set of strings or enum members plays the same game
-# in every process, so a table replays exactly on any worker (hash randomization would not).
-CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0"}
-#: ``-I`` minus its ``-E``, which would ignore PYTHONHASHSEED: the environment is ours alone anyway.
-ISOLATED = ("-s", "-P")
 REAP_TIMEOUT_S = 5.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 #: CPU between requests below this is the bot finishing its reply as the stop signal arrives
@@ -55,15 +43,6 @@ class _Unsettled(threading.local):
 
 
 _UNSETTLED = _Unsettled()
-
-
-@functools.lru_cache(maxsize=4)
-def _runner_line(marshalled: bool) -> bytes:
-    source = RUNNER_PATH.read_bytes()
-    if marshalled:
-        code = compile(source, "<runner>", "exec", dont_inherit=True)
-        return b"c" + binascii.b2a_base64(marshal.dumps(code), newline=False) + b"\n"
-    return b"s" + binascii.b2a_base64(source, newline=False) + b"\n"
 
 
 @functools.lru_cache(maxsize=512)
@@ -205,7 +184,7 @@ class BotProcess:
             cmd = isolation.bwrap_argv(interp) + ["--", *cmd]
         else:
             boot["parent"] = os.getpid()
-        payload = _runner_line(interp.same_as_parent) + json.dumps(boot, separators=(",", ":")).encode() + b"\n"
+        payload = runner_line(interp.same_as_parent) + json.dumps(boot, separators=(",", ":")).encode() + b"\n"
 
         started = time.monotonic()
         deadline = started + self.limits.startup_ms / 1000.0
@@ -551,7 +530,7 @@ class BotProcess:
         """
         if self.tier is Tier.STRONG and self._slot is not None:
             uid = self._slot.uid
-            find = lambda: isolation.processes_of_uid(uid)  # noqa: E731
+            find = lambda: processes_of_uid(uid)  # noqa: E731
         else:
             tag = self.tag
             find = lambda: processes_with_tag(tag)  # noqa: E731
@@ -619,14 +598,3 @@ def _limit_child(limits: Limits) -> None:
                        (resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024)):
         resource.setrlimit(res, (value, value))
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-
-
-def processes_with_tag(tag: str) -> list[int]:
-    """Live processes whose command line carries ``tag`` (the bootstrap comment of one bot)."""
-    needle = tag.encode()
-
-    def carries_tag(entry: os.DirEntry[str]) -> bool:
-        with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-            return needle in f.read()
-
-    return isolation.live_processes(carries_tag)

@@ -26,6 +26,8 @@ import time
 from typing import Any, Mapping
 
 from . import isolation
+from .boot import BOOTSTRAP, CLEAN_ENV, ISOLATED, runner_line
+from .procscan import processes_of_uid
 from .framing import Event, Pipes
 from .values import Limits, SandboxError, Tier
 
@@ -38,8 +40,6 @@ class Zygote:
 
     def __init__(self, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None = None,
                  startup_ms: float = 10_000.0) -> None:
-        from .process import BOOTSTRAP, CLEAN_ENV, ISOLATED, _runner_line  # the spawn recipe of every bot
-
         interp = isolation.interpreter(python)
         problem = isolation.strong_tier_problem(interp)
         if problem is not None:
@@ -66,7 +66,7 @@ class Zygote:
                           4096, 16 * 1024)
             boot = {"zygote": True, "control": control_fd, "modules": modules, "preload": list(preload),
                     "private_proc": True}
-            payload = _runner_line(interp.same_as_parent) + json.dumps(boot, separators=(",", ":")).encode() + b"\n"
+            payload = runner_line(interp.same_as_parent) + json.dumps(boot, separators=(",", ":")).encode() + b"\n"
             outcome = pipes.exchange(payload, time.monotonic() + startup_ms / 1000.0, want_line=True)
             if outcome.event is not Event.LINE or outcome.line != b'{"type":"ready"}':
                 pipes.drain_stderr(time.monotonic() + 0.5)
@@ -156,7 +156,7 @@ class Zygote:
                 if stream is not None:
                     stream.close()
             self._popen = None
-        for pid in isolation.processes_of_uid(self.slot.uid):
+        for pid in processes_of_uid(self.slot.uid):
             try:
                 os.kill(pid, 9)
             except OSError:

@@ -21,7 +21,8 @@ from arena.db import make_engine
 from arena.submit import register
 from engine import ClassicGame, classic_rules
 from sandbox import Tier, close_fork_servers, detect_tier
-from sandbox.isolation import SLOT_UIDS, live_processes, processes_of_uid
+from sandbox.isolation import SLOT_UIDS
+from sandbox.procscan import live_processes, processes_of_uid
 
 HOSTILE = Path(__file__).resolve().parents[1] / "sandbox" / "hostile"
 STRONG = detect_tier() is Tier.STRONG

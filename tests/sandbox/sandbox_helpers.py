@@ -6,8 +6,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import BotBundle, BotProcess, Limits, Status, Tier, detect_tier
-from sandbox.isolation import processes_of_uid
-from sandbox.process import processes_with_tag
+from sandbox.procscan import processes_of_uid, processes_with_tag
 
 HOSTILE = Path(__file__).with_name("hostile")
 #: Put in the referee's environment; must never show up in anything a bot outputs.

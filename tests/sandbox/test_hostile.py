@@ -22,7 +22,7 @@ import pytest
 from sandbox_helpers import SECRET_MARKER, assert_gone, fast_limits, hostile_bundle, needs_strong
 
 from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier, modules_from_package
-from sandbox.process import processes_with_tag
+from sandbox.procscan import processes_with_tag
 
 ROOT = Path(__file__).resolve().parents[2]
 

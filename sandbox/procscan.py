@@ -1,0 +1,39 @@
+"""Finding processes by scanning /proc: by uid (a sandbox slot) or by a tag in their command line."""
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+
+def live_processes(match: Callable[[os.DirEntry[str]], bool]) -> list[int]:
+    """Live (non-zombie) processes, found by scanning /proc, for which ``match(entry)`` holds."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if not match(entry):
+                continue
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in (b"Z", b"X"):
+            found.append(int(entry.name))
+    return found
+
+
+def processes_of_uid(uid: int) -> list[int]:
+    """Live processes whose real uid is ``uid``."""
+    return live_processes(lambda entry: entry.stat().st_uid == uid)
+
+
+def processes_with_tag(tag: str) -> list[int]:
+    """Live processes whose command line carries ``tag`` (the bootstrap comment of one bot)."""
+    needle = tag.encode()
+
+    def carries_tag(entry: os.DirEntry[str]) -> bool:
+        with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+            return needle in f.read()
+
+    return live_processes(carries_tag)
