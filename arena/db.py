@@ -7,7 +7,7 @@ import os
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from sqlalchemy import BigInteger, UniqueConstraint, event
 from sqlalchemy.engine import Engine, make_url
@@ -255,13 +255,13 @@ def exclusive_run(engine: Engine, what: str) -> Iterator[None]:
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             got = conn.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": ADVISORY_KEY}).scalar()
             if not got:
-                holder = conn.execute(text(
+                user = conn.execute(text(
                     "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
                     "WHERE l.locktype = 'advisory' AND l.granted AND l.database = "
                     "(SELECT oid FROM pg_database WHERE datname = current_database()) AND l.objid = :key"),
                     {"key": ADVISORY_KEY}).scalar()
                 raise DatabaseError(f"{what} refused: database {url.database!r} is in use by "
-                                    f"{holder or 'another run'}")
+                                    f"{user or 'another run'}")
             try:
                 yield
             finally:
@@ -271,6 +271,13 @@ def exclusive_run(engine: Engine, what: str) -> Iterator[None]:
                     pass  # a lost connection holds no lock
     else:
         yield
+
+
+def stored_id(row: Any) -> int:
+    """The id of a row that is in the database (SQLModel types ids as optional until a row is stored)."""
+    if row.id is None:
+        raise DatabaseError(f"{type(row).__name__} has no id: it was never stored")
+    return int(row.id)
 
 
 def active_versions(session: Session, variant: str | None = None) -> list[tuple[Bot, BotVersion]]:

@@ -12,6 +12,8 @@ from typing import Callable, Iterator, Protocol, Sequence
 
 from sqlmodel import Session
 
+from arena.ratings import RatingBook
+
 from engine.rules import Rules, duel_rules, register_variant, rules_for, solo_rules, unregister_variant
 from engine.rules import classic_rules as _classic_rules
 
@@ -24,9 +26,9 @@ class Ranking(Protocol):
     #: the site's template for this format's board page
     page: str
 
-    def record(self, session: Session, variant: str, versions: Sequence[int], ranks: Sequence[int],
-               match_id: int) -> None:
-        """Account for one finished game (in the caller's transaction)."""
+    def record(self, session: Session, book: RatingBook, variant: str, versions: Sequence[int],
+               ranks: Sequence[int], match_id: int) -> None:
+        """Account for one finished game (in the caller's transaction; ``book`` holds the season's ratings)."""
 
     def rerate(self, session: Session, variant: str, write: bool) -> list[str]:
         """Recompute from the recorded games; the differences from what is stored."""

@@ -15,10 +15,10 @@ from typing import Callable, Sequence
 
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.db import (
-    Bot, BotVersion, DatabaseError, Match, MatchSeat, Season, active_versions,
+    Bot, BotVersion, DatabaseError, Match, MatchSeat, Season, active_versions, stored_id,
     exclusive_run, now,
 )
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
@@ -77,7 +77,7 @@ def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) ->
         session.add(match)
         session.commit()
         return True
-    seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id).order_by(MatchSeat.seat)).all()
+    seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id).order_by(col(MatchSeat.seat))).all()
     for row, result in zip(seats, record.seats):
         row.coins, row.rank, row.status = result.coins, result.rank, result.status.value
         row.detail, row.decisions, row.time_ms = result.detail[:500], result.decisions, result.time_ms
@@ -184,18 +184,19 @@ class Planner:
         for version_id, seed in self.session.exec(select(MatchSeat.version_id, Match.seed).where(
                 MatchSeat.match_id == Match.id, Match.season_id == self.season.id)).all():
             have.setdefault(version_id, set()).add(seed)
-        per_bot = []
+        per_bot: list[list[tuple[int, list[int]]]] = []
         versions = self._versions()
         if not versions:
             raise LadderError(f"season {self.season.name!r} needs at least 1 active bot that plays "
                               f"{self.season.variant}, none is registered")
         for _, version in versions:
-            todo = [seed for seed in seeds if seed not in have.get(version.id, set())]  # type: ignore[arg-type]
-            per_bot.append([(version.id, todo[k:k + SOLO_TABLE]) for k in range(0, len(todo), SOLO_TABLE)])
-        tables = []
+            version_id = stored_id(version)
+            todo = [seed for seed in seeds if seed not in have.get(version_id, set())]
+            per_bot.append([(version_id, todo[k:k + SOLO_TABLE]) for k in range(0, len(todo), SOLO_TABLE)])
+        tables: list[tuple[int, list[int]]] = []
         for round_ in range(max((len(chunks) for chunks in per_bot), default=0)):
             tables.extend(chunks[round_] for chunks in per_bot if round_ < len(chunks))
-        return tables  # type: ignore[return-value]
+        return tables
 
     def _versions(self) -> list[tuple[Bot, BotVersion]]:
         versions = active_versions(self.session, self.season.variant)
@@ -231,7 +232,7 @@ class Planner:
         if len(versions) < self.season.min_players:
             raise LadderError(f"season {self.season.name!r} needs at least {self.season.min_players} active bots "
                               f"that play {self.season.variant}, {len(versions)} are registered")
-        candidates = [Candidate(v.id, self.book.get(v.id), self.season_seats[v.id], author_group(b))  # type: ignore[arg-type]
+        candidates = [Candidate(stored_id(v), self.book.get(stored_id(v)), self.season_seats[stored_id(v)], author_group(b))
                       for b, v in versions]
         if distinct(candidates) < self.season.min_players:
             raise LadderError(f"season {self.season.name!r} needs bots of at least {self.season.min_players} "
@@ -271,7 +272,7 @@ def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier:
     for match in matches:
         rows = session.exec(select(MatchSeat, BotVersion, Bot).where(
             MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id,
-        ).order_by(MatchSeat.seat)).all()
+        ).order_by(col(MatchSeat.seat))).all()
         seating = []
         for _, version, bot in rows:
             if version.id not in index:

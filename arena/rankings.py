@@ -7,7 +7,7 @@ on one season's deals, with a Wilson interval. A ``Format`` (``arena/formats.py`
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, Sequence
 
 from sqlmodel import Session, select
 
@@ -103,10 +103,10 @@ class TrueSkill:
                 differences.append(f"version {version_id}: stored {have and (have.mu, have.sigma, have.games)}, "
                                    f"recomputed {want and (want.mu, want.sigma, want.games)}")
         if write:
-            for row in session.exec(select(RatingSnapshot).where(RatingSnapshot.variant == variant)).all():
-                session.delete(row)
-            for row in stored.values():
-                session.delete(row)
+            for snapshot in session.exec(select(RatingSnapshot).where(RatingSnapshot.variant == variant)).all():
+                session.delete(snapshot)
+            for rating in stored.values():
+                session.delete(rating)
             session.flush()
             for version_id, skill in book.skills.items():
                 session.add(Rating(version_id=version_id, variant=variant, mu=skill.mu, sigma=skill.sigma, games=skill.games))
@@ -119,7 +119,7 @@ class TrueSkill:
     def standings(self, session: Session, variant: str, season: str | None = None) -> list[dict]:
         """The active version of every bot that plays ``variant``, best score first (``season`` is not used:
         a rating spans seasons)."""
-        rows = []
+        rows: list[dict[str, Any]] = []
         for bot, version in active_versions(session, variant):
             rating = session.get(Rating, (version.id, variant))
             skill = (Skill(rating.mu, rating.sigma, rating.games) if rating
@@ -131,7 +131,8 @@ class TrueSkill:
         return _ranked(rows)
 
     def table(self, rows: list[dict]) -> list[tuple[str, ...]]:
-        return [("rank", "bot", "version", "score", "mu", "sigma", "games")] + [
+        header: list[tuple[str, ...]] = [("rank", "bot", "version", "score", "mu", "sigma", "games")]
+        return header + [
             (str(r["rank"]), _shown_name(r), str(r["version"]), f"{r['score']:.2f}", f"{r['mu']:.2f}",
              f"{r['sigma']:.2f}", str(r["games"])) for r in rows]
 
@@ -166,7 +167,7 @@ class WinRate:
                 tally[0] += 1
                 tally[1] += rank == 1
                 tally[2] += coins or 0
-        rows = []
+        rows: list[dict[str, Any]] = []
         for bot, version in active_versions(session, variant):
             games, wins, gold = tallies.get(version.id, [0, 0, 0])  # type: ignore[arg-type]
             low, high = wilson(wins, games)
@@ -178,7 +179,8 @@ class WinRate:
         return _ranked(rows)
 
     def table(self, rows: list[dict]) -> list[tuple[str, ...]]:
-        return [("rank", "bot", "version", "games", "wins", "win rate", "95% CI", "avg gold")] + [
+        header: list[tuple[str, ...]] = [("rank", "bot", "version", "games", "wins", "win rate", "95% CI", "avg gold")]
+        return header + [
             (str(r["rank"]), _shown_name(r), str(r["version"]), str(r["games"]), str(r["wins"]), f"{r['win_rate']:.1%}",
              f"{r['ci_low']:.1%}-{r['ci_high']:.1%}", "-" if r["avg_gold"] is None else f"{r['avg_gold']:.2f}")
             for r in rows]

@@ -257,7 +257,7 @@ def build_princes_game(rules: Rules, view: PrincesView, rng: random.Random,
     pool = princes_unseen(rules, view)
     known = discard is not None and len(discard) == view.discard_size and (
         (discard[-1] if discard else None) is view.discard_top)
-    if known:
+    if known and discard is not None:
         below = Counter(discard[:-1])
         if all(pool[b] >= n for b, n in below.items()):
             pool.subtract(below)

@@ -128,6 +128,7 @@ class PrincesGame(Game):
     """A duel or solo game in progress. Drive it with ``decision`` and ``apply``."""
 
     UNKNOWN_ACTION_RULE = "P-0"
+    log: TurnLog  # what the active player did so far this turn (the task checks read it)
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:
         princes = rules.princes

@@ -78,7 +78,7 @@ class PrincesRules:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PrincesRules:
         try:
-            numbers = {name: int(data[name]) for name in (
+            numbers: dict[str, Any] = {name: int(data[name]) for name in (
                 "rows", "row_length", "tribute_price", "castle_gold", "visible_ahead", "hand_discards",
                 "red_start", "neutrals_to_lose")}
             return cls(solo=bool(data["solo"]), tasks=tuple(str(t["id"]) for t in data["tasks"]),
@@ -156,7 +156,7 @@ class Rules:
     def from_json(cls, data: Mapping[str, Any]) -> Rules:
         try:
             types = tuple(BeanType.from_json(row) for row in data["beans"])
-            numbers = {name: int(data[name]) for name in (
+            numbers: dict[str, Any] = {name: int(data[name]) for name in (
                 "version", "min_players", "max_players", "hand_size", "turn_up", "draw",
                 "start_fields", "max_fields", "field_price", "reshuffles", "max_trade_rounds")}
             princes = PrincesRules.from_json(data["princes"]) if data.get("princes") is not None else None

@@ -5,7 +5,6 @@ import dataclasses
 import enum
 import types
 import typing
-from functools import cache
 from typing import Any, Callable, Mapping, TypeVar
 
 from engine.cards import Bean
@@ -29,9 +28,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-@cache
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def from_json(registry: Mapping[str, type[T]], data: object, what: str) -> T:
@@ -58,9 +62,19 @@ def from_json(registry: Mapping[str, type[T]], data: object, what: str) -> T:
     return cls(**kwargs)
 
 
-@cache
-def _plan(cls: type) -> tuple[tuple[tuple[str, Callable[[Any], Any], bool], ...], frozenset[str]]:
+_Plan = tuple[tuple[tuple[str, Callable[[Any], Any], bool], ...], frozenset[str]]
+_PLANS: dict[type, _Plan] = {}
+
+
+def _plan(cls: type) -> _Plan:
     """How to decode each field of ``cls`` (name, converter, has a default), made once per class."""
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = _make_plan(cls)
+    return plan
+
+
+def _make_plan(cls: type) -> _Plan:
     hints = typing.get_type_hints(cls)
     fields = tuple(
         (f.name, _converter(hints[f.name]),

@@ -29,6 +29,7 @@ class Encoded(dict):  # type: ignore[type-arg]
     (``encode_with_list``); the line is exactly ``encode`` of the dict. Not to be changed once made."""
 
     __slots__ = ("line",)
+    line: bytes
 
 
 def encode(message: Mapping[str, Any]) -> bytes:

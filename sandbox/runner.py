@@ -17,6 +17,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # the type checker reads the import below; the runner never pays for typing
+if TYPE_CHECKING:
+    from typing import Any
+
 EXIT_BAD_BOT = 3  # import failed, no entry point, act raised, reply not serialisable
 EXIT_BAD_BOOT = 4  # the referee sent something the runner cannot use (machine fault)
 
@@ -269,7 +273,7 @@ def _zygote(boot, loads) -> None:
         control.sendall(b'{"exit":%d}\n' % os.waitstatus_to_exitcode(status))
 
 
-_CHILD: dict = {}
+_CHILD: dict[str, Any] = {}
 
 
 def _install_importer(modules: dict):
@@ -292,7 +296,8 @@ def _bot(boot, loads, dumps) -> None:
     sys.stdin = None
 
     need_ctypes = boot.get("seccomp") is not None or boot.get("parent") is not None or boot.get("private_proc")
-    prctl = buffer = None
+    prctl: Any = None
+    buffer: Any = None
     if need_ctypes:
         prctl, buffer = _CHILD.get("ctypes") or _prctl()
 

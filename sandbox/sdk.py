@@ -65,7 +65,8 @@ class Request:
     def __init__(self, id: int, kind: DecisionKind, view: View | PrincesView | None,
                  events: tuple[Event, ...] | None, options: tuple[Action, ...], time_left_ms: float) -> None:
         self.id, self.kind, self.options, self.time_left_ms = id, kind, options, time_left_ms
-        self._view, self._events, self._raw = view, events, None
+        self._view, self._events = view, events
+        self._raw: Mapping[str, Any] | None = None
 
     @classmethod
     def from_json(cls, message: Mapping[str, Any]) -> Request:
@@ -78,13 +79,14 @@ class Request:
     def view(self) -> View | PrincesView:
         """A PrincesView in the duel and solo variants."""
         if self._view is None:
-            self._view = view_from_json(self._raw["view"])  # type: ignore[index]
+            assert self._raw is not None  # made by from_json, or given a view
+            self._view = view_from_json(self._raw["view"])
         return self._view
 
     @property
     def events(self) -> tuple[Event, ...]:
         if self._events is None:
-            self._events = tuple(event_from_json(e) for e in (self._raw or {}).get("events", ()))
+            self._events = tuple(event_from_json(e) for e in (self._raw or {}).get("events", []))
         return self._events
 
     def __repr__(self) -> str:
@@ -218,7 +220,7 @@ def field_coins(rules: Rules, bean: Bean | None, count: int) -> int:
     return 0 if bean is None or count == 0 else rules.coins_for(bean, count)
 
 
-def plant_loss(rules: Rules, view: View, field: int, bean: Bean) -> float:
+def plant_loss(rules: Rules, view: View | PrincesView, field: int, bean: Bean) -> float:
     """How bad planting ``bean`` into own ``field`` is: negative grows a field, 0 starts an empty one,
     positive destroys beans (the field's cards that would not become coins)."""
     current = view.fields[view.seat][field]

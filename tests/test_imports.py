@@ -118,3 +118,53 @@ def test_checker_resolves_relative_and_from_imports():
 ])
 def test_checker_rules(area, module, target, ok):
     assert allowed(area, module, target) is ok
+
+
+def test_no_import_circle_between_modules() -> None:
+    """No module of engine/, sandbox/ or arena/ imports (at any depth, inside functions too) a module
+    that imports it back: each layer reads one way. A package's ``__init__`` importing its own
+    submodules does not count (that is how a package presents them)."""
+    paths = [p for area in ("engine", "sandbox", "arena") for p in sorted((ROOT / area).rglob("*.py"))]
+    modules = {module_name(p)[0]: p for p in paths}
+
+    def resolve(target: str) -> str | None:
+        parts = target.split(".")
+        for cut in range(len(parts), 0, -1):
+            if ".".join(parts[:cut]) in modules:
+                return ".".join(parts[:cut])
+        return None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        package = module_name(path)[1]
+        targets = {resolve(t) for _, t in imported_targets(path.read_text(encoding="utf-8"), package)}
+        is_init = path.name == "__init__.py"
+        graph[module] = {t for t in targets if t and t != module and not (is_init and t.startswith(module + "."))}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    assert circles == [], circles

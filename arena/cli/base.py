@@ -1,0 +1,99 @@
+"""The ``arena`` command group, its shared state and errors. Logging is configured here and nowhere else."""
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+from typing import Sequence
+
+import click
+from sqlalchemy.engine import Engine
+
+from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, make_engine
+from arena.formats import format_of
+
+
+log = logging.getLogger("arena")
+
+
+class UserError(click.ClickException):
+    """A mistake in what the user asked for: one line, exit status 2."""
+
+    exit_code = 2
+
+
+def setup_logging(verbose: int, quiet: bool, log_file: str | None) -> None:
+    level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_file:
+        handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+    logging.basicConfig(level=level, handlers=handlers, force=True,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Dask's own loggers (configured when it is imported, here and in its worker processes) follow ours
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", logging.getLevelName(level).lower())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", "db_url", envvar=DB_ENV, default=DEFAULT_DB, show_default=True,
+              help=f"Database URL (also from ${DB_ENV}).")
+@click.option("-v", "--verbose", count=True, help="More log output (-vv for protocol lines).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress output; only warnings and errors.")
+@click.option("--log-file", type=click.Path(dir_okay=False), help="Also write the log to this file.")
+@click.version_option(package_name="bohnanza-arena")
+@click.pass_context
+def cli(ctx: click.Context, db_url: str, verbose: int, quiet: bool, log_file: str | None) -> None:
+    """Bohnanza bot arena: play games between bots in a sandbox, run ladder seasons."""
+    setup_logging(verbose, quiet, log_file)
+    load_format_modules(os.environ.get(FORMATS_ENV, ""))
+    ctx.obj = Context(db_url, quiet)
+
+
+FORMATS_ENV = "ARENA_FORMATS"
+
+
+def load_format_modules(names: str) -> None:
+    """Import the modules named in ``$ARENA_FORMATS`` (comma-separated): each registers its formats
+    with ``arena.formats.register`` (docs/formats.md). A module that cannot be imported is a user error."""
+    for name in filter(None, (n.strip() for n in names.split(","))):
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - whatever the module raised, say which and why in one line
+            raise UserError(f"${FORMATS_ENV}: cannot load format module {name!r}: {type(exc).__name__}: {exc}") from None
+
+
+class Context:
+    """Shared command state; the database is opened only by commands that use it."""
+
+    def __init__(self, db_url: str, quiet: bool) -> None:
+        self.db_url = db_url
+        self.quiet = quiet
+        self._engine: Engine | None = None
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            try:
+                self._engine = make_engine(self.db_url)
+            except DatabaseError as exc:
+                raise click.ClickException(str(exc)) from None
+        return self._engine
+
+
+pass_context = click.make_pass_decorator(Context)
+
+
+def board_table(rows: list[dict], variant: str = "classic") -> str:
+    """A format's board as text (its ranking says which columns)."""
+    if not rows:
+        return "no bots on the ladder yet"
+    return format_table(format_of(variant).ranking.table(rows))
+
+
+def format_table(rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    return "\n".join("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows)
+
+
+def main() -> None:
+    cli(prog_name="arena")

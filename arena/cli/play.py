@@ -1,0 +1,249 @@
+"""`arena play`, `arena submit`, `arena bots` and `arena demo`: games and bots."""
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import shlex
+from pathlib import Path
+from typing import Sequence
+
+import click
+from sqlmodel import Session, select
+
+from arena.db import Bot, BotVersion, DatabaseError
+from arena.ladder import LadderError, SeasonSettings, leaderboard, run_season
+from arena.players import SandboxPlayer
+from arena.progress import ProgressReporter
+from arena.seeds import bot_seeds, database_key, keyed, random_seed
+from arena.text import shown
+from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, check_source, existing_bot,
+                          names_taken_by_submissions, register, register_bosses, smoke_failure, smoke_games)
+from arena.referee import GameRecord, InProcessPlayer, Player, play_game
+from engine import rules_for
+from sandbox import Limits, SandboxError, Tier, detect_tier, strong_tier_missing
+
+from arena.cli.base import Context, UserError, board_table, cli, format_table, pass_context
+from arena.cli.trust import EXEC, builtin_bot, resolve_bot, sandbox_tier
+
+log = logging.getLogger("arena")
+
+
+@cli.command()
+@click.argument("bots", nargs=-1, required=True)
+@click.option("--variant", default="classic", show_default=True, help="Rules variant or rules id.")
+@click.option("--seed", type=int, default=None,
+              help="Reproduce a game: the same seed plays the same deal with the same bot seeds on this database "
+                   "(keyed with its secret, so a bot cannot guess the deal). Default: fresh randomness.")
+@click.option("--replay", "replay_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write the game's replay (JSON) to this file.")
+@click.option("--in-process", is_flag=True, help="Run the bots in this process (trusted bots only; no sandbox).")
+@click.option("--unsafe", is_flag=True, help="Run bots that are not built in even when no sandbox tier is available.")
+@click.option("--decision-ms", type=click.FloatRange(min=1), default=1000, show_default=True,
+              help="Wall-clock limit per decision.")
+@click.option("--bank-ms", type=click.FloatRange(min=0), default=10_000, show_default=True,
+              help="Time bank per game for decisions that overrun.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@pass_context
+def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, replay_path: str | None, in_process: bool,
+         unsafe: bool, decision_ms: float, bank_ms: float, as_json: bool) -> None:
+    """Play one game between BOTS (built-in names such as 'random' and 'greedy', or file paths).
+
+    A bot written in another language is given as "exec:COMMAND" (e.g. "exec:perl bot.pl"); it
+    speaks docs/protocol.md itself and runs with limits but without the strong sandbox, so it
+    needs --unsafe. Exits 0 whenever the game was played to its end, bot failures included.
+    """
+    try:
+        rules = rules_for(variant)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if not rules.min_players <= len(bots) <= rules.max_players:
+        need = (f"exactly {rules.min_players}" if rules.min_players == rules.max_players
+                else f"{rules.min_players}-{rules.max_players}")
+        raise UserError(f"{rules.id} needs {need} bot{'s' if rules.max_players > 1 else ''}, got {len(bots)}")
+    programs = {i: shlex.split(spec[len(EXEC):]) for i, spec in enumerate(bots) if spec.startswith(EXEC)}
+    if any(not argv for argv in programs.values()):
+        raise UserError(f"{EXEC}COMMAND needs a command, e.g. \"{EXEC}perl bot.pl\"")
+    if programs and not unsafe:
+        raise UserError(f"{EXEC} bots run without the strong sandbox; add --unsafe to run your own program")
+    if programs and in_process:
+        raise UserError(f"{EXEC} bots are programs of their own: they cannot run --in-process")
+    resolved = [(Path(programs[i][0]).stem, "", False) if i in programs else resolve_bot(spec)
+                for i, spec in enumerate(bots)]
+    if seed is None:  # nothing to reproduce: fresh randomness, no database needed
+        deck, seeds = random_seed(), None
+    else:  # reproducible on this database only: the chosen seed is keyed with its secret (arena/seeds.py)
+        with Session(ctx.engine) as session:
+            key = database_key(session)
+        deck = keyed(key, "play", seed)
+        seeds = bot_seeds(key, deck, len(bots))
+    limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
+    players: list[Player] = []
+    try:
+        if in_process:
+            untrusted = [name for name, _, trusted in resolved if not trusted]
+            if untrusted and not unsafe:
+                raise UserError(f"--in-process runs bot code unsandboxed; {', '.join(untrusted)} "
+                                "is not built in (add --unsafe if you trust it)")
+            players = [InProcessPlayer(builtin_bot(spec) or Path(spec), name, limits)
+                       for spec, (name, _, _) in zip(bots, resolved)]
+        else:
+            tier = detect_tier()
+            if tier is Tier.PLAIN and not unsafe and not all(trusted for _, _, trusted in resolved):
+                raise UserError("no strong sandbox is available on this machine (bubblewrap + seccomp); "
+                                "refusing to run bots that are not built in without --unsafe")
+            for i, (name, source, _) in enumerate(resolved):
+                if i in programs:
+                    try:
+                        players.append(SandboxPlayer.external(Path(programs[i][-1]).stem, programs[i], limits))
+                    except SandboxError as exc:  # the user's program, not the machine
+                        raise UserError(str(exc)) from None
+                else:
+                    players.append(SandboxPlayer(name, source, limits, tier))
+        record = play_game(rules, deck, players, limits, seeds)
+    except SandboxError as exc:
+        raise click.ClickException(f"sandbox unavailable (machine fault, not the bots'): {exc}") from None
+    finally:
+        for player in players:
+            player.close()
+    if replay_path:
+        Path(replay_path).write_text(record.replay_text, encoding="utf-8")
+    if as_json:
+        click.echo(json.dumps(record_json(record), indent=2))
+    else:
+        click.echo(result_table(record))
+    if record.void:
+        raise click.ClickException(f"game voided by a referee fault: {record.void}")
+
+
+def record_json(record: GameRecord) -> dict:
+    return {
+        "rules_id": record.rules_id, "seed": record.seed, "void": record.void,
+        "seconds": round(record.seconds, 3),
+        "seats": [{"seat": i, "name": s.name, "coins": s.coins, "rank": s.rank, "status": s.status.value,
+                   "detail": s.detail, "decisions": s.decisions, "time_ms": s.time_ms}
+                  for i, s in enumerate(record.seats)],
+    }
+
+
+def result_table(record: GameRecord) -> str:
+    rows = [("seat", "bot", "coins", "rank", "status", "decisions", "time ms", "detail")]
+    for i, s in enumerate(record.seats):
+        rows.append((str(i), s.name, str(s.coins), str(s.rank), s.status.value, str(s.decisions),
+                     f"{s.time_ms:.0f}", s.detail))
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
+    lines = [f"{record.rules_id}  seed {record.seed}  {record.seconds:.2f} s"]
+    for r in rows:
+        lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths)) + "  " + r[-1])
+    return "\n".join(line.rstrip() for line in lines)
+
+
+@cli.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--name", help="Bot name (default: the file name without .py).")
+@click.option("--author", default="", help="Who wrote it.")
+@click.option("--unsafe", is_flag=True, help="Allow the smoke game without a strong sandbox.")
+@pass_context
+def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool) -> None:
+    """Check a bot file, play a smoke game in the sandbox, and add it to the ladder.
+
+    A new file under an existing name becomes that bot's next version: it keeps the rating mean
+    and starts with a fresh uncertainty; older versions stop being scheduled.
+    """
+    file = Path(path)
+    try:
+        if not file.is_file():
+            raise SubmissionError(f"no such file: {path!r}")
+        name = check_name(name or file.stem)
+        check_author(author)
+        with Session(ctx.engine) as session:
+            existing_bot(session, name)
+        source = check_source(file.read_bytes(), path)
+        smoke = smoke_games(name, source, Limits(), sandbox_tier(unsafe))
+        records = {variant: record for variant, (_, record) in smoke.items()}
+        mine = {variant: table.seat for variant, (table, _) in smoke.items()}
+        failures = {variant: smoke_failure(record, mine[variant]) for variant, record in records.items()}
+        passed = [variant for variant, failure in failures.items() if not failure]
+        if not passed:  # the classic game's failure names the reason
+            record, failure = records["classic"], failures["classic"] or ""
+            detail = record.seats[mine["classic"]].detail
+            raise SubmissionError(f"{path!r} rejected: {failure}" + ("" if detail in failure else f" ({detail})"))
+    except SubmissionError as exc:
+        raise UserError(str(exc)) from None
+    except SandboxError as exc:
+        raise click.ClickException(f"sandbox unavailable (machine fault, not the bot's): {exc}") from None
+    with Session(ctx.engine) as session:
+        try:
+            done = register(session, name, source, author, variants=passed)
+        except SubmissionError as exc:  # e.g. a boss took the name during the smoke games
+            raise UserError(str(exc)) from None
+        games = "; ".join(f"{variant} {r.seats[mine[variant]].coins} coins, " + (
+            f"rank {r.seats[mine[variant]].rank} of {len(r.seats)}" if len(r.seats) > 1
+            else "won" if r.seats[0].rank == 1 else "lost")
+            for variant, r in records.items() if variant in passed)
+        if done.new:
+            click.echo(f"{name} version {done.version.number} registered for {', '.join(passed)} (smoke games: {games})")
+        else:
+            click.echo(f"{name} is unchanged: version {done.version.number} already has this source "
+                       f"(plays {', '.join(passed)})")
+        for variant, why in failures.items():
+            if why:
+                click.echo(f"not scheduled in {variant}: {why}", err=True)
+
+
+@cli.command("bots")
+@pass_context
+def bots_command(ctx: Context) -> None:
+    """List bots, their versions and ratings."""
+    with Session(ctx.engine) as session:
+        rows = [("bot", "author", "version", "versions", "score", "mu", "sigma", "games")]
+        board = {row["name"]: row for row in leaderboard(session)}
+        for bot in session.exec(select(Bot).order_by(Bot.name)).all():
+            versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).all()
+            row = board.get(bot.name)
+            rows.append((bot.name + (" (boss)" if bot.builtin else ""), shown(bot.author), str(row["version"] if row else "-"),
+                         str(len(versions)), f"{row['score']:.2f}" if row else "-", f"{row['mu']:.2f}" if row else "-",
+                         f"{row['sigma']:.2f}" if row else "-", str(row["games"]) if row else "0"))
+    click.echo(format_table(rows) if len(rows) > 1 else "no bots yet: add one with 'arena submit PATH'")
+
+
+@cli.command()
+@click.option("--games", type=click.IntRange(min=1), default=48, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True)
+@click.option("--unsafe", is_flag=True, help="Run without a strong sandbox.")
+@pass_context
+def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
+    """Register the example bots, run a short sandboxed season, print the leaderboard, build the site.
+
+    The season plays seat-rotated deals, so each table's bot processes serve several games.
+    """
+    tier = detect_tier()
+    builtin_only = tier is Tier.PLAIN and not unsafe
+    if builtin_only:
+        click.echo(f"note: no strong sandbox here ({strong_tier_missing()}), so the demo seats only the built-in "
+                   "bots, in the plain tier (limits and a session of their own, no namespaces or seccomp); "
+                   "for the strong tier install bubblewrap (apt-get install -y bubblewrap) and run as root", err=True)
+    with Session(ctx.engine) as session:  # the example bots play every variant (tests/bots)
+        names = list(builtin_bots())
+        taken = names_taken_by_submissions(session, names)
+        for name in taken:
+            click.echo(f"warning: a submitted bot is named {name!r}; the built-in {name} is not entered as a boss",
+                       err=True)
+        register_bosses(session, [name for name in names if name not in taken])
+    name = f"demo-{secrets.token_hex(3)}"
+    click.echo(f"running season {name}: {games} games, {workers} workers, sandbox tier {tier.value}", err=True)
+    settings = SeasonSettings(name=name, games=games, min_players=3, max_players=5, rotate=True,
+                              builtin_only=builtin_only)
+    try:
+        run_season(ctx.engine, settings, workers, Limits(), tier, ProgressReporter(quiet=ctx.quiet))
+    except (LadderError, DatabaseError) as exc:
+        raise click.ClickException(str(exc)) from None
+    with Session(ctx.engine) as session:
+        click.echo(board_table(leaderboard(session), "classic"))
+    from arena.site import SiteError, build_site
+
+    try:
+        summary = build_site(ctx.engine, Path("arena-site"))
+    except SiteError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"site: {summary.index.resolve()}")

@@ -1,0 +1,228 @@
+"""`arena season ...` and `arena leaderboard`: running, closing and listing seasons, and the boards."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+
+import click
+from sqlmodel import Session, col, select
+
+from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, Season
+from arena.executors import ExecutorError, executor_for
+from arena.formats import format_of
+from arena.ladder import LadderError, SeasonSettings, close_season, leaderboard, rerate, run_season
+from arena.progress import ProgressReporter
+from arena.text import TextError, check_text, shown
+from arena.submit import SubmissionError, builtin_bots, register_bosses
+from engine import rules_for
+from sandbox import Limits
+
+from arena.cli.base import Context, UserError, board_table, cli, format_table, pass_context
+from arena.cli.trust import sandbox_tier
+
+log = logging.getLogger("arena")
+
+
+def parse_players(text: str) -> tuple[int, int]:
+    try:
+        low, _, high = text.partition("-")
+        bounds = int(low), int(high or low)
+    except ValueError:
+        raise UserError(f"--players wants N or N-M, got {text!r}") from None
+    if bounds[0] > bounds[1]:
+        raise UserError(f"--players range {text!r} is empty")
+    return bounds
+
+
+def parse_bosses(text: str) -> list[str]:
+    """``all`` or comma-separated built-in bot names; unknown names are the caller's to report."""
+    names = list(builtin_bots()) if text.strip() == "all" else [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise UserError(f"--bosses wants built-in bot names or 'all', got {text!r}")
+    return names
+
+
+@cli.group()
+def season() -> None:
+    """Run and inspect ladder seasons."""
+
+
+@season.command("run")
+@click.option("--name", default="season-1", show_default=True, help="Season name; an existing season resumes.")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help="Games in the season (new seasons: 100); solo: deals every bot plays (new seasons: 50). "
+                   "A larger number extends an existing season.")
+@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True,
+              help="Parallel matches (local pool processes, or dask-local worker processes).")
+@click.option("--executor", "executor_spec", default="local", show_default=True,
+              help="Where tables are played: local (a process pool), dask-local (a Dask LocalCluster), "
+                   "or dask://HOST:PORT (a Dask scheduler; its workers decide the parallelism).")
+@click.option("--players", default=None, help="Table size, N or N-M (default: the variant's, classic 3-5, duel 2, solo 1).")
+@click.option("--variant", default=None, help="classic, duel or solo (default: the season's own, classic for a new one).")
+@click.option("--rotate/--no-rotate", default=True, show_default=True,
+              help="New seasons: play every deal once per seat rotation (same deck, luck cancels out; "
+                   "every game starts every bot afresh).")
+@click.option("--seed", type=int, default=None,
+              help="Season seed, keyed with the database's secret (default: random).")
+@click.option("--bosses", default=None, metavar="NAMES",
+              help="Enter built-in bots as fixed reference points first: comma-separated names "
+                   "(random, greedy, trader, search) or 'all'. They stay on the ladder, marked (boss).")
+@click.option("--unsafe", is_flag=True, help="Run without a strong sandbox.")
+@click.option("--decision-ms", type=click.FloatRange(min=1), default=1000, show_default=True)
+@click.option("--bank-ms", type=click.FloatRange(min=0), default=10_000, show_default=True)
+@pass_context
+def season_run(ctx: Context, name: str, games: int | None, workers: int, executor_spec: str, players: str | None,
+               variant: str | None, rotate: bool, seed: int | None, bosses: str | None, unsafe: bool,
+               decision_ms: float, bank_ms: float) -> None:
+    """Run a season (or resume it where it stopped), then print the leaderboard.
+
+    Solo seasons: every bot that plays solo plays the same deals, ranked by win rate.
+    """
+    boss_names = parse_bosses(bosses) if bosses is not None else []
+    try:
+        check_text(name, "season name")
+    except TextError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        executor = executor_for(executor_spec, workers)
+    except ExecutorError as exc:
+        raise UserError(str(exc)) from None
+    with Session(ctx.engine) as session:  # an existing season keeps its own variant
+        existing = session.exec(select(Season).where(Season.name == name)).first()
+    try:
+        rules = rules_for(variant or (existing.variant if existing else "classic"))
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if existing is not None and existing.variant != rules.variant:
+        raise UserError(f"season {name!r} is a {existing.variant} season, not {rules.variant}")
+    low, high = parse_players(players) if players is not None else (rules.min_players, rules.max_players)
+    if not rules.min_players <= low <= high <= rules.max_players:
+        raise UserError(f"--players {players!r} does not fit {rules.id}, played by "
+                        f"{rules.min_players}-{rules.max_players} players")
+    variant = rules.variant
+    settings = SeasonSettings(name=name, variant=variant, games=games, min_players=low, max_players=high,
+                              rotate=rotate, seed=seed)
+    limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
+    engine = ctx.engine
+    stop_on_sigterm()
+    try:
+        progress = run_season(engine, settings, executor, limits,
+                              lambda started: sandbox_tier(unsafe, started.detect_tier()),
+                              ProgressReporter(quiet=ctx.quiet),
+                              prepare=(lambda session: register_bosses(session, boss_names)) if boss_names else None)
+    except SubmissionError as exc:
+        raise UserError(str(exc)) from None
+    except (LadderError, DatabaseError, ExecutorError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (systemd, Kubernetes, timeout): the same clean stop
+        raise click.ClickException(f"interrupted; finished games are saved: 'arena season run --name {name}' resumes")
+    if not ctx.quiet:
+        click.echo(f"season {name}: {progress.done} games rated, {progress.void} void; "
+                   f"bot failures this run: {progress.failure_summary()}")
+    with Session(engine) as session:
+        click.echo(board_table(leaderboard(session, variant, name if format_of(variant).same_deals else None), variant))
+
+
+@season.command("close")
+@click.argument("name")
+@pass_context
+def season_close(ctx: Context, name: str) -> None:
+    """Close a season: it plays no more games, and a solo season's deals are published by the next site build."""
+    with Session(ctx.engine) as session:
+        try:
+            closed = close_season(session, name)
+        except LadderError as exc:
+            raise UserError(str(exc)) from None
+        what = ("its deals are published by the next 'arena site build'" if format_of(closed.variant).same_deals
+                else "it plays no more games")
+        click.echo(f"season {name} closed on {closed.closed_at:%Y-%m-%d %H:%M}: {what}")
+
+
+@season.command("list")
+@pass_context
+def season_list(ctx: Context) -> None:
+    """List seasons."""
+    with Session(ctx.engine) as session:
+        rows = [("season", "variant", "players", "games", "done", "void", "created", "finished")]
+        for s in session.exec(select(Season).order_by(col(Season.id))).all():
+            counts = season_counts(session, s)
+            rows.append((s.name, s.variant, f"{s.min_players}-{s.max_players}",
+                         f"{s.games} deals/bot" if format_of(s.variant).same_deals else str(s.games), str(counts.get("done", 0)),
+                         str(counts.get("void", 0)), f"{s.created_at:%Y-%m-%d %H:%M}",
+                         f"{s.finished_at:%Y-%m-%d %H:%M}" if s.finished_at else "-"))
+    click.echo(format_table(rows) if len(rows) > 1 else "no seasons yet: start one with 'arena season run'")
+
+
+@season.command("show")
+@click.argument("name")
+@pass_context
+def season_show(ctx: Context, name: str) -> None:
+    """Show a season's settings, progress and latest games."""
+    with Session(ctx.engine) as session:
+        s = session.exec(select(Season).where(Season.name == name)).first()
+        if s is None:
+            raise UserError(f"no season named {name!r}")
+        counts = season_counts(session, s)
+        done = (f"{counts.get('done', 0)} games done on {s.games} deals per bot" if format_of(s.variant).same_deals
+                else f"{counts.get('done', 0)}/{s.games} games done")
+        click.echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, "
+                   f"{done}, {counts.get('void', 0)} void, "
+                   f"{counts.get('planned', 0)} planned{', seat-rotated deals' if s.rotate else ''}")
+        matches = session.exec(select(Match).where(Match.season_id == s.id, Match.status != "planned")
+                               .order_by(col(Match.number).desc()).limit(10)).all()
+        rows = [("match", "seed", "status", "seats (coins, status)")]
+        for m in matches:
+            seats = session.exec(select(MatchSeat, BotVersion, Bot).where(
+                MatchSeat.match_id == m.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id)
+                .order_by(col(MatchSeat.seat))).all()
+            rows.append((str(m.id), str(m.seed), f"void: {shown(m.void_reason, 120)}" if m.status == "void" else m.status,
+                         ", ".join(f"{b.name} {ms.coins} {ms.status}" for ms, _, b in seats)))
+        click.echo(format_table(rows))
+
+
+def stop_on_sigterm() -> None:
+    """Make SIGTERM stop a season the way Ctrl-C does (one line, resumable), in this process only:
+    forked workers set their own signal handling."""
+    main_pid = os.getpid()
+
+    def stop(signum: int, frame: object) -> None:
+        if os.getpid() == main_pid:
+            raise KeyboardInterrupt
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def season_counts(session: Session, s: Season) -> dict[str, int]:
+    from sqlalchemy import func
+
+    return dict(session.exec(select(Match.status, func.count()).where(Match.season_id == s.id)
+                             .group_by(Match.status)).all())
+
+
+@cli.command("leaderboard")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of rows.")
+@click.option("--variant", default="classic", show_default=True)
+@click.option("--rerate", "do_rerate", is_flag=True, help="Recompute every rating from the recorded games first.")
+@click.option("--season", "season_name", default=None, help="Solo: the season whose deals rank the bots (default: the latest).")
+@pass_context
+def leaderboard_command(ctx: Context, as_json: bool, variant: str, do_rerate: bool, season_name: str | None) -> None:
+    """The ladder: score (mu - 3 sigma), mu, sigma and games of each bot's current version.
+
+    Solo: win rate with its 95% Wilson interval and average gold on one season's deals.
+    """
+    try:
+        variant = rules_for(variant).variant
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    with Session(ctx.engine) as session:
+        if do_rerate:
+            differences = rerate(session, variant, write=True)
+            click.echo(f"rerated {variant}: {len(differences)} ratings differed from the stored ones", err=True)
+        try:
+            rows = leaderboard(session, variant, season_name)
+        except LadderError as exc:
+            raise UserError(str(exc)) from None
+    click.echo(json.dumps(rows, indent=2) if as_json else board_table(rows, variant))

@@ -1,0 +1,33 @@
+"""`arena site build`: the static site."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+from arena.cli.base import Context, UserError, cli, pass_context
+
+
+@cli.group("site")
+def site_group() -> None:
+    """Build the static leaderboard site."""
+
+
+@site_group.command("build")
+@click.option("--out", "out", type=click.Path(file_okay=False), default="arena-site", show_default=True,
+              help="Folder to write the site into (rewritten on every build).")
+@click.option("--variant", default="classic", show_default=True, help="Rules variant of the leaderboard.")
+@click.option("--workers", type=click.IntRange(min=1, max=64), default=None, help="Processes for game pages.")
+@pass_context
+def site_build(ctx: Context, out: str, variant: str, workers: int | None) -> None:
+    """Render the leaderboard, bot, season and game pages (with replays) into OUT."""
+    from arena.site import SiteError, build_site
+
+    try:
+        summary = build_site(ctx.engine, Path(out), variant, workers)
+    except SiteError as exc:
+        raise UserError(str(exc)) from None
+    if not ctx.quiet:
+        click.echo(f"{summary.pages} pages ({summary.games} games) in {summary.seconds:.1f} s", err=True)
+    click.echo(str(summary.index.resolve()))

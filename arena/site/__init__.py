@@ -1,0 +1,15 @@
+"""The static site: leaderboard, bot, season and game pages (with a replay viewer) from the ladder database.
+
+Templates and static assets live in the project's top-level ``site/`` folder (not a Python
+package). Every page links relatively, so the folder works from disk (file://) and any static host.
+File names come from database ids, never from names. ``build`` renders; ``model`` reads the ladder;
+``html`` formats repeated rows; ``chart`` draws the rating chart; ``replays`` makes a replay public.
+"""
+from __future__ import annotations
+
+from arena.site.build import BuildSummary, build_site
+from arena.site.chart import ChartPoint, rating_chart
+from arena.site.errors import SiteError
+from arena.site.replays import public_replay, script_json
+
+__all__ = ["BuildSummary", "ChartPoint", "SiteError", "build_site", "public_replay", "rating_chart", "script_json"]

@@ -1,0 +1,81 @@
+"""The rating chart: an inline SVG of a bot's rating over its games."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from markupsafe import Markup, escape
+
+
+
+CHART_POINTS = 400  # at most this many points drawn (the others are evenly skipped)
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    game: int  # the bot's n-th rated game, 0 for a version's prior
+    mu: float
+    sigma: float
+    version: int
+
+
+def rating_chart(points: Sequence[ChartPoint], title: str, width: int = 760, height: int = 280) -> Markup:
+    """An inline SVG: mu with a ±sigma band, the score mu − 3σ dashed, a marker at every new version."""
+    if len(points) > CHART_POINTS:  # keep the page light; never drop a version change or the end
+        step = len(points) / CHART_POINTS
+        keep = {int(i * step) for i in range(CHART_POINTS)} | {len(points) - 1}
+        keep |= {i for i in range(1, len(points)) if points[i].version != points[i - 1].version}
+        points = [p for i, p in enumerate(points) if i in keep]
+    left, right, top, bottom = 48, 16, 16, 34
+    plot_w, plot_h = width - left - right, height - top - bottom
+    parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+             f'role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>']
+    if not points:
+        parts.append(f'<text x="{width / 2}" y="{height / 2}" text-anchor="middle" class="muted">no rated games yet</text></svg>')
+        return Markup("".join(parts))
+    lows = [min(p.mu - 3 * p.sigma, p.mu - p.sigma) for p in points]
+    highs = [p.mu + p.sigma for p in points]
+    y_min, y_max = min(lows), max(highs)
+    if y_max - y_min < 1:
+        y_min, y_max = y_min - 0.5, y_max + 0.5
+    x_max = max(points[-1].game, 1)
+
+    def x(game: float) -> float:
+        return left + plot_w * game / x_max
+
+    def y(value: float) -> float:
+        return top + plot_h * (y_max - value) / (y_max - y_min)
+
+    for tick in _ticks(y_min, y_max, 5):
+        parts.append(f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>'
+                     f'<text class="axis" x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:g}</text>')
+    for tick in _ticks(0, x_max, 6):
+        if tick == int(tick):
+            parts.append(f'<text class="axis" x="{x(tick):.1f}" y="{height - bottom + 16}" text-anchor="middle">{int(tick)}</text>')
+    parts.append(f'<text class="axis" x="{left + plot_w / 2}" y="{height - 2}" text-anchor="middle">rated games</text>')
+    band = ([f"{x(p.game):.1f},{y(p.mu + p.sigma):.1f}" for p in points]
+            + [f"{x(p.game):.1f},{y(p.mu - p.sigma):.1f}" for p in reversed(points)])
+    parts.append(f'<polygon class="band" points="{" ".join(band)}"/>')
+    parts.append('<polyline class="mu" points="' + " ".join(f"{x(p.game):.1f},{y(p.mu):.1f}" for p in points) + '"/>')
+    parts.append('<polyline class="score" points="'
+                 + " ".join(f"{x(p.game):.1f},{y(p.mu - 3 * p.sigma):.1f}" for p in points) + '"/>')
+    for i, p in enumerate(points):
+        if i == 0 or p.version != points[i - 1].version:
+            parts.append(f'<line class="version" x1="{x(p.game):.1f}" x2="{x(p.game):.1f}" y1="{top}" '
+                         f'y2="{top + plot_h}"/><text class="version-label" x="{x(p.game) + 3:.1f}" '
+                         f'y="{top + 11}">v{p.version}</text>')
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def _ticks(low: float, high: float, count: int) -> list[float]:
+    span = high - low
+    raw = span / max(count, 1)
+    magnitude = 10 ** int(f"{raw:e}".split("e")[1])
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first = -(-low // step) * step
+    ticks, value = [], first
+    while value <= high + 1e-9:
+        ticks.append(round(value, 6))
+        value += step
+    return ticks

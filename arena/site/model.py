@@ -1,0 +1,132 @@
+"""The ladder in memory, as the site build reads it once from the database."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select as select_columns  # sqlmodel's select is typed for at most four columns
+from sqlmodel import Session, col, select
+
+from arena.db import Bot, BotVersion, Match, MatchSeat, Season, prior_mean, stored_id
+from arena.formats import formats
+from arena.ladder import deals_secret, leaderboard
+from arena.text import shown
+
+
+@dataclass
+class Tally:
+    games: int = 0
+    wins: int = 0
+    coins: int = 0
+    failures: int = 0
+
+    def add(self, seat: SeatRow) -> None:
+        self.games += 1
+        self.wins += seat.rank == 1
+        self.coins += seat.coins or 0
+        self.failures += seat.status != "ok"
+
+    @property
+    def win_rate(self) -> float | None:
+        return self.wins / self.games if self.games else None
+
+    @property
+    def avg_coins(self) -> float | None:
+        return self.coins / self.games if self.games else None
+
+    @property
+    def failure_rate(self) -> float | None:
+        return self.failures / self.games if self.games else None
+
+
+@dataclass
+class SeatRow:
+    match_id: int
+    seat: int
+    version_id: int
+    coins: int | None
+    rank: int | None
+    status: str | None
+    detail: str
+
+
+@dataclass
+class GameRow:
+    id: int
+    season_id: int
+    number: int
+    status: str
+    rules_id: str
+    finished_at: datetime | None
+    seconds: float | None
+    void_reason: str | None
+    seats: list[SeatRow] = field(default_factory=list)
+
+
+@dataclass
+class VersionInfo:
+    id: int
+    bot_id: int
+    number: int
+    active: bool
+    created_at: datetime
+    prior_mu: float
+    prior_sigma: float
+
+
+@dataclass
+class BotInfo:
+    id: int
+    name: str
+    author: str
+    builtin: bool
+    created_at: datetime
+    versions: list[VersionInfo] = field(default_factory=list)
+
+
+@dataclass
+class Ladder:
+    bots: dict[int, BotInfo]
+    versions: dict[int, VersionInfo]
+    seasons: list[Season]
+    games: list[GameRow]  # played (done or void), newest first
+    board: list[dict[str, Any]]
+    season_names: dict[int, str] = field(default_factory=dict)
+    boards: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # every variant's leaderboard
+
+    def bot_of(self, version_id: int) -> BotInfo:
+        return self.bots[self.versions[version_id].bot_id]
+
+
+def load_ladder(session: Session, variant: str) -> Ladder:
+    """Everything the pages show except the replays, with few queries and no ORM objects per row."""
+    bots = {stored_id(row): BotInfo(stored_id(row), row.name, shown(row.author), row.builtin, row.created_at)
+            for row in session.exec(select(Bot)).all()}
+    versions: dict[int, VersionInfo] = {}
+    for vid, bot_id, number, active, created, mu, priors, sigma in session.execute(select_columns(
+            col(BotVersion.id), col(BotVersion.bot_id), col(BotVersion.number),
+            col(BotVersion.active), col(BotVersion.created_at), col(BotVersion.prior_mu),
+            col(BotVersion.priors), col(BotVersion.prior_sigma)).order_by(col(BotVersion.number))).all():
+        versions[vid] = VersionInfo(vid, bot_id, number, active, created, prior_mean(priors, mu, variant), sigma)
+        bots[bot_id].versions.append(versions[vid])
+    seasons = list(session.exec(select(Season).order_by(col(Season.id))).all())
+    secret = {s.id for s in seasons if deals_secret(s)}  # their standings are shown, never their games
+    games: dict[int, GameRow] = {}
+    for row in session.execute(select_columns(
+            col(Match.id), col(Match.season_id), col(Match.number), col(Match.status),
+            col(Match.rules_id), col(Match.finished_at), col(Match.seconds),
+            col(Match.void_reason)).where(col(Match.status) != "planned")).all():
+        if row[1] not in secret:
+            games[row[0]] = GameRow(*row)
+    for row in session.execute(select_columns(
+            col(MatchSeat.match_id), col(MatchSeat.seat), col(MatchSeat.version_id),
+            col(MatchSeat.coins), col(MatchSeat.rank), col(MatchSeat.status),
+            col(MatchSeat.detail)).order_by(col(MatchSeat.match_id), col(MatchSeat.seat))).all():
+        game = games.get(row[0])
+        if game is not None:
+            game.seats.append(SeatRow(*row))
+    ordered = sorted(games.values(), key=lambda g: (g.finished_at or datetime.min, g.id), reverse=True)
+    names = {s.id: s.name for s in seasons}
+    boards = {f.name: leaderboard(session, f.name) for f in formats()}
+    return Ladder(bots, versions, seasons, ordered, boards[variant], names, boards)  # type: ignore[arg-type]
