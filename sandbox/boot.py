@@ -1,11 +1,17 @@
-"""How every bot process starts: the bootstrap in its argv, its environment, the runner's first line."""
+"""How every bot process starts: the bootstrap in its argv, its environment, the runner's first line,
+the modules of its bundle as the boot line carries them, and the limits of a plain-tier program."""
 from __future__ import annotations
 
 import binascii
 import functools
 import marshal
 from pathlib import Path
+from typing import Any, Mapping
 
+from .values import PACKAGE_SUFFIX, Limits
+
+#: The bot's own module in a bundle (its file); the other modules are trusted (the SDK, the engine)
+BOT_MODULE = "bot"
 RUNNER_PATH = Path(__file__).with_name("runner.py")
 #: The only code in argv: read the runner (marshalled code "c..." or source "s...", base64) from
 #: the first stdin line and run it. Nothing secret is ever in argv or the environment.
@@ -29,3 +35,42 @@ def runner_line(marshalled: bool) -> bytes:
         code = compile(source, "<runner>", "exec", dont_inherit=True)
         return b"c" + binascii.b2a_base64(marshal.dumps(code), newline=False) + b"\n"
     return b"s" + binascii.b2a_base64(source, newline=False) + b"\n"
+
+
+@functools.lru_cache(maxsize=512)
+def module_entry(name: str, source: str, marshalled: bool) -> tuple[str, list[Any]]:
+    """Bundle module as [is_package, kind, payload]; trusted modules are compiled once here."""
+    is_package = name.endswith(PACKAGE_SUFFIX)
+    mod_name = name[: -len(PACKAGE_SUFFIX)] if is_package else name
+    if marshalled:
+        code = compile(source, f"<bundle:{mod_name}>", "exec", dont_inherit=True)
+        return mod_name, [is_package, "code", binascii.b2a_base64(marshal.dumps(code), newline=False).decode("ascii")]
+    return mod_name, [is_package, "source", source]
+
+
+def bundle_modules(modules: Mapping[str, str], marshalled: bool) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for name, source in modules.items():
+        mod_name, entry = module_entry(name, source, marshalled)
+        out[mod_name] = entry
+    for mod_name in list(out):  # parents that were not given become empty packages
+        parts = mod_name.split(".")
+        for i in range(1, len(parts)):
+            parent = ".".join(parts[:i])
+            if parent not in out:
+                out[parent] = [True, "source", ""]
+            elif not out[parent][0]:
+                raise ValueError(f"bundle module {parent!r} has submodules, so it must be named {parent + PACKAGE_SUFFIX!r}")
+    if BOT_MODULE in out:
+        raise ValueError(f"bundle module name {BOT_MODULE!r} is reserved for the bot itself")
+    return out
+
+
+def limit_child(limits: Limits) -> None:
+    """In the forked child before exec: the limits the runner sets for Python bots."""
+    import resource
+
+    for res, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, 0),
+                       (resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024)):
+        resource.setrlimit(res, (value, value))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))

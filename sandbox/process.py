@@ -5,73 +5,25 @@ import binascii
 import functools
 import json
 import logging
-import marshal
 import os
 import secrets
 import signal
 import subprocess
-import threading
 import time
 from typing import Any, Mapping, Sequence
 
 from . import isolation, zygote
-from .boot import BOOTSTRAP, CLEAN_ENV, ISOLATED, runner_line
+from .boot import BOOTSTRAP, BOT_MODULE, CLEAN_ENV, ISOLATED, bundle_modules, limit_child, runner_line
 from .procscan import processes_of_uid, processes_with_tag
 from .framing import Event, FramingError, Outcome, Pipes, decode, encode
-from .values import PACKAGE_SUFFIX, BotBundle, Limits, Reply, SandboxError, Status, Tier
+from .freezing import Freezer
+from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier
 
 __all__ = ["BotProcess", "BOT_MODULE"]
 
 log = logging.getLogger(__name__)
 
-BOT_MODULE = "bot"
 REAP_TIMEOUT_S = 5.0
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-#: CPU between requests below this is the bot finishing its reply as the stop signal arrives
-CPU_AT_REST_SLACK_MS = 30.0
-#: What ``/proc/<pid>/wchan`` names for a task asleep reading a pipe (the name changed in Linux 6.x)
-PIPE_READ_WAITS = frozenset({b"anon_pipe_read", b"pipe_read"})
-SETTLE_CHECKS, SETTLE_PAUSE_S = 4, 0.00005  # a bot not yet asleep gets ~0.3 ms before SIGSTOP
-STOP_CONFIRM_S = 0.5
-
-
-class _Unsettled(threading.local):
-    """The bots of this thread that replied and are not yet known to be at rest."""
-
-    def __init__(self) -> None:
-        self.bots: list[BotProcess] = []
-
-
-_UNSETTLED = _Unsettled()
-
-
-@functools.lru_cache(maxsize=512)
-def _module_entry(name: str, source: str, marshalled: bool) -> tuple[str, list[Any]]:
-    """Bundle module as [is_package, kind, payload]; trusted modules are compiled once here."""
-    is_package = name.endswith(PACKAGE_SUFFIX)
-    mod_name = name[: -len(PACKAGE_SUFFIX)] if is_package else name
-    if marshalled:
-        code = compile(source, f"<bundle:{mod_name}>", "exec", dont_inherit=True)
-        return mod_name, [is_package, "code", binascii.b2a_base64(marshal.dumps(code), newline=False).decode("ascii")]
-    return mod_name, [is_package, "source", source]
-
-
-def _bundle_modules(modules: Mapping[str, str], marshalled: bool) -> dict[str, list[Any]]:
-    out: dict[str, list[Any]] = {}
-    for name, source in modules.items():
-        mod_name, entry = _module_entry(name, source, marshalled)
-        out[mod_name] = entry
-    for mod_name in list(out):  # parents that were not given become empty packages
-        parts = mod_name.split(".")
-        for i in range(1, len(parts)):
-            parent = ".".join(parts[:i])
-            if parent not in out:
-                out[parent] = [True, "source", ""]
-            elif not out[parent][0]:
-                raise ValueError(f"bundle module {parent!r} has submodules, so it must be named {parent + PACKAGE_SUFFIX!r}")
-    if BOT_MODULE in out:
-        raise ValueError(f"bundle module name {BOT_MODULE!r} is reserved for the bot itself")
-    return out
 
 
 def _describe_exit(code: int | None) -> str:
@@ -100,18 +52,12 @@ class BotProcess:
         self._slot: isolation.UidSlot | None = None
         self._zygote: zygote.Zygote | None = None  # the fork server this bot came from, if any
         self._zygote_key: object = None
-        self._runner_pid: int | None = None  # host pid of the python running the bot
+        self._rest = Freezer(tier, limits.freeze)  # keeps it still between requests; knows its host pid
         self._failure: Reply | None = None
         self._closed = False
-        self._frozen = False
         self.startup_ms = 0.0
         self._time_used_ms = 0.0
         self._bank_left_ms = float(limits.bank_ms)
-        self._cpu_at_rest: float | None = None  # the bot's CPU time when it was last frozen
-        self._stat_fd: int | None = None  # /proc/<pid>/stat of the bot, read at every freeze and thaw
-        self._wchan_fd: int | None = None  # /proc/<pid>/wchan: where the bot sleeps, read when it is settled
-        self.stops = 0  # how often it had to be stopped with SIGSTOP (it was not at rest when settled)
-        self.cpu_at_rest_ms = 0.0  # CPU it used between requests anyway (charged to its bank)
         self._exit_code: int | None = None
 
     # -- start-up ---------------------------------------------------------------------------
@@ -139,7 +85,7 @@ class BotProcess:
             self._popen = subprocess.Popen(
                 list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=dict(CLEAN_ENV), close_fds=True, start_new_session=True, bufsize=0,
-                preexec_fn=functools.partial(_limit_child, limits),
+                preexec_fn=functools.partial(limit_child, limits),
             )
         except OSError as exc:
             self.close()
@@ -148,7 +94,7 @@ class BotProcess:
         self._pipes = Pipes(self._popen.stdin.fileno(), self._popen.stdout.fileno(), self._popen.stderr.fileno(),
                             limits.max_line_bytes, limits.max_stderr_bytes)
         self._runner_pid = self._popen.pid
-        self._freeze()
+        self._rest.after_reply()
         return self
 
     def _spawn(self, python: str | None) -> None:
@@ -160,7 +106,7 @@ class BotProcess:
                 "nofile": int(self.limits.max_open_files),
                 "nproc": None,
             },
-            "modules": _bundle_modules(self.bundle.modules, interp.same_as_parent),
+            "modules": bundle_modules(self.bundle.modules, interp.same_as_parent),
             "bot_module": BOT_MODULE,
             "bot": self.bundle.source,
             "seccomp": None,
@@ -213,12 +159,12 @@ class BotProcess:
         )
         if self.tier is Tier.PLAIN:
             self._runner_pid = self._popen.pid
-        self._settle_others()  # bot code runs once the boot line is in
+        self._rest.before_running()  # bot code runs once the boot line is in
         outcome = self._pipes.exchange(payload, deadline, want_line=True)
         if self._ready(outcome, started) and self.tier is Tier.STRONG:
             self._runner_pid = self._find_runner_pid()
         if self._failure is None:
-            self._freeze()
+            self._rest.after_reply()
 
     def _ready(self, outcome: Outcome, started: float) -> bool:
         """Whether the start-up exchange ended with ``ready``; otherwise the bot fails with why."""
@@ -256,10 +202,10 @@ class BotProcess:
         self._popen = child  # type: ignore[assignment]
         self._pipes = Pipes(stdin, stdout, stderr, self.limits.max_line_bytes, self.limits.max_stderr_bytes)
         self._runner_pid = child.pid
-        self._settle_others()  # bot code runs once the boot line is in
+        self._rest.before_running()  # bot code runs once the boot line is in
         outcome = self._pipes.exchange(json.dumps(boot, separators=(",", ":")).encode() + b"\n", deadline, want_line=True)
         if self._ready(outcome, started):
-            self._freeze()
+            self._rest.after_reply()
 
     def _find_runner_pid(self) -> int | None:
         """Host pid of the python inside bubblewrap (bwrap -> namespace init -> runner)."""
@@ -283,101 +229,24 @@ class BotProcess:
         log.warning("%s: runner process not found; it will not be frozen between requests", self.bundle.name)
         return None
 
-    # -- freezing -------------------------------------------------------------------------
-    def _signal_bot(self, sig: int) -> None:
-        if self._runner_pid is None:
-            return
-        try:
-            if self.tier is Tier.PLAIN:
-                os.killpg(self._runner_pid, sig)  # its own session: pgid == pid
-            else:
-                os.kill(self._runner_pid, sig)  # fork is denied, so the runner is alone
-        except ProcessLookupError:
-            pass
+    # -- freezing (sandbox/freezing.py) ----------------------------------------------------
+    @property
+    def _runner_pid(self) -> int | None:
+        return self._rest.pid
 
-    def _freeze(self) -> None:
-        """After a reply: the bot must not compute until its next request.
+    @_runner_pid.setter
+    def _runner_pid(self, pid: int | None) -> None:
+        self._rest.pid = pid
 
-        Strong tier: it is settled lazily, just before any other bot of this thread is asked or
-        started (``_settle_others``): by then an honest bot is asleep reading its request pipe, and
-        stays there until that pipe is written, since it has no thread, child, timer or signal that
-        could wake it (seccomp) -- so nothing needs stopping. Any other state gets SIGSTOP, confirmed
-        before the other bot runs. Plain tier: SIGSTOP at once (threads and timers are possible).
-        """
-        self._cpu_at_rest = self._cpu_ms()
-        if not self.limits.freeze or self._frozen:
-            return
-        if self.tier is Tier.STRONG and self._runner_pid is not None:
-            _UNSETTLED.bots.append(self)
-        else:
-            self._signal_bot(signal.SIGSTOP)
-            self._frozen = True
+    @property
+    def stops(self) -> int:
+        """How often the bot had to be stopped with SIGSTOP: it was not at rest when another bot ran."""
+        return self._rest.stops
 
-    def _settle_others(self) -> None:
-        """Every other bot of this thread that replied is at rest or stopped before this one runs."""
-        bots = _UNSETTLED.bots
-        for bot in bots:
-            if bot is not self and not bot._closed and not bot._frozen:
-                bot._settle()
-        bots.clear()
-
-    def _settle(self) -> None:
-        for _ in range(SETTLE_CHECKS):  # an honest bot may still be on its way from writing to reading
-            if self._asleep_on_a_pipe():
-                return
-            time.sleep(SETTLE_PAUSE_S)
-        self.stops += 1
-        self._signal_bot(signal.SIGSTOP)
-        self._frozen = True
-        deadline = time.monotonic() + STOP_CONFIRM_S
-        while self._state() not in (b"T", b"t", b"Z", b"X", None) and time.monotonic() < deadline:
-            time.sleep(0.0002)  # SIGSTOP is asynchronous: wait until it has stopped
-
-    def _asleep_on_a_pipe(self) -> bool:
-        """Whether the bot's process sleeps reading a pipe (its request pipe, or one only it can write)."""
-        try:
-            if self._wchan_fd is None:
-                self._wchan_fd = os.open(f"/proc/{self._runner_pid}/wchan", os.O_RDONLY | os.O_CLOEXEC)
-            return os.pread(self._wchan_fd, 64, 0) in PIPE_READ_WAITS
-        except OSError:
-            return False
-
-    def _state(self) -> bytes | None:
-        try:
-            if self._stat_fd is None:
-                self._stat_fd = os.open(f"/proc/{self._runner_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
-            return os.pread(self._stat_fd, 1024, 0).rsplit(b")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return None
-
-    def _cpu_ms(self) -> float | None:
-        """CPU time the bot's process has used so far (user + system), from /proc (the file is kept open)."""
-        if self._runner_pid is None:
-            return None
-        try:
-            if self._stat_fd is None:
-                self._stat_fd = os.open(f"/proc/{self._runner_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
-            fields = os.pread(self._stat_fd, 1024, 0).rsplit(b")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) * 1000.0 / CLOCK_TICKS
-        except (OSError, IndexError, ValueError):
-            return None
-
-    def _charge_cpu_at_rest(self) -> None:
-        """CPU the bot used between requests (it should have been frozen) comes out of its bank."""
-        now = self._cpu_ms()
-        if now is None or self._cpu_at_rest is None:
-            return
-        used = now - self._cpu_at_rest
-        if used > CPU_AT_REST_SLACK_MS:
-            self.cpu_at_rest_ms += used
-            self._bank_left_ms -= used
-            log.debug("%s: %.0f ms of CPU between requests, charged to the bank", self.bundle.name, used)
-        self._cpu_at_rest = now
-
-    def _thaw(self) -> None:
-        if self._frozen:
-            self._signal_bot(signal.SIGCONT)
-            self._frozen = False
+    @property
+    def cpu_at_rest_ms(self) -> float:
+        """CPU it used between requests anyway (charged to its bank)."""
+        return self._rest.cpu_at_rest_ms
 
     # -- requests -------------------------------------------------------------------------
     def request(self, message: Mapping[str, Any]) -> Reply:
@@ -393,13 +262,15 @@ class BotProcess:
                                f"{self.limits.max_request_bytes}")
         if self._pipes.stdout_has_data():
             return self._fail(Reply(Status.PROTOCOL, None, 0.0, "output outside a request (more than one line per request)"))
-        self._charge_cpu_at_rest()
+        charge = self._rest.charge_at_rest()
+        if charge:
+            self._bank_left_ms -= charge
+            log.debug("%s: %.0f ms of CPU between requests, charged to the bank", self.bundle.name, charge)
         budget_ms = self.limits.decision_ms + max(0.0, self._bank_left_ms)
         log.debug("%s <- %s", self.bundle.name, payload[:200])
-        self._settle_others()
-        self._thaw()
+        self._rest.before_running()
         outcome = self._pipes.exchange(payload, time.monotonic() + budget_ms / 1000.0, want_line=True)
-        self._freeze()
+        self._rest.after_reply()
         elapsed = outcome.elapsed_ms
         self._time_used_ms += elapsed
         self._bank_left_ms -= max(0.0, elapsed - self.limits.decision_ms)
@@ -427,10 +298,9 @@ class BotProcess:
             return
         payload = encode(message)
         log.debug("%s <- %s", self.bundle.name, payload[:200])
-        self._settle_others()
-        self._thaw()
+        self._rest.before_running()
         self._pipes.exchange(payload, time.monotonic() + self.limits.decision_ms / 1000.0, want_line=False)
-        self._freeze()  # any work on this message is charged to the next request
+        self._rest.after_reply()  # any work on this message is charged to the next request
 
     def _failure_reply(self, outcome: Outcome, during: str) -> Reply:
         assert self._popen is not None
@@ -442,7 +312,7 @@ class BotProcess:
             line = outcome.line or b""
             return Reply(Status.PROTOCOL, None, outcome.elapsed_ms, f"expected ready, got {line[:60]!r}")
         # EOF on stdout: exited (crash), or closed stdout but still running (disconnect)
-        self._thaw()
+        self._rest.thaw()
         try:
             self._exit_code = self._popen.wait(timeout=0.2)
         except subprocess.TimeoutExpired:
@@ -552,10 +422,7 @@ class BotProcess:
         if self._closed:
             return
         self._closed = True
-        for fd in (self._stat_fd, self._wchan_fd):
-            if fd is not None:
-                os.close(fd)
-        self._stat_fd = self._wchan_fd = None
+        self._rest.close()
         try:
             if self._popen is not None:
                 self._kill()
@@ -588,13 +455,3 @@ class BotProcess:
                 self.close()
             except Exception:  # noqa: BLE001 - never raise from a finaliser
                 pass
-
-
-def _limit_child(limits: Limits) -> None:
-    """In the forked child before exec: the limits the runner sets for Python bots."""
-    import resource
-
-    for res, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, 0),
-                       (resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024)):
-        resource.setrlimit(res, (value, value))
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))

@@ -9,7 +9,7 @@ from sandbox_helpers import ECHO_SOURCE, assert_gone, fast_limits
 
 from sandbox import BotBundle, BotProcess, Limits, SandboxError, Status, Tier, modules_from_package
 from sandbox import isolation
-from sandbox.process import PIPE_READ_WAITS
+from sandbox.freezing import PIPE_READ_WAITS
 
 
 def start(source: str, tier: Tier, limits: Limits | None = None, **modules: str) -> BotProcess:
