@@ -83,28 +83,21 @@ def _make_plan(cls: type) -> _Plan:
     return fields, frozenset(name for name, _, _ in fields) | {"type"}
 
 
+_EXACT = {int: "an integer", str: "a string", bool: "true or false"}
+
+
 def _converter(hint: Any) -> Callable[[Any], Any]:
     """A function checking and converting one JSON value to ``hint`` (int, str, bool, Bean, tuples, optionals)."""
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
-    if hint is int:
-        def to_int(value: Any) -> int:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"expected an integer, got {value!r}")
+    if hint in _EXACT:  # int (never a bool), str, bool: the JSON value as it is, of that type
+        what = _EXACT[hint]
+
+        def exact(value: Any) -> Any:
+            if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
+                raise ValueError(f"expected {what}, got {value!r}")
             return value
-        return to_int
-    if hint is str:
-        def to_str(value: Any) -> str:
-            if not isinstance(value, str):
-                raise ValueError(f"expected a string, got {value!r}")
-            return value
-        return to_str
-    if hint is bool:
-        def to_bool(value: Any) -> bool:
-            if not isinstance(value, bool):
-                raise ValueError(f"expected true or false, got {value!r}")
-            return value
-        return to_bool
+        return exact
     if hint is Bean:
         return Bean.parse
     if origin is tuple:

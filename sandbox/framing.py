@@ -243,12 +243,9 @@ class Pipes:
 
     def _read_into_lines(self) -> bool:
         """Read what is available from stdout; False at EOF."""
-        try:
-            data = os.read(self.stdout, CHUNK)
-        except BlockingIOError:
+        data = self._read(self.stdout)
+        if data is None:
             return True
-        except OSError:
-            data = b""
         if not data:
             self.stdout_eof = True
             return False
@@ -256,17 +253,24 @@ class Pipes:
         return True
 
     def _read_stderr(self) -> bool:
-        try:
-            data = os.read(self.stderr, CHUNK)
-        except BlockingIOError:
+        data = self._read(self.stderr)
+        if data is None:
             return True
-        except OSError:
-            data = b""
         if not data:
             self.stderr_eof = True
             return False
         self.err.feed(data)
         return True
+
+    @staticmethod
+    def _read(fd: int) -> bytes | None:
+        """What is available on ``fd``: None if nothing yet, b"" at its end (or if it broke)."""
+        try:
+            return os.read(fd, CHUNK)
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
 
     def stdout_has_data(self) -> bool:
         """Non-blocking check for unsolicited output (or EOF) waiting on stdout."""
