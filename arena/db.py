@@ -12,9 +12,9 @@ from typing import Any, Iterator, Optional
 from sqlalchemy import BigInteger, UniqueConstraint, event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
-from sqlmodel import Field, Session, SQLModel, create_engine, select
+from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: what a version plays and starts from, per format, in VersionFormat rows
 DEFAULT_DB = "sqlite:///arena.sqlite"
 DB_ENV = "ARENA_DB"
 ADVISORY_KEY = 424242  # PostgreSQL: the lock of the one writer (advisory locks are per database)
@@ -50,30 +50,17 @@ class BotVersion(SQLModel, table=True):
     sha256: str = Field(index=True)
     active: bool = True  # only the newest version of a bot is scheduled
     created_at: datetime = Field(default_factory=now)
-    prior_mu: float  # the classic rating a version starts from: its predecessor's mean, fresh uncertainty
-    prior_sigma: float
-    variants: str = "classic"  # comma list of the rules variants whose smoke game it passed: only those schedule it
-    priors: str = ""  # the starting mean per rated variant, "classic=31.2;duel=24.0" (empty: prior_mu in all)
-
-    def plays(self, variant: str) -> bool:
-        return variant in self.variants.split(",")
-
-    def prior_mu_in(self, variant: str) -> float:
-        """The mean this version starts from in ``variant``: its predecessor's mean there."""
-        return prior_mean(self.priors, self.prior_mu, variant)
+    prior_sigma: float  # the uncertainty every version starts from (its means are per format: VersionFormat)
 
 
-def format_priors(means: dict[str, float]) -> str:
-    return ";".join(f"{variant}={mu!r}" for variant, mu in sorted(means.items()))
+class VersionFormat(SQLModel, table=True):
+    """One format for one version: whether it plays there (its smoke game passed) and the mean it
+    starts from there (its predecessor's mean, or the default for a first version)."""
 
-
-def prior_mean(priors: str, prior_mu: float, variant: str) -> float:
-    """``variant``'s mean in a ``BotVersion.priors`` text; ``prior_mu`` when it has none (older rows)."""
-    for item in filter(None, priors.split(";")):
-        name, _, mu = item.partition("=")
-        if name == variant:
-            return float(mu)
-    return prior_mu
+    version_id: int = Field(foreign_key="botversion.id", primary_key=True)
+    variant: str = Field(primary_key=True)
+    plays: bool = True
+    prior_mu: float
 
 
 class Rating(SQLModel, table=True):
@@ -184,36 +171,55 @@ def make_engine(url: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
     try:
         SQLModel.metadata.create_all(engine)
-        _add_missing_columns(engine)
         with Session(engine) as session:
             row = session.get(Meta, "schema_version")
-            if row is None:
-                session.add(Meta(key="schema_version", value=str(SCHEMA_VERSION)))
+            version = SCHEMA_VERSION if row is None else int(row.value)
+        if version > SCHEMA_VERSION:
+            raise DatabaseError(f"database {shown!r} has schema version {version}, "
+                                f"newer than this arena's {SCHEMA_VERSION}; upgrade the arena")
+        if version < 2:
+            _upgrade_to_2(engine)
+        with Session(engine) as session:
+            row = session.get(Meta, "schema_version") or Meta(key="schema_version", value="")
+            if row.value != str(SCHEMA_VERSION):
+                row.value = str(SCHEMA_VERSION)
+                session.add(row)
                 session.commit()
-            elif int(row.value) > SCHEMA_VERSION:
-                raise DatabaseError(f"database {shown!r} has schema version {row.value}, "
-                                    f"newer than this arena's {SCHEMA_VERSION}; upgrade the arena")
     except (OperationalError, DBAPIError) as exc:
         raise DatabaseError(f"cannot open database {shown!r}: {one_line(exc.orig or exc)}") from None
     return engine
 
 
-def _add_missing_columns(engine: Engine) -> None:
-    """Columns added to a table after a database was created (schema version 1, before any release):
-    ``botversion.variants``, for which an older database's versions count as classic-only, and
-    ``botversion.priors``, empty for older versions (they start from ``prior_mu`` in every variant,
-    as they did), and ``season.closed_at``, empty (open) for older seasons."""
+def _upgrade_to_2(engine: Engine) -> None:
+    """Schema 1 -> 2, in one transaction: the formats a version plays and its starting means, kept in
+    ``botversion`` as the texts ``variants`` ("classic,duel") and ``priors`` ("classic=31.2;duel=24.0",
+    else ``prior_mu`` everywhere), become ``versionformat`` rows, and those columns go. Schema 1 gained
+    columns during its life (``variants``, ``priors``, ``season.closed_at``): an older file lacks them,
+    which means classic only, ``prior_mu`` in every format, and open seasons."""
     from sqlalchemy import inspect, text
 
-    columns = {c["name"] for c in inspect(engine).get_columns("botversion")}
-    season_columns = {c["name"] for c in inspect(engine).get_columns("season")}
+    inspector = inspect(engine)
+    columns = {c["name"] for c in inspector.get_columns("botversion")}
+    season_columns = {c["name"] for c in inspector.get_columns("season")}
     with engine.begin() as conn:
-        if "variants" not in columns:
-            conn.execute(text("ALTER TABLE botversion ADD COLUMN variants VARCHAR NOT NULL DEFAULT 'classic'"))
-        if "priors" not in columns:
-            conn.execute(text("ALTER TABLE botversion ADD COLUMN priors VARCHAR NOT NULL DEFAULT ''"))
-        if "closed_at" not in season_columns:  # older seasons are open: their shared deals stay unpublished
+        if "closed_at" not in season_columns:
             conn.execute(text("ALTER TABLE season ADD COLUMN closed_at TIMESTAMP NULL"))
+        if "prior_mu" not in columns:
+            return  # made by schema 2 already (a database whose version row was lost)
+        pick = ", ".join(["id", "prior_mu", "variants" if "variants" in columns else "'classic'",
+                          "priors" if "priors" in columns else "''"])
+        known = ("classic", "duel", "solo")
+        for version_id, prior_mu, variants, priors in conn.execute(text(f"SELECT {pick} FROM botversion")).all():
+            plays = set(filter(None, variants.split(",")))
+            means = dict(item.partition("=")[::2] for item in filter(None, priors.split(";")))
+            for variant in sorted(set(known) | plays | set(means)):
+                conn.execute(text("INSERT INTO versionformat (version_id, variant, plays, prior_mu) "
+                                  "VALUES (:v, :f, :p, :mu)"),
+                             {"v": version_id, "f": variant, "p": variant in plays,
+                              "mu": float(means.get(variant, prior_mu))})
+        for column in ("prior_mu", "variants", "priors"):
+            if column in columns:
+                conn.execute(text(f"ALTER TABLE botversion DROP COLUMN {column}"))
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -283,5 +289,21 @@ def stored_id(row: Any) -> int:
 def active_versions(session: Session, variant: str | None = None) -> list[tuple[Bot, BotVersion]]:
     """The current version of every bot, by bot name; with ``variant``, only those that play it."""
     rows = session.exec(select(Bot, BotVersion).where(BotVersion.bot_id == Bot.id, BotVersion.active == True)  # noqa: E712
-                        .order_by(Bot.name)).all()
-    return [(bot, version) for bot, version in rows if variant is None or version.plays(variant)]
+                        .order_by(col(Bot.name))).all()
+    if variant is None:
+        return list(rows)
+    playing = set(session.exec(select(VersionFormat.version_id).where(
+        VersionFormat.variant == variant, VersionFormat.plays == True)).all())  # noqa: E712
+    return [(bot, version) for bot, version in rows if version.id in playing]
+
+
+def prior_means(session: Session, variant: str) -> dict[int, float]:
+    """The mean each version starts from in ``variant`` (versions without a row start from the default)."""
+    return dict(session.exec(select(VersionFormat.version_id, VersionFormat.prior_mu)
+                             .where(VersionFormat.variant == variant)).all())
+
+
+def played_formats(session: Session, version_id: int) -> list[str]:
+    """The formats a version plays, in no particular order."""
+    return list(session.exec(select(VersionFormat.variant).where(
+        VersionFormat.version_id == version_id, VersionFormat.plays == True)).all())  # noqa: E712

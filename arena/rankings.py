@@ -11,8 +11,8 @@ from typing import Any, Sequence
 
 from sqlmodel import Session, select
 
-from arena.db import BotVersion, Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, active_versions
-from arena.ratings import RatingBook, Skill
+from arena.db import BotVersion, Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, active_versions, prior_means, stored_id
+from arena.ratings import MU, RatingBook, Skill
 from arena.text import shown
 
 
@@ -32,11 +32,17 @@ def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
 
 def load_book(session: Session, variant: str) -> RatingBook:
     """The stored ratings of ``variant`` (every version starts from its prior)."""
-    priors = {v.id: Skill(v.prior_mu_in(variant), v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
-    book = RatingBook(priors, _meta_int(session, f"ties:{variant}"), _meta_int(session, f"pairs:{variant}"))  # type: ignore[arg-type]
+    book = RatingBook(starting_skills(session, variant), _meta_int(session, f"ties:{variant}"),
+                      _meta_int(session, f"pairs:{variant}"))
     for row in session.exec(select(Rating).where(Rating.variant == variant)).all():
         book.skills[row.version_id] = Skill(row.mu, row.sigma, row.games)
     return book
+
+
+def starting_skills(session: Session, variant: str) -> dict[int, Skill]:
+    """Where each version's rating in ``variant`` starts: its prior mean there and the common uncertainty."""
+    means = prior_means(session, variant)
+    return {stored_id(v): Skill(means.get(stored_id(v), MU), v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
 
 
 def _meta_int(session: Session, key: str) -> int:
@@ -83,8 +89,7 @@ class TrueSkill:
     def rerate(self, session: Session, variant: str, write: bool) -> list[str]:
         """Recompute every rating of ``variant`` from the recorded matches in order; the differences
         from what is stored (empty when they agree). ``write`` replaces the stored ratings and snapshots."""
-        priors = {v.id: Skill(v.prior_mu_in(variant), v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
-        book = RatingBook(priors)  # type: ignore[arg-type]
+        book = RatingBook(starting_skills(session, variant))
         snapshots: list[RatingSnapshot] = []
         matches = session.exec(select(Match).where(Match.status == "done").order_by(Match.rated_order)).all()  # type: ignore[arg-type]
         for match in matches:
@@ -120,10 +125,11 @@ class TrueSkill:
         """The active version of every bot that plays ``variant``, best score first (``season`` is not used:
         a rating spans seasons)."""
         rows: list[dict[str, Any]] = []
+        means = prior_means(session, variant)
         for bot, version in active_versions(session, variant):
             rating = session.get(Rating, (version.id, variant))
             skill = (Skill(rating.mu, rating.sigma, rating.games) if rating
-                     else Skill(version.prior_mu_in(variant), version.prior_sigma))
+                     else Skill(means.get(stored_id(version), MU), version.prior_sigma))
             rows.append({"name": bot.name, "author": shown(bot.author), "builtin": bot.builtin, "version": version.number,
                          "version_id": version.id, "score": round(skill.score, 4), "mu": round(skill.mu, 4),
                          "sigma": round(skill.sigma, 4), "games": skill.games})

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from sqlmodel import Session, select
 
-from arena.db import Bot, BotVersion, Rating, format_priors, source_hash
+from arena.db import Bot, BotVersion, Rating, VersionFormat, source_hash, stored_id
 from arena.paths import data_dir
 from arena.players import SandboxPlayer
 from arena.ratings import MU, SIGMA
@@ -153,29 +153,36 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
         session.add(bot)
         session.flush()
     current = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active == True)).first()  # noqa: E712
-    plays = ",".join(f.name for f in formats() if f.name in variants)
+    plays = {f.name for f in formats() if f.name in variants}
     if current is not None and current.sha256 == digest:
-        if current.variants != plays:
-            current.variants = plays
-            session.add(current)
-            session.commit()
-            session.refresh(current)
+        rows = {row.variant: row for row in session.exec(select(VersionFormat).where(
+            VersionFormat.version_id == current.id)).all()}
+        for fmt in formats():  # a format registered since its version was stored starts from the default
+            row = rows.get(fmt.name) or VersionFormat(version_id=stored_id(current), variant=fmt.name, prior_mu=MU)
+            row.plays = fmt.name in plays
+            session.add(row)
+        session.commit()
+        session.refresh(current)
         return Registered(bot, current, False)
-    means = {variant: MU for variant in rated_variants()}
+    means = {f.name: MU for f in formats()}
     number = 1
-    if current is not None:  # keeps its mean in each variant, resets its uncertainty
+    if current is not None:  # keeps its mean in each rated format, resets its uncertainty
+        before = {row.variant: row.prior_mu for row in session.exec(select(VersionFormat).where(
+            VersionFormat.version_id == current.id)).all()}
         for variant in rated_variants():
             rating = session.get(Rating, (current.id, variant))
-            means[variant] = rating.mu if rating else current.prior_mu_in(variant)
+            means[variant] = rating.mu if rating else before.get(variant, MU)
         number = current.number + 1
         current.active = False
         session.add(current)
     if author and bot.author != author:
         bot.author = author
         session.add(bot)
-    version = BotVersion(bot_id=bot.id, number=number, source=source, sha256=digest,  # type: ignore[arg-type]
-                         prior_mu=means["classic"], prior_sigma=SIGMA, variants=plays, priors=format_priors(means))
+    version = BotVersion(bot_id=stored_id(bot), number=number, source=source, sha256=digest, prior_sigma=SIGMA)
     session.add(version)
+    session.flush()
+    for variant, mu in means.items():
+        session.add(VersionFormat(version_id=stored_id(version), variant=variant, plays=variant in plays, prior_mu=mu))
     session.commit()
     session.refresh(version)
     session.refresh(bot)

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlalchemy import func, insert  # noqa: E402
 from sqlmodel import Session, select  # noqa: E402
 
-from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, Season, make_engine  # noqa: E402
+from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, Season, VersionFormat, make_engine  # noqa: E402
 from arena.site import build_site  # noqa: E402
 from engine import classic_rules, new_game, rank_by_coins  # noqa: E402
 from engine.policies import random_action  # noqa: E402
@@ -55,7 +55,7 @@ def create_ladder(url: str, bots: int, games: int, seed: int = 1) -> None:
     start = datetime(2026, 1, 1, tzinfo=timezone.utc)
     with Session(engine) as session:
         conn = session.connection()
-        bot_rows, version_rows = [], []
+        bot_rows, version_rows, format_rows = [], [], []
         version_id = 0
         version_bot: dict[int, int] = {}
         for b in range(1, bots + 1):
@@ -67,13 +67,15 @@ def create_ladder(url: str, bots: int, games: int, seed: int = 1) -> None:
                 version_rows.append({"id": version_id, "bot_id": b, "number": number, "source": "# synthetic\n",
                                      "sha256": f"{version_id:064x}", "active": False,
                                      "created_at": start + timedelta(days=number * 10),
-                                     "prior_mu": 25.0, "prior_sigma": 25 / 3})
+                                     "prior_sigma": 25 / 3})
+                format_rows.append({"version_id": version_id, "variant": "classic", "plays": True, "prior_mu": 25.0})
             version_rows[-1]["active"] = True
         by_bot: dict[int, list[int]] = {}
         for v in version_rows:
             by_bot.setdefault(v["bot_id"], []).append(v["id"])
         conn.execute(insert(Bot), bot_rows)
         conn.execute(insert(BotVersion), version_rows)
+        conn.execute(insert(VersionFormat), format_rows)
         seasons = 4
         conn.execute(insert(Season), [{"id": s, "name": f"season-{s}", "variant": "classic", "games": games // seasons,
                                        "min_players": 3, "max_players": 5, "rotate": False, "seed": s,

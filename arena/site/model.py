@@ -8,7 +8,8 @@ from typing import Any
 from sqlalchemy import select as select_columns  # sqlmodel's select is typed for at most four columns
 from sqlmodel import Session, col, select
 
-from arena.db import Bot, BotVersion, Match, MatchSeat, Season, prior_mean, stored_id
+from arena.db import Bot, BotVersion, Match, MatchSeat, Season, prior_means, stored_id
+from arena.ratings import MU
 from arena.formats import formats
 from arena.ladder import deals_secret, leaderboard
 from arena.text import shown
@@ -104,11 +105,12 @@ def load_ladder(session: Session, variant: str) -> Ladder:
     bots = {stored_id(row): BotInfo(stored_id(row), row.name, shown(row.author), row.builtin, row.created_at)
             for row in session.exec(select(Bot)).all()}
     versions: dict[int, VersionInfo] = {}
-    for vid, bot_id, number, active, created, mu, priors, sigma in session.execute(select_columns(
+    means = prior_means(session, variant)
+    for vid, bot_id, number, active, created, sigma in session.execute(select_columns(
             col(BotVersion.id), col(BotVersion.bot_id), col(BotVersion.number),
-            col(BotVersion.active), col(BotVersion.created_at), col(BotVersion.prior_mu),
-            col(BotVersion.priors), col(BotVersion.prior_sigma)).order_by(col(BotVersion.number))).all():
-        versions[vid] = VersionInfo(vid, bot_id, number, active, created, prior_mean(priors, mu, variant), sigma)
+            col(BotVersion.active), col(BotVersion.created_at), col(BotVersion.prior_sigma))
+            .order_by(col(BotVersion.number))).all():
+        versions[vid] = VersionInfo(vid, bot_id, number, active, created, means.get(vid, MU), sigma)
         bots[bot_id].versions.append(versions[vid])
     seasons = list(session.exec(select(Season).order_by(col(Season.id))).all())
     secret = {s.id for s in seasons if deals_secret(s)}  # their standings are shown, never their games

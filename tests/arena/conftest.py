@@ -1,10 +1,43 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Iterator
 
 import pytest
+from pg_server import NoPostgres, PostgresServer
 
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "ladder.sqlite"
+
+
+def missing(what: str) -> None:
+    """Skip a test whose prerequisite is missing; in CI, fail it."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI must be able to run this test: {what}")
+    pytest.skip(what)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        missing("psycopg is not installed (pip install -e '.[test]')")
+    try:
+        server = PostgresServer.start()
+    except NoPostgres as exc:
+        missing(str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_url(postgres: PostgresServer) -> str:
+    return postgres.create_database()
+
+

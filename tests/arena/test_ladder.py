@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, make_engine
+from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, make_engine, prior_means
 from arena.ladder import Planner, SeasonSettings, get_or_create_season, rerate
 from arena.ratings import RatingBook, Skill
 from arena.submit import register
@@ -120,7 +120,7 @@ def test_new_version_keeps_mean_and_resets_uncertainty(ladder: Path, tmp_path: P
     with Session(engine) as session:
         versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id).order_by(BotVersion.number)).all()
         assert [v.active for v in versions] == [False, True]
-        assert versions[1].prior_mu == old_rating.mu
+        assert prior_means(session, "classic")[versions[1].id] == old_rating.mu
         assert versions[1].prior_sigma == pytest.approx(25 / 3)
     board = json.loads(run_arena("leaderboard", "--json", db=db).stdout)
     row = next(r for r in board if r["name"] == "copycat")
@@ -191,24 +191,6 @@ def test_bad_database_url_is_one_line(tmp_path: Path) -> None:
     result = subprocess.run([*ARENA, "--db", "nosuchdb://x", "bots"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert "nosuchdb://x" in result.stderr and "Traceback" not in result.stderr
-
-
-def test_an_older_database_gains_the_new_columns_and_keeps_its_priors(db: Path) -> None:
-    engine = make_engine(f"sqlite:///{db}")
-    with Session(engine) as session:
-        bot = Bot(name="old")
-        session.add(bot)
-        session.flush()
-        session.add(BotVersion(bot_id=bot.id, number=1, source="x", sha256="0" * 64, prior_mu=31.0, prior_sigma=2.0))
-        session.commit()
-    engine.dispose()
-    with sqlite3.connect(db) as conn:  # as a database made before the columns existed
-        conn.execute("ALTER TABLE botversion DROP COLUMN priors")
-        conn.execute("ALTER TABLE botversion DROP COLUMN variants")
-    with Session(make_engine(f"sqlite:///{db}")) as session:
-        version = session.exec(select(BotVersion)).one()
-        assert (version.variants, version.priors) == ("classic", "")
-        assert version.prior_mu_in("classic") == version.prior_mu_in("duel") == 31.0
 
 
 def test_a_newcomer_on_an_old_ladder_does_not_take_every_table(db: Path) -> None:

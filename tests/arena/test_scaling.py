@@ -12,7 +12,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from sqlmodel import Session, select
@@ -24,39 +23,11 @@ from arena.ladder import Planner, SeasonSettings, get_or_create_season, load_boo
 from arena.match import run_table
 from arena.submit import register
 from arena_helpers import ARENA, alive, db_url, descendants, done_count, kill_mid_season, process_tree, run_arena, wait_for_done
-from pg_server import NoPostgres, PostgresServer
+from conftest import missing
 from sandbox import Limits, detect_tier
 
 PROJECT = Path(__file__).resolve().parents[2]
 BOTS = ("random", "greedy", "trader")  # deterministic given the bot seed
-
-
-def missing(what: str) -> None:
-    """Skip a test whose prerequisite is missing; in CI, fail it."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI must be able to run this test: {what}")
-    pytest.skip(what)
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[PostgresServer]:
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        missing("psycopg is not installed (pip install -e '.[test]')")
-    try:
-        server = PostgresServer.start()
-    except NoPostgres as exc:
-        missing(str(exc))
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def pg_url(postgres: PostgresServer) -> str:
-    return postgres.create_database()
 
 
 @pytest.fixture(scope="module")

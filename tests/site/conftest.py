@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, make_engine, source_hash
+from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, VersionFormat, make_engine, source_hash
 
 PROJECT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = PROJECT / "screenshots"
@@ -53,9 +53,10 @@ def add_hostile_bot(db: Path) -> int:
         session.flush()
         source = "# hostile\n"
         version = BotVersion(bot_id=bot.id, number=1, source=source, sha256=source_hash(source),  # type: ignore[arg-type]
-                             prior_mu=25.0, prior_sigma=25 / 3)
+                             prior_sigma=25 / 3)
         session.add(version)
         session.flush()
+        session.add(VersionFormat(version_id=version.id, variant="classic", prior_mu=25.0))  # type: ignore[arg-type]
         original = session.exec(select(Match).where(Match.status == "done").order_by(Match.id)).first()
         assert original is not None
         copy = Match(**{k: v for k, v in original.model_dump().items() if k not in ("id", "rated_order")})
