@@ -220,6 +220,7 @@ def _upgrade_to_2(engine: Engine) -> None:
         for column in ("prior_mu", "variants", "priors"):
             if column in columns:
                 conn.execute(text(f"ALTER TABLE botversion DROP COLUMN {column}"))
+        conn.execute(text("UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
