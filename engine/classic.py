@@ -18,8 +18,7 @@ from engine.cards import Bean, find_cards
 from engine.errors import IllegalAction
 from engine.game import Game
 from engine.events import (
-    Accepted, Drew, Event, FieldBought, GameEnded, Offered, Passed, Planted, Reshuffled,
-    Traded, TradingEnded, TurnedUp, TurnStarted,
+    Accepted, Drew, Event, GameEnded, Offered, Passed, Traded, TradingEnded, TurnedUp, TurnStarted,
 )
 from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
@@ -72,6 +71,7 @@ class OpenOffer:
 class ClassicGame(Game):
     """A game of the base game in progress. Drive it with ``decision`` and ``apply``."""
 
+    RULE_NO_FIELD, RULE_LONE_BEAN, RULE_HARVEST, RULE_BUY_FIELD = "C-3.1", "C-4.2", "C-4.3", "C-3.2"
     UNKNOWN_ACTION_RULE = "C-0"
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:
@@ -119,9 +119,6 @@ class ClassicGame(Game):
     def view_json(self, seat: int) -> dict[str, Any]:
         return classic_view_json(self, seat)
 
-    def events_since(self, index: int) -> list[Event]:
-        return self.events[index:]
-
     def card_count(self) -> int:
         """Every card in the game, wherever it lies (a conservation check)."""
         total = len(self.deck) + len(self.discard)
@@ -130,28 +127,6 @@ class ClassicGame(Game):
         return total
 
     # ----------------------------------------------------------------- actions
-    def _do_buy_field(self, seat: int, action: BuyField) -> None:
-        s = self.seats[seat]
-        if len(s.field_beans) >= self.rules.max_fields:
-            raise IllegalAction("C-3.2", action, f"seat {seat} already has {len(s.field_beans)} fields")
-        if s.coins < self.rules.field_price:
-            raise IllegalAction("C-3.2", action,
-                                f"seat {seat} has {s.coins} coins, a field costs {self.rules.field_price}")
-        paid = tuple(s.treasury[-self.rules.field_price:])
-        del s.treasury[-self.rules.field_price:]
-        self.discard.extend(paid)
-        s.field_beans.append(None)
-        s.field_counts.append(0)
-        self.events.append(FieldBought(seat, paid))
-
-    def _do_harvest(self, seat: int, action: Harvest) -> None:
-        s = self.seats[seat]
-        if not 0 <= action.field < len(s.field_beans) or s.field_counts[action.field] == 0:
-            raise IllegalAction("C-4.3", action, f"seat {seat} has no planted field {action.field!r}")
-        if not self._may_cash_in(s, action.field):
-            raise IllegalAction("C-4.2", action, "a field of one bean may not be cashed in while another field holds more")
-        self._cash_in(seat, action.field)
-
     def _do_plant(self, seat: int, action: Plant) -> None:
         if self.phase not in _PLANT_KINDS:
             raise IllegalAction("C-5.1", action, f"no hand card is to be planted now ({self.phase.value})")  # type: ignore[union-attr]
@@ -310,40 +285,12 @@ class ClassicGame(Game):
             if not 0 <= i < size:
                 raise IllegalAction("C-6.2", action, f"no card at {where} position {i!r} (it holds {size})")
 
-    def _may_cash_in(self, s: SeatState, index: int) -> bool:
-        """C-4.2: a lone bean may not be cashed in while another field holds more than one."""
-        if s.field_counts[index] != 1:
-            return True
-        return all(c <= 1 for c in s.field_counts)
-
     def _plant_allowed(self, s: SeatState, bean: Bean, index: int) -> bool:
         current = s.field_beans[index]
         return current is None or current is bean or self._may_cash_in(s, index)
 
     def _plant(self, seat: int, bean: Bean, index: int, action: Action, source: str) -> None:
-        s = self.seats[seat]
-        if not 0 <= index < len(s.field_beans):
-            raise IllegalAction("C-3.1", action, f"seat {seat} has no field {index!r}")
-        current = s.field_beans[index]
-        if current is not None and current is not bean:
-            if not self._may_cash_in(s, index):
-                raise IllegalAction("C-4.2", action,
-                                    "planting there would cash in a lone bean while another field holds more")
-            self._cash_in(seat, index)  # C-3.3
-        s.field_beans[index] = bean
-        s.field_counts[index] += 1
-        self.events.append(Planted(seat, bean, index, source))
-
-    def _take_card(self) -> Bean | None:
-        """The top card of the deck, reshuffling when it has run out (C-7.1); ``None`` ends the game (C-7.2)."""
-        while not self.deck:
-            if self.reshuffles >= self.rules.reshuffles:
-                return None
-            self.deck, self.discard = self.discard, []
-            self._rng.shuffle(self.deck)
-            self.reshuffles += 1
-            self.events.append(Reshuffled(len(self.deck), self.reshuffles))
-        return self.deck.pop()
+        self._plant_beans(seat, bean, 1, index, action, source)  # C-3.1, C-3.3
 
     def _deal(self, a: int, a_hand: Sequence[int], a_trade: Sequence[int], b: int, b_hand: Sequence[int]) -> None:
         """Move cards between seats ``a`` and ``b``; received cards land locked in the trading area (C-6.3)."""

@@ -3,17 +3,25 @@ from __future__ import annotations
 
 from typing import Any, Callable, ClassVar
 
-from engine.actions import Action, Decision, DecisionKind
+from engine.actions import Action, BuyField, Decision, DecisionKind, Harvest
+from engine.cards import Bean
 from engine.errors import GameOverError, IllegalAction
-from engine.events import Event, Harvested
+from engine.events import Event, FieldBought, Harvested, Planted, Reshuffled
 
 
 class Game:
-    """Base of ``ClassicGame`` and ``PrincesGame``. Subclasses set ``HANDLERS`` (action type ->
-    method), ``UNKNOWN_ACTION_RULE``, and implement ``_options``."""
+    """Base of ``ClassicGame`` and ``PrincesGame``: the bean table both share (seats with fields and
+    treasuries, a deck that reshuffles, planting, cashing in, buying a field) and the decision cache,
+    action dispatch and record. Subclasses set ``HANDLERS`` (action type -> method), the rule ids
+    below (each game's rules number the same rules their own way), and implement ``_options``."""
 
     HANDLERS: ClassVar[dict[type, Callable[[Any, int, Any], None]]] = {}
     UNKNOWN_ACTION_RULE: ClassVar[str] = "?"
+    RULE_NO_FIELD: ClassVar[str] = "?"  # planting into a field the seat does not have
+    RULE_LONE_BEAN: ClassVar[str] = "?"  # cashing in a lone bean while another field holds more
+    RULE_HARVEST: ClassVar[str] = "?"  # harvesting a field that is not there or empty
+    RULE_BUY_FIELD: ClassVar[str] = "?"  # buying a field beyond the last, or without the money
+    MONEY: ClassVar[str] = "coins"  # what the rules call a treasury's cards
 
     over: bool
     to_move: int
@@ -21,6 +29,11 @@ class Game:
     events: list[Event]
     history: list[tuple[int, Action]]
     seats: list[Any]
+    rules: Any
+    deck: list[Bean]
+    discard: list[Bean]
+    reshuffles: int
+    _rng: Any
     _decision: Decision | None
 
     @property
@@ -62,6 +75,75 @@ class Game:
         self.history.append((seat, action))
         self._decision = None
         return self.events[start:]
+
+    # ----------------------------------------------------------------- the bean table
+    def _do_harvest(self, seat: int, action: Harvest) -> None:
+        s = self.seats[seat]
+        if not 0 <= action.field < len(s.field_beans) or s.field_counts[action.field] == 0:
+            raise IllegalAction(self.RULE_HARVEST, action, f"seat {seat} has no planted field {action.field!r}")
+        if not self._may_cash_in(s, action.field):
+            raise IllegalAction(self.RULE_LONE_BEAN, action,
+                                "a field of one bean may not be cashed in while another field holds more")
+        self._cash_in(seat, action.field)
+
+    def _do_buy_field(self, seat: int, action: BuyField) -> None:
+        s = self.seats[seat]
+        price = self.rules.field_price
+        if len(s.field_beans) >= self.rules.max_fields:
+            raise IllegalAction(self.RULE_BUY_FIELD, action, f"seat {seat} already has {len(s.field_beans)} fields")
+        if s.coins < price:
+            raise IllegalAction(self.RULE_BUY_FIELD, action, f"seat {seat} has {s.coins} {self.MONEY}, a field costs {price}")
+        paid = tuple(s.treasury[-price:])
+        del s.treasury[-price:]
+        self._paid_pile().extend(paid)
+        s.field_beans.append(None)
+        s.field_counts.append(0)
+        self.events.append(FieldBought(seat, paid))
+
+    def _paid_pile(self) -> list[Bean]:
+        """Where the cards paid for a field go."""
+        return self.discard
+
+    @staticmethod
+    def _may_cash_in(s: Any, index: int) -> bool:
+        """A lone bean may not be cashed in while another field holds more than one."""
+        return s.field_counts[index] != 1 or all(c <= 1 for c in s.field_counts)
+
+    def _plant_beans(self, seat: int, bean: Bean, count: int, index: int, action: Action, source: str) -> str:
+        """Plant ``count`` beans into field ``index`` of ``seat``, cashing in another kind first; returns
+        how: ``grew`` (onto beans of its kind), ``new`` (an empty field) or ``replaced``."""
+        s = self.seats[seat]
+        if not isinstance(index, int) or not 0 <= index < len(s.field_beans):
+            raise IllegalAction(self.RULE_NO_FIELD, action, f"seat {seat} has no field {index!r}")
+        current = s.field_beans[index]
+        how = "grew" if current is bean else "new"
+        if current is not None and current is not bean:
+            if not self._may_cash_in(s, index):
+                raise IllegalAction(self.RULE_LONE_BEAN, action,
+                                    "planting there would cash in a lone bean while another field holds more")
+            self._cash_in(seat, index)
+            how = "replaced"
+        s.field_beans[index] = bean
+        s.field_counts[index] += count
+        self.events.extend([Planted(seat, bean, index, source)] * count)
+        return how
+
+    def _reshuffle(self) -> bool:
+        """The discard pile becomes the new deck, unless the rules' reshuffles are used up."""
+        if self.reshuffles >= self.rules.reshuffles:
+            return False
+        self.deck, self.discard = self.discard, []
+        self._rng.shuffle(self.deck)
+        self.reshuffles += 1
+        self.events.append(Reshuffled(len(self.deck), self.reshuffles))
+        return True
+
+    def _take_card(self) -> Bean | None:
+        """The top card of the deck, reshuffling as needed; ``None`` when the deck is exhausted."""
+        while not self.deck:
+            if not self._reshuffle():
+                return None
+        return self.deck.pop()
 
     def _cash_in(self, seat: int, index: int) -> int:
         """Cash in a field by its beanometer: coin cards to the treasury, the rest onto the discard

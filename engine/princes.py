@@ -20,8 +20,8 @@ from engine.cards import Bean
 from engine.errors import IllegalAction
 from engine.game import Game
 from engine.events import (
-    Discarded, Drew, EndTriggered, Event, FieldBought, FigureMoved, GameEnded, Passed, Planted,
-    Reshuffled, TaskClaimed, TookDiscard, TributePaid, TurnedUp, TurnStarted, VineRevealed,
+    Discarded, Drew, EndTriggered, Event, FigureMoved, GameEnded, Passed, TaskClaimed, TookDiscard,
+    TributePaid, TurnedUp, TurnStarted, VineRevealed,
 )
 from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
@@ -128,6 +128,8 @@ class PrincesGame(Game):
     """A duel or solo game in progress. Drive it with ``decision`` and ``apply``."""
 
     UNKNOWN_ACTION_RULE = "P-0"
+    RULE_NO_FIELD, RULE_LONE_BEAN, RULE_HARVEST, RULE_BUY_FIELD = "P-3.1", "P-3.2", "P-3.3", "P-3.4"
+    MONEY = "gold"
     log: TurnLog  # what the active player did so far this turn (the task checks read it)
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:
@@ -179,9 +181,6 @@ class PrincesGame(Game):
     def view(self, seat: int) -> PrincesView:
         """What ``seat`` may see now (P-8)."""
         return princes_view(self, seat)
-
-    def events_since(self, index: int) -> list[Event]:
-        return self.events[index:]
 
     def neutral_positions(self) -> tuple[tuple[str, int], ...]:
         return (("violet", self.violet), ("red", self.red)) if self.solo else ()
@@ -297,28 +296,6 @@ class PrincesGame(Game):
         if not self.middle:
             self._start_phase1()
 
-    def _do_harvest(self, seat: int, action: Harvest) -> None:
-        s = self.seats[seat]
-        if not 0 <= action.field < len(s.field_beans) or s.field_counts[action.field] == 0:
-            raise IllegalAction("P-3.3", action, f"seat {seat} has no planted field {action.field!r}")
-        if not self._may_cash_in(s, action.field):
-            raise IllegalAction("P-3.2", action, "a field of one bean may not be cashed in while another field holds more")
-        self._cash_in(seat, action.field)
-
-    def _do_buy_field(self, seat: int, action: BuyField) -> None:
-        s = self.seats[seat]
-        price = self.rules.field_price
-        if len(s.field_beans) >= self.rules.max_fields:
-            raise IllegalAction("P-3.4", action, f"seat {seat} already has {len(s.field_beans)} fields")
-        if s.coins < price:
-            raise IllegalAction("P-3.4", action, f"seat {seat} has {s.coins} gold, a field costs {price}")
-        paid = tuple(s.treasury[-price:])
-        del s.treasury[-price:]
-        self.box.extend(paid)
-        s.field_beans.append(None)
-        s.field_counts.append(0)
-        self.events.append(FieldBought(seat, paid))
-
     def _do_claim(self, seat: int, action: ClaimTask) -> None:
         s = self.seats[seat]
         target = s.position + 1
@@ -357,53 +334,21 @@ class PrincesGame(Game):
         self._reveal()
 
     # ----------------------------------------------------------------- mechanics
-    @staticmethod
-    def _may_cash_in(s: PrincesSeat, index: int) -> bool:
-        """P-3.2: a lone bean may not be cashed in while another field holds more than one."""
-        return s.field_counts[index] != 1 or all(c <= 1 for c in s.field_counts)
-
     def _plant(self, seat: int, bean: Bean, count: int, index: int, action: Action, source: str) -> str:
-        """Plant ``count`` beans into field ``index``; returns how: ``grew``, ``new`` or ``replaced``."""
-        s = self.seats[seat]
-        if not isinstance(index, int) or not 0 <= index < len(s.field_beans):
-            raise IllegalAction("P-3.1", action, f"seat {seat} has no field {index!r}")
-        current = s.field_beans[index]
-        how = "grew" if current is bean else "new"
-        if current is not None and current is not bean:
-            if not self._may_cash_in(s, index):
-                raise IllegalAction("P-3.2", action,
-                                    "planting there would cash in a lone bean while another field holds more")
-            self._cash_in(seat, index)  # P-3.1
-            how = "replaced"
+        """Plant ``count`` beans into field ``index`` (P-3.1); returns how: ``grew``, ``new`` or ``replaced``."""
+        how = self._plant_beans(seat, bean, count, index, action, source)
         if how != "grew":
             self.log.started += 1
-        s.field_beans[index] = bean
-        s.field_counts[index] += count
-        self.events.extend([Planted(seat, bean, index, source)] * count)
         return how
+
+    def _paid_pile(self) -> list[Bean]:
+        return self.box  # P-3.4: the gold paid for a field leaves the game
 
     def _cash_in(self, seat: int, index: int) -> int:
         coins = super()._cash_in(seat, index)
         if not self.over:
             self.log.harvests.append(coins)
         return coins
-
-    def _reshuffle(self) -> bool:
-        """P-5.1: the discard pile becomes the new supply, unless the limit of A-11 is reached."""
-        if self.reshuffles >= self.rules.reshuffles:
-            return False
-        self.deck, self.discard = self.discard, []
-        self._rng.shuffle(self.deck)
-        self.reshuffles += 1
-        self.events.append(Reshuffled(len(self.deck), self.reshuffles))
-        return True
-
-    def _take_card(self) -> Bean | None:
-        """The top card of the supply, reshuffling as needed; ``None`` means the supply is exhausted (P-5.3)."""
-        while not self.deck:
-            if not self._reshuffle():
-                return None
-        return self.deck.pop()
 
     def _reveal(self) -> None:
         """P-2.4 / S-5: turn vine cards face up."""
