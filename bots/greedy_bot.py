@@ -22,10 +22,9 @@ always buys progress (tribute): without it a duel leader could sit on its gold u
 """
 from __future__ import annotations
 
-from engine.determinize import build_princes_game, follow_princes_discard
-from engine.policies import princes_greedy_action
+from engine.policies import princes_example_move
 from sandbox.sdk import (
-    Accept, Action, Bot, ClaimTask, Confirm, EndTrading, Offer, Pass, PayTribute, Request, best_plant,
+    Accept, Action, Bot, Confirm, EndTrading, Offer, Pass, Request, best_plant,
 )
 
 
@@ -36,14 +35,8 @@ class GreedyBot(Bot):
 
     def princes_move(self, request: Request) -> Action:
         """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
-        follow_princes_discard(self.discard, request.events)
-        game = build_princes_game(self.rules, request.view, self.rng, self.discard)  # type: ignore[arg-type]
-        princes = self.rules.princes  # type: ignore[union-attr]
-        if (ClaimTask() not in request.options and PayTribute() in request.options
-                and request.view.coins - princes.tribute_price >= princes.castle_gold):
-            return PayTribute()  # gold beyond what the Castle needs buys progress
-        action = princes_greedy_action(game, self.rng)
-        return action if action in request.options else request.options[0]
+        return princes_example_move(self.rules, request.view, request.options, request.events, self.rng,
+                                    self.discard)
 
     take_middle = discard_hand = keep_middle = princes_move
 

@@ -40,13 +40,12 @@ from dataclasses import replace
 from itertools import permutations
 
 from engine.actions import DecisionKind
-from engine.determinize import build_game, build_princes_game, check_public, follow_princes_discard, sample_hidden
+from engine.determinize import build_game, check_public, sample_hidden
 from engine.events import FieldBought, Harvested, Reshuffled
-from engine.policies import princes_greedy_action
+from engine.policies import princes_example_move
 from engine.views import TradeView
 from sandbox.sdk import (
-    Accept, Action, Bean, Bot, BuyField, ClaimTask, Confirm, EndTrading, Hello, Offer, Pass, PayTribute, Plant,
-    PlantTraded, Request, Rules, View, find_cards,
+    Accept, Action, Bean, Bot, BuyField, Confirm, EndTrading, Hello, Offer, Pass, Plant, PlantTraded, Request, Rules, View, find_cards,
 )
 
 BUDGET_MS = 60.0        # thinking time per searched decision
@@ -217,14 +216,8 @@ class SearchBot(Bot):
     # ------------------------------------------------------------ the Princes variants (no trading)
     def princes_move(self, request: Request) -> Action:
         """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
-        follow_princes_discard(self.princes_discard, request.events)
-        game = build_princes_game(self.rules, request.view, self.rng, self.princes_discard)  # type: ignore[arg-type]
-        princes = self.rules.princes  # type: ignore[union-attr]
-        if (ClaimTask() not in request.options and PayTribute() in request.options
-                and request.view.coins - princes.tribute_price >= princes.castle_gold):
-            return PayTribute()  # gold beyond what the Castle needs buys progress
-        action = princes_greedy_action(game, self.rng)
-        return action if action in request.options else request.options[0]
+        return princes_example_move(self.rules, request.view, request.options, request.events, self.rng,
+                                    self.princes_discard)
 
     take_middle = discard_hand = keep_middle = princes_move
 

@@ -29,11 +29,9 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from engine.determinize import build_princes_game, follow_princes_discard
-from engine.policies import princes_greedy_action
+from engine.policies import princes_example_move
 from sandbox.sdk import (
-    Accept, Action, Bean, Bot, BuyField, ClaimTask, Confirm, EndTrading, Offer, Pass, PayTribute, Plant, PlantTraded,
-    Request, Rules, View,
+    Accept, Action, Bean, Bot, BuyField, Confirm, EndTrading, Offer, Pass, Plant, PlantTraded, Request, Rules, View,
 )
 
 HAND_HORIZON = 3        # hand cards planted in the look-ahead (about the next two turns)
@@ -110,14 +108,8 @@ class TraderBot(Bot):
     # ------------------------------------------------------------ the Princes variants (no trading)
     def princes_move(self, request: Request) -> Action:
         """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
-        follow_princes_discard(self.princes_discard, request.events)
-        game = build_princes_game(self.rules, request.view, self.rng, self.princes_discard)  # type: ignore[arg-type]
-        princes = self.rules.princes  # type: ignore[union-attr]
-        if (ClaimTask() not in request.options and PayTribute() in request.options
-                and request.view.coins - princes.tribute_price >= princes.castle_gold):
-            return PayTribute()  # gold beyond what the Castle needs buys progress
-        action = princes_greedy_action(game, self.rng)
-        return action if action in request.options else request.options[0]
+        return princes_example_move(self.rules, request.view, request.options, request.events, self.rng,
+                                    self.princes_discard)
 
     take_middle = discard_hand = keep_middle = princes_move
 

@@ -186,3 +186,20 @@ def _tribute_pays(game, seat: int, reserve: int) -> bool:
         target = min(game.castle - 1, 1 + max(o.position for i, o in enumerate(game.seats) if i != seat))
     gap = target - s.position
     return 0 < gap <= spare
+
+
+def princes_example_move(rules, view, options, events, rng: random.Random, discard: list) -> Action:
+    """How the example bots play any duel or solo decision: follow the discard pile from the public
+    ``events`` (kept in ``discard`` across calls), guess what the view hides once, pay a tribute with
+    the gold beyond what the Castle needs, else ``princes_greedy_action`` on the guess (an option of
+    ``options``, else the first)."""
+    from engine.determinize import build_princes_game, follow_princes_discard
+
+    follow_princes_discard(discard, events)
+    game = build_princes_game(rules, view, rng, discard)
+    princes = rules.princes
+    if (ClaimTask() not in options and PayTribute() in options
+            and view.coins - princes.tribute_price >= princes.castle_gold):
+        return PayTribute()  # gold beyond what the Castle needs buys progress
+    action = princes_greedy_action(game, rng)
+    return action if action in options else options[0]
