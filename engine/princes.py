@@ -26,7 +26,7 @@ from engine.events import (
 from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
 from engine.vine import CASTLE, TASKS
-from engine.views import FieldView, PrincesView, TurnRecord
+from engine.views import PrincesView, TurnRecord, princes_view
 
 K = DecisionKind
 _PASS = Pass()
@@ -527,26 +527,6 @@ class PrincesGame(Game):
             if ok:
                 options.append(Harvest(i))
         return options
-
-
-def princes_view(game: PrincesGame, seat: int) -> PrincesView:
-    """The view of ``seat`` in a ``PrincesGame`` (P-8)."""
-    if not 0 <= seat < game.players:
-        raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
-    me = game.seats[seat]
-    revealed = game.revealed
-    return PrincesView(
-        rules_id=game.rules.id, variant=game.rules.variant, seat=seat, players=game.players, turn=game.turn,
-        active=game.active, phase=None if game.phase is None else game.phase.value,
-        hand=tuple(me.hand), coins=me.coins,
-        fields=tuple(tuple(FieldView(b, n) for b, n in zip(s.field_beans, s.field_counts)) for s in game.seats),
-        hand_sizes=tuple(len(s.hand) for s in game.seats), deck_size=len(game.deck),
-        discard_size=len(game.discard), discard_top=game.discard[-1] if game.discard else None,
-        reshuffles=game.reshuffles, box=len(game.box), middle=tuple(game.middle.items()),
-        vine=tuple(t if k < revealed else None for k, t in enumerate(game.vine)),
-        figures=tuple(s.position for s in game.seats), neutral=game.neutral_positions(), castle=game.castle,
-        this_turn=game.log.record(),
-    )
 
 
 PrincesGame.HANDLERS = {
