@@ -24,7 +24,8 @@ from sqlmodel import Session  # noqa: E402
 
 from arena.db import make_engine  # noqa: E402
 from arena.executors import DaskExecutor, LocalPoolExecutor, TableExecutor  # noqa: E402
-from arena.ladder import SeasonProgress, SeasonSettings, run_season  # noqa: E402
+from arena.ladder import SeasonProgress, run_season  # noqa: E402
+from arena.planning import SeasonSettings  # noqa: E402
 from arena.submit import register  # noqa: E402
 from sandbox import Limits, detect_tier  # noqa: E402
 

@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlmodel import Session  # noqa: E402
 
 from arena.db import make_engine  # noqa: E402
-from arena.ladder import SeasonSettings, run_season  # noqa: E402
+from arena.ladder import run_season  # noqa: E402
+from arena.planning import SeasonSettings  # noqa: E402
 from arena.players import SandboxPlayer  # noqa: E402
 from arena.referee import play_game  # noqa: E402
 from arena.submit import register  # noqa: E402

@@ -11,7 +11,8 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, make_engine, prior_means
-from arena.ladder import Planner, SeasonSettings, get_or_create_season, rerate
+from arena.ladder import rerate
+from arena.planning import Planner, SeasonSettings, get_or_create_season
 from arena.ratings import RatingBook, Skill
 from arena.submit import register
 from arena_helpers import ARENA, kill_mid_season, run_arena

@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, make_engine
-from arena.ladder import wilson
+from arena.rankings import wilson
 from arena.referee import InProcessPlayer, final_ranks, play_game
 from arena_helpers import run_arena
 from engine import rules_for

@@ -19,7 +19,9 @@ from sqlmodel import Session, select
 from arena.db import Match, RatingSnapshot, make_engine
 from arena.executors import DaskExecutor, ExecutorError, LocalPoolExecutor, executor_for
 from arena.seeds import database_key
-from arena.ladder import Planner, SeasonSettings, get_or_create_season, load_book, record_outcome, rerate, table_task
+from arena.ladder import record_outcome, rerate
+from arena.planning import Planner, SeasonSettings, get_or_create_season, table_task
+from arena.rankings import load_book
 from arena.match import run_table
 from arena.submit import register
 from arena_helpers import ARENA, alive, db_url, descendants, done_count, kill_mid_season, process_tree, run_arena, wait_for_done

@@ -1,0 +1,223 @@
+"""Planning a season: its settings, the seeds of its deals, and the next table, chosen from the ratings
+and this season's seats by the matchmaker (or, for a format where every bot plays the same deals,
+each bot's next deals)."""
+from __future__ import annotations
+
+import logging
+import random
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from arena.db import Bot, BotVersion, Match, MatchSeat, Season, active_versions, stored_id
+from arena.formats import format_of
+from arena.match import GameSpec, SeatEntry, TableTask
+from arena.matchmaking import Candidate, Matchmaker, distinct
+from arena.ratings import RatingBook
+from arena.seeds import bot_seeds, database_key, keyed, random_seed
+from engine import rules_for
+from sandbox import Limits, Tier
+
+log = logging.getLogger(__name__)
+
+
+class LadderError(RuntimeError):
+    """A season cannot run as asked (too few bots, a machine fault during a match)."""
+
+
+def match_seed(season_seed: int, number: int) -> int:
+    return random.Random(f"{season_seed}/{number}").getrandbits(63)
+
+
+def solo_seeds(season_seed: int, count: int) -> list[int]:
+    """The deal seeds every bot of a solo season plays, in order (a longer season extends the list)."""
+    return [random.Random(f"{season_seed}/solo/{k}").getrandbits(63) for k in range(count)]
+
+
+DEFAULT_GAMES = 100
+DEFAULT_SOLO_SEEDS = 50  # solo seasons: deals every bot plays
+SOLO_TABLE = 10  # solo seasons: one bot's deals that share its sandboxed process
+
+
+@dataclass(frozen=True)
+class SeasonSettings:
+    name: str
+    variant: str = "classic"
+    games: int | None = None  # None: the existing season's number, or DEFAULT_GAMES for a new one
+    min_players: int | None = None  # None: the variant's own range (classic 3-5, duel 2, solo 1)
+    max_players: int | None = None
+    rotate: bool = True  # seat-rotated deals: luck cancels out, bot processes serve several games
+    seed: int | None = None
+    builtin_only: bool = False  # seat only built-in bots (the project's own code), e.g. in the plain tier
+
+
+def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
+    season = session.exec(select(Season).where(Season.name == settings.name)).first()
+    rules = rules_for(settings.variant)
+    if season is None:
+        low = settings.min_players if settings.min_players is not None else rules.min_players
+        high = settings.max_players if settings.max_players is not None else max(low, rules.max_players)
+        if not rules.min_players <= low <= high <= rules.max_players:
+            raise LadderError(f"{rules.id} is played by {rules.min_players}-{rules.max_players} players, "
+                              f"not {low}-{high}")
+        games = settings.games or (DEFAULT_SOLO_SEEDS if rules.max_players == 1 else DEFAULT_GAMES)
+        chosen = settings.seed  # a chosen seed is keyed with the database's secret (arena/seeds.py)
+        season = Season(name=settings.name, variant=rules.variant, games=games,
+                        min_players=low, max_players=high, rotate=settings.rotate,
+                        seed=random_seed() if chosen is None else keyed(database_key(session), "season", chosen))
+        session.add(season)
+        session.commit()
+        session.refresh(season)
+    elif season.closed_at is not None:
+        raise LadderError(f"season {season.name!r} is closed ({season.closed_at:%Y-%m-%d %H:%M}); start a new one")
+    elif settings.games is not None and settings.games > season.games:
+        season.games = settings.games
+        season.finished_at = None
+        session.add(season)
+        session.commit()
+    return season
+
+
+class Planner:
+    """Plans the next matches of a season from the current ratings and schedule.
+
+    Seasons of a format where every bot plays the same deals (``Format.same_deals``: solo) plan differently: ``season.games`` is the number of deals, and every
+    active bot that plays solo gets one match per deal (the same seeds for all, ``solo_seeds``), a
+    bot's deals grouped into tables of ``SOLO_TABLE``. Bots added later get the same deals when the
+    season is resumed.
+    """
+
+    def __init__(self, session: Session, season: Season, book: RatingBook, builtin_only: bool = False) -> None:
+        self.session = session
+        self.builtin_only = builtin_only
+        self.season = season
+        self.book = book
+        self.rules = rules_for(season.variant)
+        count = session.exec(select(func.count()).select_from(Match).where(Match.season_id == season.id)).one()
+        self.number = int(count)
+        self.matchmaker = Matchmaker(random.Random(f"{season.seed}/tables/{self.number}"))
+        # the matchmaker's fairness guard counts this season's seats (played, void or planned), not a
+        # version's lifetime games: a newcomer on an old ladder must not take every table until it
+        # has half the veterans' lifetime games
+        self.season_seats = Counter(session.exec(select(MatchSeat.version_id).where(
+            MatchSeat.match_id == Match.id, Match.season_id == season.id)).all())
+        self.solo = format_of(season.variant).same_deals
+        self.solo_missing: list[tuple[int, list[int]]] = self._solo_missing() if self.solo else []
+
+    def _solo_missing(self) -> list[tuple[int, list[int]]]:
+        """(version id, seeds) of every solo table still to plan: each active bot's deals of this season
+        that it has no match for yet, in chunks of ``SOLO_TABLE``, the bots taking turns chunk by chunk."""
+        seeds = solo_seeds(self.season.seed, self.season.games)
+        have: dict[int, set[int]] = {}
+        for version_id, seed in self.session.exec(select(MatchSeat.version_id, Match.seed).where(
+                MatchSeat.match_id == Match.id, Match.season_id == self.season.id)).all():
+            have.setdefault(version_id, set()).add(seed)
+        per_bot: list[list[tuple[int, list[int]]]] = []
+        versions = self._versions()
+        if not versions:
+            raise LadderError(f"season {self.season.name!r} needs at least 1 active bot that plays "
+                              f"{self.season.variant}, none is registered")
+        for _, version in versions:
+            version_id = stored_id(version)
+            todo = [seed for seed in seeds if seed not in have.get(version_id, set())]
+            per_bot.append([(version_id, todo[k:k + SOLO_TABLE]) for k in range(0, len(todo), SOLO_TABLE)])
+        tables: list[tuple[int, list[int]]] = []
+        for round_ in range(max((len(chunks) for chunks in per_bot), default=0)):
+            tables.extend(chunks[round_] for chunks in per_bot if round_ < len(chunks))
+        return tables
+
+    def _versions(self) -> list[tuple[Bot, BotVersion]]:
+        versions = active_versions(self.session, self.season.variant)
+        return [(b, v) for b, v in versions if b.builtin] if self.builtin_only else versions
+
+    def remaining(self) -> int:
+        if self.solo:
+            return sum(len(seeds) for _, seeds in self.solo_missing)
+        return self.season.games - self.number
+
+    def plan_solo(self) -> list[Match]:
+        """Plan one bot's next table of solo deals and store it."""
+        version_id, seeds = self.solo_missing.pop(0)
+        matches = []
+        first = self.number
+        for seed in seeds:
+            match = Match(season_id=self.season.id, number=self.number, table=first, seed=seed,  # type: ignore[arg-type]
+                          rules_id=self.rules.id)
+            self.session.add(match)
+            self.session.flush()
+            self.session.add(MatchSeat(match_id=match.id, seat=0, version_id=version_id))  # type: ignore[arg-type]
+            self.number += 1
+            matches.append(match)
+        self.session.commit()
+        return matches
+
+    def plan(self) -> list[Match]:
+        """Plan one table (several matches when deals are seat-rotated) and store it."""
+        if self.solo:
+            return self.plan_solo()
+        versions = self._versions()
+        by_id = {v.id: v for _, v in versions}
+        if len(versions) < self.season.min_players:
+            raise LadderError(f"season {self.season.name!r} needs at least {self.season.min_players} active bots "
+                              f"that play {self.season.variant}, {len(versions)} are registered")
+        candidates = [Candidate(stored_id(v), self.book.get(stored_id(v)), self.season_seats[stored_id(v)], author_group(b))
+                      for b, v in versions]
+        if distinct(candidates) < self.season.min_players:
+            raise LadderError(f"season {self.season.name!r} needs bots of at least {self.season.min_players} "
+                              f"different authors that play {self.season.variant}; {distinct(candidates)} are active")
+        size = self.matchmaker.size(self.season.min_players, self.season.max_players, distinct(candidates))
+        table = self.matchmaker.table(candidates, size)
+        seed = match_seed(self.season.seed, self.number)
+        tables = [table[k:] + table[:k] for k in range(size)] if self.season.rotate else [table]
+        matches = []
+        first = self.number
+        for seating in tables[: max(1, self.remaining())]:
+            match = Match(season_id=self.season.id, number=self.number, table=first, seed=seed,  # type: ignore[arg-type]
+                          rules_id=self.rules.id)
+            self.session.add(match)
+            self.session.flush()
+            for seat, version_id in enumerate(seating):
+                self.session.add(MatchSeat(match_id=match.id, seat=seat, version_id=by_id[version_id].id))  # type: ignore[arg-type]
+                self.season_seats[version_id] += 1
+            self.number += 1
+            matches.append(match)
+        self.session.commit()
+        return matches
+
+
+def author_group(bot: Bot) -> str | None:
+    """Bots of one author never share a table (they could play as a team); built-in bots are ours."""
+    author = " ".join(bot.author.split()).casefold()
+    return None if bot.builtin or not author else author
+
+
+def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier: Tier, key: bytes) -> TableTask:
+    """The worker's task for the matches of one table (their bots, their seatings, the bots' seeds
+    keyed with the database's ``key``)."""
+    bots: list[SeatEntry] = []
+    index: dict[int, int] = {}
+    games = []
+    for match in matches:
+        rows = session.exec(select(MatchSeat, BotVersion, Bot).where(
+            MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id,
+        ).order_by(col(MatchSeat.seat))).all()
+        seating = []
+        for _, version, bot in rows:
+            if version.id not in index:
+                index[version.id] = len(bots)  # type: ignore[index]
+                name = f"{bot.name}#{version.number}" if version.number > 1 else bot.name
+                bots.append(SeatEntry(version.id, name, version.source))  # type: ignore[arg-type]
+            seating.append(index[version.id])  # type: ignore[index]
+        games.append(GameSpec(match.id, match.seed, tuple(seating), bot_seeds(key, match.seed, len(seating))))  # type: ignore[arg-type]
+    return TableTask(matches[0].rules_id, tuple(bots), tuple(games), limits, tier)
+
+
+def group_tables(matches: Sequence[Match]) -> list[list[Match]]:
+    """Planned matches grouped by table, in planning order."""
+    tables: dict[int, list[Match]] = {}
+    for match in sorted(matches, key=lambda m: m.number):
+        tables.setdefault(match.table, []).append(match)
+    return list(tables.values())
