@@ -1,0 +1,51 @@
+"""The local pool's bookkeeping with a scripted table player (no sandbox, no database): every table
+comes back exactly once, a worker holds the next table while it plays one, and a worker that dies
+voids only the table it was playing -- the one waiting in its pipe is played by another worker."""
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+import arena.executors as executors
+from arena.match import GameSpec, MatchOutcome, TableTask
+from sandbox import Limits, Tier
+
+DIES_AT = 5  # the scripted worker playing the table of this match dies
+
+
+def task(match_id: int) -> TableTask:
+    return TableTask("classic-v2", (), (GameSpec(match_id, seed=match_id, seating=()),), Limits(), Tier.PLAIN)
+
+
+def scripted_table(task: TableTask) -> list[MatchOutcome]:
+    match_id = task.games[0].match_id
+    if match_id == DIES_AT:
+        os._exit(9)  # as if SIGKILLed by the OOM killer
+    time.sleep(0.05)
+    return [MatchOutcome(match_id, None, f"played by {os.getpid()}")]
+
+
+@pytest.fixture
+def pool(monkeypatch: pytest.MonkeyPatch) -> executors.LocalPoolExecutor:
+    monkeypatch.setattr(executors, "run_table", scripted_table)  # the forked workers inherit it
+    executor = executors.LocalPoolExecutor(2)
+    executor.start()
+    yield executor
+    executor.close()
+
+
+def test_every_table_comes_back_once_and_a_dead_worker_costs_one_table(pool: executors.LocalPoolExecutor) -> None:
+    for match_id in range(1, 11):
+        pool.submit(task(match_id))
+    assert sum(len(w.tasks) for w in pool._pool) == 4  # two workers, two tables each: one played, one waiting
+    outcomes = [o for _ in range(10) for o in pool.next_result()]
+    assert sorted(o.match_id for o in outcomes) == list(range(1, 11))
+    died = [o for o in outcomes if o.match_id == DIES_AT]
+    assert died[0].machine_fault is not None and "died" in died[0].machine_fault
+    played = [o for o in outcomes if o.match_id != DIES_AT]
+    assert all(o.machine_fault and o.machine_fault.startswith("played by") for o in played)
+    assert len({o.machine_fault for o in played}) >= 3  # the dead worker's replacement played too
+    with pytest.raises(executors.ExecutorError, match="no table is being played"):
+        pool.next_result()
