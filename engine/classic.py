@@ -126,6 +126,69 @@ class ClassicGame(Game):
             total += len(s.hand) + len(s.treasury) + len(s.trade) + sum(s.field_counts)
         return total
 
+    def set_position(
+        self,
+        *,
+        hands: Sequence[Sequence[Bean]] | None = None,
+        fields: Sequence[Sequence[tuple[Bean, int] | None]] | None = None,
+        deck: Sequence[Bean] = (),
+        discard: Sequence[Bean] = (),
+        treasury: Sequence[int | Sequence[Bean]] | None = None,
+        trade: Sequence[Sequence[Bean]] | None = None,
+        locked: Sequence[Sequence[bool]] | None = None,
+        active: int = 0,
+        phase: DecisionKind = DecisionKind.PLANT_FIRST,
+        reshuffles: int = 0,
+        turn: int = 0,
+    ) -> ClassicGame:
+        """Put this game into a hand-built position (tests, and bots' authors exploring a situation); returns it.
+
+        ``deck`` is given in draw order (its first card is taken first); ``discard`` bottom to top.
+        ``fields[seat]`` lists ``(bean, count)`` or ``None`` per field. ``treasury[seat]`` is a number of
+        coins (blue cards) or a list of coin cards, oldest first. ``phase`` is where the self stands:
+        PLANT_FIRST / PLANT_SECOND (active to move), TRADE_OFFER (round 0 opens), PLANT_TRADED
+        (trading has just ended; planting starts with the active seat).
+        """
+        n = self.players
+        hands = hands if hands is not None else [[] for _ in range(n)]
+        fields = fields if fields is not None else [[None, None] for _ in range(n)]
+        treasury = treasury if treasury is not None else [0] * n
+        trade = trade if trade is not None else [[] for _ in range(n)]
+        for seat, s in enumerate(self.seats):
+            s.hand = list(hands[seat])
+            s.field_beans = [f[0] if f else None for f in fields[seat]]
+            s.field_counts = [f[1] if f else 0 for f in fields[seat]]
+            coins = treasury[seat]
+            s.treasury = [Bean.BLUE] * coins if isinstance(coins, int) else list(coins)
+            s.trade = list(trade[seat])
+            s.trade_locked = list(locked[seat]) if locked is not None else [False] * len(s.trade)
+        self.deck = list(reversed(deck))
+        self.discard = list(discard)
+        self.reshuffles = reshuffles
+        self.turn = turn
+        self.active = active
+        self.over = False
+        self.result = None
+        self.trade_round = 0
+        self.offer = None
+        self.responses = []
+        self._respond_queue = []
+        self._plant_queue = []
+        self._round_quiet = True
+        self.events = []
+        self.history = []
+        self.to_move = active
+        if phase in (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND):
+            self.phase = phase
+        elif phase is DecisionKind.TRADE_OFFER:
+            self._start_round()
+        elif phase is DecisionKind.PLANT_TRADED:
+            self._end_trading()  # events: TradingEnded, then whatever planting/drawing followed
+        else:
+            raise ValueError(f"set_position cannot start at {phase}")
+        self._decision = None
+        return self
+
     # ----------------------------------------------------------------- actions
     def _do_plant(self, seat: int, action: Plant) -> None:
         if self.phase not in _PLANT_KINDS:

@@ -36,6 +36,16 @@ class Game:
     _rng: Any
     _decision: Decision | None
 
+    def __init__(self, rules: Any, players: int, seed: int) -> None:  # each game deals its own way
+        raise NotImplementedError
+
+    @classmethod
+    def from_position(cls, rules: Any, players: int, seed: int = 0, **position: Any) -> Any:
+        """A game of ``rules`` in a hand-built position (the fields of ``set_position``): for tests,
+        and for a bot's author who wants to see what the bot does in one situation."""
+        game: Any = cls(rules, players, seed)
+        return game.set_position(**position)
+
     @property
     def decision(self) -> Decision | None:
         """Who must decide what now; ``None`` once the game is over."""

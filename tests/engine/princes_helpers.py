@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Any, Sequence
 
 import pytest
 
 from engine import Bean, DecisionKind, IllegalAction, PrincesGame, duel_rules, solo_rules
-from engine.princes import TurnLog
 
 K = DecisionKind
 BLUE, CHILI, STINK, GREEN, SOY, BLACK, RED = (
@@ -24,67 +23,9 @@ def solo(seed: int = 1, rules=None) -> PrincesGame:
     return PrincesGame(rules or solo_rules(), 1, seed)
 
 
-def set_position(
-    game: PrincesGame,
-    *,
-    hands: Sequence[Sequence[Bean]] | None = None,
-    fields: Sequence[Sequence[tuple[Bean, int] | None]] | None = None,
-    deck: Sequence[Bean] = (),
-    discard: Sequence[Bean] = (),
-    treasury: Sequence[int | Sequence[Bean]] | None = None,
-    positions: Sequence[int] | None = None,
-    middle: dict[Bean, int] | None = None,
-    vine: Sequence[str] | None = None,
-    active: int = 0,
-    phase: DecisionKind = K.PLANT_FIRST,
-    log: TurnLog | None = None,
-    violet: int | None = None,
-    red: int | None = None,
-    reshuffles: int = 0,
-    turn: int = 0,
-) -> PrincesGame:
-    """Put ``game`` into a hand-built position with ``active`` to decide ``phase``.
-
-    ``deck`` is in draw order (first card drawn first); ``discard`` bottom to top. ``treasury[seat]``
-    is a number of gold (blue coin cards) or a list of coin cards, oldest first. ``vine`` lists task ids
-    of cards 1..28 (default: all "V04"). The box is emptied; events and history are cleared. Card
-    conservation is not kept: tests that count cards build complete positions themselves.
-    """
-    n = game.players
-    hands = hands if hands is not None else [[] for _ in range(n)]
-    fields = fields if fields is not None else [[None, None] for _ in range(n)]
-    treasury = treasury if treasury is not None else [0] * n
-    positions = positions if positions is not None else [0] * n
-    for seat, s in enumerate(game.seats):
-        s.hand = list(hands[seat])
-        s.field_beans = [f[0] if f else None for f in fields[seat]]
-        s.field_counts = [f[1] if f else 0 for f in fields[seat]]
-        coins = treasury[seat]
-        s.treasury = [BLUE] * coins if isinstance(coins, int) else list(coins)
-        s.position = positions[seat]
-    game.deck = list(reversed(deck))
-    game.discard = list(discard)
-    game.box = []
-    game.middle = dict(middle or {})
-    game.vine = list(vine if vine is not None else PLAIN_VINE)
-    game.revealed = len(game.vine)
-    if violet is not None:
-        game.violet = violet
-    if red is not None:
-        game.red = red
-    game.reshuffles = reshuffles
-    game.turn = turn
-    game.active = active
-    game.to_move = active
-    game.phase = phase
-    game.log = log or TurnLog(phase={K.TAKE_MIDDLE: 0, K.KEEP_MIDDLE: 3}.get(phase, 1))
-    game.over = False
-    game.result = None
-    game.end_reason = None
-    game.events = []
-    game.history = []
-    game._decision = None
-    return game
+def set_position(game: PrincesGame, vine: Sequence[str] | None = None, **position: Any) -> PrincesGame:
+    """``PrincesGame.set_position`` with a plain vine by default (every card "V04")."""
+    return game.set_position(vine=PLAIN_VINE if vine is None else vine, **position)
 
 
 def snapshot(game: PrincesGame) -> tuple:

@@ -1089,3 +1089,19 @@ def test_every_numbered_rule_has_a_marked_test_with_its_id_in_the_name():
         tests = marked.get(rule_id, [])
         tag = rule_id.replace("-", "_").replace(".", "_")
         assert any(t.startswith(f"test_{tag}_") for t in tests), f"no test for {rule_id} (marked: {tests})"
+
+
+def test_a_position_is_built_through_the_public_api() -> None:
+    """``from_position`` (and ``set_position``) build a situation without touching private state."""
+    from engine import PrincesGame, duel_rules
+
+    game = ClassicGame.from_position(classic_rules(), 3, hands=[[BLUE, SOY], [RED], []],
+                                     fields=[[(BLUE, 3), None], [None, None], [None, None]],
+                                     deck=[CHILI, GREEN, STINK], treasury=[2, 0, 0])
+    view = game.view(0)
+    assert view.hand == (BLUE, SOY) and view.coins == 2 and view.deck_size == 3
+    assert game.decision.kind is K.PLANT_FIRST and Plant(0) in game.decision.options
+    game.apply(Plant(0))
+    assert game.seats[0].field_counts == [4, 0] and Harvest(0) in game.legal_actions()
+    duel = PrincesGame.from_position(duel_rules(), 2, hands=[[RED], [BLUE]], positions=[3, 1])
+    assert duel.view(0).hand == (RED,) and duel.view(1).figures == (3, 1)
