@@ -145,39 +145,21 @@ class ClassicGame(Game):
 
         ``deck`` is given in draw order (its first card is taken first); ``discard`` bottom to top.
         ``fields[seat]`` lists ``(bean, count)`` or ``None`` per field. ``treasury[seat]`` is a number of
-        coins (blue cards) or a list of coin cards, oldest first. ``phase`` is where the self stands:
+        coins (blue cards) or a list of coin cards, oldest first. ``phase`` is where the game stands:
         PLANT_FIRST / PLANT_SECOND (active to move), TRADE_OFFER (round 0 opens), PLANT_TRADED
         (trading has just ended; planting starts with the active seat).
         """
-        n = self.players
-        hands = hands if hands is not None else [[] for _ in range(n)]
-        fields = fields if fields is not None else [[None, None] for _ in range(n)]
-        treasury = treasury if treasury is not None else [0] * n
-        trade = trade if trade is not None else [[] for _ in range(n)]
+        self._set_table(hands, fields, treasury, deck, discard, active, reshuffles, turn)
+        trade = trade if trade is not None else [[] for _ in range(self.players)]
         for seat, s in enumerate(self.seats):
-            s.hand = list(hands[seat])
-            s.field_beans = [f[0] if f else None for f in fields[seat]]
-            s.field_counts = [f[1] if f else 0 for f in fields[seat]]
-            coins = treasury[seat]
-            s.treasury = [Bean.BLUE] * coins if isinstance(coins, int) else list(coins)
             s.trade = list(trade[seat])
             s.trade_locked = list(locked[seat]) if locked is not None else [False] * len(s.trade)
-        self.deck = list(reversed(deck))
-        self.discard = list(discard)
-        self.reshuffles = reshuffles
-        self.turn = turn
-        self.active = active
-        self.over = False
-        self.result = None
         self.trade_round = 0
         self.offer = None
         self.responses = []
         self._respond_queue = []
         self._plant_queue = []
         self._round_quiet = True
-        self.events = []
-        self.history = []
-        self.to_move = active
         if phase in (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND):
             self.phase = phase
         elif phase is DecisionKind.TRADE_OFFER:

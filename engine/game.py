@@ -7,6 +7,7 @@ from engine.actions import Action, BuyField, Decision, DecisionKind, Harvest
 from engine.cards import Bean
 from engine.errors import GameOverError, IllegalAction
 from engine.events import Event, FieldBought, Harvested, Planted, Reshuffled
+from engine.results import GameResult
 
 
 class Game:
@@ -24,6 +25,7 @@ class Game:
     MONEY: ClassVar[str] = "coins"  # what the rules call a treasury's cards
 
     over: bool
+    result: GameResult | None
     to_move: int
     phase: DecisionKind | None
     events: list[Event]
@@ -87,6 +89,28 @@ class Game:
         return self.events[start:]
 
     # ----------------------------------------------------------------- the bean table
+    def _set_table(self, hands: Any, fields: Any, treasury: Any, deck: Any, discard: Any, active: int,
+                   reshuffles: int, turn: int) -> None:
+        """What a hand-built position sets in every game (``set_position``): hands, fields and
+        treasuries (a number of coins is that many blue cards), the deck in draw order, the discard
+        pile bottom to top, whose turn it is; the record starts empty."""
+        n = len(self.seats)
+        hands = hands if hands is not None else [[] for _ in range(n)]
+        fields = fields if fields is not None else [[None, None] for _ in range(n)]
+        treasury = treasury if treasury is not None else [0] * n
+        for seat, s in enumerate(self.seats):
+            s.hand = list(hands[seat])
+            s.field_beans = [f[0] if f else None for f in fields[seat]]
+            s.field_counts = [f[1] if f else 0 for f in fields[seat]]
+            coins = treasury[seat]
+            s.treasury = [Bean.BLUE] * coins if isinstance(coins, int) else list(coins)
+        self.deck = list(reversed(deck))
+        self.discard = list(discard)
+        self.reshuffles, self.turn, self.active, self.to_move = reshuffles, turn, active, active
+        self.over, self.result = False, None
+        self.events, self.history = [], []
+        self._decision = None
+
     def _do_harvest(self, seat: int, action: Harvest) -> None:
         s = self.seats[seat]
         if not 0 <= action.field < len(s.field_beans) or s.field_counts[action.field] == 0:

@@ -236,27 +236,18 @@ class PrincesGame(Game):
         reshuffles: int = 0,
         turn: int = 0,
     ) -> PrincesGame:
-        """Put this game into a hand-built position (tests, and bots' authors exploring a situation) with ``active`` to decide ``phase``.
+        """Put this game into a hand-built position with ``active`` to decide ``phase`` (tests, and bots'
+        authors exploring a situation); returns it.
 
         ``deck`` is in draw order (first card drawn first); ``discard`` bottom to top. ``treasury[seat]``
         is a number of gold (blue coin cards) or a list of coin cards, oldest first. ``vine`` lists task ids
         of cards 1..28 (default: as dealt). The box is emptied; events and history are cleared. Card
         conservation is not kept: tests that count cards build complete positions themselves.
         """
-        n = self.players
-        hands = hands if hands is not None else [[] for _ in range(n)]
-        fields = fields if fields is not None else [[None, None] for _ in range(n)]
-        treasury = treasury if treasury is not None else [0] * n
-        positions = positions if positions is not None else [0] * n
+        self._set_table(hands, fields, treasury, deck, discard, active, reshuffles, turn)
+        positions = positions if positions is not None else [0] * self.players
         for seat, s in enumerate(self.seats):
-            s.hand = list(hands[seat])
-            s.field_beans = [f[0] if f else None for f in fields[seat]]
-            s.field_counts = [f[1] if f else 0 for f in fields[seat]]
-            coins = treasury[seat]
-            s.treasury = [Bean.BLUE] * coins if isinstance(coins, int) else list(coins)
             s.position = positions[seat]
-        self.deck = list(reversed(deck))
-        self.discard = list(discard)
         self.box = []
         self.middle = dict(middle or {})
         self.vine = list(vine if vine is not None else self.vine)
@@ -265,18 +256,9 @@ class PrincesGame(Game):
             self.violet = violet
         if red is not None:
             self.red = red
-        self.reshuffles = reshuffles
-        self.turn = turn
-        self.active = active
-        self.to_move = active
         self.phase = phase
         self.log = log or TurnLog(phase={DecisionKind.TAKE_MIDDLE: 0, DecisionKind.KEEP_MIDDLE: 3}.get(phase, 1))
-        self.over = False
-        self.result = None
         self.end_reason = None
-        self.events = []
-        self.history = []
-        self._decision = None
         return self
 
     # ----------------------------------------------------------------- actions
