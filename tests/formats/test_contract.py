@@ -4,6 +4,7 @@ a view shows its seat's hand and only public facts of the others, and a replay r
 A format registered later (arena.formats.register) is checked by the same battery."""
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
@@ -19,6 +20,20 @@ CASES = [(fmt, players) for fmt in formats() for players in range(fmt.players[0]
 IDS = [f"{fmt.name}-{players}p" for fmt, players in CASES]
 SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MAX_ACTIONS = 20_000  # far above any real game (a classic game of 5 takes ~1,000)
+
+
+def hidden_permuted(game, seat: int, rng: random.Random):  # type: ignore[no-untyped-def]
+    """A copy in which what ``seat`` may not know is changed: the deck's order and the other hands
+    (their cards redistributed among the deck and those hands, sizes kept)."""
+    other = copy.deepcopy(game, {id(game.events): [], id(game.history): [], id(game.rules): game.rules})
+    others = [p for p in range(game.players) if p != seat]
+    pool = list(other.deck) + [b for p in others for b in other.seats[p].hand]
+    rng.shuffle(pool)
+    for p in others:
+        n = len(other.seats[p].hand)
+        other.seats[p].hand, pool = pool[:n], pool[n:]
+    other.deck = pool
+    return other
 
 
 def play_out(fmt: Format, players: int, seed: int, policy_seed: int, check=lambda game: None):  # type: ignore[no-untyped-def]
@@ -68,14 +83,17 @@ def test_the_same_seed_and_actions_give_the_same_game_and_replay(fmt: Format, pl
 @pytest.mark.parametrize("fmt,players", CASES, ids=IDS)
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**63 - 1), policy_seed=st.integers(0, 2**32 - 1))
-def test_a_view_shows_its_own_hand_and_only_sizes_of_the_others(fmt: Format, players: int, seed: int,
+def test_a_view_shows_its_own_hand_and_nothing_of_the_deck_or_other_hands(fmt: Format, players: int, seed: int,
                                                                  policy_seed: int) -> None:
     first = new_game(fmt.rules(), players, seed).view_json(0)
     keys = set(first)
 
+    junk = random.Random(seed ^ 0x5EED)
+
     def hides(game) -> None:  # type: ignore[no-untyped-def]
         for seat in range(players):
             view = game.view_json(seat)
+            assert hidden_permuted(game, seat, junk).view_json(seat) == view  # the hidden cards do not show
             assert set(view) == keys  # the same public shape for every seat, always
             assert view["hand"] == [b.value for b in game.seats[seat].hand]
             assert view["hand_sizes"] == [len(s.hand) for s in game.seats]
