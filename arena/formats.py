@@ -51,6 +51,9 @@ class Format:
     #: every bot plays the same deals (solo): a season's ``games`` counts deals per bot, and its games
     #: stay unpublished until the season is closed (a later version could learn them)
     same_deals: bool = False
+    #: the built-in bots a submission's smoke game in this format draws its opponents from (search thinks
+    #: for its whole time limit, so it is left out)
+    smoke_opponents: tuple[str, ...] = ("random", "greedy", "trader")
 
     @property
     def players(self) -> tuple[int, int]:

@@ -16,14 +16,12 @@ from arena.players import SandboxPlayer
 from arena.ratings import MU, SIGMA
 from arena.referee import GameRecord, Player, play_game
 from arena.text import TextError, check_text
-from arena.formats import formats
+from arena.formats import format_of, formats
 from engine import rules_for
 from sandbox import Limits, Status, Tier
 
 MAX_BOT_BYTES = 256 * 1024
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
-#: the built-in bots a smoke game draws its opponents from (search thinks for its whole time limit)
-SMOKE_OPPONENTS = ("random", "greedy", "trader")
 
 
 def rated_variants() -> tuple[str, ...]:
@@ -82,9 +80,10 @@ class SmokeTable:
     @classmethod
     def draw(cls, variant: str, rng: random.Random | None = None) -> SmokeTable:
         rng = rng or random.SystemRandom()
-        rules = rules_for(variant)
+        fmt = format_of(variant)
+        rules = fmt.rules()
         size = rng.randint(rules.min_players, rules.max_players)
-        pool = list(SMOKE_OPPONENTS)
+        pool = list(fmt.smoke_opponents)
         opponents = tuple(rng.sample(pool, size - 1) if size - 1 <= len(pool) else rng.choices(pool, k=size - 1))
         return cls(rules.variant, rng.getrandbits(63), opponents, rng.randrange(size))
 

@@ -79,3 +79,30 @@ def test_a_format_module_that_cannot_load_is_one_clear_line(tmp_path: Path) -> N
                             timeout=60, env=env)
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "$ARENA_FORMATS: cannot load format module 'no_such_format_module'" in result.stderr
+
+
+def test_a_format_names_its_smoke_opponents_and_leaves_the_registry_as_it_was() -> None:
+    import dataclasses
+    import random
+
+    from arena.formats import Format, register, unregister
+    from arena.rankings import WinRate
+    from arena.submit import SmokeTable
+    from engine import classic_rules, rules_for
+
+    rules = dataclasses.replace(classic_rules(), variant="lonely", version=3)
+    register(Format("lonely", "Lonely", lambda: rules, WinRate(), smoke_opponents=("random",)))
+    try:
+        assert rules_for("lonely-v3") is rules and format_of("lonely").title == "Lonely"
+        tables = [SmokeTable.draw("lonely", random.Random(k)) for k in range(20)]
+        assert {o for t in tables for o in t.opponents} == {"random"}
+        assert {len(t.opponents) + 1 for t in tables} <= {3, 4, 5} and tables[0].variant == "lonely"
+        classic = {o for k in range(20) for o in SmokeTable.draw("classic", random.Random(k)).opponents}
+        assert classic <= {"random", "greedy", "trader"} and len(classic) > 1
+        with pytest.raises(ValueError, match="already registered"):
+            register(Format("lonely", "Again", lambda: rules, WinRate()))
+    finally:
+        unregister("lonely")
+    assert [f.name for f in formats()] == ["classic", "duel", "solo"]
+    with pytest.raises(ValueError, match="unknown variant 'lonely'"):
+        rules_for("lonely")
