@@ -1,0 +1,42 @@
+"""`arena backup`: a consistent copy of the SQLite file while a season records games into it."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from arena_helpers import ARENA, db_url, done_count, run_arena, wait_for_done
+
+
+def test_a_backup_taken_mid_season_is_a_whole_ladder(db: Path, tmp_path: Path) -> None:
+    season = subprocess.Popen([*ARENA, "--db", db_url(db), "season", "run", "--name", "s", "--games", "24",
+                               "--workers", "2", "--bosses", "random,greedy,trader"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_done(db, 4)
+        copy = tmp_path / "copy.sqlite"
+        result = run_arena("backup", "--to", str(copy), db=db)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("copied ") and str(copy) in result.stdout
+        assert season.poll() is None, "the season was still running during the copy"
+    finally:
+        out, err = season.communicate(timeout=600)
+    assert season.returncode == 0, err
+    copied = done_count(copy)
+    assert 4 <= copied <= 24 and done_count(db) == 24
+    rerate = run_arena("leaderboard", "--rerate", db=copy)  # the copy is one committed state: ratings agree
+    assert rerate.returncode == 0 and "rerated classic: 0 ratings differed" in rerate.stderr, rerate.stderr
+    resumed = run_arena("season", "run", "--name", "s", "--workers", "2", db=copy, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr  # and it resumes where the copy stood
+    assert done_count(copy) == 24
+
+
+def test_backup_refuses_what_it_cannot_do_in_one_line(db: Path, tmp_path: Path) -> None:
+    run_arena("bots", db=db)  # creates the database
+    taken = tmp_path / "taken.sqlite"
+    taken.write_text("keep me")
+    for target, words in ((taken, "exists; choose a new file"), (tmp_path / "no" / "x.sqlite", "does not exist")):
+        result = run_arena("backup", "--to", str(target), db=db)
+        assert result.returncode != 0 and words in result.stderr and "Traceback" not in result.stderr
+    assert taken.read_text() == "keep me" and not list(tmp_path.glob("*.partial"))
+    pg = run_arena("backup", "--to", str(tmp_path / "x.sqlite"), db="postgresql://nobody@127.0.0.1:1/none")
+    assert pg.returncode != 0 and "Traceback" not in pg.stderr
