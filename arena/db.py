@@ -208,7 +208,7 @@ def _upgrade_to_2(engine: Engine) -> None:
             return  # made by schema 2 already (a database whose version row was lost)
         pick = ", ".join(["id", "prior_mu", "variants" if "variants" in columns else "'classic'",
                           "priors" if "priors" in columns else "''"])
-        known = ("classic", "duel", "solo")
+        known = ("classic", "duel", "solo")  # every format schema 1 knew: a row for each, as register() makes
         for version_id, prior_mu, variants, priors in conn.execute(text(f"SELECT {pick} FROM botversion")).all():
             plays = set(filter(None, variants.split(",")))
             means = dict(item.partition("=")[::2] for item in filter(None, priors.split(";")))

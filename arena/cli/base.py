@@ -14,9 +14,6 @@ from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, make_engine
 from arena.formats import format_of
 
 
-log = logging.getLogger("arena")
-
-
 class UserError(click.ClickException):
     """A mistake in what the user asked for: one line, exit status 2."""
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import secrets
 import shlex
 from pathlib import Path
@@ -25,8 +24,6 @@ from sandbox import Limits, SandboxError, Tier, detect_tier, strong_tier_missing
 
 from arena.cli.base import Context, UserError, board_table, cli, format_table, pass_context
 from arena.cli.trust import EXEC, builtin_bot, resolve_bot, sandbox_tier
-
-log = logging.getLogger("arena")
 
 
 @cli.command()

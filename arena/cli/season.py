@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import signal
 
@@ -21,8 +20,6 @@ from sandbox import Limits
 
 from arena.cli.base import Context, UserError, board_table, cli, format_table, pass_context
 from arena.cli.trust import sandbox_tier
-
-log = logging.getLogger("arena")
 
 
 def parse_players(text: str) -> tuple[int, int]:

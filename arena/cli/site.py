@@ -1,4 +1,4 @@
-"""`arena site build` (the static site) and `arena backup` (a copy of the database): what an operator publishes and keeps."""
+"""`arena site build`: the static site."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -32,16 +32,3 @@ def site_build(ctx: Context, out: str, variant: str, workers: int | None) -> Non
         click.echo(f"{summary.pages} pages ({summary.games} games) in {summary.seconds:.1f} s", err=True)
     click.echo(str(summary.index.resolve()))
 
-
-@cli.command("backup")
-@click.option("--to", "target", type=click.Path(dir_okay=False), required=True, help="The new file to write.")
-@pass_context
-def backup(ctx: Context, target: str) -> None:
-    """Copy the SQLite database into a new file, consistently, even while a season runs."""
-    from arena.backup import BackupError, backup_sqlite
-
-    try:
-        pages = backup_sqlite(ctx.engine, Path(target))
-    except BackupError as exc:
-        raise UserError(str(exc)) from None
-    click.echo(f"copied {pages} pages to {Path(target).resolve()}")

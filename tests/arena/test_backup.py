@@ -38,5 +38,10 @@ def test_backup_refuses_what_it_cannot_do_in_one_line(db: Path, tmp_path: Path) 
         result = run_arena("backup", "--to", str(target), db=db)
         assert result.returncode != 0 and words in result.stderr and "Traceback" not in result.stderr
     assert taken.read_text() == "keep me" and not list(tmp_path.glob("*.partial"))
-    pg = run_arena("backup", "--to", str(tmp_path / "x.sqlite"), db="postgresql://nobody@127.0.0.1:1/none")
-    assert pg.returncode != 0 and "Traceback" not in pg.stderr
+
+
+def test_backup_of_a_postgresql_ladder_points_to_pg_dump(pg_url: str, tmp_path: Path) -> None:
+    result = run_arena("backup", "--to", str(tmp_path / "x.sqlite"), db=pg_url)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "copies SQLite files; for postgresql use its own tools (PostgreSQL: pg_dump)" in result.stderr
+    assert not (tmp_path / "x.sqlite").exists()
