@@ -22,24 +22,13 @@ always buys progress (tribute): without it a duel leader could sit on its gold u
 """
 from __future__ import annotations
 
-from engine.policies import princes_example_move
+from engine.policies import PrincesExampleMoves
 from sandbox.sdk import (
     Accept, Action, Bot, Confirm, EndTrading, Offer, Pass, Request, best_plant,
 )
 
 
-class GreedyBot(Bot):
-    def __init__(self) -> None:
-        super().__init__()
-        self.discard: list = []  # the Princes discard pile, followed from the public events
-
-    def princes_move(self, request: Request) -> Action:
-        """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
-        return princes_example_move(self.rules, request.view, request.options, request.events, self.rng,
-                                    self.discard)
-
-    take_middle = discard_hand = keep_middle = princes_move
-
+class GreedyBot(PrincesExampleMoves, Bot):
     def plant_first(self, request: Request) -> Action:
         if self.rules.princes is not None:  # type: ignore[union-attr]
             return self.princes_move(request)

@@ -37,12 +37,12 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import replace
-from itertools import permutations
 
 from engine.actions import DecisionKind
 from engine.determinize import build_game, check_public, sample_hidden
 from engine.events import FieldBought, Harvested, Reshuffled
-from engine.policies import princes_example_move
+from engine.policies import PrincesExampleMoves
+from engine.valuation import ACCEPT_MARGIN, PARTNER_SHARE, CardValues, field_worth, position_value, without
 from engine.views import TradeView
 from sandbox.sdk import (
     Accept, Action, Bean, Bot, BuyField, Confirm, EndTrading, Hello, Offer, Pass, Plant, PlantTraded, Request, Rules, View, find_cards,
@@ -52,65 +52,7 @@ BUDGET_MS = 60.0        # thinking time per searched decision
 PLAYOUT_TURNS = None    # turns a playout runs (None: to the end of the game)
 CONFIDENCE = 1.0        # standard errors a candidate must beat the heuristic's choice by
 MAX_CANDIDATES = 5      # the heuristic's best few are searched
-HAND_HORIZON = 3
-PROGRESS = 0.5
-ACCEPT_MARGIN = 0.25
-PARTNER_SHARE = 0.5
-GIFT_THRESHOLD = -0.4
-
 PASS, END = Pass(), EndTrading()
-
-
-# ------------------------------------------------------------------ card values (as the trader bot)
-def field_worth(rules: Rules, bean: Bean | None, count: int) -> float:
-    """Coins a field pays now, plus ``PROGRESS`` times the share of the way to its next level."""
-    if bean is None or count == 0:
-        return 0.0
-    meter = rules.bean_type(bean).beanometer
-    coins = rules.coins_for(bean, count)
-    below = max([t for t in meter if t is not None and t <= count], default=0)
-    for level, needed in enumerate(meter, start=1):
-        if needed is not None and needed > count:
-            return coins + PROGRESS * (level - coins) * (count - below) / (needed - below)
-    return float(coins)
-
-
-def settle(rules: Rules, fields: tuple) -> float:
-    return sum(field_worth(rules, b, n) for b, n in fields)
-
-
-def best_plant_of(rules: Rules, fields: tuple, bean: Bean) -> tuple[float, tuple]:
-    lone_blocked = any(n > 1 for _, n in fields)
-    best = None
-    for i, (b, n) in enumerate(fields):
-        if b is None or b is bean:
-            r = (0.0, fields[:i] + ((bean, n + 1),) + fields[i + 1:])
-        elif n > 1 or not lone_blocked:
-            r = (float(rules.coins_for(b, n)), fields[:i] + ((bean, 1),) + fields[i + 1:])
-        else:
-            continue
-        if best is None or r[0] + settle(rules, r[1]) > best[0] + settle(rules, best[1]):
-            best = r
-    return best  # type: ignore[return-value]
-
-
-def position_value(rules: Rules, fields: tuple, hand: tuple, trade: tuple = ()) -> float:
-    """Coins earned planting the trading-area cards (best order) and the next hand cards, plus the
-    fields' worth afterwards."""
-    best = None
-    for order in (permutations(trade) if len(trade) <= 3 else [tuple(trade)]):
-        coins, f = 0.0, fields
-        for bean in (*order, *hand[:HAND_HORIZON]):
-            earned, f = best_plant_of(rules, f, bean)
-            coins += earned
-        value = coins + settle(rules, f)
-        best = value if best is None or value > best else best
-    return best  # type: ignore[return-value]
-
-
-def without(cards: tuple, positions) -> tuple:
-    drop = set(positions)
-    return tuple(c for i, c in enumerate(cards) if i not in drop)
 
 
 # ------------------------------------------------------------------ playouts
@@ -212,21 +154,12 @@ class Tracker:
         return True
 
 
-class SearchBot(Bot):
-    # ------------------------------------------------------------ the Princes variants (no trading)
-    def princes_move(self, request: Request) -> Action:
-        """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
-        return princes_example_move(self.rules, request.view, request.options, request.events, self.rng,
-                                    self.princes_discard)
-
-    take_middle = discard_hand = keep_middle = princes_move
-
+class SearchBot(PrincesExampleMoves, CardValues, Bot):
     budget_ms = BUDGET_MS
     horizon = PLAYOUT_TURNS
 
     def on_start(self, hello: Hello) -> None:
         self.tracker = Tracker(hello.players)
-        self.princes_discard: list = []  # the Princes discard pile, followed from the events
         limit = float(hello.limits.get("decision_ms", 1000.0))
         self.budget_ms = min(self.budget_ms, 0.3 * limit)
         self.last_offer: Offer | None = None
@@ -283,26 +216,6 @@ class SearchBot(Bot):
         return candidates[best][0]
 
     # ------------------------------------------------------------ helpers
-    def fields(self, view: View, seat: int | None = None) -> tuple:
-        return tuple((f.bean, f.count) for f in view.fields[view.seat if seat is None else seat])
-
-    def trade_beans(self, view: View) -> tuple:
-        return tuple(c.bean for c in view.trade_areas[view.seat])
-
-    def value(self, view: View, hand: tuple | None = None, trade: tuple | None = None) -> float:
-        return position_value(self.rules, self.fields(view), view.hand if hand is None else hand,
-                              self.trade_beans(view) if trade is None else trade)
-
-    def partner_gain(self, view: View, seat: int, cards: tuple) -> float:
-        fields = self.fields(view, seat)
-        return position_value(self.rules, fields, (), cards) - settle(self.rules, fields)
-
-    def buy_field(self, request: Request) -> Action | None:
-        view = request.view
-        if request.options_of(BuyField) and (view.reshuffles == 0 or (view.reshuffles == 1 and view.deck_size > 30)):
-            return BuyField()
-        return None
-
     def round_start(self, view: View) -> View:
         """The view at the start of this trading round: no offer, no responses."""
         return replace(view, trade=TradeView(view.trade.round, view.trade.max_rounds, None, ()))
@@ -332,13 +245,13 @@ class SearchBot(Bot):
         if self.rules.princes is not None:  # type: ignore[union-attr]
             return self.princes_move(request)
         self.observe(request)
-        return self.buy_field(request) or self.search_plant(request)
+        return self.maybe_buy_field(request) or self.search_plant(request)
 
     def plant_second(self, request: Request) -> Action:
         if self.rules.princes is not None:  # type: ignore[union-attr]
             return self.princes_move(request)
         self.observe(request)
-        return self.buy_field(request) or self.search_plant(request)
+        return self.maybe_buy_field(request) or self.search_plant(request)
 
     def plant_traded(self, request: Request) -> Action:
         self.observe(request)
@@ -389,52 +302,9 @@ class SearchBot(Bot):
     # ------------------------------------------------------------ trading, active player
     def trade_offer(self, request: Request) -> Action:
         self.observe(request)
-        view = request.view
-        trade = view.trade
-        self.last_offer = None
-        buy = self.buy_field(request)
-        if buy:
-            return buy
-        area = view.trade_areas[view.seat]
-        base = self.value(view)
-        unwanted = tuple(i for i, c in enumerate(area) if not c.locked
-                         and self.value(view, trade=without(self.trade_beans(view), [i])) >= base - 0.05)
-        liabilities = self.hand_liabilities(view)
-        if trade.round >= 2:
-            if unwanted or liabilities:
-                return self.gift(view, unwanted[:1], liabilities[:1] if not unwanted else ())
-            return END
-        want = self.best_wanted(view)
-        if want is None:
-            return self.gift(view, unwanted, ()) if unwanted else END
-        give_hand = liabilities[:1] if trade.round == 1 or not unwanted else ()
-        if not unwanted and not give_hand:
-            return END
-        self.last_offer = Offer(give_hand=give_hand, give_trade=unwanted, want=(want,), to=None)
-        return self.last_offer
-
-    def best_wanted(self, view: View) -> Bean | None:
-        base = self.value(view)
-        trade = self.trade_beans(view)
-        best, gain = None, 0.5
-        for bean in {b for b, _ in self.fields(view) if b is not None}:
-            g = self.value(view, trade=trade + (bean,)) - base
-            if g > gain:
-                best, gain = bean, g
-        return best
-
-    def hand_liabilities(self, view: View) -> tuple:
-        base = self.value(view)
-        return tuple(i for i in range(min(len(view.hand), HAND_HORIZON))
-                     if self.value(view, hand=without(view.hand, [i])) - base > -GIFT_THRESHOLD)
-
-    def gift(self, view: View, give_trade: tuple, give_hand: tuple) -> Action:
-        me = view.seat
-        cards = tuple(c.bean for i, c in enumerate(view.trade_areas[me]) if i in give_trade) + \
-            tuple(view.hand[i] for i in give_hand)
-        others = [s for s in range(view.players) if s != me]
-        to = min(others, key=lambda s: (self.partner_gain(view, s, cards), s))
-        return Offer(give_hand=give_hand, give_trade=give_trade, want=(), to=to)
+        action = self.heuristic_offer(request)
+        self.last_offer = action if isinstance(action, Offer) and action.want else None
+        return action
 
     def my_offer(self, view: View) -> Offer:
         """This round's own offer with its positions (remembered, or found again by bean)."""
@@ -585,19 +455,3 @@ class SearchBot(Bot):
             choices = [i for i, b in enumerate(view.hand) if b is bean and i not in taken]
             taken.append(max(choices, key=lambda i: (self.value(view, hand=without(view.hand, taken + [i])), -i)))
         return tuple(taken)
-
-    def counter_offer(self, view: View, base: float) -> Action | None:
-        best, best_gain = None, ACCEPT_MARGIN + 0.5
-        liabilities = self.hand_liabilities(view)
-        my_beans = {b for b, _ in self.fields(view) if b is not None}
-        for card in view.trade_areas[view.active]:
-            if card.locked or card.bean not in my_beans:
-                continue
-            for pay in ([(i,) for i in liabilities] or [()]):
-                gain = self.value(view, hand=without(view.hand, pay), trade=self.trade_beans(view) + (card.bean,)) - base
-                if gain > best_gain:
-                    best, best_gain = Offer(give_hand=pay, want=(card.bean,), to=view.active), gain
-        if best is not None and not best.give_hand:
-            spare = [i for i in range(HAND_HORIZON, len(view.hand)) if view.hand[i] not in my_beans]
-            best = Offer(give_hand=(spare[0],), want=best.want, to=view.active) if spare else None
-        return best

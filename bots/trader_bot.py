@@ -2,7 +2,7 @@
 
 What it teaches:
 
-- **A position has a value.** ``position_value`` answers "how many coins is this worth?" for a set
+- **A position has a value.** ``position_value`` (in ``engine.valuation``, shared with the search bot) answers "how many coins is this worth?" for a set
   of fields, a hand and the cards waiting in the trading area. It plants the trading-area cards
   in the best order, then the next ``HAND_HORIZON`` cards of the hand *in hand order* (the front
   of the hand is what must be planted next, C-5.1), each where it hurts least, and adds the coins
@@ -27,116 +27,13 @@ price buys tribute).
 """
 from __future__ import annotations
 
-from itertools import permutations
-
-from engine.policies import princes_example_move
+from engine.policies import PrincesExampleMoves
+from engine.valuation import ACCEPT_MARGIN, PARTNER_SHARE, CardValues, position_value, without
 from sandbox.sdk import (
-    Accept, Action, Bean, Bot, BuyField, Confirm, EndTrading, Offer, Pass, Plant, PlantTraded, Request, Rules, View,
+    Accept, Action, Bot, Confirm, Offer, Pass, Plant, PlantTraded, Request, View,
 )
 
-HAND_HORIZON = 3        # hand cards planted in the look-ahead (about the next two turns)
-PROGRESS = 0.5          # share of the next beanometer level a field counts as already earned
-ACCEPT_MARGIN = 0.25    # a deal must gain at least this many coins of value
-PARTNER_SHARE = 0.5     # ... plus this share of what the partner visibly gains
-GIFT_THRESHOLD = -0.4   # a hand card worth less than this is given away when possible
-
-Fields = tuple  # tuple of (bean or None, count) pairs
-
-
-def field_worth(rules: Rules, bean: Bean | None, count: int) -> float:
-    """Coins a field pays now, plus ``PROGRESS`` times the share of the way to its next level."""
-    if bean is None or count == 0:
-        return 0.0
-    meter = rules.bean_type(bean).beanometer
-    coins = rules.coins_for(bean, count)
-    below = max([t for t in meter if t is not None and t <= count], default=0)
-    for level, needed in enumerate(meter, start=1):
-        if needed is not None and needed > count:
-            return coins + PROGRESS * (level - coins) * (count - below) / (needed - below)
-    return float(coins)
-
-
-def plant_one(rules: Rules, fields: Fields, bean: Bean) -> list[tuple[float, Fields]]:
-    """Every legal way to plant ``bean``: (coins earned by a forced cash-in, new fields)."""
-    lone_blocked = any(n > 1 for _, n in fields)
-    out = []
-    for i, (b, n) in enumerate(fields):
-        if b is None or b is bean:
-            out.append((0.0, fields[:i] + ((bean, n + 1),) + fields[i + 1:]))
-        elif n > 1 or not lone_blocked:  # C-4.2
-            out.append((float(rules.coins_for(b, n)), fields[:i] + ((bean, 1),) + fields[i + 1:]))
-    return out
-
-
-def settle(rules: Rules, fields: Fields) -> float:
-    return sum(field_worth(rules, b, n) for b, n in fields)
-
-
-def best_plant_of(rules: Rules, fields: Fields, bean: Bean) -> tuple[float, Fields]:
-    """The planting of ``bean`` that leaves the most value (coins earned plus fields' worth)."""
-    return max(plant_one(rules, fields, bean), key=lambda r: r[0] + settle(rules, r[1]))
-
-
-def position_value(rules: Rules, fields: Fields, hand: tuple, trade: tuple = ()) -> float:
-    """What fields + the next hand cards + trading-area cards are worth, in coins (see module doc)."""
-    best = None
-    orders = permutations(trade) if len(trade) <= 3 else [tuple(trade)]
-    for order in orders:
-        coins, f = 0.0, fields
-        for bean in order:
-            earned, f = best_plant_of(rules, f, bean)
-            coins += earned
-        for bean in hand[:HAND_HORIZON]:
-            earned, f = best_plant_of(rules, f, bean)
-            coins += earned
-        value = coins + settle(rules, f)
-        if best is None or value > best:
-            best = value
-    return best  # type: ignore[return-value]
-
-
-def without(cards: tuple, positions) -> tuple:
-    drop = set(positions)
-    return tuple(c for i, c in enumerate(cards) if i not in drop)
-
-
-class TraderBot(Bot):
-    def __init__(self) -> None:
-        super().__init__()
-        self.princes_discard: list = []  # the Princes discard pile, followed from the events
-
-    # ------------------------------------------------------------ the Princes variants (no trading)
-    def princes_move(self, request: Request) -> Action:
-        """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
-        return princes_example_move(self.rules, request.view, request.options, request.events, self.rng,
-                                    self.princes_discard)
-
-    take_middle = discard_hand = keep_middle = princes_move
-
-    # ------------------------------------------------------------ what it sees
-    def fields(self, view: View, seat: int | None = None) -> Fields:
-        return tuple((f.bean, f.count) for f in view.fields[view.seat if seat is None else seat])
-
-    def trade_beans(self, view: View) -> tuple:
-        return tuple(c.bean for c in view.trade_areas[view.seat])
-
-    def value(self, view: View, hand: tuple | None = None, trade: tuple | None = None) -> float:
-        return position_value(self.rules, self.fields(view), view.hand if hand is None else hand,
-                              self.trade_beans(view) if trade is None else trade)
-
-    def partner_gain(self, view: View, seat: int, cards: tuple) -> float:
-        """What ``cards`` planted into ``seat``'s fields gain it (its hand is unknown, so ignored)."""
-        fields = self.fields(view, seat)
-        return position_value(self.rules, fields, (), cards) - settle(self.rules, fields)
-
-    def maybe_buy_field(self, request: Request) -> Action | None:
-        view = request.view
-        if not request.options_of(BuyField):
-            return None
-        if view.reshuffles == 0 or (view.reshuffles == 1 and view.deck_size > 30):
-            return BuyField()
-        return None
-
+class TraderBot(PrincesExampleMoves, CardValues, Bot):
     # ------------------------------------------------------------ planting
     def plant_first(self, request: Request) -> Action:
         if self.rules.princes is not None:  # type: ignore[union-attr]
@@ -187,62 +84,7 @@ class TraderBot(Bot):
 
     # ------------------------------------------------------------ trading, active player
     def trade_offer(self, request: Request) -> Action:
-        view = request.view
-        trade = view.trade
-        if trade is None:
-            return EndTrading()
-        buy = self.maybe_buy_field(request)
-        if buy:
-            return buy
-        me = view.seat
-        area = view.trade_areas[me]
-        base = self.value(view)
-        # Unlocked trading-area cards that are worth less kept than gone.
-        unwanted = tuple(i for i, c in enumerate(area) if not c.locked
-                         and self.value(view, trade=without(self.trade_beans(view), [i])) >= base - 0.05)
-        liabilities = self.hand_liabilities(view)
-        if trade.round >= 2 and (unwanted or liabilities):
-            return self.gift(view, unwanted[:1], liabilities[:1] if not unwanted else ())
-        if trade.round >= 2:
-            return EndTrading()
-        want = self.best_wanted(view)
-        if want is None:
-            return EndTrading() if not unwanted else self.gift(view, unwanted, ())
-        give_hand = liabilities[:1] if trade.round == 1 or not unwanted else ()
-        if not unwanted and not give_hand:
-            return EndTrading()
-        return Offer(give_hand=give_hand, give_trade=unwanted, want=(want,), to=None)
-
-    def best_wanted(self, view: View) -> Bean | None:
-        """The bean whose arrival in the trading area would raise the position's value most."""
-        base = self.value(view)
-        trade = self.trade_beans(view)
-        best, gain = None, 0.5
-        for bean in {b for b, _ in self.fields(view) if b is not None}:
-            g = self.value(view, trade=trade + (bean,)) - base
-            if g > gain:
-                best, gain = bean, g
-        return best
-
-    def hand_liabilities(self, view: View) -> tuple:
-        """Hand positions (within the look-ahead) whose card the bot is better off without."""
-        base = self.value(view)
-        out = []
-        for i in range(min(len(view.hand), HAND_HORIZON)):
-            if self.value(view, hand=without(view.hand, [i])) - base > -GIFT_THRESHOLD:
-                out.append(i)
-        return tuple(out)
-
-    def gift(self, view: View, give_trade: tuple, give_hand: tuple) -> Action:
-        """Give cards away to the other player they help least."""
-        if not give_trade and not give_hand:
-            return EndTrading()
-        me = view.seat
-        cards = tuple(c.bean for i, c in enumerate(view.trade_areas[me]) if i in give_trade) + \
-            tuple(view.hand[i] for i in give_hand)
-        others = [s for s in range(view.players) if s != me]
-        to = min(others, key=lambda s: (self.partner_gain(view, s, cards), s))
-        return Offer(give_hand=give_hand, give_trade=give_trade, want=(), to=to)
+        return self.heuristic_offer(request)
 
     def trade_confirm(self, request: Request) -> Action:
         view = request.view
@@ -332,28 +174,3 @@ class TraderBot(Bot):
             best = max(choices, key=lambda i: (self.value(view, hand=without(view.hand, taken + [i])), -i))
             taken.append(best)
         return tuple(taken)
-
-    def counter_offer(self, view: View, base: float) -> Action | None:
-        """Ask the active player for one of its turned-up cards that grows a field of ours, paying
-        with a hand card we are better off without (or nothing, if we have none)."""
-        active_area = view.trade_areas[view.active]
-        best, best_gain = None, ACCEPT_MARGIN + 0.5
-        liabilities = self.hand_liabilities(view)
-        my_beans = {b for b, _ in self.fields(view) if b is not None}
-        for card in active_area:
-            if card.locked or card.bean not in my_beans:
-                continue
-            for pay in ([(i,) for i in liabilities] or [()]):
-                gain = self.value(view, hand=without(view.hand, pay), trade=self.trade_beans(view) + (card.bean,)) - base
-                if gain > best_gain:
-                    best, best_gain = Offer(give_hand=pay, want=(card.bean,), to=view.active), gain
-        if best is None:
-            return None
-        if not best.give_hand:
-            # Offer something the active player may want: any hand card outside our look-ahead
-            # that we do not grow.
-            spare = [i for i in range(len(view.hand)) if i >= HAND_HORIZON and view.hand[i] not in my_beans]
-            if not spare:
-                return None
-            best = Offer(give_hand=(spare[0],), want=best.want, to=view.active)
-        return best

@@ -5,22 +5,20 @@ The state is mutable and private to the referee; what a seat may see is computed
 """
 from __future__ import annotations
 
-import random
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from engine.actions import (
-    Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer, Pass,
+    Accept, Action, BuyField, Confirm, DecisionKind, EndTrading, Harvest, Offer, Pass,
     Plant, PlantTraded,
 )
 from engine.cards import Bean, find_cards
 from engine.errors import IllegalAction
-from engine.game import Game
+from engine.game import Game, TableSeat
 from engine.events import (
-    Accepted, Drew, Event, GameEnded, Offered, Passed, Traded, TradingEnded, TurnedUp, TurnStarted,
+    Accepted, Offered, Passed, Traded, TradingEnded, TurnedUp, TurnStarted,
 )
-from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
 from engine.views import View, classic_view, classic_view_json
 
@@ -31,19 +29,11 @@ _PLANT_KINDS = (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND)
 
 
 @dataclass(slots=True)
-class SeatState:
+class SeatState(TableSeat):
     """One player's cards. ``trade_locked[i]`` is true for a card received in a trade (C-6.3)."""
 
-    hand: list[Bean] = field(default_factory=list)
-    field_beans: list[Bean | None] = field(default_factory=list)
-    field_counts: list[int] = field(default_factory=list)
-    treasury: list[Bean] = field(default_factory=list)
     trade: list[Bean] = field(default_factory=list)
     trade_locked: list[bool] = field(default_factory=list)
-
-    @property
-    def coins(self) -> int:
-        return len(self.treasury)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,40 +65,14 @@ class ClassicGame(Game):
     UNKNOWN_ACTION_RULE = "C-0"
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:
-        if not rules.min_players <= players <= rules.max_players:
-            raise ValueError(
-                f"{rules.id} is for {rules.min_players}-{rules.max_players} players, not {players!r}")
-        self.rules = rules
-        self.players = players
-        self.seed = seed
-        self._rng = random.Random(seed)
-        self.seats = [SeatState() for _ in range(players)]
-        deck = [t.bean for t in rules.bean_types for _ in range(t.count)]
-        self._rng.shuffle(deck)
-        self.deck: list[Bean] = deck  # the top of the deck is the end of the list
-        self.discard: list[Bean] = []  # the top of the pile is the end of the list
-        self.reshuffles = 0
-        self.turn = 0
-        self.active = 0
-        self.events: list[Event] = []
-        self.history: list[tuple[int, Action]] = []
-        self.over = False
-        self.result: GameResult | None = None
-        self.phase: DecisionKind | None = None
-        self.to_move = 0
+        self._open_table(rules, players, seed, SeatState)  # C-2.2
         self.trade_round = 0
         self.offer: OpenOffer | None = None
         self.responses: list[Response] = []
         self._respond_queue: list[int] = []
         self._round_quiet = True
         self._plant_queue: list[int] = []
-        self._decision: Decision | None = None
-        for seat in self.seats:  # C-2.3
-            seat.field_beans = [None] * rules.start_fields
-            seat.field_counts = [0] * rules.start_fields
-        for _ in range(rules.hand_size):  # C-2.1: one card at a time, around the table
-            for seat in self.seats:
-                seat.hand.append(self.deck.pop())
+        self._deal_hands()  # C-2.1, C-2.3
         self._start_turn()
 
     # ----------------------------------------------------------------- queries
@@ -430,22 +394,9 @@ class ClassicGame(Game):
         self._draw_cards()
 
     def _draw_cards(self) -> None:
-        """C-5.6: the active player draws, one card at a time, to the back of the hand."""
-        s = self.seats[self.active]
-        drawn = 0
-        for _ in range(self.rules.draw):
-            card = self._take_card()
-            if card is None:
-                if drawn:
-                    self.events.append(Drew(self.active, drawn))
-                self._finish()
-                return
-            s.hand.append(card)
-            drawn += 1
-        self.events.append(Drew(self.active, drawn))
-        self.active = (self.active + 1) % self.players  # C-5.7
-        self.turn += 1
-        self._start_turn()
+        """C-5.6, C-5.7: the active player draws, then the next turn starts (or the game ends, C-7.1)."""
+        if not self._draw_and_pass_turn():
+            self._finish()
 
     def _finish(self) -> None:
         """C-7.3: discard every card outside the fields, cash in every field, rank by coins."""
@@ -458,23 +409,15 @@ class ClassicGame(Game):
             for index, count in enumerate(s.field_counts):
                 if count:
                     self._cash_in(seat, index)
-        coins = self.coins()
-        ranks = rank_by_coins(coins)
-        self.result = GameResult(coins, ranks)
-        self.events.append(GameEnded(coins, ranks))
-        self.over = True
-        self.phase = None
-        self._decision = None
+        self._end_game()  # C-7.4
 
     # ----------------------------------------------------------------- options
     def _options(self) -> list[Action]:
         seat = self.to_move
         s = self.seats[seat]
         phase = self.phase
-        counts = s.field_counts
         beans = s.field_beans
-        lone_blocked = any(c > 1 for c in counts)  # C-4.2, computed once for every field
-        cashable = [c > 1 or (c == 1 and not lone_blocked) for c in counts]
+        cashable = self._cashable(s)  # C-4.2
         options: list[Action] = []
         if phase is DecisionKind.PLANT_FIRST or phase is DecisionKind.PLANT_SECOND:
             bean = s.hand[0]
@@ -509,11 +452,7 @@ class ClassicGame(Game):
                 from_hand = find_cards(s.hand, tuple(rest))
                 if from_hand is not None:
                     options.append(Confirm(i, from_hand, tuple(from_trade or ())))
-        if len(beans) < self.rules.max_fields and len(s.treasury) >= self.rules.field_price:
-            options.append(_BUY_FIELD)
-        for i, ok in enumerate(cashable):
-            if ok:
-                options.append(Harvest(i))
+        options.extend(self._field_options(s, cashable))  # C-3.2, C-4.3
         return options
 
 

@@ -1,13 +1,31 @@
 """What every variant's referee state machine shares: the decision cache, action dispatch, the record."""
 from __future__ import annotations
 
+import random
+from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
 from engine.actions import Action, BuyField, Decision, DecisionKind, Harvest
 from engine.cards import Bean
 from engine.errors import GameOverError, IllegalAction
-from engine.events import Event, FieldBought, Harvested, Planted, Reshuffled
-from engine.results import GameResult
+from engine.events import Drew, Event, FieldBought, GameEnded, Harvested, Planted, Reshuffled
+from engine.results import GameResult, rank_by_coins
+
+_BUY_FIELD = BuyField()
+
+
+@dataclass(slots=True)
+class TableSeat:
+    """What every seat has: a hand (front card first), fields and a treasury of coin cards."""
+
+    hand: list[Bean] = field(default_factory=list)
+    field_beans: list[Bean | None] = field(default_factory=list)
+    field_counts: list[int] = field(default_factory=list)
+    treasury: list[Bean] = field(default_factory=list)
+
+    @property
+    def coins(self) -> int:
+        return len(self.treasury)
 
 
 class Game:
@@ -31,6 +49,10 @@ class Game:
     events: list[Event]
     history: list[tuple[int, Action]]
     seats: list[Any]
+    players: int
+    seed: int
+    turn: int
+    active: int
     rules: Any
     deck: list[Bean]
     discard: list[Bean]
@@ -40,6 +62,79 @@ class Game:
 
     def __init__(self, rules: Any, players: int, seed: int) -> None:  # each game deals its own way
         raise NotImplementedError
+
+    def _open_table(self, rules: Any, players: int, seed: int, seat_type: Callable[[], Any]) -> None:
+        """The start every game shares: check the table size, shuffle the deck from ``seed`` (the
+        first use of the game's random stream), empty seats and an empty record."""
+        if not rules.min_players <= players <= rules.max_players:
+            raise ValueError(f"{rules.id} is for {rules.min_players}-{rules.max_players} players, not {players!r}")
+        self.rules, self.players, self.seed = rules, players, seed
+        self._rng = random.Random(seed)
+        self.seats = [seat_type() for _ in range(players)]
+        deck = [t.bean for t in rules.bean_types for _ in range(t.count)]
+        self._rng.shuffle(deck)
+        self.deck = deck  # the top of the deck is the end of the list
+        self.discard = []  # the top of the pile is the end of the list
+        self.reshuffles = self.turn = self.active = self.to_move = 0
+        self.events, self.history = [], []
+        self.over, self.result = False, None
+        self.phase = None
+        self._decision = None
+
+    def _deal_hands(self) -> None:
+        """Every seat gets its starting fields, then ``hand_size`` cards dealt one at a time around the table."""
+        for seat in self.seats:
+            seat.field_beans = [None] * self.rules.start_fields
+            seat.field_counts = [0] * self.rules.start_fields
+        for _ in range(self.rules.hand_size):
+            for seat in self.seats:
+                seat.hand.append(self.deck.pop())
+
+    def _draw_and_pass_turn(self) -> bool:
+        """The active player draws the rules' number of cards one at a time to the back of the hand,
+        then the next player's turn starts. False (and no next turn) when the deck ran out."""
+        s = self.seats[self.active]
+        drawn = 0
+        for _ in range(self.rules.draw):
+            card = self._take_card()
+            if card is None:
+                if drawn:
+                    self.events.append(Drew(self.active, drawn))
+                return False
+            s.hand.append(card)
+            drawn += 1
+        self.events.append(Drew(self.active, drawn))
+        self.active = (self.active + 1) % self.players
+        self.turn += 1
+        self._start_turn()
+        return True
+
+    def _start_turn(self) -> None:
+        raise NotImplementedError
+
+    def _end_game(self, ranks: tuple[int, ...] | None = None) -> None:
+        """Record the result: every seat's coins and ``ranks`` (by default ranked by coins)."""
+        coins = self.coins()
+        ranks = rank_by_coins(coins) if ranks is None else ranks
+        self.result = GameResult(coins, ranks)
+        self.events.append(GameEnded(coins, ranks))
+        self.over = True
+        self.phase = None
+        self._decision = None
+
+    def _cashable(self, s: Any) -> list[bool]:
+        """Per field: may it be cashed in now (a lone bean not while another field holds more)."""
+        counts = s.field_counts
+        lone_blocked = any(c > 1 for c in counts)  # computed once for every field
+        return [c > 1 or (c == 1 and not lone_blocked) for c in counts]
+
+    def _field_options(self, s: Any, cashable: list[bool]) -> list[Action]:
+        """The options every decision has: buy the next field, cash in a field."""
+        options: list[Action] = []
+        if len(s.field_beans) < self.rules.max_fields and s.coins >= self.rules.field_price:
+            options.append(_BUY_FIELD)
+        options.extend(Harvest(i) for i, ok in enumerate(cashable) if ok)
+        return options
 
     @classmethod
     def from_position(cls, rules: Any, players: int, seed: int = 0, **position: Any) -> Any:

@@ -8,6 +8,7 @@ example policy of the Princes simulation (bench/princes.py).
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from engine.actions import (
     Action, BuyField, ClaimTask, DecisionKind, DiscardHand, DiscardMiddle, EndTrading, Harvest, Offer, Pass,
@@ -203,3 +204,19 @@ def princes_example_move(rules, view, options, events, rng: random.Random, disca
         return PayTribute()  # gold beyond what the Castle needs buys progress
     action = princes_greedy_action(game, rng)
     return action if action in options else options[0]
+
+
+class PrincesExampleMoves:
+    """Mixed into an SDK bot: every duel and solo decision is ``princes_example_move``, with the
+    discard pile followed in ``self.princes_discard``. The bot's ``plant_first`` and
+    ``plant_second`` hand over to ``princes_move`` when ``self.rules.princes`` is set."""
+
+    rules: Any
+    rng: random.Random
+
+    def princes_move(self, request: Any) -> Action:
+        """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
+        discard = self.__dict__.setdefault("princes_discard", [])
+        return princes_example_move(self.rules, request.view, request.options, request.events, self.rng, discard)
+
+    take_middle = discard_hand = keep_middle = princes_move

@@ -13,17 +13,16 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from engine.actions import (
-    Action, BuyField, ClaimTask, Decision, DecisionKind, DiscardHand, DiscardMiddle, Harvest, Pass, PayTribute,
+    Action, BuyField, ClaimTask, DecisionKind, DiscardHand, DiscardMiddle, Harvest, Pass, PayTribute,
     Plant, PlantMiddle,
 )
 from engine.cards import Bean
 from engine.errors import IllegalAction
-from engine.game import Game
+from engine.game import Game, TableSeat
 from engine.events import (
-    Discarded, Drew, EndTriggered, Event, FigureMoved, GameEnded, Passed, TaskClaimed, TookDiscard,
+    Discarded, EndTriggered, FigureMoved, Passed, TaskClaimed, TookDiscard,
     TributePaid, TurnedUp, TurnStarted, VineRevealed,
 )
-from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
 from engine.vine import CASTLE, TASKS
 from engine.views import PrincesView, TurnRecord, princes_view
@@ -37,18 +36,10 @@ _PHASE1 = (K.PLANT_FIRST, K.PLANT_SECOND, K.DISCARD_HAND)
 
 
 @dataclass(slots=True)
-class PrincesSeat:
+class PrincesSeat(TableSeat):
     """One player's cards and figure (``position`` on the vine: 0 start, k on card k, cards + 1 the Castle)."""
 
-    hand: list[Bean] = field(default_factory=list)
-    field_beans: list[Bean | None] = field(default_factory=list)
-    field_counts: list[int] = field(default_factory=list)
-    treasury: list[Bean] = field(default_factory=list)
     position: int = 0
-
-    @property
-    def coins(self) -> int:
-        return len(self.treasury)
 
 
 @dataclass(slots=True)
@@ -136,20 +127,11 @@ class PrincesGame(Game):
         princes = rules.princes
         if princes is None:
             raise ValueError(f"{rules.id} is not a Princes variant")
-        if not rules.min_players <= players <= rules.max_players:
-            raise ValueError(f"{rules.id} is for {rules.min_players}-{rules.max_players} players, not {players!r}")
-        self.rules = rules
+        self._open_table(rules, players, seed, PrincesSeat)
         self.princes = princes
         self.solo = princes.solo
-        self.players = players
-        self.seed = seed
-        self._rng = random.Random(seed)
-        deck = [t.bean for t in rules.bean_types for _ in range(t.count)]
-        self._rng.shuffle(deck)
         vine = list(princes.tasks)
         self._rng.shuffle(vine)  # P-1.3: the vine is dealt from the same seed, after the deck
-        self.deck: list[Bean] = deck  # the top of the supply is the end of the list
-        self.discard: list[Bean] = []  # the top of the pile is the end of the list
         self.box: list[Bean] = []  # gold paid for tribute and fields: out of the game (P-3.5)
         self.middle: dict[Bean, int] = {}  # stacks by bean, in the order they were started
         self.vine: list[str] = vine  # vine[k-1] is the task of card k
@@ -157,23 +139,9 @@ class PrincesGame(Game):
         self.violet = 0 if self.solo else -1  # S-2
         self.red = princes.red_start if self.solo else -1  # S-3
         self.revealed = 0  # cards 1..revealed are face up
-        self.reshuffles = 0
-        self.turn = 0
-        self.active = 0
-        self.events: list[Event] = []
-        self.history: list[tuple[int, Action]] = []
-        self.over = False
-        self.result: GameResult | None = None
         self.end_reason: str | None = None  # "castle", "neutral" or "supply" once over
-        self.phase: DecisionKind | None = None
-        self.to_move = 0
         self.log = TurnLog()
-        self._decision: Decision | None = None
-        self.seats = [PrincesSeat(field_beans=[None] * rules.start_fields, field_counts=[0] * rules.start_fields)
-                      for _ in range(players)]
-        for _ in range(rules.hand_size):  # P-2.1
-            for s in self.seats:
-                s.hand.append(self.deck.pop())
+        self._deal_hands()  # P-2.1
         self._reveal()
         self._start_turn()
 
@@ -483,21 +451,8 @@ class PrincesGame(Game):
             self.discard.extend(beans)
             self.events.append(Discarded(self.active, beans, "middle"))
         self.log.phase = 4
-        s = self.seats[self.active]
-        drawn = 0
-        for _ in range(self.rules.draw):
-            card = self._take_card()
-            if card is None:
-                if drawn:
-                    self.events.append(Drew(self.active, drawn))
-                self._finish("supply", None)
-                return
-            s.hand.append(card)
-            drawn += 1
-        self.events.append(Drew(self.active, drawn))
-        self.active = (self.active + 1) % self.players
-        self.turn += 1
-        self._start_turn()
+        if not self._draw_and_pass_turn():
+            self._finish("supply", None)
 
     def _finish(self, reason: str, seat: int | None) -> None:
         """P-7 / S-6: discard what is not planted, cash in every field, final tribute, result."""
@@ -523,25 +478,15 @@ class PrincesGame(Game):
                     self.box.extend(paid)
                     s.position += 1
                     self.events.append(TributePaid(other, s.position, paid))
-        coins = self.coins()
-        if self.solo:
-            ranks: tuple[int, ...] = (1,) if reason == "castle" else (2,)  # S-7
-        else:
-            ranks = rank_by_coins(coins)
-        self.result = GameResult(coins, ranks)
-        self.events.append(GameEnded(coins, ranks))
-        self.phase = None
-        self._decision = None
+        self._end_game(((1,) if reason == "castle" else (2,)) if self.solo else None)  # S-7; a duel: P-7.4
 
     # ----------------------------------------------------------------- options
     def _options(self) -> list[Action]:
         seat = self.to_move
         s = self.seats[seat]
         phase = self.phase
-        counts = s.field_counts
         beans = s.field_beans
-        lone_blocked = any(c > 1 for c in counts)  # P-3.2, once for every field
-        cashable = [c > 1 or (c == 1 and not lone_blocked) for c in counts]
+        cashable = self._cashable(s)  # P-3.2
         options: list[Action] = []
         if phase is K.PLANT_FIRST or phase is K.PLANT_SECOND:
             bean = s.hand[0]
@@ -565,11 +510,7 @@ class PrincesGame(Game):
             options.append(_CLAIM)
         if s.position + 1 < self.castle and s.coins >= self.princes.tribute_price:
             options.append(_TRIBUTE)
-        if len(beans) < self.rules.max_fields and s.coins >= self.rules.field_price:
-            options.append(_BUY_FIELD)
-        for i, ok in enumerate(cashable):
-            if ok:
-                options.append(Harvest(i))
+        options.extend(self._field_options(s, cashable))  # P-3.3, P-3.4
         return options
 
 
