@@ -243,24 +243,20 @@ class Pipes:
 
     def _read_into_lines(self) -> bool:
         """Read what is available from stdout; False at EOF."""
-        data = self._read(self.stdout)
-        if data is None:
-            return True
-        if not data:
-            self.stdout_eof = True
-            return False
-        self.lines.feed(data)
-        return True
+        self.stdout_eof = not self._pump(self.stdout, self.lines)
+        return not self.stdout_eof
 
     def _read_stderr(self) -> bool:
-        data = self._read(self.stderr)
-        if data is None:
-            return True
-        if not data:
-            self.stderr_eof = True
-            return False
-        self.err.feed(data)
-        return True
+        """Read what is available from stderr; False at EOF."""
+        self.stderr_eof = not self._pump(self.stderr, self.err)
+        return not self.stderr_eof
+
+    def _pump(self, fd: int, sink: Any) -> bool:
+        """Feed what ``fd`` has into ``sink``; False at EOF (nothing available is not EOF)."""
+        data = self._read(fd)
+        if data:
+            sink.feed(data)
+        return data is None or bool(data)
 
     @staticmethod
     def _read(fd: int) -> bytes | None:

@@ -122,7 +122,7 @@ def test_malformed_replies_of_every_shape_are_the_bots_fault(tmp_path: Path, sha
 
 
 def test_a_bot_that_spoils_only_when_losing_ranks_last_in_those_games(tmp_path: Path) -> None:
-    season = hostile_season(tmp_path, (HOSTILE / "spoil_when_losing.py").read_text(), games=10)
+    season = hostile_season(tmp_path, hostile_source("deep_json", TARGET="when-behind"), games=10)
     statuses = hostile_statuses(season)
     assert set(statuses) <= {"ok", "protocol"} and "protocol" in statuses
 

@@ -1,17 +1,22 @@
-"""Helpers for the engine tests: hand-built positions, snapshots, illegal-action checks."""
+"""Helpers for the engine tests: hand-built positions, snapshots, illegal-action checks, and what
+tests of either game share (junk actions, a buying policy, a copy with the hidden cards permuted)."""
 from __future__ import annotations
 
 import copy
+import random
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Iterable, TypeVar
 
 import pytest
 
-from engine import Bean, ClassicGame, IllegalAction, classic_rules
+from engine import Action, Bean, BuyField, ClassicGame, Harvest, IllegalAction, Plant, classic_rules
+from engine.game import Game
+from engine.policies import random_action
 
 B = Bean
 BLUE, CHILI, STINK, GREEN, SOY, BLACK, RED, GARDEN = (
     Bean.BLUE, Bean.CHILI, Bean.STINK, Bean.GREEN, Bean.SOY, Bean.BLACK_EYED, Bean.RED, Bean.GARDEN)
+G = TypeVar("G", bound=Game)
 
 
 def new_game(players: int = 3, seed: int = 1) -> ClassicGame:
@@ -71,3 +76,34 @@ def clone(game: ClassicGame) -> ClassicGame:
     g = copy.deepcopy(game)
     g._decision = None
     return g
+
+
+def junk_on_field(kind: int, rng: random.Random) -> Plant | Harvest:
+    """A ``Plant`` (kind 0) or ``Harvest`` (kind 1) of a field numbered -1..3, legal or not."""
+    return (Plant, Harvest)[kind](rng.randrange(-1, 4))
+
+
+def buy_or_harvest(game: Game, rng: random.Random, harvest_rate: float, **random_options: Any) -> Action:
+    """``random_action``, but buying a field when possible with p=0.5 and harvesting with p=``harvest_rate``
+    (to produce those events)."""
+    options = game.legal_actions()
+    if BuyField() in options and rng.random() < 0.5:
+        return BuyField()
+    harvests = [a for a in options if isinstance(a, Harvest)]
+    if harvests and rng.random() < harvest_rate:
+        return rng.choice(harvests)
+    return random_action(game, rng, **random_options)
+
+
+def hidden_permuted(game: G, seat: int, rng: random.Random) -> G:
+    """A copy in which what ``seat`` may not know is changed: the deck's order and the other hands
+    (their cards redistributed among the deck and those hands, sizes kept)."""
+    other = copy.deepcopy(game, {id(game.events): [], id(game.history): [], id(game.rules): game.rules})
+    others = [p for p in range(len(game.seats)) if p != seat]
+    pool = list(other.deck) + [b for p in others for b in other.seats[p].hand]
+    rng.shuffle(pool)
+    for p in others:
+        n = len(other.seats[p].hand)
+        other.seats[p].hand, pool = pool[:n], pool[n:]
+    other.deck = pool
+    return other

@@ -7,15 +7,14 @@ import random
 import pytest
 
 from engine import (
-    ACTION_TYPES, Accept, Bean, BuyField, ClassicGame, Confirm, DecisionKind, EndTrading, GameResult, Harvest,
-    IllegalAction, Offer, Pass, Plant, PlantTraded, Rules, View, action_from_json, action_to_json, classic_rules,
-    event_from_json, event_to_json, rules_for,
+    ACTION_TYPES, Accept, Action, Bean, BuyField, ClassicGame, Confirm, DecisionKind, EndTrading, GameResult,
+    Harvest, IllegalAction, Offer, Pass, Plant, PlantTraded, Rules, View, action_from_json, action_to_json,
+    classic_rules, event_from_json, event_to_json, rules_for,
 )
 from engine.actions import CLASSIC_ACTIONS, CLASSIC_KINDS
 from engine.events import CLASSIC_EVENTS
-from engine.policies import random_action
 from engine.replay import Replay
-from engine_helpers import BLUE, CHILI, GARDEN, GREEN, RED, SOY, STINK, set_position
+from engine_helpers import BLUE, CHILI, GARDEN, GREEN, RED, SOY, STINK, buy_or_harvest, set_position
 
 RULES = classic_rules()
 
@@ -47,15 +46,8 @@ def test_action_json_is_plain():
     assert action_from_json({"type": "confirm", "response": 1}) == Confirm(1)
 
 
-def greedy_buyer(game: ClassicGame, rng: random.Random):
-    """random_action, but buying a third field and harvesting now and then (to produce those events)."""
-    options = game.decision.options
-    if BuyField() in options and rng.random() < 0.5:
-        return BuyField()
-    harvests = [a for a in options if isinstance(a, Harvest)]
-    if harvests and rng.random() < 0.05:
-        return rng.choice(harvests)
-    return random_action(game, rng, offer_rate=0.4)
+def greedy_buyer(game: ClassicGame, rng: random.Random) -> Action:
+    return buy_or_harvest(game, rng, harvest_rate=0.05, offer_rate=0.4)
 
 
 def finished_games(n: int = 6):

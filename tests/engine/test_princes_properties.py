@@ -4,7 +4,6 @@ only the active player decides, refused actions change nothing, and views leak n
 opponent's hand, the supply's order nor a face-down Vine card."""
 from __future__ import annotations
 
-import copy
 import json
 import random
 from collections import Counter
@@ -15,12 +14,13 @@ from hypothesis import strategies as st
 
 from engine import (
     BuyField, ClaimTask, DiscardHand, DiscardMiddle, Harvest, IllegalAction, Pass, PayTribute, Plant, PlantMiddle,
-    PrincesView, Rules, action_from_json, action_to_json, duel_rules, event_from_json, event_to_json, new_game,
-    rules_for, solo_rules, view_from_json,
+    PrincesGame, PrincesView, Rules, action_from_json, action_to_json, duel_rules, event_from_json, event_to_json,
+    new_game, rules_for, solo_rules, view_from_json,
 )
 from engine.actions import PRINCES_ACTIONS, PRINCES_KINDS
 from engine.events import PRINCES_EVENTS
 from engine.policies import princes_greedy_action, random_action
+from engine_helpers import hidden_permuted, junk_on_field
 from princes_helpers import COMPOSITION, all_cards, snapshot
 
 MAX_DECISIONS = 5000
@@ -32,10 +32,8 @@ FACE_DOWN_DUEL = Rules.from_json({**duel_rules().to_json(), "princes": {**duel_r
 def junk(game, rng: random.Random):
     beans = game.rules.beans
     kind = rng.randrange(7)
-    if kind == 0:
-        return Plant(rng.randrange(-1, 4))
-    if kind == 1:
-        return Harvest(rng.randrange(-1, 4))
+    if kind < 2:
+        return junk_on_field(kind, rng)
     if kind == 2:
         return DiscardHand(rng.randrange(-1, 8))
     if kind == 3:
@@ -45,17 +43,10 @@ def junk(game, rng: random.Random):
     return rng.choice([Pass(), ClaimTask(), PayTribute(), BuyField()])
 
 
-def hidden_permuted(game, seat: int, rng: random.Random):
+def vine_hidden_permuted(game: PrincesGame, seat: int, rng: random.Random) -> PrincesGame:
     """A copy in which everything ``seat`` must not know is changed: the supply's order, the other
     hands (cards redistributed, sizes kept) and the order of the face-down Vine cards."""
-    other = copy.deepcopy(game, {id(game.events): [], id(game.history): [], id(game.rules): game.rules})
-    others = [p for p in range(game.players) if p != seat]
-    pool = list(other.deck) + [b for p in others for b in other.seats[p].hand]
-    rng.shuffle(pool)
-    for p in others:
-        n = len(other.seats[p].hand)
-        other.seats[p].hand, pool = pool[:n], pool[n:]
-    other.deck = pool
+    other = hidden_permuted(game, seat, rng)
     hidden = other.vine[other.revealed:]
     rng.shuffle(hidden)
     other.vine[other.revealed:] = hidden
@@ -96,7 +87,7 @@ def play_checked(rules, players: int, seed: int, policy_seed: int, greedy: bool 
         if decisions % 7 == 0 and not game.over:
             for seat in range(players):
                 data = game.view(seat).to_json()
-                assert hidden_permuted(game, seat, junk_rng).view(seat).to_json() == data
+                assert vine_hidden_permuted(game, seat, junk_rng).view(seat).to_json() == data
     assert game.result is not None and game.decision is None
     assert len(game.result.coins) == players
     return game

@@ -10,6 +10,7 @@ import random
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -577,6 +578,14 @@ def log(**kw) -> TurnLog:
     return TurnLog(phase=3, **kw)
 
 
+def check_task(task: str, yes: list[dict[str, Any]], no: list[dict[str, Any]]) -> None:
+    """``task`` can be claimed in every position of ``yes`` and in none of ``no`` (``task_position``'s keywords)."""
+    for kw in yes:
+        assert claims(task_position(task, **kw)), kw
+    for kw in no:
+        assert not claims(task_position(task, **kw)), kw
+
+
 @rule("V01")
 def test_V01_two_phase_1_beans_onto_existing_fields():
     assert claims(task_position("V01", phase=K.KEEP_MIDDLE, log=log(p1_plants=[(RED, "grew"), (SOY, "grew")])))
@@ -589,17 +598,15 @@ def test_V01_two_phase_1_beans_onto_existing_fields():
 
 @rule("V02")
 def test_V02_all_other_figures_ahead():
-    assert claims(task_position("V02", positions=[0, 1]))
-    assert not claims(task_position("V02", positions=[0, 0]))
-    assert claims(task_position("V02", solo=True, violet=2, red=21))
-    assert not claims(task_position("V02", solo=True, violet=0, red=21))
+    check_task("V02", yes=[dict(positions=[0, 1]), dict(solo=True, violet=2, red=21)],
+                      no=[dict(positions=[0, 0]), dict(solo=True, violet=0, red=21)])
 
 
 @rule("V03")
 def test_V03_two_phase_1_beans_of_one_kind():
-    assert claims(task_position("V03", phase=K.KEEP_MIDDLE, log=log(p1_plants=[(RED, "new"), (RED, "grew")])))
-    assert not claims(task_position("V03", phase=K.KEEP_MIDDLE, log=log(p1_plants=[(RED, "new"), (SOY, "new")])))
-    assert not claims(task_position("V03", phase=K.KEEP_MIDDLE, log=log(p1_plants=[(RED, "new")])))
+    check_task("V03", yes=[dict(phase=K.KEEP_MIDDLE, log=log(p1_plants=[(RED, "new"), (RED, "grew")]))],
+                      no=[dict(phase=K.KEEP_MIDDLE, log=log(p1_plants=[(RED, "new"), (SOY, "new")])),
+                          dict(phase=K.KEEP_MIDDLE, log=log(p1_plants=[(RED, "new")]))])
 
 
 def field_kind(task: str, bean: Bean) -> None:
@@ -615,9 +622,9 @@ def test_V04_blue_in_a_field():
 
 @rule("V05")
 def test_V05_any_player_two_red_beans():
-    assert claims(task_position("V05", fields=[[None, None], [(RED, 2), None]]))
-    assert claims(task_position("V05", fields=[[(RED, 1), (RED, 1)], [None, None]]))
-    assert not claims(task_position("V05", fields=[[(RED, 1), None], [(RED, 1), None]]))
+    check_task("V05", yes=[dict(fields=[[None, None], [(RED, 2), None]]),
+                           dict(fields=[[(RED, 1), (RED, 1)], [None, None]])],
+                      no=[dict(fields=[[(RED, 1), None], [(RED, 1), None]])])
 
 
 @rule("V06")
@@ -687,15 +694,15 @@ def test_V14_a_card_taken_from_the_discard_pile_in_phase_2():
 
 @rule("V15")
 def test_V15_three_different_kinds_turned_up():
-    assert claims(task_position("V15", phase=K.KEEP_MIDDLE, log=log(p2_turned=[RED, SOY, BLUE])))
-    assert not claims(task_position("V15", phase=K.KEEP_MIDDLE, log=log(p2_turned=[RED, SOY, RED])))
-    assert not claims(task_position("V15", phase=K.KEEP_MIDDLE, log=log(p2_turned=[RED, SOY])))
+    check_task("V15", yes=[dict(phase=K.KEEP_MIDDLE, log=log(p2_turned=[RED, SOY, BLUE]))],
+                      no=[dict(phase=K.KEEP_MIDDLE, log=log(p2_turned=[RED, SOY, RED])),
+                          dict(phase=K.KEEP_MIDDLE, log=log(p2_turned=[RED, SOY]))])
 
 
 @rule("V16")
 def test_V16_two_of_a_kind_turned_up():
-    assert claims(task_position("V16", phase=K.KEEP_MIDDLE, log=log(p2_turned=[RED, SOY, RED])))
-    assert not claims(task_position("V16", phase=K.KEEP_MIDDLE, log=log(p2_turned=[RED, SOY, BLUE])))
+    check_task("V16", yes=[dict(phase=K.KEEP_MIDDLE, log=log(p2_turned=[RED, SOY, RED]))],
+                      no=[dict(phase=K.KEEP_MIDDLE, log=log(p2_turned=[RED, SOY, BLUE]))])
 
 
 @rule("V17")
@@ -709,16 +716,16 @@ def test_V17_two_kinds_planted_from_the_middle_in_phase_3():
 
 @rule("V18")
 def test_V18_three_beans_planted_from_the_middle_in_phase_3():
-    assert claims(task_position("V18", phase=K.KEEP_MIDDLE, log=log(p3_planted=[(RED, 1), (SOY, 2)])))
-    assert not claims(task_position("V18", phase=K.KEEP_MIDDLE, log=log(p3_planted=[(RED, 2)])))
+    check_task("V18", yes=[dict(phase=K.KEEP_MIDDLE, log=log(p3_planted=[(RED, 1), (SOY, 2)]))],
+                      no=[dict(phase=K.KEEP_MIDDLE, log=log(p3_planted=[(RED, 2)]))])
 
 
 @rule("V19")
 def test_V19_a_turned_up_bean_matches_a_field():
-    assert claims(task_position("V19", phase=K.KEEP_MIDDLE, fields=[[(SOY, 1), None], [None, None]],
-                                log=log(p2_turned=[RED, SOY, BLUE])))
-    assert not claims(task_position("V19", phase=K.KEEP_MIDDLE, fields=[[(GREEN, 1), None], [None, None]],
-                                    log=log(p2_turned=[RED, SOY, BLUE])))
+    check_task("V19", yes=[dict(phase=K.KEEP_MIDDLE, fields=[[(SOY, 1), None], [None, None]],
+                                log=log(p2_turned=[RED, SOY, BLUE]))],
+                      no=[dict(phase=K.KEEP_MIDDLE, fields=[[(GREEN, 1), None], [None, None]],
+                               log=log(p2_turned=[RED, SOY, BLUE]))])
 
 
 @rule("V20")
@@ -731,51 +738,48 @@ def test_V20_a_field_harvested_this_turn():
 
 @rule("V21")
 def test_V21_two_gold():
-    assert claims(task_position("V21", treasury=[2, 0]))
-    assert not claims(task_position("V21", treasury=[1, 5]))
+    check_task("V21", yes=[dict(treasury=[2, 0])], no=[dict(treasury=[1, 5])])
 
 
 @rule("V22")
 def test_V22_two_fields_of_two_beans():
-    assert claims(task_position("V22", fields=[[(SOY, 2), (RED, 3)], [None, None]]))
-    assert not claims(task_position("V22", fields=[[(SOY, 2), (RED, 1)], [(BLUE, 2), (RED, 2)]]))
+    check_task("V22", yes=[dict(fields=[[(SOY, 2), (RED, 3)], [None, None]])],
+                      no=[dict(fields=[[(SOY, 2), (RED, 1)], [(BLUE, 2), (RED, 2)]])])
 
 
 @rule("V23")
 def test_V23_a_field_of_four_beans():
-    assert claims(task_position("V23", fields=[[(SOY, 4), None], [None, None]]))
-    assert not claims(task_position("V23", fields=[[(SOY, 3), (RED, 3)], [(BLUE, 9), None]]))
+    check_task("V23", yes=[dict(fields=[[(SOY, 4), None], [None, None]])],
+                      no=[dict(fields=[[(SOY, 3), (RED, 3)], [(BLUE, 9), None]])])
 
 
 @rule("V24")
 def test_V24_no_empty_field():
-    assert claims(task_position("V24", fields=[[(SOY, 1), (RED, 1)], [None, None]]))
-    assert not claims(task_position("V24", fields=[[(SOY, 1), (RED, 1), None], [None, None]]))
+    check_task("V24", yes=[dict(fields=[[(SOY, 1), (RED, 1)], [None, None]])],
+                      no=[dict(fields=[[(SOY, 1), (RED, 1), None], [None, None]])])
 
 
 @rule("V25")
 def test_V25_six_beans_planted():
-    assert claims(task_position("V25", fields=[[(SOY, 3), (RED, 3)], [None, None]]))
-    assert not claims(task_position("V25", fields=[[(SOY, 3), (RED, 2)], [(BLUE, 9), None]]))
+    check_task("V25", yes=[dict(fields=[[(SOY, 3), (RED, 3)], [None, None]])],
+                      no=[dict(fields=[[(SOY, 3), (RED, 2)], [(BLUE, 9), None]])])
 
 
 @rule("V26")
 def test_V26_at_most_three_hand_cards():
-    assert claims(task_position("V26", hands=[[SOY, RED, BLUE], [SOY] * 6]))
-    assert not claims(task_position("V26", hands=[[SOY, RED, BLUE, GREEN], []]))
+    check_task("V26", yes=[dict(hands=[[SOY, RED, BLUE], [SOY] * 6])], no=[dict(hands=[[SOY, RED, BLUE, GREEN], []])])
 
 
 @rule("V27")
 def test_V27_a_pair_in_the_hand():
-    assert claims(task_position("V27", hands=[[SOY, RED, SOY], []]))
-    assert not claims(task_position("V27", hands=[[SOY, RED, BLUE], [RED, RED]]))
+    check_task("V27", yes=[dict(hands=[[SOY, RED, SOY], []])], no=[dict(hands=[[SOY, RED, BLUE], [RED, RED]])])
 
 
 @rule("V28")
 def test_V28_discard_top_matches_a_field():
-    assert claims(task_position("V28", discard=[RED, SOY], fields=[[(SOY, 1), None], [None, None]]))
-    assert not claims(task_position("V28", discard=[SOY, RED], fields=[[(SOY, 1), None], [None, None]]))
-    assert not claims(task_position("V28", discard=[], fields=[[(SOY, 1), None], [None, None]]))
+    check_task("V28", yes=[dict(discard=[RED, SOY], fields=[[(SOY, 1), None], [None, None]])],
+                      no=[dict(discard=[SOY, RED], fields=[[(SOY, 1), None], [None, None]]),
+                          dict(discard=[], fields=[[(SOY, 1), None], [None, None]])])
 
 
 # --------------------------------------------------------------------------- assumptions, policies, errors

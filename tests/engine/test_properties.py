@@ -14,12 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import (
-    Accept, BuyField, ClassicGame, Confirm, EndTrading, Harvest, IllegalAction, Offer,
-    Pass, Plant, PlantTraded, classic_rules,
+    Accept, BuyField, ClassicGame, Confirm, EndTrading, IllegalAction, Offer, Pass, PlantTraded, classic_rules,
 )
 from engine.events import Drew, FieldBought, Traded
 from engine.policies import random_action
-from engine_helpers import all_cards, snapshot
+from engine_helpers import all_cards, junk_on_field, snapshot
 
 RULES = classic_rules()
 COMPOSITION = Counter({t.bean: t.count for t in RULES.bean_types})
@@ -40,10 +39,8 @@ def random_junk(game: ClassicGame, rng: random.Random):
     s = game.seats[game.to_move]
     pos = lambda size: tuple(rng.sample(range(-1, size + 2), rng.randrange(0, min(3, size + 3))))  # noqa: E731
     kind = rng.randrange(9)
-    if kind == 0:
-        return Plant(rng.randrange(-1, 4))
-    if kind == 1:
-        return Harvest(rng.randrange(-1, 4))
+    if kind < 2:
+        return junk_on_field(kind, rng)
     if kind == 2:
         return PlantTraded(rng.randrange(-1, len(s.trade) + 2), rng.randrange(-1, 4))
     if kind == 3:

@@ -4,7 +4,6 @@ a view shows its seat's hand and only public facts of the others, and a replay r
 A format registered later (arena.formats.register) is checked by the same battery."""
 from __future__ import annotations
 
-import copy
 import random
 
 import pytest
@@ -15,25 +14,12 @@ from arena.formats import Format, formats
 from engine import IllegalAction, new_game
 from engine.policies import random_action
 from engine.replay import Replay, resimulate
+from engine_helpers import hidden_permuted
 
 CASES = [(fmt, players) for fmt in formats() for players in range(fmt.players[0], fmt.players[1] + 1)]
 IDS = [f"{fmt.name}-{players}p" for fmt, players in CASES]
 SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MAX_ACTIONS = 20_000  # far above any real game (a classic game of 5 takes ~1,000)
-
-
-def hidden_permuted(game, seat: int, rng: random.Random):  # type: ignore[no-untyped-def]
-    """A copy in which what ``seat`` may not know is changed: the deck's order and the other hands
-    (their cards redistributed among the deck and those hands, sizes kept)."""
-    other = copy.deepcopy(game, {id(game.events): [], id(game.history): [], id(game.rules): game.rules})
-    others = [p for p in range(game.players) if p != seat]
-    pool = list(other.deck) + [b for p in others for b in other.seats[p].hand]
-    rng.shuffle(pool)
-    for p in others:
-        n = len(other.seats[p].hand)
-        other.seats[p].hand, pool = pool[:n], pool[n:]
-    other.deck = pool
-    return other
 
 
 def play_out(fmt: Format, players: int, seed: int, policy_seed: int, check=lambda game: None):  # type: ignore[no-untyped-def]

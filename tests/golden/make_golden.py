@@ -19,28 +19,23 @@ import json
 import random
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent))
+sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent / "engine")]  # the engine and the engine tests' helpers
 
 from engine import (  # noqa: E402
-    BuyField, ClaimTask, ClassicGame, Harvest, PayTribute, action_to_json, event_to_json, new_game, rules_for,
+    Action, ClaimTask, ClassicGame, PayTribute, PrincesGame, action_to_json, event_to_json, new_game, rules_for,
 )
-from engine.policies import random_action  # noqa: E402
+from engine_helpers import buy_or_harvest  # noqa: E402
 
 RULES_ID = "classic-v2"  # classic-v1-*.json were made by this script under the v1 rules and are kept
 GAMES = [(3, 20260101), (4, 20260202), (5, 20260303)]
 POLICY = "scripted: BuyField when possible with p=0.5, a Harvest with p=0.03, else random_action(offer_rate=0.35)"
 
 
-def scripted_action(game: ClassicGame, rng: random.Random):
-    options = game.decision.options
-    if BuyField() in options and rng.random() < 0.5:
-        return BuyField()
-    harvests = [a for a in options if isinstance(a, Harvest)]
-    if harvests and rng.random() < 0.03:
-        return harvests[rng.randrange(len(harvests))]
-    return random_action(game, rng, offer_rate=0.35)
+def scripted_action(game: ClassicGame, rng: random.Random) -> Action:
+    return buy_or_harvest(game, rng, harvest_rate=0.03, offer_rate=0.35)
 
 
 PRINCES_GAMES = [("duel-v1", 2, 20260404), ("solo-v1", 1, 20260505)]
@@ -48,39 +43,40 @@ PRINCES_POLICY = ("scripted: ClaimTask when possible with p=0.9, PayTribute with
                   "a Harvest with p=0.05, else random_action")
 
 
-def princes_action(game, rng: random.Random):
+def princes_action(game: PrincesGame, rng: random.Random) -> Action:
     options = game.decision.options
     if ClaimTask() in options and rng.random() < 0.9:
         return ClaimTask()
     if PayTribute() in options and rng.random() < 0.15:
         return PayTribute()
-    if BuyField() in options and rng.random() < 0.5:
-        return BuyField()
-    harvests = [a for a in options if isinstance(a, Harvest)]
-    if harvests and rng.random() < 0.05:
-        return harvests[rng.randrange(len(harvests))]
-    return random_action(game, rng)
+    return buy_or_harvest(game, rng, harvest_rate=0.05)
 
 
 def princes_name(rules_id: str, players: int, seed: int) -> str:
     return f"{rules_id.split('-')[0]}-{players}p-{seed}.json"
 
 
-def build_princes(rules_id: str, players: int, seed: int) -> dict:
-    """Play one Princes game with the scripted policy and record it."""
+def play(rules_id: str, players: int, seed: int, policy: Callable[[Any, random.Random], Action],
+         policy_name: str) -> tuple[Any, dict]:
+    """Play one game with ``policy`` and record it; the finished game and the record."""
     game = new_game(rules_for(rules_id), players, seed)
     rng = random.Random(seed)
     initial = [event_to_json(e) for e in game.events]
     steps = []
     while not game.over:
         decision = game.decision
-        action = princes_action(game, rng)
+        action = policy(game, rng)
         events = game.apply(action)
         steps.append({"step": len(steps), "seat": decision.seat, "kind": decision.kind.value,
                       "action": action_to_json(action), "events": [event_to_json(e) for e in events]})
-    return {"rules_id": rules_id, "players": players, "seed": seed, "policy": PRINCES_POLICY,
-            "initial_events": initial, "steps": steps, "result": game.result.to_json(),
-            "end_reason": game.end_reason}
+    return game, {"rules_id": rules_id, "players": players, "seed": seed, "policy": policy_name,
+                  "initial_events": initial, "steps": steps, "result": game.result.to_json()}
+
+
+def build_princes(rules_id: str, players: int, seed: int) -> dict:
+    """Play one Princes game with the scripted policy and record it."""
+    game, doc = play(rules_id, players, seed, princes_action, PRINCES_POLICY)
+    return {**doc, "end_reason": game.end_reason}
 
 
 def golden_name(players: int, seed: int) -> str:
@@ -88,19 +84,8 @@ def golden_name(players: int, seed: int) -> str:
 
 
 def build(players: int, seed: int) -> dict:
-    """Play one game and record it."""
-    game = ClassicGame(rules_for(RULES_ID), players, seed)
-    rng = random.Random(seed)
-    initial = [event_to_json(e) for e in game.events]
-    steps = []
-    while not game.over:
-        decision = game.decision
-        action = scripted_action(game, rng)
-        events = game.apply(action)
-        steps.append({"step": len(steps), "seat": decision.seat, "kind": decision.kind.value,
-                      "action": action_to_json(action), "events": [event_to_json(e) for e in events]})
-    return {"rules_id": RULES_ID, "players": players, "seed": seed, "policy": POLICY,
-            "initial_events": initial, "steps": steps, "result": game.result.to_json()}
+    """Play one classic game and record it."""
+    return play(RULES_ID, players, seed, scripted_action, POLICY)[1]
 
 
 def dumps(doc: dict) -> str:

@@ -2,9 +2,11 @@
 JSON nested 200,000 deep (which made the referee's decoder raise RecursionError and void games),
 or another shape. Plays the SDK's defaults otherwise.
 
-The tests rewrite the two constants below: TARGET is "hello" or a decision kind ("plant_first",
-"trade_offer", "trade_respond", "trade_confirm", "plant_traded", "plant_second"); SHAPE is one of
-``PAYLOADS``.
+The tests rewrite the two constants below: TARGET is "hello", a decision kind ("plant_first",
+"trade_offer", "trade_respond", "trade_confirm", "plant_traded", "plant_second") or "when-behind";
+SHAPE is one of ``PAYLOADS``. "when-behind" spoils only a game it is losing, hoping to turn the loss
+into a void game: any decision after the second reshuffle while the public harvests give another
+seat more coins than it has.
 """
 import os
 import sys
@@ -37,12 +39,23 @@ def protocol_fd() -> int:
 
 
 class DeepJson(Bot):
+    def on_start(self, hello):
+        self.coins = [0] * hello.players  # from the public harvests
+
+    def behind(self, message) -> bool:
+        for event in message.get("events", ()):
+            if event.get("type") == "harvested":
+                self.coins[event["seat"]] += event["coins"]
+        view = message["view"]
+        others = [c for s, c in enumerate(self.coins) if s != view["seat"]]
+        return view["reshuffles"] >= 2 and max(others) > view["coins"]
+
     def trade_offer(self, request):
         return Pass()  # hear the others: their counter-offers bring the trade_confirm decision
 
     def act(self, message):
         kind = message.get("kind") if message.get("type") == "decide" else message.get("type")
-        if kind == TARGET:
+        if kind == TARGET or (TARGET == "when-behind" and message.get("type") == "decide" and self.behind(message)):
             data = memoryview(PAYLOADS[SHAPE](int(message.get("id", 0))) + b"\n")
             fd = protocol_fd()
             while data:
