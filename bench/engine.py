@@ -7,8 +7,6 @@ driven in-process through its SDK methods (view building included), on one core.
 """
 from __future__ import annotations
 
-import argparse
-import platform
 import random
 import sys
 import time
@@ -18,6 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import classic_rules, new_game  # noqa: E402
 from engine.policies import random_action  # noqa: E402
+
+import common  # noqa: E402
 
 
 def bench_random(games: int, players: int) -> tuple[float, float, float]:
@@ -61,11 +61,10 @@ def bench_greedy(games: int, players: int) -> tuple[float, float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=300)
+    parser = common.parser(__doc__, 300)
     parser.add_argument("--players", type=int, default=4)
     args = parser.parse_args()
-    print(f"machine: {platform.machine()} {platform.system()} {platform.release()}, python {platform.python_version()}")
+    print(common.machine())
     for name, fn in (("random", bench_random), ("greedy", bench_greedy)):
         rate, us, per_game = fn(args.games, args.players)
         print(f"{name:7s} {args.players}p: {rate:8.1f} games/s  {us:7.1f} µs/decision  {per_game:6.0f} decisions/game"

@@ -10,7 +10,6 @@ dealt from seeds ``S .. S+N-1``; the figures are in docs/princes.md.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import random
 import sys
@@ -23,6 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import new_game, rules_for  # noqa: E402
 from engine.policies import default_action, princes_greedy_action, random_action  # noqa: E402
+
+import common  # noqa: E402
 
 POLICIES: dict[str, Callable] = {
     "random": lambda game, rng: random_action(game, rng),
@@ -64,11 +65,8 @@ def play(variant: str, players: int, policy: str, games: int, first_seed: int) -
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    print(f"# {args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
+    args = common.parser(__doc__, 200, seed=True).parse_args()
+    print(common.seeds_line(args.games, args.seed))
     print("duel-v1: policy | ended at the Castle | by supply | turns (both players) | decisions | gold/player | games/s")
     for policy in ("random", "default", "greedy"):
         r = play("duel", 2, policy, args.games, args.seed)

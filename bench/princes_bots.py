@@ -9,7 +9,6 @@ Castle, the first bot's wins. Figures are in docs/princes.md.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections import Counter
@@ -22,6 +21,8 @@ from arena.rankings import wilson  # noqa: E402
 from arena.referee import InProcessPlayer, play_game  # noqa: E402
 from engine import rules_for  # noqa: E402
 from engine.events import EndTriggered  # noqa: E402
+
+import common  # noqa: E402
 
 
 def end_reason(record) -> str:  # type: ignore[no-untyped-def]
@@ -64,13 +65,11 @@ def duel(first_bot: str, second_bot: str, games: int, first: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=0)
+    parser = common.parser(__doc__, 500, seed=True)
     parser.add_argument("--solo", default="greedy,trader,search,random")
     parser.add_argument("--duel", default="greedy:random,greedy:greedy,trader:search")
     args = parser.parse_args()
-    print(f"# {args.games} games per line, seeds {args.seed}..{args.seed + args.games - 1}")
+    print(common.seeds_line(args.games, args.seed))
     print("| solo-v1 bot | win rate [95% Wilson CI] | avg gold | lost to a neutral figure | lost by supply | failures | games/s |")
     print("|---|---|---|---|---|---|---|")
     for name in filter(None, args.solo.split(",")):

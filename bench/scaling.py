@@ -9,9 +9,7 @@ is printed separately) and the time a run took in all.
 """
 from __future__ import annotations
 
-import argparse
 import os
-import platform
 import sys
 import tempfile
 import time
@@ -20,26 +18,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")  # before Dask is imported, here and in its workers
 
-from sqlmodel import Session  # noqa: E402
-
 from arena.db import make_engine  # noqa: E402
 from arena.executors import DaskExecutor, LocalPoolExecutor, TableExecutor  # noqa: E402
 from arena.ladder import SeasonProgress, run_season  # noqa: E402
 from arena.planning import SeasonSettings  # noqa: E402
-from arena.submit import register  # noqa: E402
 from sandbox import Limits, detect_tier  # noqa: E402
 
-BOTS = Path(__file__).resolve().parent.parent / "bots"
+import common  # noqa: E402
 
 
 def one_run(folder: str, executor: TableExecutor, games: int) -> tuple[float, float, int]:
     """(seconds until the workers were up, games per minute after that, games) of one season."""
     engine = make_engine(f"sqlite:///{folder}/{executor.name.split()[0]}-{time.monotonic_ns()}.sqlite")
-    with Session(engine) as session:
-        for stem in ("random_bot", "greedy_bot"):
-            source = (BOTS / f"{stem}.py").read_text()
-            register(session, stem, source, builtin=True)
-            register(session, stem + "_2", source + "\n# copy\n")
+    common.register_example_bots(engine)
     marks: list[float] = []
 
     def progress(p: SeasonProgress) -> None:
@@ -54,15 +45,13 @@ def one_run(folder: str, executor: TableExecutor, games: int) -> tuple[float, fl
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=96)
+    parser = common.parser(__doc__, 96)
     parser.add_argument("--workers", default="1,2,4", help="comma list of Dask worker counts")
     parser.add_argument("--no-local", action="store_true", help="skip the local pool reference runs")
     args = parser.parse_args()
     counts = [int(n) for n in args.workers.split(",")]
-    print(f"machine: {platform.machine()} {platform.system()} {platform.release()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, tier {detect_tier().value}, {args.games} 4-player games "
-          "(random, greedy and copies), seat-rotated deals")
+    print(common.machine(f"{os.cpu_count()} cores", f"tier {detect_tier().value}",
+                         f"{args.games} 4-player games (random, greedy and copies)", "seat-rotated deals"))
     runs: list[TableExecutor] = [] if args.no_local else [LocalPoolExecutor(n) for n in (1, 2)]
     runs += [DaskExecutor(None, n) for n in counts]
     with tempfile.TemporaryDirectory() as folder:

@@ -12,9 +12,7 @@ that uses the runner's JSON codec, and last ``fresh state vs cold spawn: X.XXx``
 """
 from __future__ import annotations
 
-import argparse
 import json
-import platform
 import resource
 import statistics
 import subprocess
@@ -26,19 +24,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlmodel import Session  # noqa: E402
-
 from arena.db import make_engine  # noqa: E402
 from arena.ladder import run_season  # noqa: E402
 from arena.planning import SeasonSettings  # noqa: E402
 from arena.players import SandboxPlayer  # noqa: E402
 from arena.referee import play_game  # noqa: E402
-from arena.submit import register  # noqa: E402
 from engine import classic_rules  # noqa: E402
 from sandbox import BotBundle, BotProcess, Limits, Reply, Tier, detect_tier  # noqa: E402
 from sandbox.boot import RUNNER_PATH  # noqa: E402
 
-BOTS = Path(__file__).resolve().parent.parent / "bots"
+import common  # noqa: E402
+
 ECHO_BOT = "def act(message):\n    return {'id': message.get('id'), 'action': {'type': 'pass'}}\n"
 
 
@@ -83,7 +79,7 @@ class Recorder:
 def breakdown(games: int, limits: Limits, tier: Tier) -> list[dict]:
     """One worker, games one after another: where a game's time goes. Returns the decide messages seen."""
     rules = classic_rules()
-    sources = [(BOTS / f"{stem}.py").read_text() for stem in ("random_bot", "greedy_bot", "random_bot", "greedy_bot")]
+    sources = [(common.BOTS / f"{stem}.py").read_text() for stem in ("random_bot", "greedy_bot", "random_bot", "greedy_bot")]
     messages: list[dict] = []
     rows = []
     for seed in range(games):
@@ -152,22 +148,16 @@ def round_trips(decides: list[dict], tier: Tier, rounds: int = 3) -> tuple[float
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=240, help="games per season (4-player rotated deals)")
+    parser = common.parser(__doc__, 240, games_help="games per season (4-player rotated deals)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--breakdown-games", type=int, default=20)
     args = parser.parse_args()
     tier = detect_tier()
-    print(f"machine: {platform.machine()} {platform.system()} {platform.release()}, Python {platform.python_version()}, "
-          f"tier {tier.value}, {args.workers} workers, 4-player seat-rotated deals", flush=True)
+    print(common.machine(f"tier {tier.value}", f"{args.workers} workers", "4-player seat-rotated deals"), flush=True)
     forked, cold = Limits(), Limits(fork_server=False)
     with tempfile.TemporaryDirectory() as folder:
         engine = make_engine(f"sqlite:///{folder}/bench.sqlite")
-        with Session(engine) as session:
-            for stem in ("random_bot", "greedy_bot"):
-                source = (BOTS / f"{stem}.py").read_text()
-                register(session, stem, source, builtin=True)
-                register(session, stem + "_2", source + "\n# copy\n")
+        common.register_example_bots(engine)
         fresh = season_rate(engine, "fork-server", args.games, args.workers, forked, tier)
         spawn = season_rate(engine, "cold-spawn", args.games, args.workers, cold, tier)
     for label, limits in (("fork server", forked), ("cold spawn", cold)):

@@ -9,7 +9,6 @@ replays, some failures, rating snapshots and ratings. Then builds the site and p
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -30,6 +29,8 @@ from arena.site import build_site  # noqa: E402
 from engine import classic_rules, new_game, rank_by_coins  # noqa: E402
 from engine.policies import random_action  # noqa: E402
 from engine.replay import Replay  # noqa: E402
+
+import common  # noqa: E402
 
 STATUSES = ("timeout", "crash", "illegal", "protocol")
 
@@ -131,9 +132,8 @@ def create_ladder(url: str, bots: int, games: int, seed: int = 1) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__, 20_000)
     parser.add_argument("--bots", type=int, default=200)
-    parser.add_argument("--games", type=int, default=20_000)
     parser.add_argument("--db", help="SQLite file to create, or to reuse when it already holds the ladder")
     parser.add_argument("--out", help="Site folder (default: a temporary folder)")
     parser.add_argument("--workers", type=int, default=None, help="Processes for game pages (default: cores, max 4)")

@@ -208,6 +208,38 @@
     return node;
   }
 
+  // A seat's panel: name and badge, a line of coins (gold), final place and hand size ending in `more`, the fields.
+  function seatPanel(meta, s, i, more) {
+    var p = meta.rules.princes, won = s.over && s.ranks && s.ranks[i] === 1;
+    var panel = el("div", "seat-panel" + (i === s.active && !s.over ? " active" : "") + (won ? " winner" : ""));
+    panel.setAttribute("data-seat", String(i));
+    var head = el("div", "seat-head");
+    head.appendChild(el("span", "seat-name", meta.seats[i]));
+    if (i === s.active && !s.over) head.appendChild(el("span", "badge", "active"));
+    panel.appendChild(head);
+    var line = el("div", "seat-line");
+    line.appendChild(el("span", "", p ? "gold " : "coins "));
+    line.appendChild(el("b", "coins", String(s.coins[i])));
+    if (s.over) {
+      line.appendChild(el("span", "final-rank",
+        p && p.solo ? (won ? " · won" : " · lost") : " · " + ordinal(meta.ranks[i] || s.ranks[i]) + " place"));
+    }
+    line.appendChild(el("span", "", " · hand "));
+    line.appendChild(el("b", "hand-size", String(s.hands[i])));
+    more.forEach(function (node) { line.appendChild(node); });
+    panel.appendChild(line);
+    var fields = el("div", "fields");
+    s.fields[i].forEach(function (f, index) {
+      var box = el("div", "field" + (f[0] ? "" : " empty"));
+      box.appendChild(el("span", "field-no", String(index + 1)));
+      if (f[0]) box.appendChild(chip(meta, f[0], beanName(meta, f[0]) + " × " + f[1]));
+      else box.appendChild(el("span", "muted", "empty"));
+      fields.appendChild(box);
+    });
+    panel.appendChild(fields);
+    return panel;
+  }
+
   function start() {
     var root = document.getElementById("replay");
     if (!root) return;
@@ -254,28 +286,7 @@
       var panels = document.getElementById("seat-panels");
       panels.textContent = "";
       for (i = 0; i < meta.seats.length; i++) {
-        var panel = el("div", "seat-panel" + (i === s.active && !s.over ? " active" : "") + (s.over && s.ranks && s.ranks[i] === 1 ? " winner" : ""));
-        panel.setAttribute("data-seat", String(i));
-        var head = el("div", "seat-head");
-        head.appendChild(el("span", "seat-name", meta.seats[i]));
-        if (i === s.active && !s.over) head.appendChild(el("span", "badge", "active"));
-        panel.appendChild(head);
-        var line = el("div", "seat-line");
-        line.appendChild(el("span", "", "coins "));
-        line.appendChild(el("b", "coins", String(s.coins[i])));
-        if (s.over) line.appendChild(el("span", "final-rank", " · " + ordinal(meta.ranks[i] || s.ranks[i]) + " place"));
-        line.appendChild(el("span", "", " · hand "));
-        line.appendChild(el("b", "hand-size", String(s.hands[i])));
-        panel.appendChild(line);
-        var fields = el("div", "fields");
-        s.fields[i].forEach(function (f, index) {
-          var box = el("div", "field" + (f[0] ? "" : " empty"));
-          box.appendChild(el("span", "field-no", String(index + 1)));
-          if (f[0]) box.appendChild(chip(meta, f[0], beanName(meta, f[0]) + " × " + f[1]));
-          else box.appendChild(el("span", "muted", "empty"));
-          fields.appendChild(box);
-        });
-        panel.appendChild(fields);
+        var panel = seatPanel(meta, s, i, []);
         var area = el("div", "trade-area");
         area.appendChild(el("span", "label", "trading area: "));
         if (!s.trade[i].length) area.appendChild(el("span", "muted", "empty"));
@@ -370,32 +381,8 @@
     var panels = document.getElementById("seat-panels");
     panels.textContent = "";
     for (i = 0; i < meta.seats.length; i++) {
-      var won = s.over && s.ranks && s.ranks[i] === 1;
-      var panel = el("div", "seat-panel" + (i === s.active && !s.over ? " active" : "") + (won ? " winner" : ""));
-      panel.setAttribute("data-seat", String(i));
-      var head = el("div", "seat-head");
-      head.appendChild(el("span", "seat-name", meta.seats[i]));
-      if (i === s.active && !s.over) head.appendChild(el("span", "badge", "active"));
-      panel.appendChild(head);
-      var line = el("div", "seat-line");
-      line.appendChild(el("span", "", "gold "));
-      line.appendChild(el("b", "coins", String(s.coins[i])));
-      if (s.over) line.appendChild(el("span", "final-rank", p.solo ? (won ? " · won" : " · lost") : " · " + ordinal(meta.ranks[i] || s.ranks[i]) + " place"));
-      line.appendChild(el("span", "", " · hand "));
-      line.appendChild(el("b", "hand-size", String(s.hands[i])));
-      line.appendChild(el("span", "", " · figure "));
-      line.appendChild(el("b", "figure", s.figures[i] === p.castle ? "in the Castle" : s.figures[i] === 0 ? "at the start" : "on card " + s.figures[i]));
-      panel.appendChild(line);
-      var fields = el("div", "fields");
-      s.fields[i].forEach(function (f, index) {
-        var box = el("div", "field" + (f[0] ? "" : " empty"));
-        box.appendChild(el("span", "field-no", String(index + 1)));
-        if (f[0]) box.appendChild(chip(meta, f[0], beanName(meta, f[0]) + " × " + f[1]));
-        else box.appendChild(el("span", "muted", "empty"));
-        fields.appendChild(box);
-      });
-      panel.appendChild(fields);
-      panels.appendChild(panel);
+      panels.appendChild(seatPanel(meta, s, i, [el("span", "", " · figure "), el("b", "figure",
+        s.figures[i] === p.castle ? "in the Castle" : s.figures[i] === 0 ? "at the start" : "on card " + s.figures[i])]));
     }
   }
 

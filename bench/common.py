@@ -1,0 +1,49 @@
+"""What the benchmark scripts share: their argument parser, the machine line, a ladder of the example bots.
+
+``python3 bench/X.py`` puts bench/ first on sys.path, so a script imports this as ``common``; it does so
+after putting the repository root there for the project's own packages.
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+BOTS = Path(__file__).resolve().parent.parent / "bots"
+
+
+def parser(doc: str, games: int, seed: bool = False, games_help: str | None = None) -> argparse.ArgumentParser:
+    """A parser described by the first line of ``doc``, with ``--games`` and, if asked, ``--seed`` (the first deal)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--games", type=int, default=games, help=games_help)
+    if seed:
+        parser.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def seeds_line(games: int, seed: int) -> str:
+    """The header of a run that deals ``games`` games from ``seed`` on."""
+    return f"# {games} games per line, seeds {seed}..{seed + games - 1}"
+
+
+def machine(*more: str) -> str:
+    """The line a script prints first: architecture, system, kernel and Python version, then ``more``."""
+    return ", ".join((f"machine: {platform.machine()} {platform.system()} {platform.release()}",
+                      f"python {platform.python_version()}", *more))
+
+
+def register_example_bots(engine: Engine) -> None:
+    """Register random and greedy (built-in) and renamed copies of them, so that a 4-player table has 4 different bots."""
+    from sqlmodel import Session  # only the season benchmarks need the database
+
+    from arena.submit import register
+
+    with Session(engine) as session:
+        for stem in ("random_bot", "greedy_bot"):
+            source = (BOTS / f"{stem}.py").read_text()
+            register(session, stem, source, builtin=True)
+            register(session, stem + "_2", source + "\n# copy\n")
