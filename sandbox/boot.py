@@ -8,7 +8,7 @@ import marshal
 from pathlib import Path
 from typing import Any, Mapping
 
-from .values import PACKAGE_SUFFIX, Limits
+from .values import PACKAGE_SUFFIX, BotBundle, Limits
 
 #: The bot's own module in a bundle (its file); the other modules are trusted (the SDK, the engine)
 BOT_MODULE = "bot"
@@ -74,3 +74,18 @@ def limit_child(limits: Limits) -> None:
                        (resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024)):
         resource.setrlimit(res, (value, value))
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+
+
+def boot_message(bundle: BotBundle, limits: Limits, marshalled: bool) -> dict[str, Any]:
+    """The runner's boot line for one bot, before a tier adds its confinement (``isolation.confine``)."""
+    return {
+        "limits": {"cpu": int(limits.cpu_seconds), "as": int(limits.memory_mb) * 1024 * 1024,
+                   "nofile": int(limits.max_open_files), "nproc": None},
+        "modules": bundle_modules(bundle.modules, marshalled),
+        "bot_module": BOT_MODULE,
+        "bot": bundle.source,
+        "seccomp": None,
+        "uid": None,
+        "gid": None,
+        "parent": None,
+    }

@@ -1,6 +1,7 @@
 """Isolation tiers: interpreter discovery, bubblewrap argv, the seccomp program, uid slots, detection."""
 from __future__ import annotations
 
+import binascii
 import errno
 import fcntl
 import functools
@@ -13,6 +14,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .procscan import processes_of_uid
 from .values import SandboxError
@@ -227,6 +229,14 @@ def acquire_slot(directory: Path = SLOT_DIR, uids: range = SLOT_UIDS) -> UidSlot
                     _kill_quietly(pid)
             return UidSlot(uid, fd)
     raise SandboxError(f"no free uid slot in {uids.start}..{uids.stop - 1} (all {len(uids)} in use)")
+
+
+def confine(boot: dict[str, Any], slot: UidSlot) -> None:
+    """Add the strong tier's confinement to a runner boot line: the slot's identity, the seccomp
+    filter, and one process for the slot uid."""
+    boot["uid"], boot["gid"] = slot.uid, slot.gid
+    boot["seccomp"] = binascii.b2a_base64(seccomp_program(), newline=False).decode("ascii")
+    boot["limits"]["nproc"] = 1
 
 
 def _kill_quietly(pid: int) -> None:

@@ -1,7 +1,6 @@
 """One running bot: spawn, start-up handshake, deadline-bound requests, freezing, cleanup."""
 from __future__ import annotations
 
-import binascii
 import functools
 import json
 import logging
@@ -13,7 +12,8 @@ import time
 from typing import Any, Mapping, Sequence
 
 from . import isolation, zygote
-from .boot import BOOTSTRAP, BOT_MODULE, CLEAN_ENV, ISOLATED, bundle_modules, limit_child, runner_line
+from .cleanup import describe_exit, find_runner, sweep
+from .boot import BOOTSTRAP, BOT_MODULE, CLEAN_ENV, ISOLATED, boot_message, limit_child, runner_line
 from .procscan import processes_of_uid, processes_with_tag
 from .framing import Event, FramingError, Outcome, Pipes, decode, encode
 from .freezing import Freezer
@@ -24,19 +24,6 @@ __all__ = ["BotProcess", "BOT_MODULE"]
 log = logging.getLogger(__name__)
 
 REAP_TIMEOUT_S = 5.0
-
-
-def _describe_exit(code: int | None) -> str:
-    if code is None:
-        return "still running"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    if code > 128 and code - 128 in signal.Signals._value2member_map_:  # bwrap reports 128+signal
-        return f"exited with code {code} (signal {signal.Signals(code - 128).name}?)"
-    return f"exited with code {code}"
 
 
 class BotProcess:
@@ -99,21 +86,7 @@ class BotProcess:
 
     def _spawn(self, python: str | None) -> None:
         interp = isolation.interpreter(python)
-        boot: dict[str, Any] = {
-            "limits": {
-                "cpu": int(self.limits.cpu_seconds),
-                "as": int(self.limits.memory_mb) * 1024 * 1024,
-                "nofile": int(self.limits.max_open_files),
-                "nproc": None,
-            },
-            "modules": bundle_modules(self.bundle.modules, interp.same_as_parent),
-            "bot_module": BOT_MODULE,
-            "bot": self.bundle.source,
-            "seccomp": None,
-            "uid": None,
-            "gid": None,
-            "parent": None,
-        }
+        boot = boot_message(self.bundle, self.limits, interp.same_as_parent)
         cmd = [interp.executable, *ISOLATED, "-S", "-B", "-c", f"{BOOTSTRAP}#{self.tag}"]
         if zygote.uses_zygotes(self.tier, self.limits):
             self._spawn_forked(interp, boot, python)
@@ -123,9 +96,7 @@ class BotProcess:
             if problem is not None:
                 raise SandboxError(f"strong tier requested but unavailable: {problem}")
             self._slot = isolation.acquire_slot()
-            boot["uid"], boot["gid"] = self._slot.uid, self._slot.gid
-            boot["seccomp"] = binascii.b2a_base64(isolation.seccomp_program(), newline=False).decode("ascii")
-            boot["limits"]["nproc"] = 1  # the slot uid owns only this process
+            isolation.confine(boot, self._slot)
             boot["private_proc"] = True
             cmd = isolation.bwrap_argv(interp) + ["--", *cmd]
         else:
@@ -188,9 +159,7 @@ class BotProcess:
                                 max(10_000.0, self.limits.startup_ms))  # the template's start is not the bot's
         self._zygote, self._zygote_key = template, key
         self._slot = template.slot
-        boot["uid"], boot["gid"] = self._slot.uid, self._slot.gid
-        boot["seccomp"] = binascii.b2a_base64(isolation.seccomp_program(), newline=False).decode("ascii")
-        boot["limits"]["nproc"] = 1
+        isolation.confine(boot, self._slot)
         started = time.monotonic()
         deadline = started + self.limits.startup_ms / 1000.0
         try:
@@ -208,26 +177,11 @@ class BotProcess:
             self._rest.after_reply()
 
     def _find_runner_pid(self) -> int | None:
-        """Host pid of the python inside bubblewrap (bwrap -> namespace init -> runner)."""
         assert self._popen is not None and self._slot is not None
-        frontier = [self._popen.pid]
-        for _ in range(4):
-            nxt = []
-            for pid in frontier:
-                try:
-                    with open(f"/proc/{pid}/task/{pid}/children") as f:
-                        nxt += [int(x) for x in f.read().split()]
-                except OSError:
-                    continue
-            for pid in nxt:
-                try:
-                    if os.stat(f"/proc/{pid}").st_uid == self._slot.uid:
-                        return pid
-                except OSError:
-                    continue
-            frontier = nxt
-        log.warning("%s: runner process not found; it will not be frozen between requests", self.bundle.name)
-        return None
+        pid = find_runner(self._popen.pid, self._slot.uid)
+        if pid is None:
+            log.warning("%s: runner process not found; it will not be frozen between requests", self.bundle.name)
+        return pid
 
     # -- freezing (sandbox/freezing.py) ----------------------------------------------------
     @property
@@ -320,7 +274,7 @@ class BotProcess:
         except SandboxError as exc:  # the fork server went away: the machine's fault
             log.error("%s: %s", self.bundle.name, exc)
             return Reply(Status.CRASH, None, outcome.elapsed_ms, f"ended during {during}")
-        return Reply(Status.CRASH, None, outcome.elapsed_ms, f"{_describe_exit(self._exit_code)} during {during}")
+        return Reply(Status.CRASH, None, outcome.elapsed_ms, f"{describe_exit(self._exit_code)} during {during}")
 
     def _fail(self, reply: Reply) -> Reply:
         log.debug("%s: %s (%s)", self.bundle.name, reply.status.value, reply.detail)
@@ -393,29 +347,12 @@ class BotProcess:
         self._sweep()
 
     def _sweep(self) -> None:
-        """Kill what escaped the process group/namespace, and wait until it is gone.
-
-        Strong tier: every process of the slot uid is ours. Plain tier (best effort): processes
-        whose argv still carries this bot's tag, e.g. a double-fork + setsid orphan.
-        """
-        if self.tier is Tier.STRONG and self._slot is not None:
-            uid = self._slot.uid
-            find = lambda: processes_of_uid(uid)  # noqa: E731
-        else:
-            tag = self.tag
-            find = lambda: processes_with_tag(tag)  # noqa: E731
-        left = find()
-        for _ in range(100):
-            if not left:
-                return
-            for pid in left:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.01)
-            left = find()
-        log.error("%s: processes survive SIGKILL: %s", self.bundle.name, left)
+        """Kill what escaped the process group/namespace, and wait until it is gone. Strong tier with
+        a uid slot: every process of the slot uid is ours. Otherwise: processes whose argv still
+        carries this bot's tag (in the plain tier, e.g. a double-fork + setsid orphan)."""
+        uid = self._slot.uid if self.tier is Tier.STRONG and self._slot is not None else None
+        tag = self.tag
+        sweep(self.bundle.name, (lambda: processes_of_uid(uid)) if uid is not None else (lambda: processes_with_tag(tag)))
 
     def close(self) -> None:
         """Kill the whole process tree / namespace, reap, release the uid slot; idempotent."""
