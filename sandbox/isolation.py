@@ -1,7 +1,9 @@
-"""Isolation tiers: interpreter discovery, bubblewrap argv, the seccomp program, uid slots, detection."""
+"""Isolation tiers: interpreter discovery, bubblewrap argv, the seccomp program, how bots are kept
+apart (uid slots as root, user namespaces otherwise), and why the strong tier cannot run."""
 from __future__ import annotations
 
 import binascii
+import enum
 import errno
 import fcntl
 import functools
@@ -25,6 +27,8 @@ __all__ = [
     "bwrap_argv",
     "seccomp_program",
     "UidSlot",
+    "Confinement",
+    "confinement",
     "acquire_slot",
     "SLOT_DIR",
     "SLOT_UIDS",
@@ -73,6 +77,33 @@ DENIED_WITH_FLAGS = (("preadv2", 5), ("pwritev2", 5))
 #: signal an I/O event sends (F_SETOWN 8, F_SETSIG 10, F_SETOWN_EX 15): a lock or a watch on a file that
 #: every sandbox binds is a channel between them; a chosen signal could wake a frozen bot.
 DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026, 8, 10, 15)
+
+
+class Confinement(enum.Enum):
+    """How the strong tier keeps bots apart, besides bubblewrap's namespaces and the seccomp filter."""
+
+    UID_SLOTS = "uid-slots"  # as root: every bot runs under a uid of its own (docs/sandbox.md)
+    USER_NAMESPACE = "user-namespace"  # as anyone: every bot is root without capabilities in a user namespace of its own
+
+    @property
+    def summary(self) -> str:
+        return {Confinement.UID_SLOTS: "uid slots (running as root)",
+                Confinement.USER_NAMESPACE: "user namespaces (not root: each bot in a user namespace of its own)"}[self]
+
+
+CONFINEMENT_ENV = "ARENA_SANDBOX_CONFINEMENT"
+
+
+def confinement() -> Confinement:
+    """Uid slots when running as root, user namespaces otherwise; ``$ARENA_SANDBOX_CONFINEMENT`` chooses."""
+    chosen = os.environ.get(CONFINEMENT_ENV)
+    if chosen:
+        try:
+            return Confinement(chosen)
+        except ValueError:
+            names = ", ".join(c.value for c in Confinement)
+            raise SandboxError(f"${CONFINEMENT_ENV} must be one of {names}, not {chosen!r}") from None
+    return Confinement.UID_SLOTS if os.geteuid() == 0 else Confinement.USER_NAMESPACE
 
 
 @dataclass(frozen=True)
@@ -125,10 +156,18 @@ def bwrap_argv(interp: Interpreter, bwrap: str = "bwrap") -> list[str]:
         bwrap,
         "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session", "--hostname", "sandbox",
+    ]
+    if confinement() is Confinement.UID_SLOTS:
         # root inside keeps only what it needs before it drops to the slot uid: changing identity, and
         # remounting the sandbox's /proc private (a bot's process then has no capability at all)
-        "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SYS_ADMIN",
-    ]
+        head += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SYS_ADMIN"]
+    else:
+        # root of a user namespace of its own, with the one capability the private /proc needs; the
+        # runner drops it before the bot's code runs (boot "drop_caps"). No bubblewrap reaper as pid 1:
+        # it would share the bot's uid without a seccomp filter, so a bot could write into its memory
+        # through /proc and run code unfiltered; the runner (or the fork server) is pid 1 itself.
+        head += ["--unshare-user", "--uid", "0", "--gid", "0", "--as-pid-1",
+                 "--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN"]
     args = _library_binds()
     covered = ("/usr/lib", "/usr/lib64", "/lib", "/lib64")
     dirs = [p for p in interp.prefixes if not any(p == c or p.startswith(c + "/") for c in covered)]
@@ -185,9 +224,10 @@ def seccomp_program() -> bytes:
 
 
 class UidSlot:
-    """An exclusive uid/gid for one running bot, held by a flock on a root-owned lock file."""
+    """An exclusive uid/gid for one running bot, held by a flock on a root-owned lock file. In the
+    user-namespace confinement a slot has no uid (``uid`` None) and holds nothing."""
 
-    def __init__(self, uid: int, fd: int) -> None:
+    def __init__(self, uid: int | None, fd: int | None) -> None:
         self.uid = uid
         self.gid = uid
         self._fd: int | None = fd
@@ -208,6 +248,8 @@ _slot_lock = threading.Lock()
 
 def acquire_slot(directory: Path = SLOT_DIR, uids: range = SLOT_UIDS) -> UidSlot:
     """Lock the first free uid slot; flock is per open file, so threads and processes never share one."""
+    if confinement() is Confinement.USER_NAMESPACE:
+        return UidSlot(None, None)
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         st = directory.stat()
@@ -232,11 +274,14 @@ def acquire_slot(directory: Path = SLOT_DIR, uids: range = SLOT_UIDS) -> UidSlot
 
 
 def confine(boot: dict[str, Any], slot: UidSlot) -> None:
-    """Add the strong tier's confinement to a runner boot line: the slot's identity, the seccomp
-    filter, and one process for the slot uid."""
-    boot["uid"], boot["gid"] = slot.uid, slot.gid
+    """Add the strong tier's confinement to a runner boot line: the seccomp filter, and the slot's
+    identity with one process for its uid, or (user namespace) no capability left."""
     boot["seccomp"] = binascii.b2a_base64(seccomp_program(), newline=False).decode("ascii")
-    boot["limits"]["nproc"] = 1
+    if slot.uid is None:
+        boot["drop_caps"] = True
+    else:
+        boot["uid"], boot["gid"] = slot.uid, slot.gid
+        boot["limits"]["nproc"] = 1
 
 
 def _kill_quietly(pid: int) -> None:
@@ -248,16 +293,42 @@ def _kill_quietly(pid: int) -> None:
 
 def strong_tier_problem(interp: Interpreter) -> str | None:
     """Why the strong tier cannot be used here (None if the prerequisites are present)."""
-    if os.geteuid() != 0:
-        return "not running as root (uid slots need root; bubblewrap as non-root would need a user namespace)"
-    if shutil.which("bwrap") is None:
+    try:
+        way = confinement()
+    except SandboxError as exc:
+        return str(exc)
+    if way is Confinement.UID_SLOTS and os.geteuid() != 0:
+        return f"uid slots need root (unset ${CONFINEMENT_ENV} to use user namespaces)"
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
         return "bwrap not found (Debian package 'bubblewrap')"
+    if way is Confinement.USER_NAMESPACE:
+        problem = _user_namespace_problem(bwrap)
+        if problem is not None:
+            return problem
     try:
         seccomp_program()
     except SandboxError as exc:
         return str(exc)
+    if way is Confinement.UID_SLOTS:
+        try:
+            acquire_slot().release()
+        except SandboxError as exc:
+            return str(exc)
+    return None
+
+
+@functools.lru_cache(maxsize=2)
+def _user_namespace_problem(bwrap: str) -> str | None:
+    """Whether bubblewrap can make a user namespace here (tried once)."""
+    argv = [bwrap, "--unshare-user", "--uid", "0", "--gid", "0", "--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
+            "--ro-bind", "/", "/", "true"]
     try:
-        acquire_slot().release()
-    except SandboxError as exc:
-        return str(exc)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=10, env={"PATH": "/usr/bin:/bin"})
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"bubblewrap could not make a user namespace: {exc}"
+    if done.returncode != 0:
+        return (f"bubblewrap could not make a user namespace ({done.stderr.strip()[-200:]!r}); run as root, or allow "
+                f"unprivileged user namespaces (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, "
+                f"or AppArmor's kernel.apparmor_restrict_unprivileged_userns)")
     return None

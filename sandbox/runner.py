@@ -26,6 +26,8 @@ EXIT_BAD_BOOT = 4  # the referee sent something the runner cannot use (machine f
 
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 2, 4, 8, 32
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 PR_SET_SECCOMP = 22
 PR_SET_NO_NEW_PRIVS = 38
 SECCOMP_MODE_FILTER = 2
@@ -128,16 +130,34 @@ def _prctl():  # -> (prctl(option, arg2, arg3), buffer(bytes) -> (keepalive, add
 
     def private_proc() -> None:
         """Remount the sandbox's own /proc so that a bot sees its own process and nothing else:
-        no other process (``hidepid=invisible``: not the fork server, whose counters of reaped
-        children would carry data from one game to the next) and none of the machine-wide files
-        (``subset=pid``: /proc/sys, /proc/meminfo, /proc/stat... whose counters two bots could
-        move and read). Needs root inside the sandbox: run before dropping to the slot uid."""
-        keep = [buffer(b"/proc\0"), buffer(b"hidepid=invisible,subset=pid\0")]
+        no process it could not trace (``hidepid=ptraceable``: not the fork server, whose counters of
+        reaped children would carry data from one game to the next; unlike ``invisible`` it exempts
+        no group, and in a user namespace the bot's group is the namespace's gid 0, the default
+        exempt one) and none of the machine-wide files (``subset=pid``: /proc/sys, /proc/meminfo,
+        /proc/stat... whose counters two bots could move and read). Needs root inside the sandbox:
+        run before dropping to the slot uid or dropping capabilities."""
+        keep = [buffer(b"/proc\0"), buffer(b"hidepid=ptraceable,subset=pid\0")]
         flags = MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_NOEXEC
         if mount_fn(0, keep[0][1], 0, flags, keep[1][1]) != 0:
             raise OSError(_ctypes.get_errno(), "remounting /proc failed")
 
+    capset_fn = Fn(("capset", Libc))
+    capset_fn.argtypes = (c_ulong, c_ulong)
+
+    def drop_capabilities() -> None:
+        """Empty the effective, permitted and inheritable sets (the ambient set follows): the root of
+        a user namespace keeps no power over it, nor over the fork server beside it."""
+        header = buffer(_LINUX_CAPABILITY_VERSION_3.to_bytes(4, sys.byteorder) + bytes(4))
+        data = buffer(bytes(24))  # two 32-bit words of each set, all zero
+        if capset_fn(header[1], data[1]) != 0:
+            raise OSError(_ctypes.get_errno(), "capset failed")
+        with open("/proc/self/status") as f:
+            held = [line.split()[1] for line in f if line.startswith(("CapEff:", "CapPrm:", "CapAmb:"))]
+        if len(held) != 3 or any(int(value, 16) for value in held):
+            raise OSError(0, "capabilities left: %r" % held)
+
     prctl.private_proc = private_proc
+    prctl.drop_capabilities = drop_capabilities
     return prctl, buffer
 
 
@@ -241,6 +261,8 @@ def _zygote(boot, loads) -> None:
         except OSError as exc:
             _die(EXIT_BAD_BOOT, "private /proc: " + repr(exc))
         _CHILD["proc_done"] = True
+    if boot.get("undumpable"):  # its children share its uid: none may open its memory through /proc
+        _CHILD["ctypes"][0](PR_SET_DUMPABLE, 0)
     _write_all(1, b'{"type":"ready"}\n')
     while True:
         try:
@@ -295,7 +317,8 @@ def _bot(boot, loads, dumps) -> None:
     sys.stdout = sys.stderr
     sys.stdin = None
 
-    need_ctypes = boot.get("seccomp") is not None or boot.get("parent") is not None or boot.get("private_proc")
+    need_ctypes = (boot.get("seccomp") is not None or boot.get("parent") is not None or boot.get("private_proc")
+                   or boot.get("drop_caps"))
     prctl: Any = None
     buffer: Any = None
     if need_ctypes:
@@ -313,6 +336,11 @@ def _bot(boot, loads, dumps) -> None:
         os.setresuid(uid, uid, uid)
         if os.getuid() != uid or os.geteuid() != uid:
             _die(EXIT_BAD_BOOT, "could not drop to uid %d" % uid)
+    if boot.get("drop_caps"):
+        try:
+            prctl.drop_capabilities()
+        except OSError as exc:
+            _die(EXIT_BAD_BOOT, "dropping capabilities: " + repr(exc))
 
     parent = boot.get("parent")
     if parent is not None:

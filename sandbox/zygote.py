@@ -1,10 +1,11 @@
-"""Fork servers: a warmed template process per uid slot that forks a fresh bot process per game.
+"""Fork servers: a warmed template process per sandbox that forks a fresh bot process per game.
 
 Starting a bot cold costs a bubblewrap sandbox, an interpreter and the SDK's imports (~80 ms a
 seat). A template ("zygote") pays that once: it starts in the strong tier's sandbox like a bot,
 imports only trusted code (the runner, the SDK, the engine modules a bot may use), and then, for
-each bot of each game, forks a child that drops to the slot's uid, sets its limits and seccomp
-filter, and only then reads and imports the bot (``runner._zygote``). Nothing a bot does reaches
+each bot of each game, forks a child that drops to the slot's uid (or, in a user namespace, drops
+every capability), sets its limits and seccomp filter, and only then reads and imports the bot
+(``runner._zygote``). Nothing a bot does reaches
 the template or a later child: the template never runs bot code nor sees a bot's source, each
 child has its own new pipes, the file system is read-only, and the seccomp filter refuses every
 object that would outlive the child (SysV IPC, message queues, locks, watches).
@@ -27,6 +28,7 @@ from typing import Any, Mapping
 
 from . import isolation
 from .boot import BOOTSTRAP, CLEAN_ENV, ISOLATED, runner_line
+from .cleanup import find_runner
 from .procscan import processes_of_uid
 from .framing import Event, Pipes
 from .values import Limits, SandboxError, Tier
@@ -65,7 +67,7 @@ class Zygote:
             pipes = Pipes(self._popen.stdin.fileno(), self._popen.stdout.fileno(), self._popen.stderr.fileno(),
                           4096, 16 * 1024)
             boot = {"zygote": True, "control": control_fd, "modules": modules, "preload": list(preload),
-                    "private_proc": True}
+                    "private_proc": True, "undumpable": self.slot.uid is None}
             payload = runner_line(interp.same_as_parent) + json.dumps(boot, separators=(",", ":")).encode() + b"\n"
             outcome = pipes.exchange(payload, time.monotonic() + startup_ms / 1000.0, want_line=True)
             if outcome.event is not Event.LINE or outcome.line != b'{"type":"ready"}':
@@ -77,14 +79,11 @@ class Zygote:
             raise
 
     def _template_pid(self) -> int:
-        """Host pid of the template: bwrap -> the namespace's init -> python."""
+        """Host pid of the template: the python below bubblewrap."""
         assert self._popen is not None
-        pid = self._popen.pid
-        for _ in range(2):
-            kids = _children(pid)
-            if not kids:
-                raise SandboxError("fork server process not found under bubblewrap")
-            pid = kids[0]
+        pid = find_runner(self._popen.pid, None)
+        if pid is None:
+            raise SandboxError("fork server process not found under bubblewrap")
         return pid
 
     def fork(self, deadline: float) -> tuple[ZygoteChild, tuple[int, int, int]]:
@@ -156,11 +155,12 @@ class Zygote:
                 if stream is not None:
                     stream.close()
             self._popen = None
-        for pid in processes_of_uid(self.slot.uid):
-            try:
-                os.kill(pid, 9)
-            except OSError:
-                pass
+        if self.slot.uid is not None:  # in a user namespace, killing bwrap ended every process of it
+            for pid in processes_of_uid(self.slot.uid):
+                try:
+                    os.kill(pid, 9)
+                except OSError:
+                    pass
         self.slot.release()
 
 

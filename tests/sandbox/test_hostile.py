@@ -22,6 +22,8 @@ import pytest
 from sandbox_helpers import SECRET_MARKER, assert_gone, fast_limits, hostile_bundle, needs_strong
 
 from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier, modules_from_package
+from sandbox import isolation
+from sandbox.isolation import Confinement
 from sandbox.procscan import processes_with_tag
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,8 +217,12 @@ def test_no_exec(tier: Tier, witness: BotProcess) -> None:
 def test_bombs_only_after_probe_shows_they_are_denied(tier: Tier, witness: BotProcess) -> None:
     replies, _ = run("process_probe", tier, [{"type": "decide"}])
     probe = replies[0].message["results"]  # type: ignore[index]
-    assert probe["uid"] != 0 and probe["gid"] != 0 and probe["groups"] == []
-    assert probe["status"]["Seccomp"] == "2" and probe["status"]["NoNewPrivs"] == "1" and probe["status"]["CapEff"] == "0000000000000000"
+    if isolation.confinement() is Confinement.UID_SLOTS:
+        assert probe["uid"] != 0 and probe["gid"] != 0 and probe["groups"] == []
+    else:  # root of a user namespace of its own, without a single capability
+        assert probe["userns"] != os.readlink("/proc/self/ns/user") and probe["uid"] == 0
+    assert probe["status"]["Seccomp"] == "2" and probe["status"]["NoNewPrivs"] == "1"
+    assert probe["status"]["CapEff"] == probe["status"]["CapPrm"] == probe["status"]["CapAmb"] == "0000000000000000"
     assert probe["fork"] == "error:1" and probe["thread"].startswith("error:") and probe["kill-parent-0"] == "error:1"
     replies, _ = run("bombs", tier, [{"type": "decide"}])
     results = replies[0].message["results"]  # type: ignore[index]
@@ -398,3 +404,15 @@ def test_no_counter_page_cache_or_terminal_outlives_a_bot_or_crosses_sandboxes(t
         assert results["own-stat"].startswith("ok:")
     else:
         assert sum(results[k].startswith("ok:") for k in closed) >= 6
+
+
+@strong
+@pytest.mark.parametrize("fork_server", [False, True], ids=["cold", "forked"])
+def test_no_other_process_of_the_sandbox_can_be_written_or_seen(tier: Tier, witness: BotProcess, fork_server: bool) -> None:
+    """proc_mem.py looks for bubblewrap's reaper and the fork server in its /proc and opens their memory
+    for writing (code planted there would run without a seccomp filter). In a user namespace they share
+    its uid: the reaper is left out (the runner is pid 1) and the fork server keeps a capability the bot
+    lacks and is hidden (hidepid=ptraceable). It sees itself and nothing else, in both ways a bot starts."""
+    replies, _ = run("proc_mem", tier, [{"type": "hello"}], fast_limits(fork_server=fork_server))
+    assert replies[0].status is Status.OK
+    assert replies[0].message["reached"] == {} and len(replies[0].message["listed"]) == 1, replies[0].message

@@ -1,6 +1,7 @@
 """BotProcess against real subprocesses: start-up, entry points, bundles, deadlines and bank, freezing, errors."""
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from sandbox_helpers import ECHO_SOURCE, assert_gone, fast_limits
 
 from sandbox import BotBundle, BotProcess, Limits, SandboxError, Status, Tier, modules_from_package
 from sandbox import isolation
+from sandbox.isolation import Confinement
 from sandbox.freezing import PIPE_READ_WAITS
 
 
@@ -174,9 +176,10 @@ def test_strong_tier_unavailable_raises_sandbox_error(monkeypatch: pytest.Monkey
         BotProcess.start(BotBundle("b", ECHO_SOURCE), fast_limits(), Tier.STRONG)
 
 
-def test_uid_slots_are_exclusive_and_run_out(tmp_path: Path) -> None:
+def test_uid_slots_are_exclusive_and_run_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if not isolation.os.geteuid() == 0:
         pytest.skip("uid slots need root")
+    monkeypatch.setenv(isolation.CONFINEMENT_ENV, "uid-slots")
     slot_dir = tmp_path / "slots"
     a = isolation.acquire_slot(slot_dir, range(62000, 62002))
     b = isolation.acquire_slot(slot_dir, range(62000, 62002))
@@ -186,6 +189,19 @@ def test_uid_slots_are_exclusive_and_run_out(tmp_path: Path) -> None:
     a.release()
     assert isolation.acquire_slot(slot_dir, range(62000, 62002)).uid == 62000
     b.release()
+
+
+def test_the_confinement_follows_the_user_unless_the_environment_chooses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(isolation.CONFINEMENT_ENV, raising=False)
+    expected = Confinement.UID_SLOTS if os.geteuid() == 0 else Confinement.USER_NAMESPACE
+    assert isolation.confinement() is expected
+    monkeypatch.setenv(isolation.CONFINEMENT_ENV, "user-namespace")
+    assert isolation.confinement() is Confinement.USER_NAMESPACE
+    assert isolation.acquire_slot().uid is None  # nothing to hold: no uid of its own
+    monkeypatch.setenv(isolation.CONFINEMENT_ENV, "containers")
+    with pytest.raises(SandboxError, match="must be one of uid-slots, user-namespace, not 'containers'"):
+        isolation.confinement()
+    assert "not 'containers'" in str(isolation.strong_tier_problem(isolation.interpreter()))
 
 
 def test_missing_interpreter_is_a_machine_fault() -> None:

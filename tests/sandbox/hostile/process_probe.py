@@ -4,7 +4,8 @@ import threading
 
 
 def act(message):
-    results = {"uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups()}
+    results = {"uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(),
+               "userns": os.readlink("/proc/self/ns/user")}
     try:
         pid = os.fork()
         if pid == 0:
@@ -26,5 +27,5 @@ def act(message):
     except OSError as exc:
         results["kill-parent-0"] = "error:%d" % exc.errno
     with open("/proc/self/status") as f:
-        results["status"] = {k: v.strip() for k, v in (l.split(":", 1) for l in f) if k in ("Seccomp", "NoNewPrivs", "CapEff", "CapBnd")}
+        results["status"] = {k: v.strip() for k, v in (l.split(":", 1) for l in f) if k in ("Seccomp", "NoNewPrivs", "CapEff", "CapPrm", "CapAmb", "CapBnd")}
     return {"results": results}

@@ -48,8 +48,10 @@ def act(message):
     fd = os.open(SHARED, os.O_RDONLY)
     results = {
         "proc-listing": attempt(lambda: sorted(n for n in os.listdir("/proc") if n.isdigit())),
-        "proc-1-stat": attempt(lambda: read("/proc/1/stat")),
-        "proc-2-stat": attempt(lambda: read("/proc/2/stat")),
+        # the reaper and the fork server are pids 1 and 2 with a uid slot; in a user namespace the
+        # fork server is pid 1 and the bot pid 2 (or the bot itself pid 1): read the two others
+        "proc-1-stat": attempt(lambda: read("/proc/%d/stat" % (1 if os.getpid() != 1 else 3))),
+        "proc-2-stat": attempt(lambda: read("/proc/%d/stat" % (2 if os.getpid() != 2 else 3))),
         "pty-nr": attempt(lambda: read("/proc/sys/kernel/pty/nr")),
         "meminfo": attempt(lambda: read("/proc/meminfo")),
         "file-nr": attempt(lambda: read("/proc/sys/fs/file-nr")),
