@@ -12,6 +12,7 @@ from typing import Callable, Iterator, Protocol, Sequence
 
 from sqlmodel import Session
 
+from arena.rankings import Standing
 from arena.ratings import RatingBook
 
 from engine.rules import Rules, duel_rules, register_variant, rules_for, solo_rules, unregister_variant
@@ -33,10 +34,10 @@ class Ranking(Protocol):
     def rerate(self, session: Session, variant: str, write: bool) -> list[str]:
         """Recompute from the recorded games; the differences from what is stored."""
 
-    def standings(self, session: Session, variant: str, season: str | None = None) -> list[dict]:
-        """The board's rows, best first, each with ``rank``, ``name``, ``version``, ``version_id``."""
+    def standings(self, session: Session, variant: str, season: str | None = None) -> Sequence[Standing]:
+        """The board's rows, best first, ranked from 1 (each kind of ranking has its own ``Standing`` type)."""
 
-    def table(self, rows: list[dict]) -> list[tuple[str, ...]]:
+    def table(self, rows: Sequence[Standing]) -> list[tuple[str, ...]]:
         """The board as text cells, header first (``arena leaderboard``)."""
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
@@ -22,7 +22,7 @@ from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
 from arena.match import MatchOutcome
 from arena.planning import LadderError, Planner, SeasonSettings, get_or_create_season, group_tables, table_task
-from arena.rankings import RankingError, load_book
+from arena.rankings import RankingError, Standing, load_book
 from arena.ratings import RatingBook
 from arena.seeds import database_key
 from sandbox import Limits, Tier
@@ -198,9 +198,10 @@ def _progress_of(session: Session, season: Season) -> SeasonProgress:
                           failures=int(failures))
 
 
-def leaderboard(session: Session, variant: str = "classic", season: str | None = None) -> list[dict]:
-    """The board of ``variant``, best first (``Ranking.standings``; ``season`` names the season of a
-    format where every bot plays the same deals, by default its latest)."""
+def leaderboard(session: Session, variant: str = "classic", season: str | None = None) -> Sequence[Standing]:
+    """The board of ``variant``, best first (``Ranking.standings``: ``RatedStanding`` rows for a rated
+    format, ``WinRateStanding`` rows otherwise; ``season`` names the season of a format where every bot
+    plays the same deals, by default its latest)."""
     try:
         return format_of(variant).ranking.standings(session, variant, season)
     except RankingError as exc:

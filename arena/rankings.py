@@ -7,7 +7,8 @@ on one season's deals, with a Wilson interval. A ``Format`` (``arena/formats.py`
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Sequence, TypeVar
 
 from sqlmodel import Session, select
 
@@ -59,14 +60,88 @@ def _set_meta(session: Session, key: str, value: int) -> None:
         session.add(row)
 
 
-def _shown_name(row: dict) -> str:
-    return row["name"] + (" (boss)" if row["builtin"] else "")
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One row of a board: a bot's active version in one format, and its place."""
+
+    #: the board's column headers (``Ranking.table``), one per cell of ``cells()``
+    columns: ClassVar[tuple[str, ...]] = ("rank", "bot", "version", "games")
+
+    rank: int  # 1 for the best; rows are built with 0 and ranked once sorted
+    name: str
+    author: str
+    builtin: bool  # a boss: one of the arena's reference bots
+    version: int
+    version_id: int
+    games: int
+
+    @property
+    def shown_name(self) -> str:
+        """The name as the text board shows it (bosses marked)."""
+        return self.name + (" (boss)" if self.builtin else "")
+
+    def cells(self) -> tuple[str, ...]:
+        """The row as text cells, one per ``columns``."""
+        return (str(self.rank), self.shown_name, str(self.version), str(self.games))
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as ``arena leaderboard --json`` and the site's leaderboard JSON write it."""
+        return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
+                "version_id": self.version_id, "games": self.games, "rank": self.rank}
 
 
-def _ranked(rows: list[dict]) -> list[dict]:
-    for rank, row in enumerate(rows, start=1):
-        row["rank"] = rank
-    return rows
+@dataclass(frozen=True, slots=True)
+class RatedStanding(Standing):
+    """A row of a TrueSkill board: the version's rating (``games`` counts its rated games)."""
+
+    columns: ClassVar[tuple[str, ...]] = ("rank", "bot", "version", "score", "mu", "sigma", "games")
+
+    score: float  # mu - 3 sigma, what the board ranks by
+    mu: float
+    sigma: float
+
+    def cells(self) -> tuple[str, ...]:
+        return (str(self.rank), self.shown_name, str(self.version), f"{self.score:.2f}", f"{self.mu:.2f}",
+                f"{self.sigma:.2f}", str(self.games))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
+                "version_id": self.version_id, "score": self.score, "mu": self.mu, "sigma": self.sigma,
+                "games": self.games, "rank": self.rank}
+
+
+@dataclass(frozen=True, slots=True)
+class WinRateStanding(Standing):
+    """A row of a win-rate board: the version's games on one season's deals (``season`` is None when
+    the format has no season yet)."""
+
+    columns: ClassVar[tuple[str, ...]] = ("rank", "bot", "version", "games", "wins", "win rate", "95% CI", "avg gold")
+
+    season: str | None
+    wins: int
+    win_rate: float  # 0.0 without games
+    ci_low: float  # the 95% Wilson interval of the win rate
+    ci_high: float
+    avg_gold: float | None  # None without games
+
+    def cells(self) -> tuple[str, ...]:
+        return (str(self.rank), self.shown_name, str(self.version), str(self.games), str(self.wins),
+                f"{self.win_rate:.1%}", f"{self.ci_low:.1%}-{self.ci_high:.1%}",
+                "-" if self.avg_gold is None else f"{self.avg_gold:.2f}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
+                "version_id": self.version_id, "season": self.season, "games": self.games, "wins": self.wins,
+                "win_rate": self.win_rate, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "avg_gold": self.avg_gold, "rank": self.rank}
+
+
+_Row = TypeVar("_Row", bound=Standing)
+
+
+def _ranked(rows: list[_Row]) -> list[_Row]:
+    """``rows`` (sorted, best first) with their ranks."""
+    return [replace(row, rank=rank) for rank, row in enumerate(rows, start=1)]
 
 
 class TrueSkill:
@@ -121,26 +196,23 @@ class TrueSkill:
             session.commit()
         return differences
 
-    def standings(self, session: Session, variant: str, season: str | None = None) -> list[dict]:
+    def standings(self, session: Session, variant: str, season: str | None = None) -> list[RatedStanding]:
         """The active version of every bot that plays ``variant``, best score first (``season`` is not used:
         a rating spans seasons)."""
-        rows: list[dict[str, Any]] = []
+        rows: list[RatedStanding] = []
         means = prior_means(session, variant)
         for bot, version in active_versions(session, variant):
             rating = session.get(Rating, (version.id, variant))
             skill = (Skill(rating.mu, rating.sigma, rating.games) if rating
                      else Skill(means.get(stored_id(version), MU), version.prior_sigma))
-            rows.append({"name": bot.name, "author": shown(bot.author), "builtin": bot.builtin, "version": version.number,
-                         "version_id": version.id, "score": round(skill.score, 4), "mu": round(skill.mu, 4),
-                         "sigma": round(skill.sigma, 4), "games": skill.games})
-        rows.sort(key=lambda r: (-r["score"], r["name"]))
+            rows.append(RatedStanding(rank=0, name=bot.name, author=shown(bot.author), builtin=bot.builtin,
+                                      version=version.number, version_id=stored_id(version), games=skill.games,
+                                      score=round(skill.score, 4), mu=round(skill.mu, 4), sigma=round(skill.sigma, 4)))
+        rows.sort(key=lambda r: (-r.score, r.name))
         return _ranked(rows)
 
-    def table(self, rows: list[dict]) -> list[tuple[str, ...]]:
-        header: list[tuple[str, ...]] = [("rank", "bot", "version", "score", "mu", "sigma", "games")]
-        return header + [
-            (str(r["rank"]), _shown_name(r), str(r["version"]), f"{r['score']:.2f}", f"{r['mu']:.2f}",
-             f"{r['sigma']:.2f}", str(r["games"])) for r in rows]
+    def table(self, rows: Sequence[Standing]) -> list[tuple[str, ...]]:
+        return [RatedStanding.columns] + [r.cells() for r in rows]
 
 
 class WinRate:
@@ -157,7 +229,7 @@ class WinRate:
     def rerate(self, session: Session, variant: str, write: bool) -> list[str]:
         return []  # nothing is stored that the games would not give again
 
-    def standings(self, session: Session, variant: str, season: str | None = None) -> list[dict]:
+    def standings(self, session: Session, variant: str, season: str | None = None) -> list[WinRateStanding]:
         """Each active version's games on the deals of one season (the latest season of ``variant``
         unless ``season`` names one), ranked by win rate, then average gold. ``ci_low``/``ci_high``
         are the 95% Wilson interval of the win rate. Forfeits count as losses; void games do not count."""
@@ -173,20 +245,17 @@ class WinRate:
                 tally[0] += 1
                 tally[1] += rank == 1
                 tally[2] += coins or 0
-        rows: list[dict[str, Any]] = []
+        rows: list[WinRateStanding] = []
         for bot, version in active_versions(session, variant):
-            games, wins, gold = tallies.get(version.id, [0, 0, 0])  # type: ignore[arg-type]
+            games, wins, gold = tallies.get(stored_id(version), [0, 0, 0])
             low, high = wilson(wins, games)
-            rows.append({"name": bot.name, "author": shown(bot.author), "builtin": bot.builtin, "version": version.number,
-                         "version_id": version.id, "season": chosen.name if chosen else None, "games": games,
-                         "wins": wins, "win_rate": round(wins / games if games else 0.0, 4), "ci_low": round(low, 4),
-                         "ci_high": round(high, 4), "avg_gold": round(gold / games, 4) if games else None})
-        rows.sort(key=lambda r: (r["games"] == 0, -r["win_rate"], -(r["avg_gold"] or 0), r["name"]))
+            rows.append(WinRateStanding(rank=0, name=bot.name, author=shown(bot.author), builtin=bot.builtin,
+                                        version=version.number, version_id=stored_id(version), games=games,
+                                        season=chosen.name if chosen else None, wins=wins,
+                                        win_rate=round(wins / games if games else 0.0, 4), ci_low=round(low, 4),
+                                        ci_high=round(high, 4), avg_gold=round(gold / games, 4) if games else None))
+        rows.sort(key=lambda r: (r.games == 0, -r.win_rate, -(r.avg_gold or 0), r.name))
         return _ranked(rows)
 
-    def table(self, rows: list[dict]) -> list[tuple[str, ...]]:
-        header: list[tuple[str, ...]] = [("rank", "bot", "version", "games", "wins", "win rate", "95% CI", "avg gold")]
-        return header + [
-            (str(r["rank"]), _shown_name(r), str(r["version"]), str(r["games"]), str(r["wins"]), f"{r['win_rate']:.1%}",
-             f"{r['ci_low']:.1%}-{r['ci_high']:.1%}", "-" if r["avg_gold"] is None else f"{r['avg_gold']:.2f}")
-            for r in rows]
+    def table(self, rows: Sequence[Standing]) -> list[tuple[str, ...]]:
+        return [WinRateStanding.columns] + [r.cells() for r in rows]

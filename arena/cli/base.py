@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 
 from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, make_engine
 from arena.formats import format_of
+from arena.rankings import Standing
 
 
 class UserError(click.ClickException):
@@ -80,7 +81,7 @@ class Context:
 pass_context = click.make_pass_decorator(Context)
 
 
-def board_table(rows: list[dict], variant: str = "classic") -> str:
+def board_table(rows: Sequence[Standing], variant: str = "classic") -> str:
     """A format's board as text (its ranking says which columns)."""
     if not rows:
         return "no bots on the ladder yet"

@@ -14,6 +14,7 @@ from arena.db import Bot, BotVersion, DatabaseError
 from arena.ladder import LadderError, SeasonSettings, leaderboard, run_season
 from arena.players import SandboxPlayer
 from arena.progress import ProgressReporter
+from arena.rankings import RatedStanding
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
 from arena.text import shown
 from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, check_source, existing_bot,
@@ -194,13 +195,13 @@ def bots_command(ctx: Context) -> None:
     """List bots, their versions and ratings."""
     with Session(ctx.engine) as session:
         rows = [("bot", "author", "version", "versions", "score", "mu", "sigma", "games")]
-        board = {row["name"]: row for row in leaderboard(session)}
+        board = {row.name: row for row in leaderboard(session) if isinstance(row, RatedStanding)}  # classic is rated
         for bot in session.exec(select(Bot).order_by(Bot.name)).all():
             versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).all()
             row = board.get(bot.name)
-            rows.append((bot.name + (" (boss)" if bot.builtin else ""), shown(bot.author), str(row["version"] if row else "-"),
-                         str(len(versions)), f"{row['score']:.2f}" if row else "-", f"{row['mu']:.2f}" if row else "-",
-                         f"{row['sigma']:.2f}" if row else "-", str(row["games"]) if row else "0"))
+            rows.append((bot.name + (" (boss)" if bot.builtin else ""), shown(bot.author), str(row.version if row else "-"),
+                         str(len(versions)), f"{row.score:.2f}" if row else "-", f"{row.mu:.2f}" if row else "-",
+                         f"{row.sigma:.2f}" if row else "-", str(row.games) if row else "0"))
     click.echo(format_table(rows) if len(rows) > 1 else "no bots yet: add one with 'arena submit PATH'")
 
 

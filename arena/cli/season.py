@@ -222,4 +222,4 @@ def leaderboard_command(ctx: Context, as_json: bool, variant: str, do_rerate: bo
             rows = leaderboard(session, variant, season_name)
         except LadderError as exc:
             raise UserError(str(exc)) from None
-    click.echo(json.dumps(rows, indent=2) if as_json else board_table(rows, variant))
+    click.echo(json.dumps([row.to_json() for row in rows], indent=2) if as_json else board_table(rows, variant))

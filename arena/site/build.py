@@ -20,6 +20,7 @@ from sqlmodel import Session, col, select
 from arena.db import Match, RatingSnapshot, Season
 from arena.formats import format_of, formats
 from arena.paths import data_dir
+from arena.rankings import Standing
 from engine import rules_for
 from engine.vine import TASKS
 
@@ -164,7 +165,7 @@ class SiteBuilder:
         total = sum(1 for g in ladder.games if g.status == "done" and format_of(g.rules_id).name == variant)
         ranking = format_of(variant).ranking
         if not ranking.rated:
-            board = [row | {"bot_id": ladder.versions[row["version_id"]].bot_id} for row in rows]
+            board = [row.to_json() | {"bot_id": ladder.versions[row.version_id].bot_id} for row in rows]
         else:
             board = self.board_rows(ladder, self.version_stats(ladder, variant), rows)
         self.write(page, ranking.page, "", board=board, seasons=mine, variant=variant, total_games=total)
@@ -190,13 +191,15 @@ class SiteBuilder:
         return stats
 
     def board_rows(self, ladder: Ladder, stats: dict[int, Tally],
-                   board: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+                   board: Sequence[Standing] | None = None) -> list[dict[str, Any]]:
+        """The board's rows as the pages and the JSON show them: each standing's JSON, its bot's id and
+        the version's figures in ``stats`` (``board``: the site format's board by default)."""
         rows = []
         for row in ladder.board if board is None else board:
-            tally = stats.get(row["version_id"], Tally())
-            bot_id = ladder.versions[row["version_id"]].bot_id
-            rows.append(row | {"bot_id": bot_id, "win_rate": tally.win_rate, "avg_coins": tally.avg_coins,
-                               "failure_rate": tally.failure_rate, "played": tally.games})
+            tally = stats.get(row.version_id, Tally())
+            bot_id = ladder.versions[row.version_id].bot_id
+            rows.append(row.to_json() | {"bot_id": bot_id, "win_rate": tally.win_rate, "avg_coins": tally.avg_coins,
+                                         "failure_rate": tally.failure_rate, "played": tally.games})
         return rows
 
     def season_rows(self, ladder: Ladder) -> list[dict[str, Any]]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Sequence
 
 from sqlalchemy import select as select_columns  # sqlmodel's select is typed for at most four columns
 from sqlmodel import Session, col, select
@@ -12,6 +12,7 @@ from arena.db import Bot, BotVersion, Match, MatchSeat, Season, prior_means, sto
 from arena.ratings import MU
 from arena.formats import formats
 from arena.ladder import deals_secret, leaderboard
+from arena.rankings import Standing
 from arena.text import shown
 
 
@@ -92,9 +93,9 @@ class Ladder:
     versions: dict[int, VersionInfo]
     seasons: list[Season]
     games: list[GameRow]  # played (done or void), newest first
-    board: list[dict[str, Any]]
+    board: Sequence[Standing]  # the leaderboard of the site's format
     season_names: dict[int, str] = field(default_factory=dict)
-    boards: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # every variant's leaderboard
+    boards: dict[str, Sequence[Standing]] = field(default_factory=dict)  # every variant's leaderboard
 
     def bot_of(self, version_id: int) -> BotInfo:
         return self.bots[self.versions[version_id].bot_id]

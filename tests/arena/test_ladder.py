@@ -11,10 +11,11 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, make_engine, prior_means
-from arena.ladder import rerate
+from arena.ladder import leaderboard, rerate
 from arena.planning import Planner, SeasonSettings, get_or_create_season
+from arena.rankings import RatedStanding, WinRateStanding
 from arena.ratings import RatingBook, Skill
-from arena.submit import register
+from arena.submit import register, register_bosses
 from arena_helpers import ARENA, kill_mid_season, run_arena
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -72,6 +73,40 @@ def test_season_rates_every_game_and_rerate_agrees(ladder: Path) -> None:
             assert sorted(s.rank for s in seats)[0] == 1 and all(s.status == "ok" for s in seats)
             snaps = session.exec(select(RatingSnapshot).where(RatingSnapshot.match_id == match.id)).all()
             assert len(snaps) == len(seats) == 3
+
+
+def test_standing_json_has_the_keys_of_the_printed_and_published_boards(tmp_path: Path) -> None:
+    """``to_json()`` of each kind of row (TrueSkill and win rate) gives the keys, in order, that
+    `arena leaderboard --json` prints and the site's leaderboard JSON publishes (before the site's own)."""
+    db = tmp_path / "ladder.sqlite"
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        register(session, "mine", (PROJECT / "bots" / "greedy_bot.py").read_text(), "tests",
+                 variants=("classic", "duel", "solo"))
+        register_bosses(session, ["random"])
+        boards = {variant: leaderboard(session, variant) for variant in ("classic", "duel", "solo")}
+    engine.dispose()
+    rated = ["name", "author", "builtin", "version", "version_id", "score", "mu", "sigma", "games", "rank"]
+    counted = ["name", "author", "builtin", "version", "version_id", "season", "games", "wins", "win_rate",
+               "ci_low", "ci_high", "avg_gold", "rank"]
+    figures = ["win_rate", "avg_coins", "failure_rate", "played", "bot_id", "page"]  # the site's own, after the row's
+    kinds = {"classic": (RatedStanding, rated, figures), "duel": (RatedStanding, rated, figures),
+             "solo": (WinRateStanding, counted, ["bot_id", "page"])}
+    site = tmp_path / "site"
+    result = run_arena("site", "build", "--out", str(site), db=db)
+    assert result.returncode == 0, result.stderr
+    for variant, (kind, keys, extra) in kinds.items():
+        rows = boards[variant]
+        assert [type(r) for r in rows] == [kind, kind] and [r.rank for r in rows] == [1, 2]
+        assert [list(r.to_json()) for r in rows] == [keys, keys]
+        printed = json.loads(run_arena("leaderboard", "--variant", variant, "--json", db=db).stdout)
+        assert [list(r) for r in printed] == [keys, keys] and printed == [r.to_json() for r in rows]
+        published = json.loads((site / f"leaderboard-{variant}.json").read_text())["rows"]
+        assert [list(r) for r in published] == [keys + extra] * 2
+        assert [{k: r[k] for k in keys} for r in published] == [r.to_json() for r in rows]
+    index = json.loads((site / "leaderboard.json").read_text())["rows"]  # the classic board, in the site's key order
+    assert [set(r) for r in index] == [set(rated + figures) - {"played"}] * 2
+    assert [{k: r[k] for k in rated} for r in index] == [r.to_json() for r in boards["classic"]]
 
 
 def test_killed_season_loses_nothing_and_resumes(ladder: Path) -> None:

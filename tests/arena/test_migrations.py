@@ -52,8 +52,8 @@ def check_upgraded(url: str) -> None:
         assert prior_means(session, "classic") == {ids["both"]: 31.5, ids["old"]: 28.0, ids["oldest"]: 25.0}
         assert prior_means(session, "duel") == {ids["both"]: 20.0, ids["old"]: 28.0, ids["oldest"]: 25.0}
         board = leaderboard(session, "classic")
-        assert [(r["name"], r["mu"]) for r in board] == [("both", 31.5), ("old", 28.0), ("oldest", 25.0)]
-        assert [r["name"] for r in leaderboard(session, "duel")] == ["both"]
+        assert [(r.name, r.mu) for r in board] == [("both", 31.5), ("old", 28.0), ("oldest", 25.0)]
+        assert [r.name for r in leaderboard(session, "duel")] == ["both"]
     assert not {"prior_mu", "variants", "priors"} & {c["name"] for c in inspect(engine).get_columns("botversion")}
     engine.dispose()
     make_engine(url).dispose()  # opening it again changes nothing

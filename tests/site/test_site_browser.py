@@ -214,23 +214,23 @@ def test_each_format_has_its_leaderboard(browser, site: Path, ladder: dict, scre
     assert browser.current_url.endswith("/duel.html")
     assert "duel" in browser.find_element(By.TAG_NAME, "h1").text
     names = column(browser, "leaderboard", 1)
-    assert names == [r["name"] for r in duel] and len(names) >= 2
-    assert [float(v) for v in column(browser, "leaderboard", 4)] == [r["score"] for r in duel]
+    assert names == [r.name for r in duel] and len(names) >= 2
+    assert [float(v) for v in column(browser, "leaderboard", 4)] == [r.score for r in duel]
     assert sum(int(v) for v in column(browser, "leaderboard", 7)) == 16  # 8 games of 2 seats
     browser.find_element(By.CSS_SELECTOR, '.tabs a[data-variant="solo"]').click()
     assert browser.current_url.endswith("/solo.html")
-    assert column(browser, "leaderboard", 1) == [r["name"] for r in solo]
+    assert column(browser, "leaderboard", 1) == [r.name for r in solo]
     assert [int(v) for v in column(browser, "leaderboard", 4)] == [3] * len(solo)  # the same 3 deals each
     rates = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#leaderboard td.win-rate")]
     intervals = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#leaderboard td.ci")]
     golds = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#leaderboard td.avg-gold")]
-    assert rates == [f"{100 * r['win_rate']:.1f}%" for r in solo]
-    assert intervals == [f"{100 * r['ci_low']:.1f}% – {100 * r['ci_high']:.1f}%" for r in solo]
-    assert golds == [f"{r['avg_gold']:.2f}" for r in solo]
+    assert rates == [f"{100 * r.win_rate:.1f}%" for r in solo]
+    assert intervals == [f"{100 * r.ci_low:.1f}% – {100 * r.ci_high:.1f}%" for r in solo]
+    assert golds == [f"{r.avg_gold:.2f}" for r in solo]
     browser.save_screenshot(str(screenshots / "solo-leaderboard.png"))
     data = json.loads((site / "leaderboard-solo.json").read_text())
     assert [(r["name"], r["win_rate"], r["ci_low"]) for r in data["rows"]] == [
-        (r["name"], r["win_rate"], r["ci_low"]) for r in solo]
+        (r.name, r.win_rate, r.ci_low) for r in solo]
     assert severe_console_messages(browser) == []
 
 

@@ -86,7 +86,7 @@ def test_build_writes_pages_named_by_ids(ladder: dict, site: Path) -> None:
         board = leaderboard(session)
     data = json.loads((site / "leaderboard.json").read_text())
     assert [(r["name"], r["version"], r["score"], r["games"]) for r in data["rows"]] == \
-        [(r["name"], r["version"], r["score"], r["games"]) for r in board]
+        [(r.name, r.version, r.score, r.games) for r in board]
     for row in data["rows"]:
         assert (site / row["page"]).is_file()
 
