@@ -4,7 +4,7 @@ It knows the protocol framing (one JSON object per line, one reply per request),
 """
 from __future__ import annotations
 
-from .tiers import detect_tier, strong_tier_missing
+from .tiers import detect_tier, strong_tier_missing, strong_tier_summary
 from .process import BotProcess
 from .zygote import close_fork_servers
 from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier, modules_from_package
@@ -20,5 +20,6 @@ __all__ = [
     "close_fork_servers",
     "detect_tier",
     "strong_tier_missing",
+    "strong_tier_summary",
     "modules_from_package",
 ]

@@ -16,6 +16,14 @@ _problems: dict[str, str] = {}
 _detect_lock = threading.Lock()
 
 
+def strong_tier_summary(python: str | None = None) -> str:
+    """One line for the user: which tier runs bots here, and how (or why not the strong one)."""
+    problem = strong_tier_missing(python)
+    if problem is None:
+        return f"strong tier: bubblewrap + seccomp, {isolation.confinement().summary}"
+    return f"plain tier only: {problem}"
+
+
 def strong_tier_missing(python: str | None = None) -> str | None:
     """Why ``detect_tier`` settled for the plain tier (None when the strong tier works)."""
     detect_tier(python)
@@ -46,7 +54,8 @@ def detect_tier(python: str | None = None) -> Tier:
                 close_fork_servers()  # the probe's fork server is not kept in this process
         tier = Tier.STRONG if problem is None else Tier.PLAIN
         if problem is None:
-            log.info("sandbox tier: strong (bubblewrap + seccomp + uid slots) with %s", interp.executable)
+            log.info("sandbox tier: strong (bubblewrap + seccomp, %s) with %s", isolation.confinement().summary,
+                     interp.executable)
         else:
             log.warning("sandbox tier: plain only, strong tier unavailable: %s", problem)
             _problems[interp.executable] = problem

@@ -216,6 +216,14 @@ def test_a_futex_on_a_shared_file_carries_nothing_at_a_real_table(tmp_path: Path
     assert set(hostile_statuses(season)) == {"protocol"}
 
 
+def test_no_process_of_its_sandbox_is_in_reach_at_a_real_table(tmp_path: Path) -> None:
+    """proc_mem: at every decision the hostile bot opens the memory of any other process its /proc
+    shows (code planted there would run without a seccomp filter) and plays illegally if it could.
+    Every game is ok: it reaches nothing, with uid slots as in a user namespace."""
+    season = hostile_season(tmp_path, (HOSTILE / "proc_mem.py").read_text(), games=4)
+    assert hostile_statuses(season) == ["ok"] * 4
+
+
 def test_a_memoriser_remembers_nothing_across_seat_rotations(tmp_path: Path) -> None:
     """4 seats, seat-rotated deals: every deal is played 4 times in a row by the same bots. The
     memoriser plays illegally in any game where it finds a memory of an earlier one."""

@@ -413,6 +413,6 @@ def test_no_other_process_of_the_sandbox_can_be_written_or_seen(tier: Tier, witn
     for writing (code planted there would run without a seccomp filter). In a user namespace they share
     its uid: the reaper is left out (the runner is pid 1) and the fork server keeps a capability the bot
     lacks and is hidden (hidepid=ptraceable). It sees itself and nothing else, in both ways a bot starts."""
-    replies, _ = run("proc_mem", tier, [{"type": "hello"}], fast_limits(fork_server=fork_server))
-    assert replies[0].status is Status.OK
-    assert replies[0].message["reached"] == {} and len(replies[0].message["listed"]) == 1, replies[0].message
+    replies, _ = run("proc_mem", tier, [{"type": "hello"}, {"type": "decide", "id": 1}], fast_limits(fork_server=fork_server))
+    assert replies[1].status is Status.OK
+    assert replies[1].message["reached"] == {} and len(replies[1].message["listed"]) == 1, replies[1].message

@@ -1,0 +1,107 @@
+"""The strong tier as an ordinary user: a real unprivileged account, with its own Python environment,
+runs the sandbox's hostile battery, alone and at real tables (every test, none skipped), submits a bot
+and plays a short season,
+each bot in a user namespace of its own. Runs when the suite runs as root (CI), which can make the
+account; the account's environment is kept between runs in ``/var/tmp`` (rebuilt when
+pyproject.toml changes)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pwd
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[2]
+USER = "arena-ci"
+HOME = Path("/var/tmp/arena-ci")
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("runuser") is None,
+                                reason="making an unprivileged account needs root (CI runs the suite as root)")
+
+
+def as_user(*argv: str, cwd: Path, timeout: float = 1200) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` as the unprivileged account with a clean environment (pip's settings kept)."""
+    env = {"HOME": str(HOME), "PATH": f"{HOME / 'venv' / 'bin'}:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    env.update({k: v for k, v in os.environ.items() if k.startswith("PIP_")})
+    return subprocess.run(["runuser", "-u", USER, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv],
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def _copy_checkout(target: Path) -> None:
+    """The files of this checkout as they are now (tracked and new, not ignored), owned by the account."""
+    if target.exists():
+        shutil.rmtree(target)
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=PROJECT,
+                            capture_output=True, text=True, check=False)
+    names = [n for n in listed.stdout.split("\0") if n] if listed.returncode == 0 else None
+    if names is None:  # not a git checkout: everything but caches
+        shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache", ".git"))
+    else:
+        for name in names:
+            source = PROJECT / name
+            if source.is_file():
+                (target / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target / name)
+    subprocess.run(["chown", "-R", f"{USER}:{USER}", str(target)], check=True)
+
+
+@pytest.fixture(scope="module")
+def account() -> Path:
+    """The account, a copy of this checkout in its home, and its environment; returns the copy."""
+    if subprocess.run(["id", USER], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "--system", "--home-dir", str(HOME), "--shell", "/bin/sh", USER], check=True)
+    HOME.mkdir(mode=0o755, exist_ok=True)
+    shutil.chown(HOME, USER, USER)
+    user = pwd.getpwnam(USER)
+    assert user.pw_uid != 0 and user.pw_gid != 0
+    src = HOME / "src"
+    _copy_checkout(src)
+    stamp = hashlib.sha256((PROJECT / "pyproject.toml").read_bytes()).hexdigest()
+    venv = HOME / "venv"
+    if (HOME / "venv.stamp").read_text() if (HOME / "venv.stamp").exists() else "" != stamp:
+        shutil.rmtree(venv, ignore_errors=True)
+        made = as_user("/usr/bin/python3", "-m", "venv", str(venv), cwd=HOME)
+        assert made.returncode == 0, made.stderr
+        (HOME / "venv.stamp").write_text(stamp)
+    installed = as_user(str(venv / "bin" / "pip"), "install", "-q", "-e", f"{src}[test]", cwd=src)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    return src
+
+
+def test_an_ordinary_user_gets_the_strong_tier_in_user_namespaces(account: Path) -> None:
+    shown = as_user("python", "-c", "from sandbox import strong_tier_summary; print(strong_tier_summary())", cwd=account)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.strip() == "strong tier: bubblewrap + seccomp, user namespaces (not root: each bot in a user namespace of its own)"
+
+
+def test_the_hostile_battery_passes_as_an_ordinary_user_with_nothing_skipped(account: Path) -> None:
+    battery = as_user("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "tests/sandbox/test_hostile.py",
+                      "tests/arena/test_hostile_ladder.py", cwd=account)
+    summary = battery.stdout.strip().splitlines()[-1]
+    assert battery.returncode == 0, battery.stdout[-3000:] + battery.stderr[-2000:]
+    assert " passed" in summary and "skipped" not in summary and "deselected" not in summary, summary
+
+
+def test_an_ordinary_user_submits_a_bot_and_runs_a_season(account: Path) -> None:
+    work = HOME / "season"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    shutil.chown(work, USER, USER)
+    db = f"sqlite:///{work / 'ladder.sqlite'}"
+    submitted = as_user("python", "-m", "arena", "--db", db, "-q", "submit", str(account / "bots" / "trader_bot.py"),
+                        "--name", "mytrader", cwd=work)  # refused without the strong tier (no --unsafe)
+    assert submitted.returncode == 0, submitted.stderr
+    season = as_user("python", "-m", "arena", "--db", db, "-q", "season", "run", "--games", "6",
+                     "--bosses", "random,greedy", cwd=work)
+    assert season.returncode == 0, season.stderr
+    board = as_user("python", "-m", "arena", "--db", db, "leaderboard", "--json", cwd=work)
+    assert board.returncode == 0, board.stderr
+    rows = json.loads(board.stdout)
+    assert {row["name"] for row in rows} == {"mytrader", "random", "greedy"} and all(row["games"] > 0 for row in rows)
+    rerated = as_user("python", "-m", "arena", "--db", db, "leaderboard", "--rerate", cwd=work)
+    assert rerated.returncode == 0 and "0 ratings differed" in rerated.stderr, rerated.stderr
