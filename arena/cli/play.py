@@ -88,7 +88,7 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
         else:
             tier = detect_tier()
             if tier is Tier.PLAIN and not unsafe and not all(trusted for _, _, trusted in resolved):
-                raise UserError("no strong sandbox is available on this machine (bubblewrap + seccomp); "
+                raise UserError(f"no strong sandbox is available on this machine ({strong_tier_missing()}); "
                                 "refusing to run bots that are not built in without --unsafe")
             for i, (name, source, _) in enumerate(resolved):
                 if i in programs:
@@ -213,14 +213,14 @@ def bots_command(ctx: Context) -> None:
 def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
     """Register the example bots, run a short sandboxed season, print the leaderboard, build the site.
 
-    The season plays seat-rotated deals, so each table's bot processes serve several games.
+    The season plays seat-rotated deals (every bot starts afresh in every game).
     """
     tier = detect_tier()
     builtin_only = tier is Tier.PLAIN and not unsafe
     if builtin_only:
         click.echo(f"note: no strong sandbox here ({strong_tier_missing()}), so the demo seats only the built-in "
                    "bots, in the plain tier (limits and a session of their own, no namespaces or seccomp); "
-                   "for the strong tier install bubblewrap (apt-get install -y bubblewrap) and run as root", err=True)
+                   "for the strong tier install bubblewrap (apt-get install -y bubblewrap)", err=True)
     with Session(ctx.engine) as session:  # the example bots play every variant (tests/bots)
         names = list(builtin_bots())
         taken = names_taken_by_submissions(session, names)

@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from arena.submit import SubmissionError, builtin_bots, check_source
-from sandbox import Tier, detect_tier
+from sandbox import Tier, detect_tier, strong_tier_missing
 
 from arena.cli.base import UserError
 
@@ -39,6 +39,6 @@ def sandbox_tier(unsafe: bool, tier: Tier | None = None) -> Tier:
     """The tier to run submitted bots in (``tier``: as detected where they run); refuses PLAIN unless ``unsafe``."""
     tier = detect_tier() if tier is None else tier
     if tier is Tier.PLAIN and not unsafe:
-        raise click.ClickException("no strong sandbox is available on this machine (bubblewrap + seccomp); "
+        raise click.ClickException(f"no strong sandbox is available on this machine ({strong_tier_missing()}); "
                                    "refusing to run submitted bots without --unsafe")
     return tier
