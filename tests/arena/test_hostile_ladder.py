@@ -21,7 +21,7 @@ from arena.db import make_engine
 from arena.submit import register
 from engine import ClassicGame, classic_rules
 from sandbox import Tier, close_fork_servers, detect_tier
-from sandbox.isolation import SLOT_UIDS
+from sandbox.isolation import SLOT_UIDS, Confinement, confinement
 from sandbox.procscan import live_processes, processes_of_uid
 
 HOSTILE = Path(__file__).resolve().parents[1] / "sandbox" / "hostile"
@@ -43,10 +43,14 @@ def hostile_source(name: str, **constants: object) -> str:
 
 
 def leftover_bot_processes() -> list[int]:
-    """Bot processes still alive: any process of a sandbox uid slot, or a runner bootstrap."""
-    pids = [pid for uid in SLOT_UIDS for pid in processes_of_uid(uid)]
+    """Bot processes still alive: any process of a sandbox uid slot, or a runner bootstrap (in a user
+    namespace, one of this user's: another account's sandboxes are not this test's)."""
+    mine_only = confinement() is Confinement.USER_NAMESPACE
+    pids = [] if mine_only else [pid for uid in SLOT_UIDS for pid in processes_of_uid(uid)]
 
     def runner(entry: os.DirEntry[str]) -> bool:
+        if mine_only and entry.stat().st_uid != os.getuid():
+            return False
         with open(f"/proc/{entry.name}/cmdline", "rb") as f:
             return b"__bohnanza_runner__" in f.read()
 
