@@ -452,7 +452,7 @@ class ClassicGame(Game):
                 from_hand = find_cards(s.hand, tuple(rest))
                 if from_hand is not None:
                     options.append(Confirm(i, from_hand, tuple(from_trade or ())))
-        options.extend(self._field_options(s, cashable))  # C-3.2, C-4.3
+        self._add_field_options(options, s, cashable)  # C-3.2, C-4.3
         return options
 
 

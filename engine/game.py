@@ -128,13 +128,13 @@ class Game:
         lone_blocked = any(c > 1 for c in counts)  # computed once for every field
         return [c > 1 or (c == 1 and not lone_blocked) for c in counts]
 
-    def _field_options(self, s: Any, cashable: list[bool]) -> list[Action]:
-        """The options every decision has: buy the next field, cash in a field."""
-        options: list[Action] = []
-        if len(s.field_beans) < self.rules.max_fields and s.coins >= self.rules.field_price:
+    def _add_field_options(self, options: list[Action], s: Any, cashable: list[bool]) -> None:
+        """The options every decision has, appended to ``options``: buy the next field, cash in a field."""
+        if len(s.field_beans) < self.rules.max_fields and len(s.treasury) >= self.rules.field_price:
             options.append(_BUY_FIELD)
-        options.extend(Harvest(i) for i, ok in enumerate(cashable) if ok)
-        return options
+        for i, ok in enumerate(cashable):
+            if ok:
+                options.append(Harvest(i))
 
     @classmethod
     def from_position(cls, rules: Any, players: int, seed: int = 0, **position: Any) -> Any:

@@ -510,7 +510,7 @@ class PrincesGame(Game):
             options.append(_CLAIM)
         if s.position + 1 < self.castle and s.coins >= self.princes.tribute_price:
             options.append(_TRIBUTE)
-        options.extend(self._field_options(s, cashable))  # P-3.3, P-3.4
+        self._add_field_options(options, s, cashable)  # P-3.3, P-3.4
         return options
 
 
