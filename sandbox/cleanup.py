@@ -24,7 +24,8 @@ def describe_exit(code: int | None) -> str:
     return f"exited with code {code}"
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
+    """The pids of ``pid``'s children (none if it is gone)."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:
             return [int(x) for x in f.read().split()]
@@ -48,7 +49,7 @@ def find_runner(bwrap_pid: int, uid: int | None) -> int | None:
     """Host pid of the python inside bubblewrap (bwrap -> namespace init -> runner)."""
     frontier = [bwrap_pid]
     for _ in range(4):
-        below = [child for pid in frontier for child in _children(pid)]
+        below = [child for pid in frontier for child in children(pid)]
         for pid in below:
             if _is_runner(pid, uid):
                 return pid

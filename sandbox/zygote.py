@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from . import isolation
 from .boot import BOOTSTRAP, CLEAN_ENV, ISOLATED, runner_line
-from .cleanup import find_runner
+from .cleanup import children, find_runner
 from .procscan import processes_of_uid
 from .framing import Event, Pipes
 from .values import Limits, SandboxError, Tier
@@ -107,7 +107,7 @@ class Zygote:
             for fd in mine:
                 os.close(fd)
             raise SandboxError(f"fork server answered {reply!r} to a fork")
-        host = _children(self.pid)
+        host = children(self.pid)
         return ZygoteChild(self, host[0] if host else None), mine
 
     def _read(self, deadline: float) -> dict[str, Any]:
@@ -260,14 +260,6 @@ def zygote_pool() -> ZygotePool:
 def close_fork_servers() -> None:
     """Close this process's idle fork servers (a worker about to exit)."""
     _POOL.close()
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        return []
 
 
 def uses_zygotes(tier: Tier, limits: Limits) -> bool:

@@ -202,20 +202,20 @@ def test_a_seed_searcher_learns_nothing_from_a_small_play_seed(tmp_path: Path, s
 
 
 def test_a_bot_that_computes_after_its_reply_forfeits_without_slowing_the_table(tmp_path: Path) -> None:
-    """reply_then_spin writes its reply early and keeps computing: it is stopped before the next seat is
+    """early_reply (ROLE "spin") writes its reply early and keeps computing: it is stopped before the next seat is
     asked, and its late second line answers the wrong request, so it forfeits (protocol) every game."""
-    season = hostile_season(tmp_path, hostile_source("reply_then_spin", SPIN_S=0.2))
+    season = hostile_season(tmp_path, hostile_source("early_reply", SPIN_S=0.2))
     assert set(hostile_statuses(season)) == {"protocol"}
 
 
 def test_a_futex_on_a_shared_file_carries_nothing_at_a_real_table(tmp_path: Path) -> None:
-    """futex_channel: the hostile bot waits on a futex of a shared file after writing its reply
+    """early_reply, ROLE "wait": the hostile bot waits on a futex of a shared file after writing its reply
     itself; its partner (another author) wakes that futex at each of its decisions and plays
     illegally if anyone was waiting. The waiter is stopped before any other seat is asked, so the
     partner never finds it: every partner game is ok (the waiter's late line costs it its games)."""
-    source = hostile_source("futex_channel", WAIT_S=0.05)
+    source = hostile_source("early_reply", ROLE="wait", WAIT_S=0.05)
     season = hostile_season(tmp_path, source, games=4, bosses="random,greedy",
-                            partner=source.replace('ROLE = "wait"', 'ROLE = "wake"'))
+                            partner=hostile_source("early_reply", ROLE="wake"))
     assert [seats["partner"][0] for seats in season["seats"].values()] == ["ok"] * 4
     assert set(hostile_statuses(season)) == {"protocol"}
 

@@ -307,10 +307,10 @@ def test_a_timer_signal_cannot_wake_a_frozen_bot(tier: Tier, witness: BotProcess
 
 
 def test_a_bot_computing_after_its_reply_is_stopped_before_another_bot_is_asked(tier: Tier, witness: BotProcess) -> None:
-    """reply_then_spin.py writes its reply itself and keeps computing. Before the next bot of its table
+    """early_reply.py (ROLE "spin") writes its reply itself and keeps computing. Before the next bot of its table
     is asked it is stopped (strong tier: it is not asleep on its pipe; plain tier: SIGSTOP at once), so
     its CPU stays flat while the other bot is asked, and its second line is a reply to the wrong request."""
-    bot = BotProcess.start(hostile_bundle("reply_then_spin"), fast_limits(bank_ms=5000), tier)
+    bot = BotProcess.start(hostile_bundle("early_reply"), fast_limits(bank_ms=5000), tier)
     try:
         assert bot.request({"type": "hello"}).status is Status.OK
         reply = bot.request({"type": "decide", "id": 1, "options": [{"type": "pass"}]})
@@ -331,14 +331,14 @@ def test_a_bot_computing_after_its_reply_is_stopped_before_another_bot_is_asked(
     assert_gone(bot)
 
 
-@pytest.mark.skipif(platform.machine() != "x86_64", reason="the futex syscall number in futex_channel.py is x86-64's")
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the futex syscall number in early_reply.py is x86-64's")
 @pytest.mark.parametrize("freeze", [True, False], ids=["frozen", "not-frozen"])
 def test_a_futex_on_a_shared_file_carries_nothing_between_bots_of_a_table(tier: Tier, freeze: bool) -> None:
-    """futex_channel.py: one bot waits on a futex in a page of a file every sandbox binds (the same
+    """early_reply.py, ROLE "wait" and "wake": one bot waits on a futex in a page of a file every sandbox binds (the same
     key everywhere) after writing its reply itself; the next bot asked wakes it and reports how many
     it woke. Settled (stopped) before the other bot runs, the waiter has left the futex queue: 0.
     Without freezing (the control) the waiter is still queued and the other bot sees it: 1."""
-    source = (ROOT / "tests" / "sandbox" / "hostile" / "futex_channel.py").read_text()
+    source = (ROOT / "tests" / "sandbox" / "hostile" / "early_reply.py").read_text().replace('ROLE = "spin"', 'ROLE = "wait"')
     limits = fast_limits(freeze=freeze, bank_ms=5000)
     waiter = BotProcess.start(BotBundle("waiter", source), limits, tier)
     waker = BotProcess.start(BotBundle("waker", source.replace('ROLE = "wait"', 'ROLE = "wake"')), limits, tier)

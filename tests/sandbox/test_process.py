@@ -224,7 +224,7 @@ def test_cpu_used_between_requests_is_charged_to_the_bank(tier: Tier, freeze: bo
     """A bot that writes its reply itself and keeps computing pays for it: the CPU it used between
     requests comes out of its bank. Without freezing (the control) in both tiers;
     in the strong tier also with it, while no other bot is asked (nothing needs to stop it then)."""
-    bundle = BotBundle.from_file(Path(__file__).parent / "hostile" / "reply_then_spin.py")
+    bundle = BotBundle.from_file(Path(__file__).parent / "hostile" / "early_reply.py")
     with BotProcess.start(bundle, fast_limits(freeze=freeze, bank_ms=400), tier) as bot:
         assert bot.request({"type": "decide", "id": 1}).status is Status.OK
         assert bot.pid is not None

@@ -22,12 +22,15 @@ def reach():
     return reached
 
 
-def act(message):
-    if message.get("type") == "hello":
-        return {"type": "ready"}
-    if message.get("type") != "decide":
-        return None
+def decide(message):
     reached = reach()
     action = {"type": "reached-another-process"} if reached else (message.get("options") or [{"type": "pass"}])[0]
     return {"id": message.get("id"), "action": action, "reached": reached,
             "listed": sorted(p for p in os.listdir("/proc") if p.isdigit())}
+
+
+def act(message):
+    kind = message.get("type")
+    if kind == "decide":
+        return decide(message)
+    return {"type": "ready"} if kind == "hello" else None
