@@ -15,7 +15,7 @@ What it teaches:
   a second card or not, the order of traded cards, which deal to confirm, accept an offer or give
   a card away) every candidate action is played on the same sampled states (common random
   numbers: the comparison's noise comes from the candidates, not from different deals), then the
-  game is played out to its end by a fast policy for every seat (``rollout_action``: plant where
+  game is played out to its end by a fast policy for every seat (``engine.policies.rollout_action``: plant where
   it loses least, plant a second card onto its own kind, no trading). The score of a playout is
   own coins minus the best opponent's; the candidate with the best mean wins.
 - **Mid-round trading decisions are replayed from the round's start**: the state machine needs the
@@ -41,11 +41,11 @@ from dataclasses import replace
 from engine.actions import DecisionKind
 from engine.determinize import build_game, check_public, sample_hidden
 from engine.events import FieldBought, Harvested, Reshuffled
-from engine.policies import PrincesExampleMoves
-from engine.valuation import ACCEPT_MARGIN, PARTNER_SHARE, CardValues, field_worth, position_value, without
+from engine.policies import PrincesExampleMoves, playout
+from engine.valuation import ACCEPT_MARGIN, PARTNER_SHARE, CardValues, position_value, without
 from engine.views import TradeView
 from sandbox.sdk import (
-    Accept, Action, Bean, Bot, BuyField, Confirm, EndTrading, Hello, Offer, Pass, Plant, PlantTraded, Request, Rules, View, find_cards,
+    Accept, Action, Bean, Bot, Confirm, EndTrading, Hello, Offer, Pass, Plant, PlantTraded, Request, View, find_cards,
 )
 
 BUDGET_MS = 60.0        # thinking time per searched decision
@@ -54,78 +54,6 @@ CONFIDENCE = 1.0        # standard errors a candidate must beat the heuristic's 
 MAX_CANDIDATES = 5      # the heuristic's best few are searched
 PASS, END = Pass(), EndTrading()
 
-
-# ------------------------------------------------------------------ playouts
-_TABLES: dict = {}
-
-
-def coin_table(rules: Rules) -> dict:
-    """``table[bean][n]``: coins for a field of ``n`` beans (a lookup is cheaper than the beanometer)."""
-    table = _TABLES.get(rules.id)
-    if table is None:
-        table = _TABLES[rules.id] = {t.bean: [t.coins_for(n) for n in range(t.count + 1)] for t in rules.bean_types}
-    return table
-
-
-def rollout_field(game, s, bean: Bean) -> int:
-    """Where a playout plants ``bean``: a field of the same bean (the fullest), else an empty one,
-    else the legal field (C-4.2) whose cash-in wastes the fewest beans."""
-    beans, counts = s.field_beans, s.field_counts
-    table = coin_table(game.rules)
-    best, best_key = 0, None
-    lone_blocked = any(c > 1 for c in counts)
-    for i, b in enumerate(beans):
-        if b is bean:
-            key = (0, -counts[i])
-        elif b is None:
-            key = (1, 0)
-        elif counts[i] > 1 or not lone_blocked:
-            key = (2, counts[i] - 10 * table[b][counts[i]])
-        else:
-            continue
-        if best_key is None or key < best_key:
-            best, best_key = i, key
-    return best
-
-
-def rollout_action(game) -> Action:
-    """The fast policy every seat follows in a playout; it reads the engine state directly and
-    never lists options: plant where it loses least, plant a second card only onto its own kind,
-    buy the third field in the first pass through the deck, never trade."""
-    phase = game.phase
-    s = game.seats[game.to_move]
-    if phase is DecisionKind.PLANT_FIRST:
-        rules = game.rules
-        if len(s.field_beans) < rules.max_fields and len(s.treasury) >= rules.field_price and game.reshuffles == 0:
-            return BuyField()
-        return Plant(rollout_field(game, s, s.hand[0]))
-    if phase is DecisionKind.PLANT_SECOND:
-        bean = s.hand[0]
-        for i, b in enumerate(s.field_beans):
-            if b is bean:
-                return Plant(i)
-        return PASS
-    if phase is DecisionKind.PLANT_TRADED:
-        return PlantTraded(0, rollout_field(game, s, s.trade[0]))
-    if phase is DecisionKind.TRADE_OFFER:
-        return END
-    return PASS
-
-
-def playout(game, me: int, turns: int | None) -> float:
-    """Play ``turns`` more turns (``None``: to the end); own score minus the best other seat's,
-    where a seat's score is its coins plus what its fields would pay (``field_worth``) if the
-    playout stopped early."""
-    stop = None if turns is None else game.turn + turns
-    while not game.over and (stop is None or game.turn < stop):
-        game.apply(rollout_action(game))
-    if game.over:
-        coins = game.result.coins
-        return coins[me] - max(c for s, c in enumerate(coins) if s != me)
-    rules = game.rules
-    scores = [len(s.treasury) + sum(field_worth(rules, b, n) for b, n in zip(s.field_beans, s.field_counts))
-              for s in game.seats]
-    return scores[me] - max(v for s, v in enumerate(scores) if s != me)
 
 
 class Tracker:

@@ -14,8 +14,10 @@ from engine.actions import (
     Action, BuyField, ClaimTask, DecisionKind, DiscardHand, DiscardMiddle, EndTrading, Harvest, Offer, Pass,
     PayTribute, Plant, PlantMiddle, PlantTraded,
 )
+from engine.valuation import field_worth
 
 _FREE = (Harvest, BuyField, PayTribute)  # actions after which the same seat decides again
+_PASS, _END_TRADING = Pass(), EndTrading()
 
 
 def _field_score(game, seat: int, action: Action) -> tuple[int, int]:
@@ -220,3 +222,76 @@ class PrincesExampleMoves:
         return princes_example_move(self.rules, request.view, request.options, request.events, self.rng, discard)
 
     take_middle = discard_hand = keep_middle = princes_move
+
+
+# ------------------------------------------------------------------ playouts (the search bot's)
+_TABLES: dict = {}
+
+
+def _coin_table(rules: Any) -> dict:
+    """``table[bean][n]``: coins for a field of ``n`` beans (a lookup is cheaper than the beanometer)."""
+    table = _TABLES.get(rules.id)
+    if table is None:
+        table = _TABLES[rules.id] = {t.bean: [t.coins_for(n) for n in range(t.count + 1)] for t in rules.bean_types}
+    return table
+
+
+def _rollout_field(game, s, bean: Any) -> int:
+    """Where a playout plants ``bean``: a field of the same bean (the fullest), else an empty one,
+    else the legal field (C-4.2) whose cash-in wastes the fewest beans."""
+    beans, counts = s.field_beans, s.field_counts
+    table = _coin_table(game.rules)
+    best, best_key = 0, None
+    lone_blocked = any(c > 1 for c in counts)
+    for i, b in enumerate(beans):
+        if b is bean:
+            key = (0, -counts[i])
+        elif b is None:
+            key = (1, 0)
+        elif counts[i] > 1 or not lone_blocked:
+            key = (2, counts[i] - 10 * table[b][counts[i]])
+        else:
+            continue
+        if best_key is None or key < best_key:
+            best, best_key = i, key
+    return best
+
+
+def rollout_action(game) -> Action:
+    """The fast policy every seat follows in a playout; it reads the engine state directly and
+    never lists options: plant where it loses least, plant a second card only onto its own kind,
+    buy the third field in the first pass through the deck, never trade."""
+    phase = game.phase
+    s = game.seats[game.to_move]
+    if phase is DecisionKind.PLANT_FIRST:
+        rules = game.rules
+        if len(s.field_beans) < rules.max_fields and len(s.treasury) >= rules.field_price and game.reshuffles == 0:
+            return BuyField()
+        return Plant(_rollout_field(game, s, s.hand[0]))
+    if phase is DecisionKind.PLANT_SECOND:
+        bean = s.hand[0]
+        for i, b in enumerate(s.field_beans):
+            if b is bean:
+                return Plant(i)
+        return _PASS
+    if phase is DecisionKind.PLANT_TRADED:
+        return PlantTraded(0, _rollout_field(game, s, s.trade[0]))
+    if phase is DecisionKind.TRADE_OFFER:
+        return _END_TRADING
+    return _PASS
+
+
+def playout(game, me: int, turns: int | None) -> float:
+    """Play ``turns`` more turns (``None``: to the end); own score minus the best other seat's,
+    where a seat's score is its coins plus what its fields would pay (``field_worth``) if the
+    playout stopped early."""
+    stop = None if turns is None else game.turn + turns
+    while not game.over and (stop is None or game.turn < stop):
+        game.apply(rollout_action(game))
+    if game.over:
+        coins = game.result.coins
+        return coins[me] - max(c for s, c in enumerate(coins) if s != me)
+    rules = game.rules
+    scores = [len(s.treasury) + sum(field_worth(rules, b, n) for b, n in zip(s.field_beans, s.field_counts))
+              for s in game.seats]
+    return scores[me] - max(v for s, v in enumerate(scores) if s != me)
