@@ -14,7 +14,8 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
-SCHEMA_VERSION = 2  # 2: what a version plays and starts from, per format, in VersionFormat rows
+SCHEMA_VERSION = 3  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+#                    3: why a seat failed (MatchSeat.failure_*)
 DEFAULT_DB = "sqlite:///arena.sqlite"
 DB_ENV = "ARENA_DB"
 ADVISORY_KEY = 424242  # PostgreSQL: the lock of the one writer (advisory locks are per database)
@@ -115,6 +116,11 @@ class MatchSeat(SQLModel, table=True):
     detail: str = ""
     decisions: int = 0
     time_ms: float = 0.0
+    # why it failed, for its author (arena.referee.Failure): the request it was answering, the replay
+    # step it was asked at, and its own last output on stderr
+    failure_request: str = ""
+    failure_step: Optional[int] = None
+    failure_log: str = ""
 
 
 class RatingSnapshot(SQLModel, table=True):
@@ -179,6 +185,8 @@ def make_engine(url: str) -> Engine:
                                 f"newer than this arena's {SCHEMA_VERSION}; upgrade the arena")
         if version < 2:
             _upgrade_to_2(engine)
+        if version < 3:
+            _upgrade_to_3(engine)
         with Session(engine) as session:
             row = session.get(Meta, "schema_version") or Meta(key="schema_version", value="")
             if row.value != str(SCHEMA_VERSION):
@@ -221,6 +229,20 @@ def _upgrade_to_2(engine: Engine) -> None:
             if column in columns:
                 conn.execute(text(f"ALTER TABLE botversion DROP COLUMN {column}"))
         conn.execute(text("UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_3(engine: Engine) -> None:
+    """Schema 2 -> 3: the failure evidence of a seat (empty for the games recorded before)."""
+    from sqlalchemy import inspect, text
+
+    columns = {c["name"] for c in inspect(engine).get_columns("matchseat")}
+    added = {"failure_request": "VARCHAR NOT NULL DEFAULT ''", "failure_step": "INTEGER NULL",
+             "failure_log": "VARCHAR NOT NULL DEFAULT ''"}
+    with engine.begin() as conn:
+        for column, kind in added.items():
+            if column not in columns:
+                conn.execute(text(f"ALTER TABLE matchseat ADD COLUMN {column} {kind}"))
+        conn.execute(text("UPDATE meta SET value = '3' WHERE key = 'schema_version'"))
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

@@ -64,6 +64,9 @@ def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) ->
     for row, result in zip(seats, record.seats):
         row.coins, row.rank, row.status = result.coins, result.rank, result.status.value
         row.detail, row.decisions, row.time_ms = result.detail[:500], result.decisions, result.time_ms
+        if result.failure is not None:
+            failure = result.failure
+            row.failure_request, row.failure_step, row.failure_log = failure.request, failure.step, failure.log
         session.add(row)
     match.replay = record.replay_text
     match.seconds = record.seconds

@@ -42,6 +42,28 @@ class Player(Protocol):
 
     def close(self) -> None: ...
 
+    @property
+    def stderr_tail(self) -> str:
+        """The bot's own last output on stderr (its prints, the runner's traceback), bounded."""
+        ...
+
+
+#: How much of a failed bot's last output is kept with the game (docs/protocol.md "Failures").
+MAX_FAILURE_LOG = 4000
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a seat failed, for its author: the request it was answering (``hello`` or a decision
+    kind), when it was asked (``step``: the number of public events before it; the site's replay
+    opens there with ``#event-<step>``), and the bot's
+    own last output on stderr (the runner's traceback, its prints), at most ``MAX_FAILURE_LOG``
+    characters. Nothing in it comes from another seat."""
+
+    request: str
+    step: int
+    log: str
+
 
 @dataclass(frozen=True)
 class SeatOutcome:
@@ -52,6 +74,7 @@ class SeatOutcome:
     detail: str
     decisions: int
     time_ms: float
+    failure: Failure | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +119,8 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
     game = new_game(rules, n, seed)
     statuses = [Status.OK] * n
     details = [""] * n
+    failures: list[Failure | None] = [None] * n
+    asked: list[tuple[str, int]] = [("hello", 0)] * n  # each seat's latest request: its kind and step
     decisions = [0] * n
     time_ms = [0.0] * n
     seen = [0] * n  # index of the first event each seat has not been sent yet
@@ -105,10 +130,12 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
     def forfeit(seat: int, status: Status, detail: str) -> None:
         statuses[seat], details[seat] = status, _clip(detail, 500)
         log.info("seat %d (%s) forfeits: %s %s", seat, names[seat], status.value, details[seat])
-        players[seat].close()  # a bot that failed is never asked again
+        players[seat].close()  # a bot that failed is never asked again (and its stderr is read to the end)
+        failures[seat] = Failure(asked[seat][0], asked[seat][1], _tail(players[seat].stderr_tail, MAX_FAILURE_LOG))
 
     def ask(seat: int, message: dict[str, Any]) -> dict[str, Any] | None:
         """One request to one seat; None (and the seat forfeits) on any failure of the bot's."""
+        asked[seat] = (message.get("kind") or message.get("type") or "?", len(game.events))
         try:
             reply = players[seat].request(message)
         except SandboxError:
@@ -208,8 +235,8 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
         if statuses[seat] is Status.OK:
             player.notify({"type": "end", "seat": seat, "coins": list(coins), "ranks": list(ranks),
                            "statuses": [s.value for s in statuses]})
-    seats = tuple(SeatOutcome(names[s], coins[s], ranks[s], statuses[s], details[s], decisions[s], round(time_ms[s], 3))
-                  for s in range(n))
+    seats = tuple(SeatOutcome(names[s], coins[s], ranks[s], statuses[s], details[s], decisions[s], round(time_ms[s], 3),
+                              failures[s]) for s in range(n))
     replay = splice_json(Replay.of(game, names, forfeited).to_json(events=False), "events",
                          public_events(0)[1])  # the same text as Replay.dumps(), events not encoded twice
     if void is None and len(replay) > MAX_REPLAY_BYTES:
@@ -232,6 +259,10 @@ def final_ranks(rules: Rules, game: Any, coins: Sequence[int], forfeited: Sequen
     return rank_by_coins(coins, forfeited)
 
 
+def _tail(text: str, limit: int) -> str:
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
 def _clip(value: object, limit: int = 200) -> str:
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[:limit] + "…"
@@ -252,6 +283,7 @@ class InProcessPlayer:
         self._act = self._new_game()
         self._games = 0
         self._dead: Reply | None = None
+        self.stderr_tail = ""  # the traceback of the exception that ended it, as the runner would print it
 
     def request(self, message: dict[str, Any]) -> Reply:
         if self._dead is not None:
@@ -265,6 +297,7 @@ class InProcessPlayer:
             reply = self._act(json.loads(json.dumps(message)))
             reply = json.loads(json.dumps(reply))
         except Exception as exc:  # the bot's fault: becomes its status
+            self.stderr_tail = traceback.format_exc()
             self._dead = Reply(Status.CRASH, None, 0.0, f"{type(exc).__name__}: {_clip(str(exc))}")
             return self._dead
         elapsed = (time.perf_counter() - started) * 1000

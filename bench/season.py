@@ -75,6 +75,10 @@ class Recorder:
     def close(self) -> None:
         self.inner.close()
 
+    @property
+    def stderr_tail(self) -> str:
+        return self.inner.stderr_tail
+
 
 def breakdown(games: int, limits: Limits, tier: Tier) -> list[dict]:
     """One worker, games one after another: where a game's time goes. Returns the decide messages seen."""

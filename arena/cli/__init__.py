@@ -1,9 +1,9 @@
 """The ``arena`` command line: the group and shared state in ``base``, the trust and tier policy in
 ``trust``, the commands in ``play`` (play, submit, bots, demo), ``season`` (season ..., leaderboard),
-``site`` (site build) and ``backup``."""
+``site`` (site build), ``game`` (game show) and ``backup``."""
 from __future__ import annotations
 
-from arena.cli import backup, play, season, site  # noqa: F401 - importing a command module registers its commands
+from arena.cli import backup, game, play, season, site  # noqa: F401 - importing a command module registers its commands
 from arena.cli.base import cli, main
 
 __all__ = ["cli", "main"]

@@ -16,7 +16,7 @@ from arena.players import SandboxPlayer
 from arena.progress import ProgressReporter
 from arena.rankings import RatedStanding
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
-from arena.text import shown
+from arena.text import failure_text, shown
 from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, check_source, existing_bot,
                           names_taken_by_submissions, register, register_bosses, smoke_failure, smoke_games)
 from arena.referee import GameRecord, InProcessPlayer, Player, play_game
@@ -110,6 +110,8 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
         click.echo(json.dumps(record_json(record), indent=2))
     else:
         click.echo(result_table(record))
+        for text in failure_texts(record):
+            click.echo(text, err=True)
     if record.void:
         raise click.ClickException(f"game voided by a referee fault: {record.void}")
 
@@ -119,9 +121,17 @@ def record_json(record: GameRecord) -> dict:
         "rules_id": record.rules_id, "seed": record.seed, "void": record.void,
         "seconds": round(record.seconds, 3),
         "seats": [{"seat": i, "name": s.name, "coins": s.coins, "rank": s.rank, "status": s.status.value,
-                   "detail": s.detail, "decisions": s.decisions, "time_ms": s.time_ms}
+                   "detail": s.detail, "decisions": s.decisions, "time_ms": s.time_ms,
+                   "failure": None if s.failure is None else {"request": s.failure.request, "step": s.failure.step,
+                                                              "log": s.failure.log}}
                   for i, s in enumerate(record.seats)],
     }
+
+
+def failure_texts(record: GameRecord, seats: Sequence[int] | None = None) -> list[str]:
+    """Why each failed seat (of ``seats``, by default all) failed, as ``arena.text.failure_text``."""
+    return [failure_text(i, s.name, s.status.value, s.detail, s.failure.request, s.failure.step, s.failure.log)
+            for i, s in enumerate(record.seats) if s.failure is not None and (seats is None or i in seats)]
 
 
 def result_table(record: GameRecord) -> str:
@@ -162,9 +172,11 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
         mine = {variant: table.seat for variant, (table, _) in smoke.items()}
         failures = {variant: smoke_failure(record, mine[variant]) for variant, record in records.items()}
         passed = [variant for variant, failure in failures.items() if not failure]
-        if not passed:  # the classic game's failure names the reason
+        if not passed:  # the classic game's failure names the reason; the bot's own output says why
             record, failure = records["classic"], failures["classic"] or ""
             detail = record.seats[mine["classic"]].detail
+            for text in failure_texts(record, [mine["classic"]]):
+                click.echo(text, err=True)
             raise SubmissionError(f"{path!r} rejected: {failure}" + ("" if detail in failure else f" ({detail})"))
     except SubmissionError as exc:
         raise UserError(str(exc)) from None
@@ -187,6 +199,8 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
         for variant, why in failures.items():
             if why:
                 click.echo(f"not scheduled in {variant}: {why}", err=True)
+                for text in failure_texts(records[variant], [mine[variant]]):
+                    click.echo(text, err=True)
 
 
 @cli.command("bots")

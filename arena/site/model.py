@@ -51,6 +51,9 @@ class SeatRow:
     rank: int | None
     status: str | None
     detail: str
+    failure_request: str = ""  # why it failed (arena.referee.Failure), shown on its bot's page
+    failure_step: int | None = None
+    failure_log: str = ""
 
 
 @dataclass
@@ -125,7 +128,8 @@ def load_ladder(session: Session, variant: str) -> Ladder:
     for row in session.execute(select_columns(
             col(MatchSeat.match_id), col(MatchSeat.seat), col(MatchSeat.version_id),
             col(MatchSeat.coins), col(MatchSeat.rank), col(MatchSeat.status),
-            col(MatchSeat.detail)).order_by(col(MatchSeat.match_id), col(MatchSeat.seat))).all():
+            col(MatchSeat.detail), col(MatchSeat.failure_request), col(MatchSeat.failure_step),
+            col(MatchSeat.failure_log)).order_by(col(MatchSeat.match_id), col(MatchSeat.seat))).all():
         game = games.get(row[0])
         if game is not None:
             game.seats.append(SeatRow(*row))

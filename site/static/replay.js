@@ -323,9 +323,14 @@
       }
     }
 
-    function fromHash() {
-      var match = /^#step-(\d+)$/.exec(location.hash);
-      return match ? parseInt(match[1], 10) : null;
+    function fromHash() {  // #step-K, or #event-N: the position once N events had happened (a bot page's links)
+      var match = /^#(step|event)-(\d+)$/.exec(location.hash);
+      if (!match) return null;
+      var n = parseInt(match[2], 10);
+      if (match[1] === "step" || !princes) return n;  // a classic step is one event
+      var k = 0;
+      while (k < last && steps[k + 1][0] <= n) k++;
+      return k;
     }
 
     document.getElementById("step-first").addEventListener("click", function () { go(0); });

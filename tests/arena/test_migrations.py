@@ -1,8 +1,9 @@
 """Upgrading a database of an older schema, on SQLite and PostgreSQL: schema 1 kept what a version
 plays and its starting means as texts in ``botversion`` (``variants`` "classic,duel", ``priors``
 "classic=31.5;duel=20.0", else ``prior_mu`` in every format); schema 2 keeps them in ``versionformat``
-rows. The test makes a schema-2 database, turns it back into schema 1 with the statements the old
-arena ran, and opens it with this arena."""
+rows; schema 3 adds why a seat failed (``matchseat.failure_*``). Each test makes a database of this
+schema, turns it back into an older one with the statements the old arena ran, and opens it with
+this arena."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,7 +12,8 @@ import pytest
 from sqlalchemy import inspect, text
 from sqlmodel import Session, select
 
-from arena.db import SCHEMA_VERSION, Bot, BotVersion, DatabaseError, Meta, VersionFormat, make_engine, prior_means
+from arena.db import (SCHEMA_VERSION, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season, VersionFormat,
+                      make_engine, prior_means)
 from arena.ladder import leaderboard
 
 
@@ -26,6 +28,7 @@ def as_schema_1(url: str) -> None:
             session.flush()
             session.add(BotVersion(bot_id=bot.id, number=1, source=name, sha256=name.ljust(64, "0"), prior_sigma=2.0))
         session.commit()
+    drop_failure_columns(engine)
     with engine.begin() as conn:
         conn.execute(text("DROP TABLE versionformat"))
         conn.execute(text("ALTER TABLE botversion ADD COLUMN prior_mu FLOAT NOT NULL DEFAULT 25.0"))
@@ -40,10 +43,20 @@ def as_schema_1(url: str) -> None:
     assert {"prior_mu", "variants", "priors"} <= columns
 
 
+FAILURE_COLUMNS = {"failure_request", "failure_step", "failure_log"}
+
+
+def drop_failure_columns(engine) -> None:  # type: ignore[no-untyped-def]
+    with engine.begin() as conn:
+        for column in sorted(FAILURE_COLUMNS):
+            conn.execute(text(f"ALTER TABLE matchseat DROP COLUMN {column}"))
+    assert not FAILURE_COLUMNS & {c["name"] for c in inspect(engine).get_columns("matchseat")}
+
+
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "2"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "3"  # type: ignore[union-attr]
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -55,6 +68,7 @@ def check_upgraded(url: str) -> None:
         assert [(r.name, r.mu) for r in board] == [("both", 31.5), ("old", 28.0), ("oldest", 25.0)]
         assert [r.name for r in leaderboard(session, "duel")] == ["both"]
     assert not {"prior_mu", "variants", "priors"} & {c["name"] for c in inspect(engine).get_columns("botversion")}
+    assert FAILURE_COLUMNS <= {c["name"] for c in inspect(engine).get_columns("matchseat")}
     engine.dispose()
     make_engine(url).dispose()  # opening it again changes nothing
 
@@ -70,6 +84,50 @@ def test_a_schema_1_postgresql_database_is_upgraded(pg_url: str) -> None:
     check_upgraded(pg_url)
 
 
+def as_schema_2(url: str) -> None:
+    """A database as the schema-2 arena left it: a game whose seat crashed, without failure columns."""
+    engine = make_engine(url)
+    with Session(engine) as session:
+        bot = Bot(name="crasher")
+        session.add(bot)
+        session.flush()
+        version = BotVersion(bot_id=bot.id, number=1, source="x", sha256="x".ljust(64, "0"), prior_sigma=2.0)
+        season = Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1)
+        session.add_all([version, season])
+        session.flush()
+        match = Match(season_id=season.id, number=0, table=0, seed=1, rules_id="classic-v2", status="done")  # type: ignore[arg-type]
+        session.add(match)
+        session.flush()
+        session.add(MatchSeat(match_id=match.id, seat=0, version_id=version.id, status="crash",  # type: ignore[arg-type]
+                              detail="exited with code 3 during request"))
+        session.commit()
+    drop_failure_columns(engine)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
+    engine.dispose()
+
+
+def check_upgraded_from_2(url: str) -> None:
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert session.get(Meta, "schema_version").value == "3"  # type: ignore[union-attr]
+        seat = session.exec(select(MatchSeat)).one()
+        assert (seat.status, seat.detail) == ("crash", "exited with code 3 during request")  # kept as it was
+        assert (seat.failure_request, seat.failure_step, seat.failure_log) == ("", None, "")  # not known then
+    engine.dispose()
+
+
+def test_a_schema_2_sqlite_database_gains_the_failure_columns(db: Path) -> None:
+    url = f"sqlite:///{db}"
+    as_schema_2(url)
+    check_upgraded_from_2(url)
+
+
+def test_a_schema_2_postgresql_database_gains_the_failure_columns(pg_url: str) -> None:
+    as_schema_2(pg_url)
+    check_upgraded_from_2(pg_url)
+
+
 def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
     url = f"sqlite:///{db}"
     make_engine(url).dispose()
@@ -80,5 +138,5 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
         session.add(row)
         session.commit()
     engine.dispose()
-    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 2"):
+    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 3"):
         make_engine(url)

@@ -49,6 +49,10 @@ class FakePlayer:
     def close(self) -> None:
         self.closed = True
 
+    @property
+    def stderr_tail(self) -> str:
+        return f"last words of {self.name}"
+
 
 def table(*answers: Callable[[dict], Any] | None) -> list[FakePlayer]:
     return [FakePlayer(f"p{i}", answer) for i, answer in enumerate(answers)]
@@ -93,6 +97,11 @@ def test_anything_wrong_with_one_bots_output_is_that_bots_forfeit(kind: str, bad
     assert [s.status for s in record.seats[1:]] == [Status.OK, Status.OK]
     assert players[0].closed  # a bot that failed is never asked again (FakePlayer asserts it)
     assert resimulate(record.replay).result == record.replay.result
+    failure = seat.failure
+    assert failure is not None and failure.log == "last words of p0"  # its own stderr, nobody else's
+    assert failure.request == kind and 0 <= failure.step <= len(record.replay.events)  # the events before it
+    assert kind == "hello" or failure.step >= 1  # a decision follows at least its turn's start
+    assert record.seats[1].failure is None and record.seats[2].failure is None
 
 
 def test_an_engine_fault_provoked_by_an_action_is_that_seats_forfeit_and_the_game_is_rebuilt(

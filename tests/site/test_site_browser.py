@@ -116,6 +116,9 @@ def test_replay_steps_to_the_final_scores_of_the_page(browser, site: Path, ladde
     browser.get(page.resolve().as_uri() + "#step-42")
     browser.refresh()
     assert browser.find_element(By.ID, "step-label").text == f"step 42 of {last}"
+    browser.get(page.resolve().as_uri() + "#event-17")  # a bot page's failure link: a classic step is one event
+    browser.refresh()
+    assert browser.find_element(By.ID, "step-label").text == f"step 17 of {last}"
     browser.save_screenshot(str(screenshots / "game.png"))
     assert severe_console_messages(browser) == []
 
@@ -255,8 +258,10 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
     assert len(browser.find_elements(By.CSS_SELECTOR, "#vine .card")) == 30  # start, 28 cards, the Castle
     states = browser.execute_script("return window.BohnanzaReplay.states;")
     game = new_game(rules_for("duel"), 2, replay.seed)
+    events_after = [len(game.events)]  # events once k actions were played
     for k, (_seat, action) in enumerate(replay.actions, start=1):
         game.apply(action)
+        events_after.append(len(game.events))
         got = states[k]
         assert got["fields"] == [[[b.value if b else None, n] for b, n in zip(s.field_beans, s.field_counts)]
                                  for s in game.seats]
@@ -273,5 +278,10 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
     assert "Game over." in browser.find_element(By.ID, "event-text").text
     viewer_gold = [int(b.text) for b in browser.find_elements(By.CSS_SELECTOR, "#seat-panels .seat-panel b.coins")]
     assert viewer_gold == table_gold == list(replay.result.coins)  # type: ignore[union-attr]
+    # a bot page's failure link (#event-N): the last step at which N events had happened
+    browser.get(page.resolve().as_uri() + f"#event-{events_after[6]}")
+    browser.refresh()
+    expected = max(k for k, n in enumerate(events_after) if n <= events_after[6])
+    assert browser.find_element(By.ID, "step-label").text == f"step {expected} of {last}"
     browser.save_screenshot(str(screenshots / "duel-game-end.png"))
     assert severe_console_messages(browser) == []

@@ -1,0 +1,94 @@
+"""Why a bot failed, shown to its author everywhere a failure is: `arena play` (text and --json),
+`arena submit`, the database, `arena game show` and the bot's page on the site. Real sandboxed bots
+that print and raise; each seat's evidence holds its own output and nothing of another seat's."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from arena_helpers import db_url, run_arena
+from sqlmodel import Session, select
+
+from arena.db import Bot, Match, MatchSeat, make_engine
+from arena.submit import register
+
+
+def crasher(marker: str, kind: str = "plant_first") -> str:
+    """An SDK bot that prints ``marker`` and its hand, then raises, at its first ``kind`` decision."""
+    return ("from sandbox.sdk import Bot\n\n"
+            "class Crasher(Bot):\n"
+            f"    def {kind}(self, request):\n"
+            f"        print({marker!r}, 'holds', [b.value for b in request.view.hand])\n"
+            f"        raise ZeroDivisionError({marker!r} + ' divided by zero')\n")
+
+
+def test_arena_play_shows_each_failed_seats_traceback_and_output_and_only_its_own(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(crasher("MARK-A"))
+    (tmp_path / "b.py").write_text(crasher("MARK-B", "plant_second"))
+    text = run_arena("play", str(tmp_path / "a.py"), str(tmp_path / "b.py"), "greedy", "--seed", "5", "--unsafe")
+    assert text.returncode == 0, text.stderr
+    blocks = re.split(r"\n(?=seat \d )", text.stderr.strip())
+    a, = [b for b in blocks if b.startswith("seat 0 (a) crash")]
+    b, = [b for b in blocks if b.startswith("seat 1 (b) crash")]
+    assert "while answering plant_first (after event" in a and "while answering plant_second" in b
+    for block, mine, theirs in ((a, "MARK-A", "MARK-B"), (b, "MARK-B", "MARK-A")):
+        assert f"| {mine} holds [" in block  # its print()
+        assert "| Traceback (most recent call last):" in block and f"| ZeroDivisionError: {mine} divided by zero" in block
+        assert theirs not in block
+    as_json = run_arena("play", str(tmp_path / "a.py"), "greedy", "greedy", "--seed", "5", "--unsafe", "--json")
+    seats = json.loads(as_json.stdout)["seats"]
+    assert seats[0]["failure"]["request"] == "plant_first" and seats[0]["failure"]["step"] >= 1
+    assert "ZeroDivisionError: MARK-A divided by zero" in seats[0]["failure"]["log"]
+    assert seats[1]["failure"] is None and seats[2]["failure"] is None
+
+
+def test_a_rejected_submission_shows_why_in_the_bots_own_words(tmp_path: Path) -> None:
+    bot = tmp_path / "crashy.py"
+    bot.write_text(crasher("MARK-S"))
+    result = run_arena("submit", str(bot), db=tmp_path / "ladder.sqlite")
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines()[-1].startswith(f"Error: {str(bot)!r} rejected:")
+    assert "while answering plant_first" in result.stderr and "| ZeroDivisionError: MARK-S divided by zero" in result.stderr
+    engine = make_engine(db_url(tmp_path / "ladder.sqlite"))
+    with Session(engine) as session:
+        assert session.exec(select(Bot)).all() == []  # nothing stored
+    engine.dispose()
+
+
+def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        register(session, "crashy", crasher("MARK-L"), "someone")
+    engine.dispose()
+    season = run_arena("-q", "season", "run", "--games", "3", "--bosses", "random,greedy", db=db)
+    assert season.returncode == 0, season.stderr
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        seats = session.exec(select(MatchSeat).where(MatchSeat.status == "crash")).all()
+        assert seats and all(s.failure_request == "plant_first" and s.failure_step is not None for s in seats)
+        assert all("ZeroDivisionError: MARK-L divided by zero" in s.failure_log for s in seats)
+        healthy = session.exec(select(MatchSeat).where(MatchSeat.status == "ok")).all()
+        assert healthy and all((s.failure_request, s.failure_step, s.failure_log) == ("", None, "") for s in healthy)
+        game_id = seats[0].match_id
+        assert session.get(Match, game_id).status == "done"  # type: ignore[union-attr]
+        bot_id = session.exec(select(Bot.id).where(Bot.name == "crashy")).one()
+    engine.dispose()
+
+    shown = run_arena("game", "show", str(game_id), db=db)
+    assert shown.returncode == 0, shown.stderr
+    assert f"game {game_id}  classic-v2" in shown.stdout and "crashy" in shown.stdout
+    assert "while answering plant_first" in shown.stdout and "| ZeroDivisionError: MARK-L divided by zero" in shown.stdout
+    missing = run_arena("game", "show", "99999", db=db)
+    assert missing.returncode != 0 and missing.stderr.strip() == "Error: no game 99999 in this database"
+
+    site = tmp_path / "site"
+    built = run_arena("-q", "site", "build", "--out", str(site), db=db)
+    assert built.returncode == 0, built.stderr
+    page = (site / "bots" / f"{bot_id}.html").read_text()
+    step = seats[0].failure_step
+    assert f'href="../games/{game_id}.html#event-{step}"' in page
+    assert f"while answering plant_first (after event {step})" in page
+    log = re.search(r'<pre class="log">(.*?)</pre>', page, re.S)
+    assert log and "ZeroDivisionError: MARK-L divided by zero" in log.group(1)
