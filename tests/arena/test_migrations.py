@@ -73,15 +73,15 @@ def check_upgraded(url: str) -> None:
     make_engine(url).dispose()  # opening it again changes nothing
 
 
-def test_a_schema_1_sqlite_database_is_upgraded(db: Path) -> None:
-    url = f"sqlite:///{db}"
+@pytest.fixture(params=["sqlite", "postgresql"])
+def url(request: pytest.FixtureRequest, db: Path) -> str:
+    """A fresh database on each backend (PostgreSQL: a private server, tests/arena/conftest.py)."""
+    return f"sqlite:///{db}" if request.param == "sqlite" else str(request.getfixturevalue("pg_url"))
+
+
+def test_a_schema_1_database_is_upgraded(url: str) -> None:
     as_schema_1(url)
     check_upgraded(url)
-
-
-def test_a_schema_1_postgresql_database_is_upgraded(pg_url: str) -> None:
-    as_schema_1(pg_url)
-    check_upgraded(pg_url)
 
 
 def as_schema_2(url: str) -> None:
@@ -117,15 +117,9 @@ def check_upgraded_from_2(url: str) -> None:
     engine.dispose()
 
 
-def test_a_schema_2_sqlite_database_gains_the_failure_columns(db: Path) -> None:
-    url = f"sqlite:///{db}"
+def test_a_schema_2_database_gains_the_failure_columns(url: str) -> None:
     as_schema_2(url)
     check_upgraded_from_2(url)
-
-
-def test_a_schema_2_postgresql_database_gains_the_failure_columns(pg_url: str) -> None:
-    as_schema_2(pg_url)
-    check_upgraded_from_2(pg_url)
 
 
 def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
