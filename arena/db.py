@@ -4,6 +4,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import tempfile
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -158,9 +159,50 @@ def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
+def database_url(value: str) -> str:
+    """What ``--db`` / ``$ARENA_DB`` name: a URL, or a plain file path meaning an SQLite file there."""
+    if "://" in value:
+        return value
+    return f"sqlite:///{Path(value).expanduser().resolve()}"
+
+
+def sqlite_file_problem(url: str) -> str | None:
+    """Why the SQLite file of ``url`` cannot be opened or made, said plainly (None if it can, or if
+    ``url`` is not a file database). ``sqlite:///x`` is relative to the working folder, ``sqlite:////x`` absolute."""
+    name = make_url(url).database if url.startswith("sqlite") else None
+    if not name or name == ":memory:":
+        return None
+    path = Path(name)
+    where = path if path.is_absolute() else Path.cwd() / path
+    how = ("" if path.is_absolute() or url == DEFAULT_DB else
+           f" ({url!r} is relative to the working folder {str(Path.cwd())!r}; 'sqlite:////…', four slashes, is an absolute path)")
+    if where.is_dir():
+        return f"the database {str(where)!r} is a folder, not a file{how}"
+    folder = where.parent
+    if not folder.is_dir():
+        return f"cannot create the database {str(where)!r}: the folder {str(folder)!r} does not exist{how}"
+    try:  # SQLite writes its journal (and the season lock) beside the file: the folder must take new files
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        what = "the database file is there, but" if where.exists() else f"cannot create the database {str(where)!r}:"
+        return (f"{what} the folder {str(folder)!r} is not writable ({exc.strerror}); "
+                f"choose another with --db or ${DB_ENV}{how}")
+    if where.exists() and not os.access(where, os.R_OK | os.W_OK):
+        return f"the database file {str(where)!r} is not readable and writable{how}"
+    return None
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url`` (SQLite or PostgreSQL) with the schema created (or checked) on first use."""
+    url = database_url(url)
     shown = shown_url(url)
+    try:
+        problem = sqlite_file_problem(url)
+    except (ArgumentError, ValueError) as exc:
+        raise DatabaseError(f"not a database URL: {shown!r} ({one_line(exc)})") from None
+    if problem is not None:
+        raise DatabaseError(problem)
     try:
         if url.startswith("sqlite"):
             engine = create_engine(url, connect_args={"timeout": 30})

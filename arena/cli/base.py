@@ -5,6 +5,7 @@ import importlib
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import Sequence
 
 import click
@@ -21,11 +22,23 @@ class UserError(click.ClickException):
     exit_code = 2
 
 
+def check_writable_file(path: str, what: str) -> None:
+    """Refuse, before any work is done, a file that could not be written: its folder is missing or not writable."""
+    folder = Path(path).absolute().parent
+    if not folder.is_dir():
+        raise UserError(f"{what} {path!r}: the folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (Path(path).exists() and not os.access(path, os.W_OK)):
+        raise UserError(f"{what} {path!r}: not writable here")
+
+
 def setup_logging(verbose: int, quiet: bool, log_file: str | None) -> None:
     level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
-        handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+        try:
+            handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+        except OSError as exc:
+            raise UserError(f"cannot write the log file {log_file!r}: {exc.strerror or exc}") from None
     logging.basicConfig(level=level, handlers=handlers, force=True,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # Dask's own loggers (configured when it is imported, here and in its worker processes) follow ours

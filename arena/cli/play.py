@@ -23,7 +23,7 @@ from arena.referee import GameRecord, InProcessPlayer, Player, play_game
 from engine import rules_for
 from sandbox import Limits, SandboxError, Tier, detect_tier, strong_tier_missing
 
-from arena.cli.base import Context, UserError, board_table, cli, format_table, pass_context
+from arena.cli.base import Context, UserError, board_table, check_writable_file, cli, format_table, pass_context
 from arena.cli.trust import EXEC, builtin_bot, resolve_bot, sandbox_tier
 
 
@@ -51,6 +51,8 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
     speaks docs/protocol.md itself and runs with limits but without the strong sandbox, so it
     needs --unsafe. Exits 0 whenever the game was played to its end, bot failures included.
     """
+    if replay_path:
+        check_writable_file(replay_path, "--replay")  # before the game, not after it
     try:
         rules = rules_for(variant)
     except ValueError as exc:
@@ -104,14 +106,17 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
     finally:
         for player in players:
             player.close()
-    if replay_path:
-        Path(replay_path).write_text(record.replay_text, encoding="utf-8")
     if as_json:
         click.echo(json.dumps(record_json(record), indent=2))
     else:
         click.echo(result_table(record))
         for text in failure_texts(record):
             click.echo(text, err=True)
+    if replay_path:
+        try:
+            Path(replay_path).write_text(record.replay_text, encoding="utf-8")
+        except OSError as exc:  # checked before the game; the disk may still be full
+            raise click.ClickException(f"--replay {replay_path!r}: {exc.strerror or exc}") from None
     if record.void:
         raise click.ClickException(f"game voided by a referee fault: {record.void}")
 

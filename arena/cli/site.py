@@ -1,6 +1,7 @@
 """`arena site build`: the static site."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -24,10 +25,18 @@ def site_build(ctx: Context, out: str, variant: str, workers: int | None) -> Non
     """Render the leaderboard, bot, season and game pages (with replays) into OUT."""
     from arena.site import SiteError, build_site
 
+    folder = Path(out)
+    nearest = next(p for p in (folder, *folder.absolute().parents) if p.exists())
+    if not nearest.is_dir() or not os.access(nearest, os.W_OK | os.X_OK):
+        raise UserError(f"cannot write the site to {out!r}: {str(nearest)!r} is not a folder you can write")
+    engine = ctx.engine
     try:
-        summary = build_site(ctx.engine, Path(out), variant, workers)
+        summary = build_site(engine, folder, variant, workers)
     except SiteError as exc:
         raise UserError(str(exc)) from None
+    except OSError as exc:  # e.g. a file inside that belongs to someone else, or a full disk
+        raise click.ClickException(f"cannot write the site to {out!r}: {exc.strerror or exc}"
+                                   + (f" ({exc.filename})" if exc.filename else "")) from None
     if not ctx.quiet:
         click.echo(f"{summary.pages} pages ({summary.games} games) in {summary.seconds:.1f} s", err=True)
     click.echo(str(summary.index.resolve()))

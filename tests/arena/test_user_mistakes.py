@@ -1,0 +1,69 @@
+"""Every user mistake is one line: a path that cannot be written, a database URL that points nowhere,
+a working folder that cannot hold the default database. Each case: exactly one line on stderr, a
+non-zero exit, no traceback, and nothing lost (nothing played or written for nothing). /sys refuses
+new files even to root, so these hold for any user."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ARENA = [sys.executable, "-m", "arena"]
+UNWRITABLE = Path("/sys")  # exists, is a folder, refuses new files to everyone
+
+
+def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+def one_line(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode != 0, result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert lines[0].startswith("Error: ")
+    return lines[0]
+
+
+def test_a_replay_path_in_a_missing_folder_is_refused_before_the_game(tmp_path: Path) -> None:
+    line = one_line(arena("play", "random", "greedy", "trader", "--replay", str(tmp_path / "nope" / "r.json"), cwd=tmp_path))
+    assert line == f"Error: --replay {str(tmp_path / 'nope' / 'r.json')!r}: the folder {str(tmp_path / 'nope')!r} does not exist"
+
+
+def test_an_unwritable_log_file_is_one_line(tmp_path: Path) -> None:
+    line = one_line(arena("--log-file", str(UNWRITABLE / "arena.log"), "bots", cwd=tmp_path))
+    assert line.startswith(f"Error: cannot write the log file {str(UNWRITABLE / 'arena.log')!r}: ")
+
+
+def test_an_unwritable_site_folder_is_one_line_and_the_database_is_untouched(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    assert arena("--db", str(db), "bots", cwd=tmp_path).returncode == 0
+    before = db.read_bytes()
+    line = one_line(arena("--db", str(db), "site", "build", "--out", str(UNWRITABLE / "arena-site"), cwd=tmp_path))
+    assert line.startswith(f"Error: cannot write the site to {str(UNWRITABLE / 'arena-site')!r}: ")
+    assert db.read_bytes() == before
+
+
+def test_a_plain_path_is_an_sqlite_database(tmp_path: Path) -> None:
+    result = arena("--db", "plain.sqlite", "bots", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "plain.sqlite").is_file()
+
+
+@pytest.mark.parametrize("url, says", [
+    ("sqlite:///rel/x.sqlite", "the folder '{tmp}/rel' does not exist ('sqlite:///rel/x.sqlite' is relative to the "
+                               "working folder '{tmp}'; 'sqlite:////…', four slashes, is an absolute path)"),
+    ("sqlite:////nowhere-at-all/x.sqlite", "the folder '/nowhere-at-all' does not exist"),
+    ("sqlite:///{tmp}", "is a folder, not a file"),
+    ("sqlite:////sys/x.sqlite", "the folder '/sys' is not writable"),
+])
+def test_a_database_that_cannot_be_opened_says_why(tmp_path: Path, url: str, says: str) -> None:
+    line = one_line(arena("--db", url.format(tmp=tmp_path), "bots", cwd=tmp_path))
+    assert says.format(tmp=tmp_path) in line, line
+
+
+def test_a_working_folder_that_cannot_hold_the_default_database_says_so() -> None:
+    line = one_line(arena("bots", cwd=UNWRITABLE))
+    assert line == ("Error: cannot create the database '/sys/arena.sqlite': the folder '/sys' is not writable "
+                    "(Permission denied); choose another with --db or $ARENA_DB")
