@@ -93,7 +93,7 @@ class Match(SQLModel, table=True):
     id: Optional[int] = Field(default=None, primary_key=True)
     season_id: int = Field(foreign_key="season.id", index=True)
     number: int  # order of planning within the season
-    table: int  # number of the first match of its table: a table's games share one set of bot processes
+    table: int  # number of the first match of its table: a table's games are played together, every bot afresh in each
     seed: int = Field(sa_type=BigInteger)
     rules_id: str
     status: str = Field(default="planned", index=True)  # planned | done | void

@@ -49,7 +49,7 @@ class SeasonSettings:
     games: int | None = None  # None: the existing season's number, or DEFAULT_GAMES for a new one
     min_players: int | None = None  # None: the variant's own range (classic 3-5, duel 2, solo 1)
     max_players: int | None = None
-    rotate: bool = True  # seat-rotated deals: luck cancels out, bot processes serve several games
+    rotate: bool = True  # seat-rotated deals: luck cancels out (every game starts every bot afresh)
     seed: int | None = None
     builtin_only: bool = False  # seat only built-in bots (the project's own code), e.g. in the plain tier
 

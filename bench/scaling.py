@@ -3,7 +3,7 @@
     python3 bench/scaling.py [--games N] [--workers 1,2,4] [--no-local]
 
 4-player games of random and greedy (and renamed copies, so that a table has 4 different bots) in
-the full sandbox, seat-rotated deals (a table plays 4 games on one set of bot processes), a fresh
+the full sandbox, seat-rotated deals (a table plays 4 games, every bot afresh in each), a fresh
 SQLite file per run. Prints games per minute from the moment the workers are up (cluster start-up
 is printed separately) and the time a run took in all.
 """

@@ -1,8 +1,14 @@
-"""`arena game show N`: one recorded game, its seats and, for a seat that failed, why."""
+"""`arena game show N` and `arena replay FILE`: a game in the terminal: its seats and, for a seat that
+failed, why; turn by turn (``--turns``) or the position at one step (``--step``)."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import click
 from sqlmodel import Session, col, select
+
+from arena.replay_text import position_text, turns_text
+from engine.replay import Replay
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season
 from arena.text import failure_text, shown
@@ -15,10 +21,27 @@ def game() -> None:
     """Look at one recorded game."""
 
 
+TURNS = click.option("--turns", is_flag=True, help="Then the whole game, one event a line, turn by turn.")
+STEP = click.option("--step", type=click.IntRange(min=0), default=None,
+                    help="Then the public position after this many actions (0: the deal).")
+
+
+def show_replay(replay: Replay, turns: bool, step: int | None) -> None:
+    if turns:
+        click.echo(turns_text(replay))
+    if step is not None:
+        try:
+            click.echo(position_text(replay, step))
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+
+
 @game.command("show")
 @click.argument("number", type=click.IntRange(min=1))
+@TURNS
+@STEP
 @pass_context
-def game_show(ctx: Context, number: int) -> None:
+def game_show(ctx: Context, number: int, turns: bool, step: int | None) -> None:
     """A game of the ladder (its number is on the site and in `season show`): seats, results, and
     the evidence of every failure (the request, the replay step, the bot's own last output)."""
     with Session(ctx.engine) as session:
@@ -42,3 +65,26 @@ def game_show(ctx: Context, number: int) -> None:
         if seat.status not in (None, "ok"):
             click.echo(failure_text(seat.seat, bot.name, seat.status, seat.detail, seat.failure_request,
                                     seat.failure_step, seat.failure_log))
+    if turns or step is not None:
+        if not match.replay:
+            raise UserError(f"game {number} has no replay ({match.status})")
+        show_replay(Replay.loads(match.replay), turns, step)
+
+
+@cli.command("replay")
+@click.argument("path", type=click.Path(dir_okay=False))
+@TURNS
+@STEP
+def replay_command(path: str, turns: bool, step: int | None) -> None:
+    """A replay file (`arena play --replay FILE`): its seats and result, then --turns or --step."""
+    try:
+        replay = Replay.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{path!r} is not a replay: {exc}") from None
+    result = replay.result
+    click.echo(f"{replay.rules_id}  {len(replay.actions)} actions  " + ", ".join(
+        f"{name}" + (f" {result.coins[i]} (rank {result.ranks[i]})" if result else "") + (" forfeited" if i in replay.forfeits else "")
+        for i, name in enumerate(replay.seats)))
+    show_replay(replay, turns, step if step is not None or turns else len(replay.actions))

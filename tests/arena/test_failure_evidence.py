@@ -80,6 +80,10 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     assert shown.returncode == 0, shown.stderr
     assert f"game {game_id}  classic-v2" in shown.stdout and "crashy" in shown.stdout
     assert "while answering plant_first" in shown.stdout and "| ZeroDivisionError: MARK-L divided by zero" in shown.stdout
+    step = seats[0].failure_step
+    watched = run_arena("game", "show", str(game_id), "--turns", "--step", "3", db=db)
+    assert watched.returncode == 0, watched.stderr
+    assert "turn 1: " in watched.stdout and "step 3 of " in watched.stdout and "crashy: " in watched.stdout
     missing = run_arena("game", "show", "99999", db=db)
     assert missing.returncode != 0 and missing.stderr.strip() == "Error: no game 99999 in this database"
 
@@ -87,7 +91,6 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     built = run_arena("-q", "site", "build", "--out", str(site), db=db)
     assert built.returncode == 0, built.stderr
     page = (site / "bots" / f"{bot_id}.html").read_text()
-    step = seats[0].failure_step
     assert f'href="../games/{game_id}.html#event-{step}"' in page
     assert f"while answering plant_first (after event {step})" in page
     log = re.search(r'<pre class="log">(.*?)</pre>', page, re.S)

@@ -1,0 +1,69 @@
+"""Watching a game in the terminal: `arena replay FILE` (and `arena game show N`) with --turns, one
+sentence per event grouped by turn, and --step K, the public position after K actions; checked
+against the engine replaying the same game."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from arena_helpers import run_arena
+
+from engine import new_game, rules_for
+from engine.replay import Replay
+
+
+def played(tmp_path: Path, variant: str, bots: list[str], seed: int) -> tuple[Path, Replay]:
+    path = tmp_path / f"{variant}.json"
+    result = run_arena("play", *bots, "--variant", variant, "--in-process", "--seed", str(seed), "--replay", str(path),
+                       db=tmp_path / "ladder.sqlite")
+    assert result.returncode == 0, result.stderr
+    return path, Replay.loads(path.read_text())
+
+
+def test_turns_give_one_line_per_event_and_a_block_per_turn(tmp_path: Path) -> None:
+    path, replay = played(tmp_path, "classic", ["random", "greedy", "trader"], 3)
+    shown = run_arena("replay", str(path), "--turns", db=tmp_path / "ladder.sqlite")
+    assert shown.returncode == 0, shown.stderr
+    head, *body = shown.stdout.rstrip("\n").split("\n")
+    assert head.startswith(f"classic-v2  {len(replay.actions)} actions  random_bot")
+    events = [line for line in body if line]
+    turns = [e for e in replay.events if type(e).__name__ == "TurnStarted"]
+    assert len(events) == len(replay.events) and len([line for line in body if not line]) == len(turns) - 1
+    assert [line for line in events if re.match(r"turn \d+: ", line)] == \
+        [f"turn {t.turn + 1}: {replay.seats[t.seat]} is the active player" for t in turns]  # type: ignore[attr-defined]
+    coins = replay.result.coins  # type: ignore[union-attr]
+    assert events[-1] == "game over: " + ", ".join(f"{n} {c} coins" for n, c in zip(replay.seats, coins))
+
+
+@pytest.mark.parametrize("variant, bots, step", [("classic", ["random", "greedy", "trader"], 40),
+                                                 ("duel", ["greedy", "trader"], 25), ("solo", ["greedy"], 12)])
+def test_a_step_shows_the_engines_position_after_that_many_actions(tmp_path: Path, variant: str, bots: list[str],
+                                                                    step: int) -> None:
+    path, replay = played(tmp_path, variant, bots, 5)
+    shown = run_arena("replay", str(path), "--step", str(step), db=tmp_path / "ladder.sqlite")
+    assert shown.returncode == 0, shown.stderr
+    game = new_game(rules_for(replay.rules_id), len(replay.seats), replay.seed)
+    for _, action in replay.actions[:step]:
+        game.apply(action)
+    money = "coins" if variant == "classic" else "gold"
+    assert f"step {step} of {len(replay.actions)}: {replay.seats[replay.actions[step - 1][0]]} played" in shown.stdout
+    assert f"deck {len(game.deck)}, discard {len(game.discard)}" in shown.stdout
+    for seat, s in enumerate(game.seats):
+        fields = ", ".join(f"{b.value} x{n}" if b else "empty" for b, n in zip(s.field_beans, s.field_counts))
+        line = f"{replay.seats[seat]}: {s.coins} {money}, hand {len(s.hand)}, fields [{fields}]"
+        assert line in shown.stdout, (line, shown.stdout)
+
+
+def test_replay_mistakes_are_one_line(tmp_path: Path) -> None:
+    path, replay = played(tmp_path, "classic", ["random", "greedy", "trader"], 2)
+    db = tmp_path / "ladder.sqlite"
+    beyond = run_arena("replay", str(path), "--step", str(len(replay.actions) + 1), db=db)
+    assert beyond.returncode == 2
+    assert beyond.stderr.strip() == f"Error: step {len(replay.actions) + 1} is not in this game: it has steps 0 to {len(replay.actions)}"
+    missing = run_arena("replay", str(tmp_path / "nope.json"), db=db)
+    assert missing.returncode == 2 and missing.stderr.strip() == f"Error: cannot read {str(tmp_path / 'nope.json')!r}: No such file or directory"
+    (tmp_path / "junk.json").write_text('{"format": 1}')
+    junk = run_arena("replay", str(tmp_path / "junk.json"), db=db)
+    assert junk.returncode == 2 and junk.stderr.strip().startswith(f"Error: {str(tmp_path / 'junk.json')!r} is not a replay")
+    assert len(junk.stderr.strip().splitlines()) == 1
