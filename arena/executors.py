@@ -20,7 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from arena.match import MatchOutcome, TableTask, run_table
-from sandbox import Tier, close_fork_servers, detect_tier
+from sandbox import Tier, close_fork_servers, detect_tier, strong_tier_missing
 
 log = logging.getLogger(__name__)
 
@@ -264,9 +264,31 @@ def _exit_text(code: int | None) -> str:
 
 
 # ----------------------------------------------------------------- Dask
-def _worker_tier() -> str:
-    """Run on a Dask worker: the sandbox tier its machine provides (this starts a probe bot there)."""
-    return detect_tier().value
+#: How often a table may be refused by workers without the strong tier before it is void (the arena's fault).
+MAX_REFUSALS = 3
+
+
+class TableRefused(Exception):
+    """A Dask worker cannot give a table the tier it needs; the table goes to another worker."""
+
+    def __init__(self, worker: str, why: str) -> None:
+        super().__init__(worker, why)
+        self.worker, self.why = worker, why
+
+
+def _worker_tier() -> tuple[str, str | None]:
+    """Run on a Dask worker: the sandbox tier its machine provides and, if not the strong one, why
+    (this starts a probe bot there once)."""
+    return detect_tier().value, strong_tier_missing()
+
+
+def _run_table_on_worker(task: TableTask) -> list[MatchOutcome]:
+    """A table on a Dask worker, refused (``TableRefused``) if this machine lacks the tier it needs."""
+    if task.tier is Tier.STRONG and detect_tier() is not Tier.STRONG:
+        from distributed import get_worker
+
+        raise TableRefused(get_worker().address, strong_tier_missing() or "no strong sandbox")
+    return run_table(task)
 
 
 class DaskExecutor(TableExecutor):
@@ -284,7 +306,10 @@ class DaskExecutor(TableExecutor):
         self._cluster: Any = None
         self._client: Any = None
         self._completed: Any = None
-        self._tables: dict[str, list[int]] = {}  # task key -> match ids
+        self._tables: dict[str, TableTask] = {}  # task key -> its table
+        self._refusals: dict[str, int] = {}  # task key -> how often workers refused it
+        self._strong: set[str] = set()  # workers that can run strong-tier tables
+        self._told: set[str] = set()  # workers the user has been told lack the strong tier
 
     def start(self) -> None:
         try:
@@ -317,26 +342,52 @@ class DaskExecutor(TableExecutor):
         return max(1, sum(self._client.nthreads().values()))
 
     def detect_tier(self) -> Tier:
-        """The weakest tier among the workers (each probes its own machine with a sandboxed bot)."""
-        tiers = set(self._client.run(_worker_tier).values())
-        return Tier.PLAIN if not tiers or Tier.PLAIN.value in tiers else Tier.STRONG
+        """The strong tier if any worker provides it (each probes its own machine with a sandboxed bot):
+        tables then go to those workers only, and a worker without it is named once and gets none."""
+        probes = self._client.run(_worker_tier)
+        self._strong = {worker for worker, (tier, _) in probes.items() if tier == Tier.STRONG.value}
+        if not self._strong:
+            return Tier.PLAIN
+        for worker, (tier, why) in sorted(probes.items()):
+            if tier != Tier.STRONG.value:
+                self._refused_by(worker, why)
+        return Tier.STRONG
 
-    def submit(self, task: TableTask) -> None:
-        key = f"table-{task.games[0].match_id}-{uuid.uuid4().hex[:8]}"
-        future = self._client.submit(run_table, task, key=key, pure=False)
-        self._tables[key] = [game.match_id for game in task.games]
+    def _refused_by(self, worker: str, why: str | None) -> None:
+        self._strong.discard(worker)
+        if worker not in self._told:
+            self._told.add(worker)
+            log.warning("Dask worker %s has no strong sandbox (%s): it gets no tables", worker, why)
+
+    def submit(self, task: TableTask, key: str | None = None) -> None:
+        key = key or f"table-{task.games[0].match_id}-{uuid.uuid4().hex[:8]}"
+        restricted = task.tier is Tier.STRONG and self._strong
+        future = self._client.submit(_run_table_on_worker, task, key=key, pure=False,
+                                     workers=sorted(self._strong) if restricted else None, allow_other_workers=True)
+        self._tables[key] = task
         self._completed.add(future)
 
     def next_result(self) -> list[MatchOutcome]:
-        future = next(self._completed)
-        matches = self._tables.pop(future.key, [])
-        try:
-            return future.result()
-        except Exception as exc:  # KilledWorker after too many lost workers: the arena's fault, void the table
-            return void_table(matches, f"the table failed on the Dask cluster: "
-                                       f"{' '.join(str(exc).split()) or type(exc).__name__}")
-        finally:
-            future.release()
+        while True:
+            future = next(self._completed)
+            task = self._tables.pop(future.key)
+            matches = [game.match_id for game in task.games]
+            try:
+                return future.result()  # type: ignore[no-any-return]
+            except TableRefused as refused:  # a worker without the strong tier: the table goes elsewhere
+                self._refused_by(refused.worker, refused.why)
+                tries = self._refusals.pop(future.key, 0) + 1
+                if tries >= MAX_REFUSALS:
+                    return void_table(matches, f"no Dask worker with a strong sandbox took the table "
+                                               f"({tries} refusals)")
+                again = f"{future.key.split('-again')[0]}-again{tries}"
+                self._refusals[again] = tries
+                self.submit(task, again)
+            except Exception as exc:  # KilledWorker after too many lost workers: the arena's fault, void the table
+                return void_table(matches, f"the table failed on the Dask cluster: "
+                                           f"{' '.join(str(exc).split()) or type(exc).__name__}")
+            finally:
+                future.release()
 
     def close(self) -> None:
         if self._client is not None:

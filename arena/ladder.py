@@ -15,9 +15,10 @@ from typing import Callable, Sequence
 
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
-from arena.db import DatabaseError, Match, MatchSeat, Season, exclusive_run, now
+from arena.db import DatabaseError, Match, MatchSeat, Season, exclusive_run, now, one_line
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
 from arena.match import MatchOutcome
@@ -134,6 +135,17 @@ def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor
     """
     if isinstance(executor, int):
         executor = LocalPoolExecutor(executor)
+    try:
+        return _run_season(engine, settings, executor, limits, tier, on_progress, prepare)
+    except DBAPIError as exc:  # e.g. a full disk under the database: what was committed stays, the rest is replanned
+        raise DatabaseError(f"season {settings.name!r} stopped: the database refused a write "
+                            f"({one_line(exc.orig or exc)}); finished games are saved, and the same command "
+                            "resumes the season once that is fixed") from None
+
+
+def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor, limits: Limits,
+                tier: Tier | Callable[[TableExecutor], Tier], on_progress: Callable[[SeasonProgress], None],
+                prepare: Callable[[Session], object] | None) -> SeasonProgress:
     with exclusive_run(engine, f"season run {settings.name!r}"):
         with Session(engine) as session:
             if prepare is not None:

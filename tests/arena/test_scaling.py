@@ -225,3 +225,41 @@ def test_season_on_a_scheduler_and_worker_started_by_hand(tmp_path: Path, dask_a
         for log in logs:
             log.close()
     check_complete(url, 8)
+
+
+def test_a_dask_worker_without_the_strong_tier_gets_no_tables(tmp_path: Path, dask_available: None) -> None:
+    """Two workers started by hand, one on a machine (here: a PATH) without bubblewrap: the season runs
+    on the other, and the coordinator names the weak worker once, with why."""
+    from pg_server import free_port
+
+    url = db_url(tmp_path / "mixed.sqlite")
+    register_bots(url)
+    port = free_port()
+    dask = [sys.executable, "-m", "dask"]
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    logs = [open(tmp_path / f"{name}.log", "w") for name in ("scheduler", "strong", "plain")]
+    scheduler = subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                                 stdout=logs[0], stderr=logs[0], start_new_session=True)
+    worker_args = [*dask, "worker", f"tcp://127.0.0.1:{port}", "--nworkers", "1", "--nthreads", "1", "--no-dashboard"]
+    strong = subprocess.Popen(worker_args, stdout=logs[1], stderr=logs[1], start_new_session=True)
+    plain = subprocess.Popen(worker_args, stdout=logs[2], stderr=logs[2], start_new_session=True,
+                             env={**os.environ, "PATH": str(empty)})  # no bwrap on this "machine"
+    try:
+        result = run_arena("season", "run", "--name", "mixed", "--games", "8", "--players", "3", "--seed", "4",
+                           "--executor", f"dask://127.0.0.1:{port}", db=url, timeout=240)
+        assert result.returncode == 0, result.stderr
+        assert "8 games rated, 0 void" in result.stdout
+        told = [line for line in result.stderr.splitlines() if "has no strong sandbox" in line]
+        assert len(told) == 1 and "bwrap not found" in told[0] and told[0].endswith("it gets no tables"), result.stderr
+    finally:
+        for process in (plain, strong, scheduler):
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        for log in logs:
+            log.close()
+    check_complete(url, 8)

@@ -1,0 +1,73 @@
+"""A full disk under the database: the season stops with one clear line, keeps every game it recorded,
+and the same command finishes it once there is room, each planned game recorded exactly once.
+The database lives on a small tmpfs of its own (mounting needs root, as in CI)."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from arena_helpers import db_url, run_arena
+from sqlmodel import Session, select
+
+from arena.db import Match, make_engine
+from arena.ladder import rerate
+from arena.submit import register
+
+BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small file system needs root (CI runs as root)")
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(mount)], check=True)
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def done_replays(db: Path) -> dict[int, str]:
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        done = {m.id: m.replay for m in session.exec(select(Match).where(Match.status == "done")).all()}
+    engine.dispose()
+    return done  # type: ignore[return-value]
+
+
+def test_a_full_disk_stops_the_season_with_one_line_and_it_resumes_exactly(small_disk: Path) -> None:
+    db = small_disk / "ladder.sqlite"
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        for name, author in (("random_bot", "a"), ("greedy_bot", "b"), ("trader_bot", "c")):
+            register(session, name, (BOTS_DIR / f"{name}.py").read_text(), author)
+    engine.dispose()
+    free = os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize
+    filler = small_disk / "filler"
+    filler.write_bytes(b"\0" * (free - 400_000))  # room for a few games, not for 30
+
+    stopped = run_arena("-q", "season", "run", "--name", "full", "--games", "30", "--players", "3", "--seed", "9", db=db)
+    assert stopped.returncode != 0
+    lines = stopped.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stopped.stderr, stopped.stderr
+    assert lines[0].startswith("Error: season 'full' stopped: the database refused a write (") and "full" in lines[0]
+    assert "the same command resumes the season" in lines[0]
+    before = done_replays(db)
+    assert 0 < len(before) < 30
+
+    filler.unlink()
+    resumed = run_arena("-q", "season", "run", "--name", "full", db=db)
+    assert resumed.returncode == 0, resumed.stderr
+    after = done_replays(db)
+    assert len(after) == 30 and all(after[k] == v for k, v in before.items())  # nothing lost, nothing replayed
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        matches = session.exec(select(Match)).all()
+        assert len(matches) == 30 and all(m.status == "done" for m in matches)
+        assert sorted(m.rated_order for m in matches) == list(range(1, 31))  # each recorded exactly once
+        assert rerate(session, "classic", write=False) == []
+    engine.dispose()
