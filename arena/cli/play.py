@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import shlex
 from pathlib import Path
@@ -158,7 +159,7 @@ def result_table(record: GameRecord) -> str:
 @click.option("--unsafe", is_flag=True, help="Allow the smoke game without a strong sandbox.")
 @pass_context
 def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool) -> None:
-    """Check a bot file, play a smoke game in the sandbox, and add it to the ladder.
+    """Check a bot file, play a smoke game of each format in the sandbox, and add it to the ladder.
 
     A new file under an existing name becomes that bot's next version: it keeps the rating mean
     and starts with a fresh uncertainty; older versions stop being scheduled.
@@ -167,10 +168,15 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
     try:
         if not file.is_file():
             raise SubmissionError(f"no such file: {path!r}")
+        named = name is not None
         name = check_name(name or file.stem)
         check_author(author)
         with Session(ctx.engine) as session:
-            existing_bot(session, name)
+            if existing_bot(session, name) is None and not named:
+                base = re.sub(r"[-_.]?v?\d+$", "", name)
+                if base and base != name and existing_bot(session, base) is not None:
+                    click.echo(f"note: no bot is named {name!r}, so this is a new bot; to make it the next version "
+                               f"of {base!r}, submit it with --name {base}", err=True)
         source = check_source(file.read_bytes(), path)
         smoke = smoke_games(name, source, Limits(), sandbox_tier(unsafe))
         records = {variant: record for variant, (_, record) in smoke.items()}

@@ -67,3 +67,19 @@ def test_a_working_folder_that_cannot_hold_the_default_database_says_so() -> Non
     line = one_line(arena("bots", cwd=UNWRITABLE))
     assert line == ("Error: cannot create the database '/sys/arena.sqlite': the folder '/sys' is not writable "
                     "(Permission denied); choose another with --db or $ARENA_DB")
+
+
+def test_a_version_suffix_on_a_new_name_gets_a_hint(tmp_path: Path) -> None:
+    """`arena submit mybot_v2.py` when `mybot` exists: still a new bot (as asked), with a note on --name."""
+    db = tmp_path / "ladder.sqlite"
+    source = (Path(__file__).resolve().parents[2] / "bots" / "random_bot.py").read_text()
+    (tmp_path / "mybot.py").write_text(source)
+    (tmp_path / "mybot_v2.py").write_text(source + "\n# v2\n")
+    assert arena("--db", str(db), "submit", str(tmp_path / "mybot.py"), cwd=tmp_path).returncode == 0
+    second = arena("--db", str(db), "submit", str(tmp_path / "mybot_v2.py"), cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert ("note: no bot is named 'mybot_v2', so this is a new bot; to make it the next version of 'mybot', "
+            "submit it with --name mybot") in second.stderr
+    assert "mybot_v2 version 1 registered" in second.stdout
+    third = arena("--db", str(db), "submit", str(tmp_path / "mybot_v2.py"), "--name", "mybot", cwd=tmp_path)
+    assert third.returncode == 0 and "mybot version 2 registered" in third.stdout and "note:" not in third.stderr
