@@ -1,4 +1,4 @@
-"""The Vine task cards of the Princes variants: ids and texts (the referee's checks live in engine/princes.py).
+"""The Vine task cards of the Princes variants: ids, texts and short forms (the referee's checks live in engine/princes.py).
 
 V01-V05 are the five task texts known from the Princes rulebook (RULES-NOTES.md); V06-V28 are the
 project's own design (seeds/princes-rules.md, assumption A-2). Every task can be checked by a referee
@@ -35,6 +35,38 @@ TASKS: dict[str, str] = {
     "V26": "You hold at most 3 cards in your hand.",
     "V27": "You hold two cards of the same kind in your hand.",
     "V28": "The top card of the discard pile matches one of your fields.",
+}
+
+# A short form of each task, for a card on the site's replay viewer (the full text above is its tooltip).
+SHORT: dict[str, str] = {
+    "V01": "Phase 1: 2 beans onto your fields",
+    "V02": "All other figures ahead",
+    "V03": "Phase 1: plant 2 of a kind",
+    "V04": "Blue in a field",
+    "V05": "Anyone: 2+ Red planted",
+    "V06": "Chili in a field",
+    "V07": "Stink in a field",
+    "V08": "Green in a field",
+    "V09": "Soy in a field",
+    "V10": "Black-eyed in a field",
+    "V11": "Phase 1: plant just 1",
+    "V12": "Phase 1: discard from hand",
+    "V13": "Start a field afresh",
+    "V14": "Phase 2: take from discard",
+    "V15": "Phase 2: turn up 3 kinds",
+    "V16": "Phase 2: turn up a pair",
+    "V17": "Phase 3: plant 2 kinds",
+    "V18": "Phase 3: plant 3+ beans",
+    "V19": "Phase 2: turn up a kind you grow",
+    "V20": "Harvest a field",
+    "V21": "2+ gold",
+    "V22": "Two fields of 2+",
+    "V23": "A field of 4+",
+    "V24": "No empty field",
+    "V25": "6+ beans planted",
+    "V26": "At most 3 in hand",
+    "V27": "A pair in hand",
+    "V28": "Discard top in a field",
 }
 
 CASTLE = "castle"  # the name of the Castle card in events (it is not a task of the vine row)

@@ -22,7 +22,7 @@ from arena.formats import format_of, formats
 from arena.paths import data_dir
 from arena.rankings import Standing
 from engine import rules_for
-from engine.vine import TASKS
+from engine.vine import SHORT, TASKS
 
 from arena.site.chart import ChartPoint, rating_chart
 from arena.site.errors import SiteError
@@ -394,7 +394,8 @@ def _rules_meta(rules_id: str) -> dict[str, Any]:
             "reshuffles": rules.reshuffles, "beans": {t.bean.value: t.name for t in rules.bean_types}}
     if rules.princes is not None:
         meta["princes"] = {"solo": rules.princes.solo, "castle": rules.princes.cards + 1,
-                           "tasks": {t: TASKS[t] for t in rules.princes.tasks},
+                           "tasks": {t: TASKS[t] for t in rules.princes.tasks},  # the full text: a card's tooltip
+                           "short": {t: SHORT[t] for t in rules.princes.tasks},  # what a vine card shows
                            "castle_gold": rules.princes.castle_gold}
     return meta
 

@@ -1,5 +1,6 @@
 // Replay viewer: rebuilds the public table after every event from the page's embedded events and
-// trading-area hints (see arena/site.py: public_replay), then steps through them.
+// trading-area hints (see arena/site.py: public_replay), then steps through them: by step, by turn (the steps
+// where a turn_started event falls) or playing one step at a time at a chosen speed.
 (function () {
   "use strict";
 
@@ -141,6 +142,16 @@
     return order.map(function (b) { return (counts[b] > 1 ? counts[b] + " × " : "") + beanName(meta, b); }).join(", ");
   }
 
+  // A vine task's full text (engine/vine.py TASKS, without its final stop) and its short form (SHORT).
+  function taskText(meta, task) {
+    var text = (meta.rules.princes.tasks || {})[task];
+    return text ? text.replace(/\.$/, "") : "task " + task;
+  }
+
+  function taskShort(meta, task) {
+    return (meta.rules.princes.short || {})[task] || taskText(meta, task);
+  }
+
   function ordinal(n) { return n + (n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"); }
 
   function describe(meta, e, before) {
@@ -179,13 +190,11 @@
       case "took_discard": return name(e.seat) + " takes " + cards(meta, e.beans) + " from the discard pile into the middle.";
       case "task_claimed":
         if (e.task === "castle") return name(e.seat) + " enters the Castle.";
-        return name(e.seat) + " fulfils task " + e.task + " (" + ((meta.rules.princes.tasks || {})[e.task] || "?") +
-          ") and moves onto card " + e.position + ".";
+        return name(e.seat) + " fulfils the task “" + taskText(meta, e.task) + "” and moves onto card " + e.position + ".";
       case "tribute_paid": return name(e.seat) + " pays " + e.paid.length + " gold as tribute and moves onto card " + e.position + ".";
       case "figure_moved": return "The " + e.figure + " figure moves " +
         (e.position === meta.rules.princes.castle ? "into the Castle." : "onto card " + e.position + ".");
-      case "vine_revealed": return "Vine card " + e.position + " is turned face up: " + e.task + " (" +
-        ((meta.rules.princes.tasks || {})[e.task] || "?") + ").";
+      case "vine_revealed": return "Vine card " + e.position + " is turned face up: “" + taskText(meta, e.task) + "”.";
       case "end_triggered": return ({
         castle: (e.seat === null || e.seat === undefined ? "A player" : name(e.seat)) + " reached the Castle: the game ends.",
         neutral: "A neutral figure reached the Castle: the game is lost.",
@@ -205,6 +214,35 @@
   function chip(meta, bean, label, extra) {
     var node = el("span", "chip bean-" + (bean || "none") + (extra ? " " + extra : ""), label);
     if (bean) node.title = beanName(meta, bean);
+    return node;
+  }
+
+  var LOCKED = "locked: received in a trade, it must be planted";
+
+  // A card of a trading area; one received in a trade carries a padlock drawn in SVG (no font needed).
+  function tradeChip(meta, bean, locked) {
+    var node = chip(meta, bean, beanName(meta, bean), locked ? "locked" : "");
+    if (!locked) return node;
+    node.title = beanName(meta, bean) + " (" + LOCKED + ")";
+    var ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("class", "lock");
+    svg.setAttribute("viewBox", "0 0 12 14");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", LOCKED);
+    var title = document.createElementNS(ns, "title");
+    title.textContent = LOCKED;
+    svg.appendChild(title);
+    var shackle = document.createElementNS(ns, "path");
+    shackle.setAttribute("d", "M3.5 6.5V4.2a2.5 2.5 0 0 1 5 0v2.3");
+    shackle.setAttribute("fill", "none");
+    shackle.setAttribute("stroke", "currentColor");
+    shackle.setAttribute("stroke-width", "1.6");
+    svg.appendChild(shackle);
+    var body = document.createElementNS(ns, "rect");
+    body.setAttribute("x", "1.5"); body.setAttribute("y", "6.5"); body.setAttribute("width", "9");
+    body.setAttribute("height", "7"); body.setAttribute("rx", "1.2"); body.setAttribute("fill", "currentColor");
+    svg.appendChild(body);
+    node.appendChild(svg);
     return node;
   }
 
@@ -261,6 +299,27 @@
     var last = states.length - 1, step = 0;
     var range = document.getElementById("step-range");
     range.max = String(last);
+    // The steps at which a turn starts (a turn_started event): a classic step k follows event k-1, a Princes
+    // step k follows the events steps[k-1][0] .. steps[k][0]-1 (step 0: the ones of the deal).
+    var turns = [];  // [{step, turn}], in order
+    events.forEach(function (e, index) {
+      if (e.type !== "turn_started") return;
+      var k = index + 1;
+      if (princes) { k = 0; while (k < last && steps[k][0] <= index) k++; }
+      if (turns.length && turns[turns.length - 1].step === k) turns.pop();  // two in one step: the later counts
+      turns.push({ step: k, turn: e.turn });
+    });
+    var turnInput = document.getElementById("turn-input"), speed = document.getElementById("play-speed");
+    var playButton = document.getElementById("play"), playing = false, timer = null;
+    var turnCount = turns.length ? turns[turns.length - 1].turn + 1 : 0;
+    turnInput.max = String(Math.max(1, turnCount));
+    turnInput.placeholder = turnCount ? "1–" + turnCount : "–";
+
+    function turnIndex(k) {  // the index in `turns` of the turn under way at step k, -1 before the first
+      var i = -1;
+      while (i + 1 < turns.length && turns[i + 1].step <= k) i++;
+      return i;
+    }
 
     function render() {
       var s = states[step], i;
@@ -272,6 +331,11 @@
       document.getElementById("step-first").disabled = step === 0;
       document.getElementById("step-next").disabled = step === last;
       document.getElementById("step-last").disabled = step === last;
+      var t = turnIndex(step);
+      document.getElementById("turn-label").textContent = !turns.length ? "no turns" :
+        t < 0 ? "before turn 1 of " + turnCount : "turn " + (turns[t].turn + 1) + " of " + turnCount;
+      document.getElementById("turn-prev").disabled = step === 0;
+      document.getElementById("turn-next").disabled = t + 1 >= turns.length;
 
       if (princes) { renderPrinces(meta, s); renderLog(); return; }
       var info = document.getElementById("table-info");
@@ -290,9 +354,7 @@
         var area = el("div", "trade-area");
         area.appendChild(el("span", "label", "trading area: "));
         if (!s.trade[i].length) area.appendChild(el("span", "muted", "empty"));
-        s.trade[i].forEach(function (c) {
-          area.appendChild(chip(meta, c[0], beanName(meta, c[0]), c[1] ? "locked" : ""));
-        });
+        s.trade[i].forEach(function (c) { area.appendChild(tradeChip(meta, c[0], c[1])); });
         panel.appendChild(area);
         panels.appendChild(panel);
       }
@@ -333,6 +395,58 @@
       return k;
     }
 
+    function prevTurn() {  // the start of the turn under way, or of the one before when already there
+      var t = turnIndex(step);
+      if (t >= 0 && turns[t].step === step) t--;
+      go(t >= 0 ? turns[t].step : 0);
+    }
+
+    function nextTurn() {
+      var t = turnIndex(step);
+      if (t + 1 < turns.length) go(turns[t + 1].step);
+    }
+
+    function goTurn(n) {  // the start of turn n (1-based) of the game, clamped to its turns
+      if (!turns.length || isNaN(n)) return;
+      var t = 0;
+      while (t + 1 < turns.length && turns[t + 1].turn < n) t++;
+      go(turns[t].step);
+    }
+
+    // Playing: one step every 1/speed seconds until the last step; the hash follows once paused.
+    function setPlaying(on) {
+      if (timer !== null) { clearTimeout(timer); timer = null; }
+      if (on && step === last) go(0, false);  // play at the end: from the start again
+      playing = on;
+      playButton.textContent = "";
+      playButton.appendChild(el("span", on ? "icon-pause" : "icon-play", on ? "" : "▶"));
+      playButton.firstChild.setAttribute("aria-hidden", "true");
+      playButton.appendChild(document.createTextNode(on ? " pause" : " play"));
+      playButton.title = (on ? "pause" : "play") + " (Space)";
+      document.getElementById("event-text").setAttribute("aria-live", on ? "off" : "polite");
+      if (on) schedule();
+      else go(step);
+    }
+
+    function schedule() {
+      var rate = parseFloat(speed.value) || 1;
+      timer = setTimeout(function () {
+        timer = null;
+        if (!playing) return;
+        go(step + 1, false);
+        if (step >= last) setPlaying(false);
+        else schedule();
+      }, 1000 / rate);
+    }
+
+    playButton.addEventListener("click", function () { setPlaying(!playing); });
+    speed.addEventListener("change", function () { if (playing) { clearTimeout(timer); timer = null; schedule(); } });
+    document.getElementById("turn-prev").addEventListener("click", prevTurn);
+    document.getElementById("turn-next").addEventListener("click", nextTurn);
+    document.getElementById("turn-form").addEventListener("submit", function (e) {
+      e.preventDefault();
+      goTurn(parseInt(turnInput.value, 10));
+    });
     document.getElementById("step-first").addEventListener("click", function () { go(0); });
     document.getElementById("step-prev").addEventListener("click", function () { go(step - 1); });
     document.getElementById("step-next").addEventListener("click", function () { go(step + 1); });
@@ -342,14 +456,24 @@
     document.addEventListener("keydown", function (e) {
       var tag = (e.target && e.target.tagName) || "";
       if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) return;
-      if (e.key === "ArrowRight") { e.preventDefault(); go(step + 1); }
+      if (e.key === " " || e.key === "Spacebar") {  // a focused button or link keeps its own Space
+        if (tag === "BUTTON" || tag === "A" || tag === "SUMMARY") return;
+        e.preventDefault(); setPlaying(!playing);
+      }
+      else if (e.key === "PageDown" || (e.shiftKey && e.key === "ArrowRight")) { e.preventDefault(); nextTurn(); }
+      else if (e.key === "PageUp" || (e.shiftKey && e.key === "ArrowLeft")) { e.preventDefault(); prevTurn(); }
+      else if (e.key === "ArrowRight") { e.preventDefault(); go(step + 1); }
       else if (e.key === "ArrowLeft") { e.preventDefault(); go(step - 1); }
       else if (e.key === "Home") { e.preventDefault(); go(0); }
       else if (e.key === "End") { e.preventDefault(); go(last); }
     });
     var initial = fromHash();
     go(initial === null ? 0 : initial, false);
-    window.BohnanzaReplay = { states: states, texts: texts, go: go, step: function () { return step; }, last: last };
+    window.BohnanzaReplay = {
+      states: states, texts: texts, go: go, step: function () { return step; }, last: last,
+      turns: turns, goTurn: goTurn, play: function () { setPlaying(true); }, pause: function () { setPlaying(false); },
+      playing: function () { return playing; }, tradeChip: function (bean, locked) { return tradeChip(meta, bean, locked); }
+    };
   }
 
   // The Princes table (duel, solo) from one public snapshot (arena/site.py: princes_steps).
@@ -375,11 +499,17 @@
     s.figures.forEach(function (pos, seat) { (here[pos] = here[pos] || []).push(meta.seats[seat]); });
     s.neutral.forEach(function (n) { (here[n[1]] = here[n[1]] || []).push(n[0]); });
     for (i = 0; i <= p.castle; i++) {
-      var task = i === 0 ? "start" : i === p.castle ? "Castle" : s.vine[i - 1];
-      var card = el("span", "card" + (task === null ? " down" : ""));
+      var end = i === 0 || i === p.castle, task = end ? null : s.vine[i - 1];
+      var card = el("span", "card" + (end ? " end" : task ? "" : " down"));
       card.setAttribute("data-position", String(i));
-      card.appendChild(el("span", "", i === 0 || i === p.castle ? task : i + " " + (task || "?")));
-      if (task && p.tasks[task]) card.title = p.tasks[task];
+      if (end) {
+        card.appendChild(el("span", "task", i === 0 ? "start" : "Castle"));
+      } else {  // the card's number and its task's short form; the full text is the tooltip
+        card.appendChild(el("span", "card-no", String(i)));
+        card.appendChild(el("span", "task", task ? taskShort(meta, task) : "?"));
+        card.title = task ? (p.tasks || {})[task] || taskShort(meta, task) : "face down";
+        if (task) card.setAttribute("data-task", task);
+      }
       (here[i] || []).forEach(function (who) { card.appendChild(el("span", "fig", who)); });
       vine.appendChild(card);
     }

@@ -69,6 +69,22 @@ def test_rating_chart_marks_every_version_even_when_thinned() -> None:
     assert "<b>x</b>" not in svg and "&lt;b&gt;x&lt;/b&gt;" in svg
 
 
+def test_every_vine_task_has_a_text_and_a_short_form_on_the_game_pages() -> None:
+    """The viewer's vine cards show engine/vine.py's short forms, with the full texts as tooltips."""
+    from arena.site.build import _rules_meta
+    from engine.vine import SHORT, TASKS
+
+    assert set(SHORT) == set(TASKS) and len(TASKS) == 28
+    for task in TASKS:
+        assert TASKS[task].strip() and SHORT[task].strip(), task
+        assert len(SHORT[task]) <= 34 and not re.search(r"\bV\d\d\b", SHORT[task] + TASKS[task]), task
+    assert len(set(SHORT.values())) == len(SHORT)  # no two cards read alike
+    for variant in ("duel", "solo"):
+        princes = _rules_meta(variant)["princes"]
+        assert set(princes["tasks"]) == set(princes["short"]) == set(TASKS)
+        assert all(princes["short"][t] == SHORT[t] and princes["tasks"][t] == TASKS[t] for t in TASKS)
+
+
 def test_site_folder_is_not_a_python_package() -> None:
     import site
 
