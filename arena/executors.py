@@ -345,6 +345,13 @@ class DaskExecutor(TableExecutor):
         """The strong tier if any worker provides it (each probes its own machine with a sandboxed bot):
         tables then go to those workers only, and a worker without it is named once and gets none."""
         probes = self._client.run(_worker_tier)
+        deadline = time.monotonic() + WORKER_WAIT_S
+        while self.address is not None and not any(t == Tier.STRONG.value for t, _ in probes.values()) \
+                and time.monotonic() < deadline:  # a scheduler's workers join when they are up: wait for a strong one
+            time.sleep(1.0)
+            joined = [worker for worker in self._client.nthreads() if worker not in probes]
+            if joined:
+                probes.update(self._client.run(_worker_tier, workers=joined))
         self._strong = {worker for worker, (tier, _) in probes.items() if tier == Tier.STRONG.value}
         if not self._strong:
             return Tier.PLAIN
@@ -361,9 +368,8 @@ class DaskExecutor(TableExecutor):
 
     def submit(self, task: TableTask, key: str | None = None) -> None:
         key = key or f"table-{task.games[0].match_id}-{uuid.uuid4().hex[:8]}"
-        restricted = task.tier is Tier.STRONG and self._strong
-        future = self._client.submit(_run_table_on_worker, task, key=key, pure=False,
-                                     workers=sorted(self._strong) if restricted else None, allow_other_workers=True)
+        where = {"workers": sorted(self._strong), "allow_other_workers": True} if task.tier is Tier.STRONG and self._strong else {}
+        future = self._client.submit(_run_table_on_worker, task, key=key, pure=False, **where)
         self._tables[key] = task
         self._completed.add(future)
 

@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sandbox.cleanup import children  # noqa: E402
 from sandbox.isolation import SLOT_UIDS  # noqa: E402
 from sandbox.procscan import live_processes, processes_of_uid  # noqa: E402
 
@@ -50,14 +51,6 @@ def fds(pid: int) -> int:
         return len(os.listdir(f"/proc/{pid}/fd"))
     except OSError:
         return 0
-
-
-def children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        return []
 
 
 def bot_processes() -> int:

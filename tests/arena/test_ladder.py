@@ -179,8 +179,13 @@ def test_bad_submissions_are_refused_and_store_nothing(ladder: Path, tmp_path: P
     bad.write_bytes(content)
     result = run_arena("submit", str(bad), db=db)
     assert result.returncode == 2
-    assert reason in result.stderr, result.stderr
-    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    *evidence, last = result.stderr.strip().splitlines()
+    assert last.startswith("Error: ") and reason in last, result.stderr  # one line says why it was refused
+    if "smoke game" in reason:  # before it, the failed seat's evidence: its own output, every line marked
+        assert evidence[0].startswith("seat ") and all(line.startswith("  ") for line in evidence[1:]), evidence
+    else:
+        assert evidence == []
+    assert "Traceback" not in "\n".join(line for line in result.stderr.splitlines() if not line.startswith("  | "))
     assert table_counts(db) == before
 
 

@@ -11,7 +11,9 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from sqlmodel import Session, select
@@ -196,26 +198,29 @@ def test_same_matches_same_replays_on_the_local_pool_and_on_dask(tmp_path: Path,
     assert local == dask
 
 
-def test_season_on_a_scheduler_and_worker_started_by_hand(tmp_path: Path, dask_available: None) -> None:
-    """`dask scheduler` and `dask worker tcp://...` as docs/scaling.md starts them, the coordinator at dask://."""
+@contextmanager
+def cluster_by_hand(folder: Path, workers: dict[str, tuple[int, dict[str, str] | None]]) -> Iterator[str]:
+    """`dask scheduler` and `dask worker tcp://...` as docs/scaling.md starts them: ``workers`` maps a
+    name to (processes, environment or None for this one); yields the scheduler's ``dask://`` address."""
     from pg_server import free_port
 
-    url = db_url(tmp_path / "remote.sqlite")
-    register_bots(url)
     port = free_port()
     dask = [sys.executable, "-m", "dask"]
-    logs = [open(tmp_path / f"{name}.log", "w") for name in ("scheduler", "worker")]
-    scheduler = subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                                 stdout=logs[0], stderr=logs[0], start_new_session=True)
-    worker = subprocess.Popen([*dask, "worker", f"tcp://127.0.0.1:{port}", "--nworkers", "2", "--nthreads", "1",
-                               "--no-dashboard"], stdout=logs[1], stderr=logs[1], start_new_session=True)
+    logs = [open(folder / f"{name}.log", "w") for name in ("scheduler", *workers)]
+    processes = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                                  stdout=logs[0], stderr=logs[0], start_new_session=True)]
+    for log, (count, env) in zip(logs[1:], workers.values()):
+        processes.append(subprocess.Popen([*dask, "worker", f"tcp://127.0.0.1:{port}", "--nworkers", str(count),
+                                           "--nthreads", "1", "--no-dashboard"], stdout=log, stderr=log,
+                                          start_new_session=True, env=env))
     try:
-        result = run_arena("season", "run", "--name", "remote", "--games", "8", "--players", "3", "--seed", "2",
-                           "--executor", f"dask://127.0.0.1:{port}", db=url, timeout=180)
-        assert result.returncode == 0, result.stderr
-        assert "8 games rated" in result.stdout
+        from distributed import Client
+
+        with Client(f"tcp://127.0.0.1:{port}", timeout="20s") as client:  # every worker registered first
+            client.wait_for_workers(sum(count for count, _ in workers.values()), timeout=60)
+        yield f"dask://127.0.0.1:{port}"
     finally:
-        for process in (worker, scheduler):
+        for process in reversed(processes):
             process.terminate()
             try:
                 process.wait(timeout=20)
@@ -224,42 +229,33 @@ def test_season_on_a_scheduler_and_worker_started_by_hand(tmp_path: Path, dask_a
                 process.wait()
         for log in logs:
             log.close()
+
+
+def test_season_on_a_scheduler_and_worker_started_by_hand(tmp_path: Path, dask_available: None) -> None:
+    """`dask scheduler` and `dask worker tcp://...` as docs/scaling.md starts them, the coordinator at dask://."""
+    url = db_url(tmp_path / "remote.sqlite")
+    register_bots(url)
+    with cluster_by_hand(tmp_path, {"worker": (2, None)}) as address:
+        result = run_arena("season", "run", "--name", "remote", "--games", "8", "--players", "3", "--seed", "2",
+                           "--executor", address, db=url, timeout=180)
+        assert result.returncode == 0, result.stderr
+        assert "8 games rated" in result.stdout
     check_complete(url, 8)
 
 
 def test_a_dask_worker_without_the_strong_tier_gets_no_tables(tmp_path: Path, dask_available: None) -> None:
     """Two workers started by hand, one on a machine (here: a PATH) without bubblewrap: the season runs
     on the other, and the coordinator names the weak worker once, with why."""
-    from pg_server import free_port
-
     url = db_url(tmp_path / "mixed.sqlite")
     register_bots(url)
-    port = free_port()
-    dask = [sys.executable, "-m", "dask"]
     empty = tmp_path / "empty-path"
     empty.mkdir()
-    logs = [open(tmp_path / f"{name}.log", "w") for name in ("scheduler", "strong", "plain")]
-    scheduler = subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                                 stdout=logs[0], stderr=logs[0], start_new_session=True)
-    worker_args = [*dask, "worker", f"tcp://127.0.0.1:{port}", "--nworkers", "1", "--nthreads", "1", "--no-dashboard"]
-    strong = subprocess.Popen(worker_args, stdout=logs[1], stderr=logs[1], start_new_session=True)
-    plain = subprocess.Popen(worker_args, stdout=logs[2], stderr=logs[2], start_new_session=True,
-                             env={**os.environ, "PATH": str(empty)})  # no bwrap on this "machine"
-    try:
+    no_bwrap = {**os.environ, "PATH": str(empty)}  # no bwrap on this "machine"
+    with cluster_by_hand(tmp_path, {"strong": (1, None), "plain": (1, no_bwrap)}) as address:
         result = run_arena("season", "run", "--name", "mixed", "--games", "8", "--players", "3", "--seed", "4",
-                           "--executor", f"dask://127.0.0.1:{port}", db=url, timeout=240)
+                           "--executor", address, db=url, timeout=240)
         assert result.returncode == 0, result.stderr
         assert "8 games rated, 0 void" in result.stdout
         told = [line for line in result.stderr.splitlines() if "has no strong sandbox" in line]
         assert len(told) == 1 and "bwrap not found" in told[0] and told[0].endswith("it gets no tables"), result.stderr
-    finally:
-        for process in (plain, strong, scheduler):
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-        for log in logs:
-            log.close()
     check_complete(url, 8)
