@@ -19,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")  # before Dask is imported, here and in its workers
 
 from arena.db import make_engine  # noqa: E402
-from arena.executors import DaskExecutor, LocalPoolExecutor, TableExecutor  # noqa: E402
+from arena.dask_executor import DaskExecutor  # noqa: E402
+from arena.executors import LocalPoolExecutor, TableExecutor  # noqa: E402
 from arena.ladder import SeasonProgress, run_season  # noqa: E402
 from arena.planning import SeasonSettings  # noqa: E402
 from sandbox import Limits, detect_tier  # noqa: E402

@@ -9,7 +9,8 @@ import click
 from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, Season
-from arena.executors import ExecutorError, executor_for
+from arena.dask_executor import DaskExecutor
+from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
 from arena.ladder import LadderError, SeasonSettings, close_season, leaderboard, rerate, run_season
 from arena.progress import ProgressReporter
@@ -20,6 +21,21 @@ from sandbox import Limits
 
 from arena.cli.base import Context, UserError, board_table, cli, format_table, pass_context
 from arena.cli.trust import sandbox_tier
+
+
+def executor_for(spec: str, workers: int) -> TableExecutor:
+    """The executor an ``--executor`` value names: ``local``, ``dask-local`` or ``dask://HOST:PORT``."""
+    if spec == "local":
+        return LocalPoolExecutor(workers)
+    if spec == "dask-local":
+        return DaskExecutor(None, workers)
+    if spec.startswith("dask://"):
+        rest = spec.removeprefix("dask://")
+        host, _, port = rest.rpartition(":")
+        if not host or not port.isdigit() or "/" in rest:
+            raise ExecutorError(f"--executor {spec!r}: want dask://HOST:PORT")
+        return DaskExecutor(f"tcp://{rest}", workers)
+    raise ExecutorError(f"--executor wants local, dask-local or dask://HOST:PORT, got {spec!r}")
 
 
 def parse_players(text: str) -> tuple[int, int]:

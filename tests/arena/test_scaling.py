@@ -19,7 +19,9 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.db import Match, RatingSnapshot, make_engine
-from arena.executors import DaskExecutor, ExecutorError, LocalPoolExecutor, executor_for
+from arena.dask_executor import DaskExecutor
+from arena.cli.season import executor_for
+from arena.executors import ExecutorError, LocalPoolExecutor
 from arena.seeds import database_key
 from arena.ladder import record_outcome, rerate
 from arena.planning import Planner, SeasonSettings, get_or_create_season, table_task
