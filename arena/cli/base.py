@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Sequence
 
 import click
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 
-from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, make_engine
+from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, database_url, make_engine
 from arena.formats import format_of
 from arena.rankings import Standing
 
@@ -80,6 +80,14 @@ class Context:
         self.db_url = db_url
         self.quiet = quiet
         self._engine: Engine | None = None
+
+    def database_exists(self) -> bool:
+        """Whether the database is there already (an SQLite file that does not exist is made on first use)."""
+        url = database_url(self.db_url)
+        if not url.startswith("sqlite"):
+            return True
+        name = make_url(url).database or ""
+        return name == ":memory:" or (bool(name) and Path(name).exists())
 
     @property
     def engine(self) -> Engine:

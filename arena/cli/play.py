@@ -15,7 +15,8 @@ from arena.db import Bot, BotVersion, DatabaseError
 from arena.ladder import LadderError, SeasonSettings, leaderboard, run_season
 from arena.players import SandboxPlayer
 from arena.progress import ProgressReporter
-from arena.rankings import RatedStanding
+from arena.formats import formats
+from arena.rankings import RatedStanding, WinRateStanding
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
 from arena.text import failure_text, shown
 from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, check_source, existing_bot,
@@ -25,7 +26,7 @@ from engine import rules_for
 from sandbox import Limits, SandboxError, Tier, detect_tier, strong_tier_missing
 
 from arena.cli.base import Context, UserError, board_table, check_writable_file, cli, format_table, pass_context
-from arena.cli.trust import EXEC, builtin_bot, resolve_bot, sandbox_tier
+from arena.cli.trust import EXEC, builtin_bot, ladder_bot, resolve_bot, sandbox_tier
 
 
 @cli.command()
@@ -46,7 +47,8 @@ from arena.cli.trust import EXEC, builtin_bot, resolve_bot, sandbox_tier
 @pass_context
 def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, replay_path: str | None, in_process: bool,
          unsafe: bool, decision_ms: float, bank_ms: float, as_json: bool) -> None:
-    """Play one game between BOTS (built-in names such as 'random' and 'greedy', or file paths).
+    """Play one game between BOTS: built-in names such as 'random' and 'greedy', file paths, or bots of
+    this ladder by name (their current version) or NAME@VERSION.
 
     A bot written in another language is given as "exec:COMMAND" (e.g. "exec:perl bot.pl"); it
     speaks docs/protocol.md itself and runs with limits but without the strong sandbox, so it
@@ -69,8 +71,12 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
         raise UserError(f"{EXEC} bots run without the strong sandbox; add --unsafe to run your own program")
     if programs and in_process:
         raise UserError(f"{EXEC} bots are programs of their own: they cannot run --in-process")
-    resolved = [(Path(programs[i][0]).stem, "", False) if i in programs else resolve_bot(spec)
+    resolved = [(Path(programs[i][0]).stem, "", False) if i in programs
+                else resolve_bot(spec, lambda spec: ladder_bot(ctx.engine, spec) if ctx.database_exists() else None)
                 for i, spec in enumerate(bots)]
+    if in_process and any(not trusted and not Path(spec).is_file() and i not in programs
+                          for i, (spec, (_, _, trusted)) in enumerate(zip(bots, resolved))):
+        raise UserError("bots of the ladder run in the sandbox only: drop --in-process")
     if seed is None:  # nothing to reproduce: fresh randomness, no database needed
         deck, seeds = random_seed(), None
     else:  # reproducible on this database only: the chosen seed is keyed with its secret (arena/seeds.py)
@@ -217,17 +223,33 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
 @cli.command("bots")
 @pass_context
 def bots_command(ctx: Context) -> None:
-    """List bots, their versions and ratings."""
+    """List bots and their versions, with their standing in every format (TrueSkill score, or win
+    rate where bots play the same deals), best classic score first."""
     with Session(ctx.engine) as session:
-        rows = [("bot", "author", "version", "versions", "score", "mu", "sigma", "games")]
-        board = {row.name: row for row in leaderboard(session) if isinstance(row, RatedStanding)}  # classic is rated
-        for bot in session.exec(select(Bot).order_by(Bot.name)).all():
-            versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).all()
-            row = board.get(bot.name)
-            rows.append((bot.name + (" (boss)" if bot.builtin else ""), shown(bot.author), str(row.version if row else "-"),
-                         str(len(versions)), f"{row.score:.2f}" if row else "-", f"{row.mu:.2f}" if row else "-",
-                         f"{row.sigma:.2f}" if row else "-", str(row.games) if row else "0"))
-    click.echo(format_table(rows) if len(rows) > 1 else "no bots yet: add one with 'arena submit PATH'")
+        shown_formats = list(formats())
+        boards = {f.name: {row.name: row for row in leaderboard(session, f.name)} for f in shown_formats}
+        bots = session.exec(select(Bot)).all()
+        versions = {bot.id: session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).all() for bot in bots}
+    if not bots:
+        click.echo("no bots yet: add one with 'arena submit PATH'")
+        return
+
+    def standing(fmt_name: str, bot: Bot) -> str:
+        row = boards[fmt_name].get(bot.name)
+        if row is None or not row.games:
+            return "-"
+        if isinstance(row, RatedStanding):
+            return f"{row.score:.2f} ({row.games})"
+        return f"{row.win_rate:.0%} ({row.games})" if isinstance(row, WinRateStanding) else "-"
+
+    first = shown_formats[0].name
+    order = sorted(bots, key=lambda bot: (boards[first][bot.name].rank if bot.name in boards[first] else 10**9, bot.name))
+    rows = [("bot", "author", "version", "versions", *(f"{f.name} (games)" for f in shown_formats))]
+    for bot in order:
+        current = max((v.number for v in versions[bot.id] if v.active), default=None)
+        rows.append((bot.name + (" (boss)" if bot.builtin else ""), shown(bot.author), str(current or "-"),
+                     str(len(versions[bot.id])), *(standing(f.name, bot) for f in shown_formats)))
+    click.echo(format_table(rows))
 
 
 @cli.command()

@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import click
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
 
+from arena.db import Bot, BotVersion
 from arena.submit import SubmissionError, builtin_bots, check_source
 from sandbox import Tier, detect_tier, strong_tier_missing
 
@@ -19,20 +23,42 @@ def builtin_bot(name: str) -> Path | None:
     return builtin_bots().get(name.removesuffix("_bot"))
 
 
-def resolve_bot(spec: str) -> tuple[str, str, bool]:
-    """(name, source, trusted) for a bot given by built-in name or by path."""
+def resolve_bot(spec: str, ladder: Callable[[str], tuple[str, str] | None] = lambda spec: None) -> tuple[str, str, bool]:
+    """(name, source, trusted) for a bot given by built-in name, by path, or (``ladder``: a lookup in the
+    database) as a ladder bot ``NAME`` (its current version) or ``NAME@N``; only built-in bots are trusted."""
     path = builtin_bot(spec)
     trusted = path is not None
     if path is None:
         path = Path(spec)
         if not path.is_file():
+            found = ladder(spec)
+            if found is not None:
+                return found[0], found[1], False
             known = ", ".join(builtin_bots())
-            raise UserError(f"no bot {spec!r}: not a file and not a built-in bot ({known})")
+            raise UserError(f"no bot {spec!r}: not a file, not a built-in bot ({known}), not a bot of this ladder")
     try:
         source = check_source(path.read_bytes(), str(path))
     except SubmissionError as exc:
         raise UserError(str(exc)) from None
     return path.stem, source, trusted
+
+
+def ladder_bot(engine: Engine, spec: str) -> tuple[str, str] | None:
+    """(``NAME@N``, source) of a bot on the ladder given as ``NAME`` (its current version) or ``NAME@N``."""
+    name, at, number = spec.partition("@")
+    with Session(engine) as session:
+        bot = session.exec(select(Bot).where(Bot.name == name)).first()
+        if bot is None:
+            return None
+        versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id).order_by(col(BotVersion.number))).all()
+    if at:
+        chosen = [v for v in versions if str(v.number) == number]
+        if not chosen:
+            raise UserError(f"bot {name!r} has no version {number!r} (it has {', '.join(str(v.number) for v in versions)})")
+        version = chosen[0]
+    else:
+        version = next((v for v in reversed(versions) if v.active), versions[-1])
+    return f"{name}@{version.number}", version.source
 
 
 def sandbox_tier(unsafe: bool, tier: Tier | None = None) -> Tier:

@@ -1,0 +1,59 @@
+"""`arena bots` (every bot with its standing in every format, best classic score first) and
+`arena play NAME` / `NAME@VERSION` (a bot of the ladder, run in the sandbox like any submission)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from arena_helpers import db_url, run_arena
+from sqlmodel import Session
+
+from arena.db import make_engine
+from arena.submit import register
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+
+
+def ladder(tmp_path: Path) -> Path:
+    """alpha (two versions: greedy, then greedy changed), beta (random), trader as a boss, 3 games."""
+    db = tmp_path / "ladder.sqlite"
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        register(session, "alpha", (BOTS / "greedy_bot.py").read_text(), "ann")
+        register(session, "alpha", (BOTS / "greedy_bot.py").read_text() + "\n# version 2\n", "ann")
+        register(session, "beta", (BOTS / "random_bot.py").read_text(), "bob")
+    engine.dispose()
+    season = run_arena("-q", "season", "run", "--games", "3", "--players", "3", "--bosses", "trader", db=db)
+    assert season.returncode == 0, season.stderr
+    return db
+
+
+def test_bots_lists_every_format_best_first(tmp_path: Path) -> None:
+    db = ladder(tmp_path)
+    listed = run_arena("bots", db=db)
+    assert listed.returncode == 0, listed.stderr
+    header, *rows = listed.stdout.strip().splitlines()
+    assert header.split() == ["bot", "author", "version", "versions", "classic", "(games)", "duel", "(games)", "solo", "(games)"]
+    board = json.loads(run_arena("leaderboard", "--json", db=db).stdout)
+    assert [row.split()[0] for row in rows] == [r["name"] for r in board]  # the classic board's order
+    alpha = next(row.split() for row in rows if row.startswith("alpha "))
+    assert alpha[:4] == ["alpha", "ann", "2", "2"]  # current version 2 of 2
+    score = next(r for r in board if r["name"] == "alpha")
+    assert alpha[4:6] == [f"{score['score']:.2f}", f"({score['games']})"] and alpha[6:] == ["-", "-"]  # no duel or solo games
+
+
+def test_play_takes_a_ladder_bot_by_name_or_version(tmp_path: Path) -> None:
+    db = ladder(tmp_path)
+    game = run_arena("play", "alpha@1", "beta", "trader", "--json", db=db)
+    assert game.returncode == 0, game.stderr
+    seats = json.loads(game.stdout)["seats"]
+    assert [s["name"] for s in seats] == ["alpha@1", "beta@1", "trader"] and {s["status"] for s in seats} == {"ok"}
+    current = run_arena("play", "alpha", "beta", "greedy", "--json", db=db)
+    assert [s["name"] for s in json.loads(current.stdout)["seats"]][0] == "alpha@2"
+    missing = run_arena("play", "alpha@9", "beta", "trader", db=db)
+    assert missing.returncode == 2 and missing.stderr.strip() == "Error: bot 'alpha' has no version '9' (it has 1, 2)"
+    unknown = run_arena("play", "gamma", "beta", "trader", db=db)
+    assert unknown.returncode == 2 and unknown.stderr.strip().startswith("Error: no bot 'gamma': not a file, not a built-in bot")
+    in_process = run_arena("play", "alpha", "beta", "trader", "--in-process", "--unsafe", db=db)
+    assert in_process.returncode == 2
+    assert in_process.stderr.strip() == "Error: bots of the ladder run in the sandbox only: drop --in-process"
