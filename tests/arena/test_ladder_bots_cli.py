@@ -47,7 +47,7 @@ def test_play_takes_a_ladder_bot_by_name_or_version(tmp_path: Path) -> None:
     game = run_arena("play", "alpha@1", "beta", "trader", "--json", db=db)
     assert game.returncode == 0, game.stderr
     seats = json.loads(game.stdout)["seats"]
-    assert [s["name"] for s in seats] == ["alpha@1", "beta@1", "trader"] and {s["status"] for s in seats} == {"ok"}
+    assert [s["name"] for s in seats] == ["alpha@1", "beta@1", "trader_bot"] and {s["status"] for s in seats} == {"ok"}
     current = run_arena("play", "alpha", "beta", "greedy", "--json", db=db)
     assert [s["name"] for s in json.loads(current.stdout)["seats"]][0] == "alpha@2"
     missing = run_arena("play", "alpha@9", "beta", "trader", db=db)
