@@ -68,15 +68,23 @@ DENIED_SYSCALLS = (
     "mq_getsetattr", "timer_create", "timer_settime", "setitimer", "alarm",
     # the page cache of the shared read-only files would remember (and tell) which pages a bot touched
     "fadvise64", "readahead", "mincore", "cachestat", "mlock", "mlock2", "mlockall",
+    # machine-wide counters (free memory, the number of processes, load) two bots could move and read;
+    # the priority of another process of one's uid (in a user namespace, the fork server's)
+    "sysinfo", "setpriority", "ioprio_set",
 )
-#: syscalls refused only when their flags argument (index) is not zero: preadv2(RWF_NOWAIT) tells
+#: syscalls refused only when the argument at ``index`` is not zero: preadv2(RWF_NOWAIT) tells
 #: whether a page is cached without loading it
-DENIED_WITH_FLAGS = (("preadv2", 5), ("pwritev2", 5))
+DENIED_WITH_FLAGS = (("preadv2", 5), ("pwritev2", 5),
+                     # ... and calls aimed at another process (pid not 0): its limits and scheduling are
+                     # inherited by the fork server's next child, and in a user namespace it shares the bot's uid
+                     ("prlimit64", 0), ("sched_setaffinity", 0), ("sched_setattr", 0), ("sched_setscheduler", 0),
+                     ("sched_setparam", 0))
 #: fcntl commands refused (EPERM) in the strong tier: record locks (F_GETLK 5, F_SETLK 6, F_SETLKW 7
 #: and the OFD variants 36-38), leases (1024, 1025), directory notification (F_NOTIFY 1026), and the
 #: signal an I/O event sends (F_SETOWN 8, F_SETSIG 10, F_SETOWN_EX 15): a lock or a watch on a file that
-#: every sandbox binds is a channel between them; a chosen signal could wake a frozen bot.
-DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026, 8, 10, 15)
+#: every sandbox binds is a channel between them; a chosen signal could wake a frozen bot. F_SETPIPE_SZ
+#: (1031): big pipes use up the pipe pages of the uid, which in a user namespace is the operator's.
+DENIED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026, 8, 10, 15, 1031)
 
 
 class Confinement(enum.Enum):

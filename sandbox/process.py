@@ -97,7 +97,7 @@ class BotProcess:
                 raise SandboxError(f"strong tier requested but unavailable: {problem}")
             self._slot = isolation.acquire_slot()
             isolation.confine(boot, self._slot)
-            boot["private_proc"] = True
+            boot["seal_mounts"] = True
             cmd = isolation.bwrap_argv(interp) + ["--", *cmd]
         else:
             boot["parent"] = os.getpid()

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 EXIT_BAD_BOT = 3  # import failed, no entry point, act raised, reply not serialisable
 EXIT_BAD_BOOT = 4  # the referee sent something the runner cannot use (machine fault)
 
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 2, 4, 8, 32
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
@@ -128,18 +128,26 @@ def _prctl():  # -> (prctl(option, arg2, arg3), buffer(bytes) -> (keepalive, add
     mount_fn = Fn(("mount", Libc))
     mount_fn.argtypes = (c_ulong, c_ulong, c_ulong, c_ulong, c_ulong)
 
-    def private_proc() -> None:
+    def remount(path: str, flags: int, options: bytes = b"") -> None:
+        keep = [buffer(path.encode() + b"\0"), buffer(options + b"\0")]
+        if mount_fn(0, keep[0][1], 0, flags, keep[1][1]) != 0:
+            raise OSError(_ctypes.get_errno(), "remounting %s failed" % path)
+
+    def seal_mounts() -> None:
         """Remount the sandbox's own /proc so that a bot sees its own process and nothing else:
         no process it could not trace (``hidepid=ptraceable``: not the fork server, whose counters of
         reaped children would carry data from one game to the next; unlike ``invisible`` it exempts
         no group, and in a user namespace the bot's group is the namespace's gid 0, the default
         exempt one) and none of the machine-wide files (``subset=pid``: /proc/sys, /proc/meminfo,
-        /proc/stat... whose counters two bots could move and read). Needs root inside the sandbox:
-        run before dropping to the slot uid or dropping capabilities."""
-        keep = [buffer(b"/proc\0"), buffer(b"hidepid=ptraceable,subset=pid\0")]
-        flags = MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_NOEXEC
-        if mount_fn(0, keep[0][1], 0, flags, keep[1][1]) != 0:
-            raise OSError(_ctypes.get_errno(), "remounting /proc failed")
+        /proc/stat... whose counters two bots could move and read). Then make /dev read-only: its
+        tmpfs (in a user namespace the bot owns it, and a file, a directory or a mode left there
+        would reach the fork server's next child) and the device nodes bound from the host (their
+        times and modes are the host's; the devices themselves still read and write). Needs root
+        inside the sandbox: run before dropping to the slot uid or dropping capabilities."""
+        remount("/proc", MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_NOEXEC, b"hidepid=ptraceable,subset=pid")
+        for name in os.listdir("/dev"):
+            remount("/dev/" + name, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
+        remount("/dev", MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
 
     capset_fn = Fn(("capset", Libc))
     capset_fn.argtypes = (c_ulong, c_ulong)
@@ -156,7 +164,7 @@ def _prctl():  # -> (prctl(option, arg2, arg3), buffer(bytes) -> (keepalive, add
         if len(held) != 3 or any(int(value, 16) for value in held):
             raise OSError(0, "capabilities left: %r" % held)
 
-    prctl.private_proc = private_proc
+    prctl.seal_mounts = seal_mounts
     prctl.drop_capabilities = drop_capabilities
     return prctl, buffer
 
@@ -255,11 +263,11 @@ def _zygote(boot, loads) -> None:
     import resource  # noqa: F401 - what every child needs, loaded once here
 
     _CHILD["ctypes"] = _prctl()
-    if boot.get("private_proc"):
+    if boot.get("seal_mounts"):
         try:
-            _CHILD["ctypes"][0].private_proc()
+            _CHILD["ctypes"][0].seal_mounts()
         except OSError as exc:
-            _die(EXIT_BAD_BOOT, "private /proc: " + repr(exc))
+            _die(EXIT_BAD_BOOT, "sealing /proc and /dev: " + repr(exc))
         _CHILD["proc_done"] = True
     if boot.get("undumpable"):  # its children share its uid: none may open its memory through /proc
         _CHILD["ctypes"][0](PR_SET_DUMPABLE, 0)
@@ -317,7 +325,7 @@ def _bot(boot, loads, dumps) -> None:
     sys.stdout = sys.stderr
     sys.stdin = None
 
-    need_ctypes = (boot.get("seccomp") is not None or boot.get("parent") is not None or boot.get("private_proc")
+    need_ctypes = (boot.get("seccomp") is not None or boot.get("parent") is not None or boot.get("seal_mounts")
                    or boot.get("drop_caps"))
     prctl: Any = None
     buffer: Any = None
@@ -325,11 +333,11 @@ def _bot(boot, loads, dumps) -> None:
         prctl, buffer = _CHILD.get("ctypes") or _prctl()
 
     uid, gid = boot.get("uid"), boot.get("gid")
-    if boot.get("private_proc") and not _CHILD.get("proc_done"):
+    if boot.get("seal_mounts") and not _CHILD.get("proc_done"):
         try:
-            prctl.private_proc()
+            prctl.seal_mounts()
         except OSError as exc:
-            _die(EXIT_BAD_BOOT, "private /proc: " + repr(exc))
+            _die(EXIT_BAD_BOOT, "sealing /proc and /dev: " + repr(exc))
     if uid is not None:
         os.setgroups([])
         os.setresgid(gid, gid, gid)

@@ -67,7 +67,7 @@ class Zygote:
             pipes = Pipes(self._popen.stdin.fileno(), self._popen.stdout.fileno(), self._popen.stderr.fileno(),
                           4096, 16 * 1024)
             boot = {"zygote": True, "control": control_fd, "modules": modules, "preload": list(preload),
-                    "private_proc": True, "undumpable": self.slot.uid is None}
+                    "seal_mounts": True, "undumpable": self.slot.uid is None}
             payload = runner_line(interp.same_as_parent) + json.dumps(boot, separators=(",", ":")).encode() + b"\n"
             outcome = pipes.exchange(payload, time.monotonic() + startup_ms / 1000.0, want_line=True)
             if outcome.event is not Event.LINE or outcome.line != b'{"type":"ready"}':

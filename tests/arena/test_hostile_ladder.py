@@ -228,6 +228,14 @@ def test_no_process_of_its_sandbox_is_in_reach_at_a_real_table(tmp_path: Path) -
     assert hostile_statuses(season) == ["ok"] * 4
 
 
+def test_a_bot_leaves_nothing_for_the_next_game_at_a_real_table(tmp_path: Path) -> None:
+    """fork_server_tamper: at every decision the hostile bot tries to leave something in /dev, on the
+    host's device nodes or in its fork server's limits, reads machine-wide counters and grows pipes,
+    and plays illegally if anything worked or an earlier game left a trace. Every game is ok."""
+    season = hostile_season(tmp_path, (HOSTILE / "fork_server_tamper.py").read_text(), games=6)
+    assert hostile_statuses(season) == ["ok"] * 6
+
+
 def test_a_memoriser_remembers_nothing_across_seat_rotations(tmp_path: Path) -> None:
     """4 seats, seat-rotated deals: every deal is played 4 times in a row by the same bots. The
     memoriser plays illegally in any game where it finds a memory of an earlier one."""

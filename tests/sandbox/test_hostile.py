@@ -416,3 +416,23 @@ def test_no_other_process_of_the_sandbox_can_be_written_or_seen(tier: Tier, witn
     replies, _ = run("proc_mem", tier, [{"type": "hello"}, {"type": "decide", "id": 1}], fast_limits(fork_server=fork_server))
     assert replies[1].status is Status.OK
     assert replies[1].message["reached"] == {} and len(replies[1].message["listed"]) == 1, replies[1].message
+
+
+@strong
+def test_nothing_is_left_for_the_next_game_or_another_sandbox(tier: Tier, witness: BotProcess) -> None:
+    """fork_server_tamper.py, twice from one fork server (the same bundle modules, so the same template):
+    /dev and the host's device nodes are read-only (devices still read and write), the fork server's
+    limits and priority are out of reach, sysinfo and big pipes are refused; the second game finds
+    nothing the first could have left. (In a user namespace the first four were open.)"""
+    modules: dict[str, str] = {}  # one dict for both bots: they share a fork server, as a season's bots do
+    source = (ROOT / "tests" / "sandbox" / "hostile" / "fork_server_tamper.py").read_text()
+    for game in (1, 2):
+        bot = BotProcess.start(BotBundle(f"tamper{game}", source, modules), fast_limits(fork_server=True), tier)
+        try:
+            reply = bot.request({"type": "decide", "id": 1})
+        finally:
+            bot.close()
+        assert reply.status is Status.OK, bot.stderr_tail
+        assert {k: v for k, v in reply.message["attacks"].items() if v == "ok"} == {}, reply.message
+        assert reply.message["controls"] == {"write-null": "ok", "read-urandom": "ok"}
+        assert reply.message["start"] == {"dev-entries": [], "rss-limit-marked": False}
