@@ -7,6 +7,7 @@ from typing import Any, Iterator
 from engine import new_game, rules_for
 from engine.events import event_to_json
 from engine.replay import Replay
+from engine.vine import TASKS
 
 
 def _cards(beans: list[str]) -> str:
@@ -18,7 +19,7 @@ def describe(event: dict[str, Any], names: list[str], rules: Any, active: int) -
     name = lambda seat: names[seat] if seat is not None else "everybody"  # noqa: E731
     kind = event["type"]
     money = "gold" if rules.princes is not None else "coins"
-    tasks = rules.princes.tasks if rules.princes is not None else {}
+    tasks = TASKS  # a task's text by its id
     passes = {"plant_second": "does not plant a second card", "trade_offer": "makes no offer this round",
               "discard_hand": "keeps the whole hand", "keep_middle": "ends the turn", "trade_respond": "passes",
               "trade_confirm": "closes no deal this round"}

@@ -10,6 +10,7 @@ import pytest
 from arena_helpers import run_arena
 
 from engine import new_game, rules_for
+from engine.events import event_to_json
 from engine.replay import Replay
 
 
@@ -34,6 +35,24 @@ def test_turns_give_one_line_per_event_and_a_block_per_turn(tmp_path: Path) -> N
         [f"turn {t.turn + 1}: {replay.seats[t.seat]} is the active player" for t in turns]  # type: ignore[attr-defined]
     coins = replay.result.coins  # type: ignore[union-attr]
     assert events[-1] == "game over: " + ", ".join(f"{n} {c} coins" for n, c in zip(replay.seats, coins))
+
+
+@pytest.mark.parametrize("variant, bots", [("duel", ["greedy", "trader"]), ("solo", ["greedy"])])
+def test_every_event_of_a_princes_game_reads_as_a_sentence(tmp_path: Path, variant: str, bots: list[str]) -> None:
+    """Several seeds, so that task claims, tributes, reshuffles and the end all come up; each event one line."""
+    kinds: set[str] = set()
+    for seed in range(4):
+        path, replay = played(tmp_path, variant, bots, seed)
+        shown = run_arena("replay", str(path), "--turns", db=tmp_path / "ladder.sqlite")
+        assert shown.returncode == 0, shown.stderr
+        lines = [line for line in shown.stdout.rstrip("\n").split("\n")[1:] if line]
+        assert len(lines) == len(replay.events)
+        for event, line in zip(replay.events, lines):
+            kinds.add(type(event).__name__)
+            assert line != event_to_json(event)["type"], line  # a sentence, not the bare event type
+        claimed = [line for line in lines if " fulfils task " in line]
+        assert all(re.search(r"fulfils task V\d\d \((?!\?\))", line) for line in claimed)  # with the task's text
+    assert {"TaskClaimed", "VineRevealed", "GameEnded"} <= kinds
 
 
 @pytest.mark.parametrize("variant, bots, step", [("classic", ["random", "greedy", "trader"], 40),
