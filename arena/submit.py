@@ -51,6 +51,11 @@ def check_source(data: bytes, filename: str) -> str:
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
+        suffix = Path(filename).suffix
+        if suffix and suffix != ".py":  # e.g. bot.js: not a Python bot that fails to parse
+            raise SubmissionError(f"{filename!r} is not a Python file: the ladder takes Python bots for now "
+                                  "(docs/sdk.md); a bot in another language plays locally with "
+                                  "'arena play exec:COMMAND … --unsafe' (docs/protocol.md)") from None
         raise SubmissionError(f"{filename!r} has a syntax error at line {exc.lineno}: {exc.msg}") from None
     has_act = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "act"
                   or isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "act" for t in node.targets)

@@ -16,14 +16,21 @@ from sqlmodel import Session
 
 from arena.db import make_engine
 from arena.submit import register
-from sandbox.isolation import SLOT_UIDS
+from sandbox.isolation import SLOT_UIDS, Confinement, confinement
+
+RUNNER = "__bohnanza_runner__"  # in the bootstrap of every sandboxed runner (sandbox/boot.py)
 
 SLOW_BOT = "import time\nfrom sandbox.sdk import Bot\n\nclass Slow(Bot):\n    def act(self, message):\n" \
            "        time.sleep(0.02)\n        return super().act(message)\n"
 
 
-def bot_process(pid: int) -> bool:
-    """A bot at play: a process of a sandbox uid slot (a worker's idle fork servers run as root)."""
+def bot_process(pid: int, tree: dict[int, tuple[int, str, str]]) -> bool:
+    """A bot at play. With uid slots: a process of a slot uid (a worker's idle fork servers run as root).
+    In a user namespace every sandboxed process has the worker's uid: a runner whose parent is a runner,
+    not bubblewrap (a fork server's child)."""
+    if confinement() is Confinement.USER_NAMESPACE:
+        parent = tree[pid][0]
+        return RUNNER in tree[pid][2] and parent in tree and RUNNER in tree[parent][2] and tree[parent][1] != "bwrap"
     try:
         return os.stat(f"/proc/{pid}").st_uid in SLOT_UIDS
     except OSError:
@@ -53,7 +60,7 @@ def test_a_killed_worker_voids_its_table_and_the_season_finishes(tmp_path: Path)
             time.sleep(0.5)
             tree = process_tree()
             workers = [p for p in descendants(season.pid, tree) if tree[p][0] == season.pid and "python" in tree[p][1]]
-            playing = [w for w in workers if any(bot_process(d) for d in descendants(w, tree))]
+            playing = [w for w in workers if any(bot_process(d, tree) for d in descendants(w, tree))]
             victim = playing[0] if playing else None
         assert victim is not None, "no worker was seen playing a table"
         os.kill(victim, signal.SIGKILL)
