@@ -24,17 +24,24 @@ from engine.actions import (
     Offer, Pass, PayTribute, Plant, PlantMiddle, PlantTraded, action_from_json, action_to_json,
 )
 from engine.cards import Bean, find_cards
-from engine.events import Event, event_from_json
+from engine.events import (
+    Accepted, Discarded, Drew, EndTriggered, Event, FieldBought, FigureMoved, GameEnded, Harvested, Offered, Passed,
+    Planted, Reshuffled, TaskClaimed, TookDiscard, Traded, TradingEnded, TributePaid, TurnedUp, TurnStarted,
+    VineRevealed, event_from_json,
+)
 from engine.rules import Rules
-from engine.views import PrincesView, View, view_from_json
+from engine.views import FieldView, OfferView, PrincesView, TradeCard, TradeView, TurnRecord, View, view_from_json
 
 PROTOCOL_VERSION = 1
 
 __all__ = [
-    "Accept", "Action", "Bean", "Bot", "BuyField", "ClaimTask", "Confirm", "DecisionKind", "DiscardHand",
-    "DiscardMiddle", "EndTrading", "Harvest", "Hello", "Offer", "PROTOCOL_VERSION", "Pass", "PayTribute", "Plant",
-    "PlantMiddle", "PlantTraded", "PrincesView", "Request", "Rules", "View", "best_plant", "field_coins",
-    "find_cards", "plant_loss",
+    "Accept", "Accepted", "Action", "Bean", "best_plant", "Bot", "BuyField", "ClaimTask", "Confirm",
+    "DecisionKind", "Discarded", "DiscardHand", "DiscardMiddle", "Drew", "EndTrading", "EndTriggered", "Event",
+    "field_coins", "FieldBought", "FieldView", "FigureMoved", "find_cards", "GameEnded", "Harvest", "Harvested",
+    "Hello", "Offer", "Offered", "OfferView", "Pass", "Passed", "PayTribute", "Plant", "plant_loss", "Planted",
+    "PlantMiddle", "PlantTraded", "PrincesView", "PROTOCOL_VERSION", "Request", "Reshuffled", "Rules",
+    "TaskClaimed", "TookDiscard", "TradeCard", "Traded", "TradeView", "TradingEnded", "TributePaid", "TurnedUp",
+    "TurnRecord", "TurnStarted", "View", "VineRevealed",
 ]
 
 
@@ -47,11 +54,14 @@ class Hello:
     rules: Rules
     bot_seed: int
     limits: Mapping[str, Any]
+    seats: tuple[str, ...] = ()  # every seat's anonymous label (``seat0``...), in seat order
+    protocol: int = PROTOCOL_VERSION
 
     @classmethod
     def from_json(cls, message: Mapping[str, Any]) -> Hello:
         return cls(int(message["seat"]), int(message["players"]), Rules.from_json(message["rules"]),
-                   int(message["bot_seed"]), dict(message.get("limits", {})))
+                   int(message["bot_seed"]), dict(message.get("limits", {})),
+                   tuple(str(s) for s in message.get("seats", ())), int(message.get("protocol", PROTOCOL_VERSION)))
 
 
 class Request:
@@ -107,7 +117,7 @@ class Request:
 class Bot:
     """Base class of a bot: one method per decision kind, each with a sensible default.
 
-    ``self.rules``, ``self.seat`` and ``self.rng`` (seeded by the referee's per-game bot seed,
+    ``self.rules``, ``self.seat``, ``self.players`` and ``self.rng`` (seeded by the referee's per-game bot seed,
     so a bot is reproducible) are set when the game starts.
     """
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -93,3 +94,20 @@ def test_bots_import_only_engine_sdk_and_stdlib(name: str) -> None:
             ok = (module in ALLOWED_MODULES or top in ALLOWED_PACKAGES
                   or (top in sys.stdlib_module_names and top != "sandbox"))
             assert ok, f"{name}_bot imports {module}"
+
+
+def test_an_sdk_bot_is_told_the_whole_hello(tmp_path: Path) -> None:
+    """on_start gets every field of the referee's hello: seat labels and protocol version included."""
+    from arena.referee import InProcessPlayer, play_game
+    from engine import classic_rules
+    from sandbox.sdk import PROTOCOL_VERSION
+
+    recorder = tmp_path / "recorder.py"
+    recorder.write_text("from sandbox.sdk import Bot\n\nclass Recorder(Bot):\n"
+                        "    def on_start(self, hello):\n        self.seen = hello\n")
+    players = [InProcessPlayer(recorder, f"r{i}") for i in range(3)]
+    record = play_game(classic_rules(), 4, players, bot_seeds=[5, 6, 7])
+    assert record.void is None
+    seen = bot_of(players[1]).seen
+    assert (seen.seat, seen.players, seen.bot_seed) == (1, 3, 6)
+    assert seen.seats == ("seat0", "seat1", "seat2") and seen.protocol == PROTOCOL_VERSION
