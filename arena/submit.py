@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion, Rating, VersionFormat, source_hash, stored_id
 from arena.paths import data_dir
@@ -169,14 +169,17 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
         session.refresh(current)
         return Registered(bot, current, False)
     means = {f.name: MU for f in formats()}
+    latest = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)
+                          .order_by(col(BotVersion.number).desc())).first()  # the current one, or a retired bot's last
     number = 1
-    if current is not None:  # keeps its mean in each rated format, resets its uncertainty
+    if latest is not None:  # keeps its mean in each rated format, resets its uncertainty
         before = {row.variant: row.prior_mu for row in session.exec(select(VersionFormat).where(
-            VersionFormat.version_id == current.id)).all()}
+            VersionFormat.version_id == latest.id)).all()}
         for variant in rated_variants():
-            rating = session.get(Rating, (current.id, variant))
+            rating = session.get(Rating, (latest.id, variant))
             means[variant] = rating.mu if rating else before.get(variant, MU)
-        number = current.number + 1
+        number = latest.number + 1
+    if current is not None:
         current.active = False
         session.add(current)
     if author and bot.author != author:
@@ -191,6 +194,22 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
     session.refresh(version)
     session.refresh(bot)
     return Registered(bot, version, True)
+
+
+def retire(session: Session, name: str) -> BotVersion:
+    """Stop scheduling bot ``name``: its current version is no longer active, so it leaves the boards
+    and plans; its games and ratings stay. A later submission under the name becomes its next version."""
+    bot = session.exec(select(Bot).where(Bot.name == name)).first()
+    if bot is None:
+        raise SubmissionError(f"no bot named {name!r} on this ladder")
+    current = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active == True)).first()  # noqa: E712
+    if current is None:
+        raise SubmissionError(f"bot {name!r} is retired already")
+    current.active = False
+    session.add(current)
+    session.commit()
+    session.refresh(current)
+    return current
 
 
 def builtin_bots() -> dict[str, Path]:

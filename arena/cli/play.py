@@ -19,7 +19,7 @@ from arena.formats import formats
 from arena.rankings import RatedStanding, WinRateStanding
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
 from arena.text import failure_text, shown
-from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, check_source, existing_bot,
+from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, check_source, existing_bot, retire,
                           names_taken_by_submissions, register, register_bosses, smoke_failure, smoke_games)
 from arena.referee import GameRecord, InProcessPlayer, Player, play_game
 from engine import rules_for
@@ -220,11 +220,30 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
                     click.echo(text, err=True)
 
 
-@cli.command("bots")
-@pass_context
-def bots_command(ctx: Context) -> None:
+@cli.group("bots", invoke_without_command=True)
+@click.pass_context
+def bots_group(click_ctx: click.Context) -> None:
     """List bots and their versions, with their standing in every format (TrueSkill score, or win
-    rate where bots play the same deals), best classic score first."""
+    rate where bots play the same deals), best classic score first; `arena bots retire NAME` stops one."""
+    if click_ctx.invoked_subcommand is None:
+        bots_list(click_ctx.ensure_object(Context))
+
+
+@bots_group.command("retire")
+@click.argument("name")
+@pass_context
+def bots_retire(ctx: Context, name: str) -> None:
+    """Stop scheduling bot NAME: it leaves the boards and new seasons; its games and ratings stay, and
+    submitting it again makes its next version."""
+    with Session(ctx.engine) as session:
+        try:
+            version = retire(session, name)
+        except SubmissionError as exc:
+            raise UserError(str(exc)) from None
+    click.echo(f"{name} retired (version {version.number} was current); its games stay on the site")
+
+
+def bots_list(ctx: Context) -> None:
     with Session(ctx.engine) as session:
         shown_formats = list(formats())
         boards = {f.name: {row.name: row for row in leaderboard(session, f.name)} for f in shown_formats}
@@ -247,7 +266,7 @@ def bots_command(ctx: Context) -> None:
     rows = [("bot", "author", "version", "versions", *(f"{f.name} (games)" for f in shown_formats))]
     for bot in order:
         current = max((v.number for v in versions[bot.id] if v.active), default=None)
-        rows.append((bot.name + (" (boss)" if bot.builtin else ""), shown(bot.author), str(current or "-"),
+        rows.append((bot.name + (" (boss)" if bot.builtin else ""), shown(bot.author), str(current or "retired"),
                      str(len(versions[bot.id])), *(standing(f.name, bot) for f in shown_formats)))
     click.echo(format_table(rows))
 

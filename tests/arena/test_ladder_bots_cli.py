@@ -57,3 +57,26 @@ def test_play_takes_a_ladder_bot_by_name_or_version(tmp_path: Path) -> None:
     in_process = run_arena("play", "alpha", "beta", "trader", "--in-process", "--unsafe", db=db)
     assert in_process.returncode == 2
     assert in_process.stderr.strip() == "Error: bots of the ladder run in the sandbox only: drop --in-process"
+
+
+def test_a_retired_bot_leaves_the_boards_and_seasons_and_can_come_back(tmp_path: Path) -> None:
+    db = ladder(tmp_path)
+    retired = run_arena("bots", "retire", "beta", db=db)
+    assert retired.returncode == 0 and retired.stdout.strip() == "beta retired (version 1 was current); its games stay on the site"
+    again = run_arena("bots", "retire", "beta", db=db)
+    assert again.returncode == 2 and again.stderr.strip() == "Error: bot 'beta' is retired already"
+    unknown = run_arena("bots", "retire", "nobody", db=db)
+    assert unknown.returncode == 2 and unknown.stderr.strip() == "Error: no bot named 'nobody' on this ladder"
+    assert "beta" not in [r["name"] for r in json.loads(run_arena("leaderboard", "--json", db=db).stdout)]
+    beta_row = next(line.split() for line in run_arena("bots", db=db).stdout.splitlines() if line.startswith("beta "))
+    assert beta_row[:4] == ["beta", "bob", "retired", "1"]
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        register(session, "gamma", (BOTS / "greedy_bot.py").read_text() + "\n# gamma\n", "cy")
+    engine.dispose()
+    season = run_arena("-q", "season", "run", "--name", "after", "--games", "3", "--players", "3", db=db)
+    assert season.returncode == 0, season.stderr
+    shown = run_arena("season", "show", "after", db=db).stdout
+    assert "gamma" in shown and "beta" not in shown  # a retired bot is not scheduled
+    back = run_arena("submit", str(BOTS / "random_bot.py"), "--name", "beta", "--author", "bob", db=db)
+    assert back.returncode == 0 and "beta version 2 registered" in back.stdout, back.stderr
