@@ -3,7 +3,7 @@
 ``site`` (site build), ``game`` (game show) and ``backup``."""
 from __future__ import annotations
 
-from arena.cli import backup, game, play, season, site  # noqa: F401 - importing a command module registers its commands
+from arena.cli import backup, game, play, season, site, versus  # noqa: F401 - importing a command module registers its commands
 from arena.cli.base import cli, main
 
 __all__ = ["cli", "main"]
