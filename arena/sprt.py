@@ -31,6 +31,9 @@ def elo_of_score(score: float) -> float:
 
 @dataclass(frozen=True)
 class Hypotheses:
+    """H0: NEW is ``elo0`` better; H1: ``elo1`` better. ``alpha``: the chance of H1 when H0 holds;
+    ``beta``: of H0 when H1 holds."""
+
     elo0: float = 0.0
     elo1: float = 5.0
     alpha: float = 0.05
