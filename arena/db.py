@@ -4,7 +4,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import tempfile
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -14,6 +13,8 @@ from sqlalchemy import BigInteger, UniqueConstraint, event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
+
+from arena.paths import new_file_refused
 
 SCHEMA_VERSION = 3  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*)
@@ -181,12 +182,10 @@ def sqlite_file_problem(url: str) -> str | None:
     folder = where.parent
     if not folder.is_dir():
         return f"cannot create the database {str(where)!r}: the folder {str(folder)!r} does not exist{how}"
-    try:  # SQLite writes its journal (and the season lock) beside the file: the folder must take new files
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
+    refused = new_file_refused(folder)  # SQLite writes its journal (and the season lock) beside the file
+    if refused is not None:
         what = "the database file is there, but" if where.exists() else f"cannot create the database {str(where)!r}:"
-        return (f"{what} the folder {str(folder)!r} is not writable ({exc.strerror}); "
+        return (f"{what} the folder {str(folder)!r} is not writable ({refused}); "
                 f"choose another with --db or ${DB_ENV}{how}")
     if where.exists() and not os.access(where, os.R_OK | os.W_OK):
         return f"the database file {str(where)!r} is not readable and writable{how}"

@@ -21,6 +21,7 @@ from typing import Any
 
 from arena.match import MatchOutcome, TableTask, run_table
 from sandbox import Tier, close_fork_servers, detect_tier
+from sandbox.cleanup import describe_exit
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +222,7 @@ class LocalPoolExecutor(TableExecutor):
         """A worker died: void the table it played, queue the one it had not started, start another
         worker in its place."""
         worker.process.join(timeout=5)
-        reason = f"the worker playing it (pid {worker.process.pid}) died ({_exit_text(worker.process.exitcode)})"
+        reason = f"the worker playing it (pid {worker.process.pid}) died ({describe_exit(worker.process.exitcode)})"
         played, waiting = worker.tasks[0], worker.tasks[1:]
         self._queue[:0] = waiting
         worker.conn.close()
@@ -248,12 +249,3 @@ class LocalPoolExecutor(TableExecutor):
 
             multiprocessing_logging.uninstall_mp_handler()
             self._mp_logging = False
-
-
-def _exit_text(code: int | None) -> str:
-    if code is not None and code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit code {code}"

@@ -16,12 +16,6 @@ from sandbox import Limits, Tier
 NEW, OLD = 0, 1  # indices of the two candidates in a table's bots; the field follows
 
 
-@dataclass(frozen=True)
-class Bot:
-    name: str
-    source: str
-
-
 @dataclass
 class Progress:
     results: Pentanomial
@@ -40,7 +34,8 @@ class Progress:
                 + (f", {self.void} void" if self.void else ""))
 
 
-def pair_task(number: int, new: Bot, old: Bot, field: Sequence[Bot], limits: Limits, tier: Tier) -> TableTask:
+def pair_task(number: int, new: SeatEntry, old: SeatEntry, field: Sequence[SeatEntry], limits: Limits,
+              tier: Tier) -> TableTask:
     """Two deals of one fresh deck, NEW and OLD each from the same two seats, the field alike."""
     players = len(field) + 1
     seat = secrets.randbelow(players)
@@ -52,11 +47,10 @@ def pair_task(number: int, new: Bot, old: Bot, field: Sequence[Bot], limits: Lim
             others = iter(range(2, 2 + len(field)))
             seating = tuple(candidate if s == at else next(others) for s in range(players))
             games.append(GameSpec(number * 4 + deal * 2 + candidate, deck + deal, seating, bot_seeds))
-    bots = tuple(SeatEntry(-1 - i, b.name, b.source) for i, b in enumerate((new, old, *field)))
-    return TableTask("classic-v2", bots, tuple(games), limits, tier)
+    return TableTask("classic-v2", (new, old, *field), tuple(games), limits, tier)
 
 
-def run_test(new: Bot, old: Bot, field: Sequence[Bot], hypotheses: Hypotheses, max_pairs: int, workers: int,
+def run_test(new: SeatEntry, old: SeatEntry, field: Sequence[SeatEntry], hypotheses: Hypotheses, max_pairs: int, workers: int,
              limits: Limits, tier: Tier, on_progress: Callable[[Progress], None] = lambda p: None) -> Progress:
     """Play pairs until the test decides or ``max_pairs`` were counted."""
     progress = Progress(Pentanomial(), hypotheses)

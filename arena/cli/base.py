@@ -13,6 +13,7 @@ from sqlalchemy.engine import Engine, make_url
 
 from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, database_url, make_engine
 from arena.formats import format_of
+from arena.paths import new_file_refused
 from arena.rankings import Standing
 
 
@@ -27,8 +28,9 @@ def check_writable_file(path: str, what: str) -> None:
     folder = Path(path).absolute().parent
     if not folder.is_dir():
         raise UserError(f"{what} {path!r}: the folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK) or (Path(path).exists() and not os.access(path, os.W_OK)):
-        raise UserError(f"{what} {path!r}: not writable here")
+    refused = new_file_refused(folder)
+    if refused is not None or (Path(path).exists() and not os.access(path, os.W_OK)):
+        raise UserError(f"{what} {path!r}: not writable here" + (f" ({refused})" if refused else ""))
 
 
 def setup_logging(verbose: int, quiet: bool, log_file: str | None) -> None:

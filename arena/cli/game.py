@@ -8,6 +8,7 @@ import click
 from sqlmodel import Session, col, select
 
 from arena.replay_text import position_text, turns_text
+from engine.errors import IllegalAction
 from engine.replay import Replay
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season
@@ -27,13 +28,16 @@ STEP = click.option("--step", type=click.IntRange(min=0), default=None,
 
 
 def show_replay(replay: Replay, turns: bool, step: int | None) -> None:
-    if turns:
-        click.echo(turns_text(replay))
-    if step is not None:
-        try:
-            click.echo(position_text(replay, step))
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
+    """Both texts are made before anything is printed: a replay whose actions the engine refuses (an
+    edited file: ``IllegalAction`` is a ``ValueError``) or a step beyond the game is one line."""
+    try:
+        texts = ([turns_text(replay)] if turns else []) + ([position_text(replay, step)] if step is not None else [])
+    except IllegalAction as exc:
+        raise UserError(f"the replay does not play: {exc}") from None
+    except ValueError as exc:  # a step beyond the game
+        raise UserError(str(exc)) from None
+    for text in texts:
+        click.echo(text)
 
 
 @game.command("show")
@@ -81,7 +85,7 @@ def replay_command(path: str, turns: bool, step: int | None) -> None:
         replay = Replay.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise UserError(f"cannot read {path!r}: {exc.strerror or exc}") from None
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise UserError(f"{path!r} is not a replay: {exc}") from None
     result = replay.result
     click.echo(f"{replay.rules_id}  {len(replay.actions)} actions  " + ", ".join(

@@ -1,11 +1,11 @@
 """`arena site build`: the static site."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
+from arena.paths import new_file_refused
 
 from arena.cli.base import Context, UserError, cli, pass_context
 
@@ -27,8 +27,9 @@ def site_build(ctx: Context, out: str, variant: str, workers: int | None) -> Non
 
     folder = Path(out)
     nearest = next(p for p in (folder, *folder.absolute().parents) if p.exists())
-    if not nearest.is_dir() or not os.access(nearest, os.W_OK | os.X_OK):
-        raise UserError(f"cannot write the site to {out!r}: {str(nearest)!r} is not a folder you can write")
+    refused = new_file_refused(nearest) if nearest.is_dir() else "not a folder"
+    if refused is not None:
+        raise UserError(f"cannot write the site to {out!r}: {str(nearest)!r} takes no new file ({refused})")
     engine = ctx.engine
     try:
         summary = build_site(engine, folder, variant, workers)

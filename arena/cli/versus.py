@@ -8,7 +8,8 @@ import click
 from arena.cli.base import Context, UserError, cli, pass_context
 from arena.cli.trust import ladder_bot, resolve_bot, sandbox_tier
 from arena.sprt import Hypotheses
-from arena.versus import Bot, Progress, run_test
+from arena.match import SeatEntry
+from arena.versus import Progress, run_test
 from sandbox import Limits, SandboxError
 
 #: Exit codes: the verdict, for scripts (2 is a usage error, 1 any other error).
@@ -42,7 +43,8 @@ def test_command(ctx: Context, new: str, old: str, field: str, elo0: float, elo1
     names = [n.strip() for n in field.split(",") if n.strip()]
     if not 2 <= len(names) <= 4:
         raise UserError(f"--field wants 2 to 4 bots (tables of 3 to 5 players), got {len(names)}: {field!r}")
-    new_bot, old_bot, *field_bots = [Bot(*resolve_bot(spec, lookup)[:2]) for spec in (new, old, *names)]
+    new_bot, old_bot, *field_bots = [SeatEntry(-1 - i, *resolve_bot(spec, lookup)[:2])  # no ladder version ids
+                                     for i, spec in enumerate((new, old, *names))]
     if new_bot.source == old_bot.source:
         click.echo("note: NEW and OLD are the same code; the test can only end in H0 or undecided", err=True)
     tier = sandbox_tier(unsafe)

@@ -3,6 +3,7 @@ sentence per event grouped by turn, and --step K, the public position after K ac
 against the engine replaying the same game."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -86,3 +87,14 @@ def test_replay_mistakes_are_one_line(tmp_path: Path) -> None:
     junk = run_arena("replay", str(tmp_path / "junk.json"), db=db)
     assert junk.returncode == 2 and junk.stderr.strip().startswith(f"Error: {str(tmp_path / 'junk.json')!r} is not a replay")
     assert len(junk.stderr.strip().splitlines()) == 1
+    edited = json.loads(path.read_text())
+    edited["actions"][5] = [0, {"type": "plant", "field": 7}]  # a move the engine refuses there
+    (tmp_path / "edited.json").write_text(json.dumps(edited))
+    refused = run_arena("replay", str(tmp_path / "edited.json"), "--turns", db=db)
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert refused.stderr.startswith("Error: the replay does not play: illegal action Plant(field=7)")
+    assert "turn 1:" not in refused.stdout  # nothing of the game is printed before the refusal
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    deep = run_arena("replay", str(tmp_path / "deep.json"), db=db)
+    assert deep.returncode == 2 and deep.stderr.strip().startswith(f"Error: {str(tmp_path / 'deep.json')!r} is not a replay")
+    assert len(deep.stderr.strip().splitlines()) == 1

@@ -10,7 +10,8 @@ import pytest
 from arena_helpers import run_arena
 
 from arena.sprt import Hypotheses, Pentanomial, deal_score, elo_of_score, score_of_elo
-from arena.versus import NEW, OLD, Bot, pair_task
+from arena.match import SeatEntry
+from arena.versus import NEW, OLD, pair_task
 from sandbox import Limits, Tier
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
@@ -39,7 +40,8 @@ def test_the_log_likelihood_ratio_moves_with_the_evidence() -> None:
 
 
 def test_a_pair_puts_new_and_old_in_the_same_seat_of_the_same_deal() -> None:
-    task = pair_task(7, Bot("new", "n"), Bot("old", "o"), [Bot("f1", "a"), Bot("f2", "b"), Bot("f3", "c")], Limits(), Tier.STRONG)
+    entries = [SeatEntry(-1 - i, name, name) for i, name in enumerate(("new", "old", "f1", "f2", "f3"))]
+    task = pair_task(7, entries[0], entries[1], entries[2:], Limits(), Tier.STRONG)
     assert [b.name for b in task.bots] == ["new", "old", "f1", "f2", "f3"] and len(task.games) == 4
     for deal in (0, 1):
         with_new, with_old = task.games[2 * deal], task.games[2 * deal + 1]
