@@ -16,8 +16,8 @@ from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
 from arena.paths import new_file_refused
 
-SCHEMA_VERSION = 3  # 2: what a version plays and starts from, per format, in VersionFormat rows;
-#                    3: why a seat failed (MatchSeat.failure_*)
+SCHEMA_VERSION = 4  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+#                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in
 DEFAULT_DB = "sqlite:///arena.sqlite"
 DB_ENV = "ARENA_DB"
 ADVISORY_KEY = 424242  # PostgreSQL: the lock of the one writer (advisory locks are per database)
@@ -50,6 +50,7 @@ class BotVersion(SQLModel, table=True):
     bot_id: int = Field(foreign_key="bot.id", index=True)
     number: int
     source: str
+    language: str = "python"  # sandbox.languages: how the sandbox builds and runs the source
     sha256: str = Field(index=True)
     active: bool = True  # only the newest version of a bot is scheduled
     created_at: datetime = Field(default_factory=now)
@@ -228,6 +229,8 @@ def make_engine(url: str) -> Engine:
             _upgrade_to_2(engine)
         if version < 3:
             _upgrade_to_3(engine)
+        if version < 4:
+            _upgrade_to_4(engine)
         with Session(engine) as session:
             row = session.get(Meta, "schema_version") or Meta(key="schema_version", value="")
             if row.value != str(SCHEMA_VERSION):
@@ -284,6 +287,17 @@ def _upgrade_to_3(engine: Engine) -> None:
             if column not in columns:
                 conn.execute(text(f"ALTER TABLE matchseat ADD COLUMN {column} {kind}"))
         conn.execute(text("UPDATE meta SET value = '3' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_4(engine: Engine) -> None:
+    """Schema 3 -> 4: the language of a version (every version stored before is Python)."""
+    from sqlalchemy import inspect, text
+
+    columns = {c["name"] for c in inspect(engine).get_columns("botversion")}
+    with engine.begin() as conn:
+        if "language" not in columns:
+            conn.execute(text("ALTER TABLE botversion ADD COLUMN language VARCHAR NOT NULL DEFAULT 'python'"))
+        conn.execute(text("UPDATE meta SET value = '4' WHERE key = 'schema_version'"))
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

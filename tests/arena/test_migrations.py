@@ -1,7 +1,8 @@
 """Upgrading a database of an older schema, on SQLite and PostgreSQL: schema 1 kept what a version
 plays and its starting means as texts in ``botversion`` (``variants`` "classic,duel", ``priors``
 "classic=31.5;duel=20.0", else ``prior_mu`` in every format); schema 2 keeps them in ``versionformat``
-rows; schema 3 adds why a seat failed (``matchseat.failure_*``). Each test makes a database of this
+rows; schema 3 adds why a seat failed (``matchseat.failure_*``); schema 4 the language of a version
+(``botversion.language``). Each test makes a database of this
 schema, turns it back into an older one with the statements the old arena ran, and opens it with
 this arena."""
 from __future__ import annotations
@@ -29,6 +30,7 @@ def as_schema_1(url: str) -> None:
             session.add(BotVersion(bot_id=bot.id, number=1, source=name, sha256=name.ljust(64, "0"), prior_sigma=2.0))
         session.commit()
     drop_failure_columns(engine)
+    drop_language_column(engine)
     with engine.begin() as conn:
         conn.execute(text("DROP TABLE versionformat"))
         conn.execute(text("ALTER TABLE botversion ADD COLUMN prior_mu FLOAT NOT NULL DEFAULT 25.0"))
@@ -53,10 +55,16 @@ def drop_failure_columns(engine) -> None:  # type: ignore[no-untyped-def]
     assert not FAILURE_COLUMNS & {c["name"] for c in inspect(engine).get_columns("matchseat")}
 
 
+def drop_language_column(engine) -> None:  # type: ignore[no-untyped-def]
+    with engine.begin() as conn:
+        conn.execute(text("ALTER TABLE botversion DROP COLUMN language"))
+    assert "language" not in {c["name"] for c in inspect(engine).get_columns("botversion")}
+
+
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "3"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "4"  # type: ignore[union-attr]
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -67,6 +75,7 @@ def check_upgraded(url: str) -> None:
         board = leaderboard(session, "classic")
         assert [(r.name, r.mu) for r in board] == [("both", 31.5), ("old", 28.0), ("oldest", 25.0)]
         assert [r.name for r in leaderboard(session, "duel")] == ["both"]
+        assert {v.language for v in session.exec(select(BotVersion)).all()} == {"python"}
     assert not {"prior_mu", "variants", "priors"} & {c["name"] for c in inspect(engine).get_columns("botversion")}
     assert FAILURE_COLUMNS <= {c["name"] for c in inspect(engine).get_columns("matchseat")}
     engine.dispose()
@@ -102,6 +111,7 @@ def as_schema_2(url: str) -> None:
                               detail="exited with code 3 during request"))
         session.commit()
     drop_failure_columns(engine)
+    drop_language_column(engine)
     with engine.begin() as conn:
         conn.execute(text("UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
     engine.dispose()
@@ -110,7 +120,7 @@ def as_schema_2(url: str) -> None:
 def check_upgraded_from_2(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "3"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "4"  # type: ignore[union-attr]
         seat = session.exec(select(MatchSeat)).one()
         assert (seat.status, seat.detail) == ("crash", "exited with code 3 during request")  # kept as it was
         assert (seat.failure_request, seat.failure_step, seat.failure_log) == ("", None, "")  # not known then
@@ -120,6 +130,30 @@ def check_upgraded_from_2(url: str) -> None:
 def test_a_schema_2_database_gains_the_failure_columns(url: str) -> None:
     as_schema_2(url)
     check_upgraded_from_2(url)
+
+
+def test_a_schema_3_database_learns_that_its_versions_are_python(url: str) -> None:
+    engine = make_engine(url)
+    with Session(engine) as session:
+        bot = Bot(name="old")
+        session.add(bot)
+        session.flush()
+        session.add(BotVersion(bot_id=bot.id, number=1, source="def act(m): pass", sha256="a" * 64, prior_sigma=2.0))
+        session.commit()
+    drop_language_column(engine)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE meta SET value = '3' WHERE key = 'schema_version'"))
+    engine.dispose()
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert session.get(Meta, "schema_version").value == "4"  # type: ignore[union-attr]
+        version = session.exec(select(BotVersion)).one()
+        assert (version.source, version.language) == ("def act(m): pass", "python")
+        session.add(BotVersion(bot_id=version.bot_id, number=2, source="int main(){}", sha256="b" * 64, prior_sigma=2.0,
+                               language="c"))
+        session.commit()
+        assert sorted(v.language for v in session.exec(select(BotVersion)).all()) == ["c", "python"]
+    engine.dispose()
 
 
 def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
@@ -132,5 +166,5 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
         session.add(row)
         session.commit()
     engine.dispose()
-    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 3"):
+    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 4"):
         make_engine(url)
