@@ -8,6 +8,7 @@ import marshal
 from pathlib import Path
 from typing import Any, Mapping
 
+from .languages import Program
 from .values import PACKAGE_SUFFIX, BotBundle, Limits
 
 #: The bot's own module in a bundle (its file); the other modules are trusted (the SDK, the engine)
@@ -76,16 +77,28 @@ def limit_child(limits: Limits) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
 
 
-def boot_message(bundle: BotBundle, limits: Limits, marshalled: bool) -> dict[str, Any]:
-    """The runner's boot line for one bot, before a tier adds its confinement (``isolation.confine``)."""
-    return {
-        "limits": {"cpu": int(limits.cpu_seconds), "as": int(limits.memory_mb) * 1024 * 1024,
-                   "nofile": int(limits.max_open_files), "nproc": None},
-        "modules": bundle_modules(bundle.modules, marshalled),
+#: The address space of a threaded runtime (V8 reserves far more than it uses); its memory is
+#: limited by RLIMIT_DATA instead, which counts what it makes writable
+RUNTIME_ADDRESS_SPACE = 64 << 30
+
+
+def boot_message(bundle: BotBundle, limits: Limits, marshalled: bool, program: Program | None = None,
+                 threads: bool = False) -> dict[str, Any]:
+    """The runner's boot line for one bot, before a tier adds its confinement (``isolation.confine``):
+    a Python bot with its modules, or a program (sandbox/languages.py) the runner executes."""
+    memory = int(limits.memory_mb) * 1024 * 1024
+    boot: dict[str, Any] = {
+        "limits": {"cpu": int(limits.cpu_seconds), "as": RUNTIME_ADDRESS_SPACE if threads else memory,
+                   "data": memory if threads else None, "nofile": int(limits.max_open_files), "nproc": None},
+        "modules": bundle_modules(bundle.modules, marshalled) if program is None else {},
         "bot_module": BOT_MODULE,
-        "bot": bundle.source,
+        "bot": bundle.source if program is None else None,
         "seccomp": None,
         "uid": None,
         "gid": None,
         "parent": None,
     }
+    if program is not None:
+        boot["program"] = {"argv": list(program.argv), "native": program.native,
+                           "file": binascii.b2a_base64(program.file, newline=False).decode("ascii")}
+    return boot

@@ -4,7 +4,8 @@ No bot of a table runs while another bot of that table is asked or started (docs
 "freezing"). Strong tier: after a reply nothing is sent at once; just before another bot of the same
 referee thread runs, every bot that replied since is *settled*: left alone if it sleeps reading a pipe
 (it has no thread, child, timer or signal that could wake it: seccomp), else stopped with SIGSTOP,
-confirmed before the other bot runs. Plain tier: SIGSTOP at once after each reply.
+confirmed before the other bot runs; a program with threads is always stopped. Plain tier: SIGSTOP
+at once after each reply.
 """
 from __future__ import annotations
 
@@ -42,9 +43,10 @@ _UNSETTLED = _Unsettled()
 class Freezer:
     """Keeps one bot process (host ``pid``, set once known) still between its requests."""
 
-    def __init__(self, tier: Tier, enabled: bool = True) -> None:
+    def __init__(self, tier: Tier, enabled: bool = True, threads: bool = False) -> None:
         self.tier = tier
         self.enabled = enabled
+        self.threads = threads  # a program with threads: asleep on its pipe says nothing of the others
         self.pid: int | None = None
         self.frozen = False
         self.closed = False
@@ -108,11 +110,12 @@ class Freezer:
 
     # -- inside ----------------------------------------------------------------------------
     def _settle(self) -> None:
-        for _ in range(SETTLE_CHECKS):  # an honest bot may still be on its way from writing to reading
-            if self._asleep_on_a_pipe():
-                return
-            time.sleep(SETTLE_PAUSE_S)
-        self.stops += 1
+        if not self.threads:  # with threads, one asleep on the pipe says nothing of the others: always stopped
+            for _ in range(SETTLE_CHECKS):  # an honest bot may still be on its way from writing to reading
+                if self._asleep_on_a_pipe():
+                    return
+                time.sleep(SETTLE_PAUSE_S)
+            self.stops += 1
         self._signal(signal.SIGSTOP)
         self.frozen = True
         deadline = time.monotonic() + STOP_CONFIRM_S

@@ -26,6 +26,7 @@ __all__ = [
     "interpreter",
     "bwrap_argv",
     "seccomp_program",
+    "Filter",
     "UidSlot",
     "Confinement",
     "confinement",
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 
 SLOT_DIR = Path("/run/bohnanza-sandbox")
 SLOT_UIDS = range(61000, 61064)
+#: tasks (threads) a threaded program may have: V8 needs a handful; more only competes for the machine
+THREADS = 16
 
 #: Syscalls the bot may not make in the strong tier (EPERM). Default is allow: Python needs
 #: many harmless calls; the list covers network, new processes and threads (clone is denied
@@ -158,8 +161,9 @@ def _library_binds() -> list[str]:
     return args
 
 
-def bwrap_argv(interp: Interpreter, bwrap: str = "bwrap") -> list[str]:
-    """The bubblewrap prefix: fresh namespaces, empty read-only root, the interpreter read-only."""
+def bwrap_argv(interp: Interpreter, bwrap: str = "bwrap", binds: tuple[str, ...] = ()) -> list[str]:
+    """The bubblewrap prefix: fresh namespaces, empty read-only root, the interpreter (and ``binds``,
+    a program's runtime) read-only."""
     head = [
         bwrap,
         "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
@@ -183,7 +187,7 @@ def bwrap_argv(interp: Interpreter, bwrap: str = "bwrap") -> list[str]:
         interp.executable.startswith(d + "/") for d in dirs
     ):
         dirs.append(interp.executable)
-    for path in dirs:
+    for path in [*dirs, *binds]:
         args += ["--ro-bind", path, path]
     # bwrap creates missing parents of a bind as 0700 root, which the slot uid cannot traverse
     targets = [args[i + 2] for i, a in enumerate(args) if a in ("--ro-bind", "--symlink")]
@@ -197,16 +201,46 @@ def bwrap_argv(interp: Interpreter, bwrap: str = "bwrap") -> list[str]:
     return head + made + args + ["--proc", "/proc"] + dev + ["--chdir", "/", "--remount-ro", "/"]
 
 
-@functools.lru_cache(maxsize=1)
-def seccomp_program() -> bytes:
-    """The BPF program (built once with libseccomp through pyseccomp) that the runner installs."""
+class Filter(enum.Enum):
+    """Which seccomp program a bot gets: a Python bot (imported by the runner), a program the runner
+    executes (exec allowed: the runner's own exec comes after the filter), or a program whose runtime
+    has threads of its own (clone allowed for threads only; no shared memory mapping, which the
+    memory limit of such a program, RLIMIT_DATA, would not count)."""
+
+    PYTHON = "python"
+    PROGRAM = "program"
+    THREADED_PROGRAM = "threaded-program"
+
+
+#: denied for Python bots only: what a program needs to start (the runner's exec) or run (threads)
+PROGRAM_ALLOWED = {Filter.PYTHON: (), Filter.PROGRAM: ("execve", "execveat"),
+                   Filter.THREADED_PROGRAM: ("execve", "execveat", "clone", "clone3")}
+CLONE_THREAD = 0x10000
+MAP_SHARED = 0x01  # MAP_SHARED_VALIDATE (0x03) has the bit too
+
+
+@functools.lru_cache(maxsize=3)
+def seccomp_program(kind: Filter = Filter.PYTHON) -> bytes:
+    """The BPF program (built once per kind with libseccomp through pyseccomp) that the runner installs."""
     try:
         import pyseccomp
     except (ImportError, RuntimeError, OSError) as exc:
         raise SandboxError(f"seccomp unavailable: pyseccomp/libseccomp could not be loaded: {exc}") from exc
     filt = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
     denied = pyseccomp.ERRNO(errno.EPERM)
+    if kind is Filter.THREADED_PROGRAM:
+        # a thread shares everything with its process; a new process would escape the limits of one.
+        # clone3 hides its flags in memory: ENOSYS sends the C library back to clone.
+        filt.add_rule(denied, "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, CLONE_THREAD, 0))
+        filt.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
+        for name in ("mmap", "mmap2"):
+            try:
+                filt.add_rule(denied, name, pyseccomp.Arg(3, pyseccomp.MASKED_EQ, MAP_SHARED, MAP_SHARED))
+            except (OSError, ValueError, RuntimeError):
+                log.debug("seccomp: syscall %r unknown on this architecture", name)
     for name in DENIED_SYSCALLS:
+        if name in PROGRAM_ALLOWED[kind]:
+            continue
         try:
             filt.add_rule(denied, name)
         except (OSError, ValueError, RuntimeError):
@@ -281,15 +315,20 @@ def acquire_slot(directory: Path = SLOT_DIR, uids: range = SLOT_UIDS) -> UidSlot
     raise SandboxError(f"no free uid slot in {uids.start}..{uids.stop - 1} (all {len(uids)} in use)")
 
 
-def confine(boot: dict[str, Any], slot: UidSlot) -> None:
+def confine(boot: dict[str, Any], slot: UidSlot, kind: Filter = Filter.PYTHON) -> None:
     """Add the strong tier's confinement to a runner boot line: the seccomp filter, and the slot's
-    identity with one process for its uid, or (user namespace) no capability left."""
-    boot["seccomp"] = binascii.b2a_base64(seccomp_program(), newline=False).decode("ascii")
+    identity with one process for its uid, or (user namespace) no capability left. A threaded
+    program may have ``THREADS`` tasks, counted in its own user namespace or for its slot uid."""
+    boot["seccomp"] = binascii.b2a_base64(seccomp_program(kind), newline=False).decode("ascii")
     if slot.uid is None:
         boot["drop_caps"] = True
     else:
         boot["uid"], boot["gid"] = slot.uid, slot.gid
         boot["limits"]["nproc"] = 1
+    if kind is Filter.THREADED_PROGRAM:
+        # in a user namespace the count is the namespace's own (Linux 5.14 and later), which holds the
+        # bot and, from a fork server, the template
+        boot["limits"]["nproc"] = THREADS + (0 if slot.uid is not None else 2)
 
 
 def _kill_quietly(pid: int) -> None:

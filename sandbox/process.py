@@ -11,7 +11,7 @@ import subprocess
 import time
 from typing import Any, Mapping, Sequence
 
-from . import isolation, zygote
+from . import isolation, languages, zygote
 from .cleanup import describe_exit, find_runner, sweep
 from .boot import BOOTSTRAP, BOT_MODULE, CLEAN_ENV, ISOLATED, boot_message, limit_child, runner_line
 from .procscan import processes_of_uid, processes_with_tag
@@ -39,13 +39,15 @@ class BotProcess:
         self._slot: isolation.UidSlot | None = None
         self._zygote: zygote.Zygote | None = None  # the fork server this bot came from, if any
         self._zygote_key: object = None
-        self._rest = Freezer(tier, limits.freeze)  # keeps it still between requests; knows its host pid
+        self.language = languages.language_named(bundle.language)
+        self._rest = Freezer(tier, limits.freeze, self.language.threads)  # keeps it still; knows its host pid
         self._failure: Reply | None = None
         self._closed = False
         self.startup_ms = 0.0
         self._time_used_ms = 0.0
         self._bank_left_ms = float(limits.bank_ms)
         self._exit_code: int | None = None
+        self._build_log = ""
 
     # -- start-up ---------------------------------------------------------------------------
     @classmethod
@@ -53,7 +55,14 @@ class BotProcess:
         """Spawn the bot and wait for ``ready``; a bot that fails gets a CRASH/TIMEOUT/PROTOCOL status."""
         self = cls(bundle, limits, tier)
         try:
-            self._spawn(python)
+            program = None
+            if not self.language.is_python:
+                program = languages.program_for(self.language, bundle.source, limits.memory_mb,
+                                                sandboxed=tier is Tier.STRONG)
+            self._spawn(python, program)
+        except languages.BuildError as exc:  # the bot's own source: a crash before it could start
+            self._build_log = str(exc)
+            self._failure = Reply(Status.CRASH, None, 0.0, "its source did not build")
         except BaseException:
             self.close()
             raise
@@ -84,21 +93,28 @@ class BotProcess:
         self._rest.after_reply()
         return self
 
-    def _spawn(self, python: str | None) -> None:
+    @property
+    def _filter(self) -> isolation.Filter:
+        if self.language.is_python:
+            return isolation.Filter.PYTHON
+        return isolation.Filter.THREADED_PROGRAM if self.language.threads else isolation.Filter.PROGRAM
+
+    def _spawn(self, python: str | None, program: languages.Program | None) -> None:
         interp = isolation.interpreter(python)
-        boot = boot_message(self.bundle, self.limits, interp.same_as_parent)
+        boot = boot_message(self.bundle, self.limits, interp.same_as_parent, program, self.language.threads)
         cmd = [interp.executable, *ISOLATED, "-S", "-B", "-c", f"{BOOTSTRAP}#{self.tag}"]
+        binds = program.binds if program is not None else ()
         if zygote.uses_zygotes(self.tier, self.limits):
-            self._spawn_forked(interp, boot, python)
+            self._spawn_forked(interp, boot, python, binds)
             return
         if self.tier is Tier.STRONG:
             problem = isolation.strong_tier_problem(interp)
             if problem is not None:
                 raise SandboxError(f"strong tier requested but unavailable: {problem}")
             self._slot = isolation.acquire_slot()
-            isolation.confine(boot, self._slot)
+            isolation.confine(boot, self._slot, self._filter)
             boot["seal_mounts"] = True
-            cmd = isolation.bwrap_argv(interp) + ["--", *cmd]
+            cmd = isolation.bwrap_argv(interp, binds=binds) + ["--", *cmd]
         else:
             boot["parent"] = os.getpid()
         payload = runner_line(interp.same_as_parent) + json.dumps(boot, separators=(",", ":")).encode() + b"\n"
@@ -150,16 +166,18 @@ class BotProcess:
         self._fail(reply)
         return False
 
-    def _spawn_forked(self, interp: isolation.Interpreter, boot: dict[str, Any], python: str | None) -> None:
+    def _spawn_forked(self, interp: isolation.Interpreter, boot: dict[str, Any], python: str | None,
+                      binds: tuple[str, ...]) -> None:
         """Strong tier from a fork server: a fresh child of a warmed template (sandbox/zygote.py)."""
         modules = boot.pop("modules")
-        key = (id(self.bundle.modules), interp.executable)
+        # a program's template imports nothing and binds its runtime: one for every program of that runtime
+        key = (id(self.bundle.modules) if self.language.is_python else binds, interp.executable)
         pool = zygote.zygote_pool()
         template = pool.acquire(key, modules, tuple(name for name in modules if name != BOT_MODULE), python,
-                                max(10_000.0, self.limits.startup_ms))  # the template's start is not the bot's
+                                max(10_000.0, self.limits.startup_ms), binds)  # the template's start is not the bot's
         self._zygote, self._zygote_key = template, key
         self._slot = template.slot
-        isolation.confine(boot, self._slot)
+        isolation.confine(boot, self._slot, self._filter)
         started = time.monotonic()
         deadline = started + self.limits.startup_ms / 1000.0
         try:
@@ -293,6 +311,9 @@ class BotProcess:
 
     @property
     def stderr_tail(self) -> str:
+        """The bot's last words on stderr (or, for a source that did not build, the compiler's)."""
+        if self._build_log:
+            return self._build_log
         return self._pipes.err.text() if self._pipes else ""
 
     @property

@@ -10,7 +10,9 @@ Start-up sequence: read the boot line (JSON) -> keep private copies of the real 
 and point fd 0 at /dev/null and fd 1 at stderr -> drop to the slot uid (strong tier) ->
 parent-death signal -> rlimits -> no_new_privs + seccomp filter (strong tier) -> install the
 in-memory importer -> import the bot -> find its entry point -> write ``{"type":"ready"}`` ->
-serve one reply line per ``hello``/``decide``.
+serve one reply line per ``hello``/``decide``. A bot in another language is a program: its file goes
+into a memory file before the limits, and after the seccomp filter the runner says ready and
+executes it (``_exec_program``).
 """
 from __future__ import annotations
 
@@ -356,6 +358,14 @@ def _bot(boot, loads, dumps) -> None:
         if os.getppid() != parent:  # the referee died before the signal was armed
             os._exit(EXIT_BAD_BOOT)
 
+    run = boot.get("program")
+    if run is not None:  # its file, in memory: written now, before the file size limit is zero
+        import binascii
+
+        run["fd"] = os.memfd_create("bot", os.MFD_CLOEXEC)
+        _write_all(run["fd"], binascii.a2b_base64(run.pop("file")))
+        os.lseek(run["fd"], 0, 0)  # an interpreter reads its script from the descriptor's offset
+
     import resource
 
     lim = boot["limits"]
@@ -367,6 +377,8 @@ def _bot(boot, loads, dumps) -> None:
         (resource.RLIMIT_MEMLOCK, 0),  # locked memory shows in machine-wide counters
     ):
         resource.setrlimit(res, (value, value))
+    if lim.get("data") is not None:
+        resource.setrlimit(resource.RLIMIT_DATA, (lim["data"], lim["data"]))
     resource.setrlimit(resource.RLIMIT_CPU, (lim["cpu"], lim["cpu"] + 1))
     if lim.get("nproc") is not None:
         resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
@@ -387,6 +399,9 @@ def _bot(boot, loads, dumps) -> None:
         except OSError as exc:
             _die(EXIT_BAD_BOOT, "seccomp: " + repr(exc))
         del prog, fprog
+
+    if run is not None:
+        _exec_program(run, proto_in, proto_out)
 
     bot_name = boot["bot_module"]
     importer = _CHILD.pop("importer", None)
@@ -434,6 +449,23 @@ def _bot(boot, loads, dumps) -> None:
             _write_all(proto_out, data.encode("utf-8") + b"\n")
         elif kind == "end":  # another game may follow in this process
             sys.stderr.flush()
+
+
+def _exec_program(program, proto_in: int, proto_out: int) -> None:
+    """Become the bot's program: ready is said now (its own start-up counts toward its first reply),
+    the protocol pipes become its stdin and stdout, its file is descriptor 3, nothing else stays open."""
+    _write_all(proto_out, b'{"type":"ready"}\n')
+    os.dup2(proto_in, 0)
+    os.dup2(proto_out, 1)
+    os.dup2(program["fd"], 3)  # inheritable: an interpreter reads its script there
+    os.closerange(4, 1 << 16)
+    argv = program["argv"]
+    try:
+        if program["native"]:
+            os.execve(3, argv, os.environ)
+        os.execve(argv[0], argv, os.environ)
+    except OSError as exc:
+        _die(EXIT_BAD_BOOT, "cannot execute the bot's program " + repr(argv[0]) + ": " + repr(exc))
 
 
 def _report_and_exit(what: str) -> None:

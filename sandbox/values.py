@@ -75,6 +75,8 @@ class BotBundle:
     name: str
     source: str
     modules: Mapping[str, str] = field(default_factory=dict)
+    #: sandbox.languages: "python" (imported by the runner, with ``modules``) or a program's language
+    language: str = "python"
 
     @classmethod
     def from_file(cls, path: str | Path, modules: Mapping[str, str] | None = None, name: str | None = None) -> BotBundle:

@@ -41,7 +41,7 @@ class Zygote:
     """One template process in the strong tier, holding one uid slot for its whole life."""
 
     def __init__(self, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None = None,
-                 startup_ms: float = 10_000.0) -> None:
+                 startup_ms: float = 10_000.0, binds: tuple[str, ...] = ()) -> None:
         interp = isolation.interpreter(python)
         problem = isolation.strong_tier_problem(interp)
         if problem is not None:
@@ -55,7 +55,7 @@ class Zygote:
         try:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             self._control = ours
-            cmd = isolation.bwrap_argv(interp) + [
+            cmd = isolation.bwrap_argv(interp, binds=binds) + [
                 "--", interp.executable, *ISOLATED, "-S", "-B", "-c", f"{BOOTSTRAP}#{self.tag}"]
             os.set_inheritable(theirs.fileno(), True)
             self._popen = subprocess.Popen(
@@ -211,7 +211,7 @@ class ZygotePool:
         self._idle, self._order, self._pid = {}, [], os.getpid()
 
     def acquire(self, key: object, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None,
-                startup_ms: float) -> Zygote:
+                startup_ms: float, binds: tuple[str, ...] = ()) -> Zygote:
         """An idle template for the bundle ``key`` (the same key, the same trusted modules), or a new one."""
         with self._lock:
             idle = self._idle.setdefault(key, [])
@@ -221,7 +221,7 @@ class ZygotePool:
                 if zygote.alive:
                     return zygote
                 zygote.close()
-        return Zygote(modules, preload, python, startup_ms)
+        return Zygote(modules, preload, python, startup_ms, binds)
 
     def release(self, key: object, zygote: Zygote) -> None:
         """Give back a template whose child is gone; a template in doubt is closed instead."""
