@@ -21,6 +21,7 @@ class SeatEntry:
     version_id: int
     name: str
     source: str
+    language: str = "python"
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def run_table(task: TableTask) -> list[MatchOutcome]:
         try:
             for index in game.seating:
                 bot = task.bots[index]
-                players.append(SandboxPlayer(bot.name, bot.source, task.limits, task.tier))
+                players.append(SandboxPlayer(bot.name, bot.source, task.limits, task.tier, bot.language))
             record = play_game(rules, game.seed, players, task.limits, game.bot_seeds or None)
             outcomes.append(MatchOutcome(game.match_id, record))
         except Exception as exc:  # noqa: BLE001 - the machine's fault (bot faults never raise): void this game

@@ -209,7 +209,7 @@ def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier:
             if version.id not in index:
                 index[version.id] = len(bots)  # type: ignore[index]
                 name = f"{bot.name}#{version.number}" if version.number > 1 else bot.name
-                bots.append(SeatEntry(version.id, name, version.source))  # type: ignore[arg-type]
+                bots.append(SeatEntry(version.id, name, version.source, version.language))  # type: ignore[arg-type]
             seating.append(index[version.id])  # type: ignore[index]
         games.append(GameSpec(match.id, match.seed, tuple(seating), bot_seeds(key, match.seed, len(seating))))  # type: ignore[arg-type]
     return TableTask(matches[0].rules_id, tuple(bots), tuple(games), limits, tier)

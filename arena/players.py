@@ -18,16 +18,21 @@ def sdk_modules() -> Mapping[str, str]:
     return modules
 
 
-def bundle_for(name: str, source: str) -> BotBundle:
-    return BotBundle(name=name, source=source, modules=sdk_modules())
+NO_MODULES: Mapping[str, str] = {}
+
+
+def bundle_for(name: str, source: str, language: str = "python") -> BotBundle:
+    """A Python bot with the SDK it may import, or a program in another language (sandbox/languages.py)."""
+    return BotBundle(name=name, source=source, modules=sdk_modules() if language == "python" else NO_MODULES,
+                     language=language)
 
 
 class SandboxPlayer:
     """A bot running in its own sandboxed subprocess."""
 
-    def __init__(self, name: str, source: str, limits: Limits, tier: Tier) -> None:
+    def __init__(self, name: str, source: str, limits: Limits, tier: Tier, language: str = "python") -> None:
         self.name = name
-        self.process = BotProcess.start(bundle_for(name, source), limits, tier)
+        self.process = BotProcess.start(bundle_for(name, source, language), limits, tier)
 
     @classmethod
     def external(cls, name: str, argv: Sequence[str], limits: Limits) -> SandboxPlayer:

@@ -19,6 +19,7 @@ from arena.text import TextError, check_text
 from arena.formats import format_of, formats
 from engine import rules_for
 from sandbox import Limits, Status, Tier
+from sandbox.languages import LANGUAGES, PYTHON, BuildError, build, language_of_file, runtime_problem
 
 MAX_BOT_BYTES = 256 * 1024
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
@@ -40,22 +41,46 @@ def check_name(name: str) -> str:
     return name
 
 
-def check_source(data: bytes, filename: str) -> str:
-    """The file's text if it could be a bot: size, UTF-8, Python syntax, an entry point."""
+def read_bot(data: bytes, filename: str) -> tuple[str, str]:
+    """(source, language) of a bot file, its language named by its extension (sandbox/languages.py):
+    a Python file is checked by ``check_source``; a compiled language's file is built now, so that a
+    build error is the submission's one line; a language whose tools are missing is refused."""
+    language = language_of_file(filename)
+    if language is None or language.is_python:
+        return check_source(data, filename), PYTHON.name
+    source = _text(data, filename)
+    problem = runtime_problem(language)
+    if problem is not None:
+        raise SubmissionError(f"{filename!r}: {problem}")
+    if language.build:
+        try:
+            build(language, source)
+        except BuildError as exc:
+            raise SubmissionError(f"{filename!r} does not build: {exc}") from None
+    return source, language.name
+
+
+def _text(data: bytes, filename: str) -> str:
     if len(data) > MAX_BOT_BYTES:
         raise SubmissionError(f"{filename!r} is {len(data)} bytes; the limit is {MAX_BOT_BYTES}")
     try:
-        source = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SubmissionError(f"{filename!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def check_source(data: bytes, filename: str) -> str:
+    """The file's text if it could be a Python bot: size, UTF-8, Python syntax, an entry point."""
+    source = _text(data, filename)
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
         suffix = Path(filename).suffix
-        if suffix and suffix != ".py":  # e.g. bot.js: not a Python bot that fails to parse
-            raise SubmissionError(f"{filename!r} is not a Python file: the ladder takes Python bots for now "
-                                  "(docs/sdk.md); a bot in another language plays locally with "
-                                  "'arena play exec:COMMAND … --unsafe' (docs/protocol.md)") from None
+        if suffix and suffix != ".py":  # e.g. bot.rb: not a Python bot that fails to parse
+            known = ", ".join(f"{lang.name} ({'/'.join(lang.extensions)})" for lang in LANGUAGES)
+            raise SubmissionError(f"{filename!r} is not a bot file the ladder knows: it takes {known} "
+                                  "(docs/protocol.md); a bot in another language plays locally with "
+                                  "'arena play exec:COMMAND … --unsafe'") from None
         raise SubmissionError(f"{filename!r} has a syntax error at line {exc.lineno}: {exc.msg}") from None
     has_act = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "act"
                   or isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "act" for t in node.targets)
@@ -94,7 +119,7 @@ class SmokeTable:
 
 
 def smoke_game(name: str, source: str, limits: Limits, tier: Tier, variant: str = "classic",
-               table: SmokeTable | None = None) -> GameRecord:
+               table: SmokeTable | None = None, language: str = "python") -> GameRecord:
     """One game of ``variant`` in the sandbox at a drawn table (``SmokeTable.draw``); the submitted
     bot's seat is ``table.seat``. The record's seats are in table order."""
     table = table or SmokeTable.draw(variant)
@@ -103,19 +128,20 @@ def smoke_game(name: str, source: str, limits: Limits, tier: Tier, variant: str 
     try:
         for opponent in table.opponents:
             players.append(SandboxPlayer(opponent, bots[opponent].read_text(encoding="utf-8"), limits, tier))
-        players.insert(table.seat, SandboxPlayer(name, source, limits, tier))
+        players.insert(table.seat, SandboxPlayer(name, source, limits, tier, language))
         return play_game(rules_for(table.variant), table.seed, players, limits)
     finally:
         for player in players:
             player.close()
 
 
-def smoke_games(name: str, source: str, limits: Limits, tier: Tier) -> dict[str, tuple[SmokeTable, GameRecord]]:
+def smoke_games(name: str, source: str, limits: Limits, tier: Tier,
+                language: str = "python") -> dict[str, tuple[SmokeTable, GameRecord]]:
     """One smoke game per format (classic, duel, solo, then any other registered), each at a drawn table."""
     out = {}
     for variant in (f.name for f in formats()):
         table = SmokeTable.draw(variant)
-        out[variant] = (table, smoke_game(name, source, limits, tier, variant, table))
+        out[variant] = (table, smoke_game(name, source, limits, tier, variant, table, language))
     return out
 
 
@@ -145,7 +171,7 @@ def existing_bot(session: Session, name: str, builtin: bool = False) -> Bot | No
 
 
 def register(session: Session, name: str, source: str, author: str = "", builtin: bool = False,
-             variants: Sequence[str] = ("classic",)) -> Registered:
+             variants: Sequence[str] = ("classic",), language: str = "python") -> Registered:
     """Store ``source`` as the newest version of bot ``name`` (one transaction), to be scheduled in ``variants``.
     The same source again only updates the variants it plays."""
     check_name(name)
@@ -158,7 +184,7 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
         session.flush()
     current = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active == True)).first()  # noqa: E712
     plays = {f.name for f in formats() if f.name in variants}
-    if current is not None and current.sha256 == digest:
+    if current is not None and current.sha256 == digest and current.language == language:
         rows = {row.variant: row for row in session.exec(select(VersionFormat).where(
             VersionFormat.version_id == current.id)).all()}
         for fmt in formats():  # a format registered since its version was stored starts from the default
@@ -185,7 +211,8 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
     if author and bot.author != author:
         bot.author = author
         session.add(bot)
-    version = BotVersion(bot_id=stored_id(bot), number=number, source=source, sha256=digest, prior_sigma=SIGMA)
+    version = BotVersion(bot_id=stored_id(bot), number=number, source=source, sha256=digest, prior_sigma=SIGMA,
+                         language=language)
     session.add(version)
     session.flush()
     for variant, mu in means.items():

@@ -241,9 +241,13 @@ class BotProcess:
         budget_ms = self.limits.decision_ms + max(0.0, self._bank_left_ms)
         log.debug("%s <- %s", self.bundle.name, payload[:200])
         self._rest.before_running()
+        cpu_before = self._rest.cpu_ms() if self.language.threads else None
         outcome = self._pipes.exchange(payload, time.monotonic() + budget_ms / 1000.0, want_line=True)
         self._rest.after_reply()
         elapsed = outcome.elapsed_ms
+        if cpu_before is not None:  # threads working side by side: their CPU time counts, not only the wall
+            cpu_after = self._rest.cpu_ms()
+            elapsed = max(elapsed, (cpu_after or cpu_before) - cpu_before)
         self._time_used_ms += elapsed
         self._bank_left_ms -= max(0.0, elapsed - self.limits.decision_ms)
         if outcome.event is Event.TIMEOUT or (outcome.event is Event.LINE and self._bank_left_ms < 0):

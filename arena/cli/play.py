@@ -19,7 +19,7 @@ from arena.formats import formats
 from arena.rankings import RatedStanding, WinRateStanding
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
 from arena.text import failure_text, shown
-from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, check_source, existing_bot, retire,
+from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, existing_bot, read_bot, retire,
                           names_taken_by_submissions, register, register_bosses, smoke_failure, smoke_games)
 from arena.referee import GameRecord, InProcessPlayer, Player, play_game
 from engine import rules_for
@@ -71,11 +71,11 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
         raise UserError(f"{EXEC} bots run without the strong sandbox; add --unsafe to run your own program")
     if programs and in_process:
         raise UserError(f"{EXEC} bots are programs of their own: they cannot run --in-process")
-    resolved = [(Path(programs[i][0]).stem, "", False) if i in programs
+    resolved = [(Path(programs[i][0]).stem, "", False, "") if i in programs
                 else resolve_bot(spec, lambda spec: ladder_bot(ctx.engine, spec) if ctx.database_exists() else None)
                 for i, spec in enumerate(bots)]
     if in_process and any(not trusted and not Path(spec).is_file() and i not in programs
-                          for i, (spec, (_, _, trusted)) in enumerate(zip(bots, resolved))):
+                          for i, (spec, (_, _, trusted, _)) in enumerate(zip(bots, resolved))):
         raise UserError("bots of the ladder run in the sandbox only: drop --in-process")
     if seed is None:  # nothing to reproduce: fresh randomness, no database needed
         deck, seeds = random_seed(), None
@@ -88,25 +88,27 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
     players: list[Player] = []
     try:
         if in_process:
-            untrusted = [name for name, _, trusted in resolved if not trusted]
+            untrusted = [name for name, _, trusted, _ in resolved if not trusted]
+            if any(language not in ("python", "") for *_, language in resolved):
+                raise UserError("--in-process runs Python bots only: drop it to run a bot in another language")
             if untrusted and not unsafe:
                 raise UserError(f"--in-process runs bot code unsandboxed; {', '.join(untrusted)} "
                                 "is not built in (add --unsafe if you trust it)")
             players = [InProcessPlayer(builtin_bot(spec) or Path(spec), name, limits)
-                       for spec, (name, _, _) in zip(bots, resolved)]
+                       for spec, (name, _, _, _) in zip(bots, resolved)]
         else:
             tier = detect_tier()
-            if tier is Tier.PLAIN and not unsafe and not all(trusted for _, _, trusted in resolved):
+            if tier is Tier.PLAIN and not unsafe and not all(trusted for _, _, trusted, _ in resolved):
                 raise UserError(f"no strong sandbox is available on this machine ({strong_tier_missing()}); "
                                 "refusing to run bots that are not built in without --unsafe")
-            for i, (name, source, _) in enumerate(resolved):
+            for i, (name, source, _, language) in enumerate(resolved):
                 if i in programs:
                     try:
                         players.append(SandboxPlayer.external(Path(programs[i][-1]).stem, programs[i], limits))
                     except SandboxError as exc:  # the user's program, not the machine
                         raise UserError(str(exc)) from None
                 else:
-                    players.append(SandboxPlayer(name, source, limits, tier))
+                    players.append(SandboxPlayer(name, source, limits, tier, language))
         record = play_game(rules, deck, players, limits, seeds)
     except SandboxError as exc:
         raise click.ClickException(f"sandbox unavailable (machine fault, not the bots'): {exc}") from None
@@ -183,8 +185,8 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
                 if base and base != name and existing_bot(session, base) is not None:
                     click.echo(f"note: no bot is named {name!r}, so this is a new bot; to make it the next version "
                                f"of {base!r}, submit it with --name {base}", err=True)
-        source = check_source(file.read_bytes(), path)
-        smoke = smoke_games(name, source, Limits(), sandbox_tier(unsafe))
+        source, language = read_bot(file.read_bytes(), path)
+        smoke = smoke_games(name, source, Limits(), sandbox_tier(unsafe), language)
         records = {variant: record for variant, (_, record) in smoke.items()}
         mine = {variant: table.seat for variant, (table, _) in smoke.items()}
         failures = {variant: smoke_failure(record, mine[variant]) for variant, record in records.items()}
@@ -201,7 +203,7 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
         raise click.ClickException(f"sandbox unavailable (machine fault, not the bot's): {exc}") from None
     with Session(ctx.engine) as session:
         try:
-            done = register(session, name, source, author, variants=passed)
+            done = register(session, name, source, author, variants=passed, language=language)
         except SubmissionError as exc:  # e.g. a boss took the name during the smoke games
             raise UserError(str(exc)) from None
         games = "; ".join(f"{variant} {r.seats[mine[variant]].coins} coins, " + (

@@ -9,7 +9,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion
-from arena.submit import SubmissionError, builtin_bots, check_source
+from arena.submit import SubmissionError, builtin_bots, read_bot
 from sandbox import Tier, detect_tier, strong_tier_missing
 
 from arena.cli.base import UserError
@@ -23,9 +23,11 @@ def builtin_bot(name: str) -> Path | None:
     return builtin_bots().get(name.removesuffix("_bot"))
 
 
-def resolve_bot(spec: str, ladder: Callable[[str], tuple[str, str] | None] = lambda spec: None) -> tuple[str, str, bool]:
-    """(name, source, trusted) for a bot given by built-in name, by path, or (``ladder``: a lookup in the
-    database) as a ladder bot ``NAME`` (its current version) or ``NAME@N``; only built-in bots are trusted."""
+def resolve_bot(spec: str, ladder: Callable[[str], tuple[str, str, str] | None] = lambda spec: None
+                ) -> tuple[str, str, bool, str]:
+    """(name, source, trusted, language) for a bot given by built-in name, by path (its language by its
+    extension), or (``ladder``: a lookup in the database) as a ladder bot ``NAME`` (its current version)
+    or ``NAME@N``; only built-in bots are trusted."""
     path = builtin_bot(spec)
     trusted = path is not None
     if path is None:
@@ -33,18 +35,18 @@ def resolve_bot(spec: str, ladder: Callable[[str], tuple[str, str] | None] = lam
         if not path.is_file():
             found = ladder(spec)
             if found is not None:
-                return found[0], found[1], False
+                return found[0], found[1], False, found[2]
             known = ", ".join(builtin_bots())
             raise UserError(f"no bot {spec!r}: not a file, not a built-in bot ({known}), not a bot of this ladder")
     try:
-        source = check_source(path.read_bytes(), str(path))
+        source, language = read_bot(path.read_bytes(), str(path))
     except SubmissionError as exc:
         raise UserError(str(exc)) from None
-    return path.stem, source, trusted
+    return path.stem, source, trusted, language
 
 
-def ladder_bot(engine: Engine, spec: str) -> tuple[str, str] | None:
-    """(``NAME@N``, source) of a bot on the ladder given as ``NAME`` (its current version) or ``NAME@N``."""
+def ladder_bot(engine: Engine, spec: str) -> tuple[str, str, str] | None:
+    """(``NAME@N``, source, language) of a bot on the ladder given as ``NAME`` (its current version) or ``NAME@N``."""
     name, at, number = spec.partition("@")
     with Session(engine) as session:
         bot = session.exec(select(Bot).where(Bot.name == name)).first()
@@ -58,7 +60,7 @@ def ladder_bot(engine: Engine, spec: str) -> tuple[str, str] | None:
         version = chosen[0]
     else:
         version = next((v for v in reversed(versions) if v.active), versions[-1])
-    return f"{name}@{version.number}", version.source
+    return f"{name}@{version.number}", version.source, version.language
 
 
 def sandbox_tier(unsafe: bool, tier: Tier | None = None) -> Tier:
