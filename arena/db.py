@@ -16,8 +16,9 @@ from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
 from arena.paths import new_file_refused
 
-SCHEMA_VERSION = 4  # 2: what a version plays and starts from, per format, in VersionFormat rows;
-#                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in
+SCHEMA_VERSION = 5  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+#                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
+#                    5: `arena test` runs (VersusTest, VersusBot, VersusPair: new tables, made by create_all)
 DEFAULT_DB = "sqlite:///arena.sqlite"
 DB_ENV = "ARENA_DB"
 ADVISORY_KEY = 424242  # PostgreSQL: the lock of the one writer (advisory locks are per database)
@@ -136,6 +137,48 @@ class RatingSnapshot(SQLModel, table=True):
     mu: float
     sigma: float
     games: int
+
+
+class VersusTest(SQLModel, table=True):
+    """One `arena test NEW --against OLD`: its settings, and its verdict once it ended (arena/versus.py)."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True)
+    variant: str  # the format its games are played in
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    max_pairs: int
+    void: int = 0  # pairs lost to a machine fault (not counted)
+    created_at: datetime = Field(default_factory=now)
+    finished_at: Optional[datetime] = None
+    verdict: Optional[str] = None  # H1 | H0 | None (undecided once finished: MAX-PAIRS reached)
+
+
+class VersusBot(SQLModel, table=True):
+    """A bot of a test as given and as resolved: role 0 is NEW, 1 OLD, 2.. the field in seat order.
+    The source is kept, so that resuming plays the same code."""
+
+    test_id: int = Field(foreign_key="versustest.id", primary_key=True)
+    role: int = Field(primary_key=True)
+    spec: str  # as the user gave it: built-in name, file path, NAME or NAME@N
+    name: str  # as resolved: the built-in's or file's name, NAME@N for a ladder bot
+    sha256: str
+    source: str
+    language: str = "python"  # sandbox.languages
+
+
+class VersusPair(SQLModel, table=True):
+    """One counted pair of a test, in the order it was counted: its two deal scores for NEW (0, 0.5, 1)."""
+
+    __table_args__ = (UniqueConstraint("test_id", "number"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    test_id: int = Field(foreign_key="versustest.id", index=True)
+    number: int  # 0, 1, 2, ... in counting order
+    first: float
+    second: float
+    recorded_at: datetime = Field(default_factory=now)
 
 
 def source_hash(source: str) -> str:

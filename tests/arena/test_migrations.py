@@ -2,7 +2,8 @@
 plays and its starting means as texts in ``botversion`` (``variants`` "classic,duel", ``priors``
 "classic=31.5;duel=20.0", else ``prior_mu`` in every format); schema 2 keeps them in ``versionformat``
 rows; schema 3 adds why a seat failed (``matchseat.failure_*``); schema 4 the language of a version
-(``botversion.language``). Each test makes a database of this
+(``botversion.language``); schema 5 the tables of `arena test` (``versustest``, ``versusbot``,
+``versuspair``). Each test makes a database of this
 schema, turns it back into an older one with the statements the old arena ran, and opens it with
 this arena."""
 from __future__ import annotations
@@ -14,7 +15,7 @@ from sqlalchemy import inspect, text
 from sqlmodel import Session, select
 
 from arena.db import (SCHEMA_VERSION, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season, VersionFormat,
-                      make_engine, prior_means)
+                      VersusPair, VersusTest, make_engine, prior_means)
 from arena.ladder import leaderboard
 
 
@@ -64,7 +65,7 @@ def drop_language_column(engine) -> None:  # type: ignore[no-untyped-def]
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "4"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "5"  # type: ignore[union-attr]
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -120,7 +121,7 @@ def as_schema_2(url: str) -> None:
 def check_upgraded_from_2(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "4"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "5"  # type: ignore[union-attr]
         seat = session.exec(select(MatchSeat)).one()
         assert (seat.status, seat.detail) == ("crash", "exited with code 3 during request")  # kept as it was
         assert (seat.failure_request, seat.failure_step, seat.failure_log) == ("", None, "")  # not known then
@@ -146,7 +147,7 @@ def test_a_schema_3_database_learns_that_its_versions_are_python(url: str) -> No
     engine.dispose()
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "4"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "5"  # type: ignore[union-attr]
         version = session.exec(select(BotVersion)).one()
         assert (version.source, version.language) == ("def act(m): pass", "python")
         session.add(BotVersion(bot_id=version.bot_id, number=2, source="int main(){}", sha256="b" * 64, prior_sigma=2.0,
@@ -166,5 +167,34 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
         session.add(row)
         session.commit()
     engine.dispose()
-    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 4"):
+    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 5"):
         make_engine(url)
+
+
+VERSUS_TABLES = ("versuspair", "versusbot", "versustest")  # in the order they can be dropped
+
+
+def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
+    engine = make_engine(url)
+    with Session(engine) as session:
+        session.add(Bot(name="kept"))
+        session.commit()
+    with engine.begin() as conn:
+        for table in VERSUS_TABLES:
+            conn.execute(text(f"DROP TABLE {table}"))
+        conn.execute(text("UPDATE meta SET value = '4' WHERE key = 'schema_version'"))
+    assert not set(VERSUS_TABLES) & set(inspect(engine).get_table_names())
+    engine.dispose()
+    engine = make_engine(url)
+    assert set(VERSUS_TABLES) <= set(inspect(engine).get_table_names())
+    with Session(engine) as session:
+        assert session.get(Meta, "schema_version").value == "5"  # type: ignore[union-attr]
+        assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
+        test = VersusTest(name="t", variant="classic", elo0=0, elo1=5, alpha=0.05, beta=0.05, max_pairs=10)
+        session.add(test)
+        session.flush()
+        session.add(VersusPair(test_id=test.id, number=0, first=1.0, second=0.5))  # type: ignore[arg-type]
+        session.commit()
+        assert session.exec(select(VersusPair.first, VersusPair.second)).all() == [(1.0, 0.5)]
+    engine.dispose()
+    make_engine(url).dispose()  # opening it again changes nothing

@@ -1,0 +1,172 @@
+"""`arena test` runs in the database: a test's settings and bots (their sources kept, so that a resumed
+test plays the same code), and every counted pair in counting order, each recorded in one transaction
+as it arrives. A test that stopped (Ctrl-C, SIGTERM, a killed process) resumes from its counted pairs;
+the pairs in flight when it stopped are lost, never counted twice."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from sqlalchemy import func
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from arena.db import VersusBot, VersusPair, VersusTest, now, source_hash, stored_id
+from arena.sprt import Hypotheses, Pentanomial
+
+ROLES = ("NEW", "OLD")  # the names of roles 0 and 1; the field's bots are "field 1", "field 2", ...
+
+
+class VersusError(ValueError):
+    """A stored test cannot be run or resumed as asked."""
+
+
+def role_name(role: int) -> str:
+    return ROLES[role] if role < len(ROLES) else f"field {role - 1}"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A bot of a test: as given (``spec``) and as resolved (``name``, ``source``)."""
+
+    spec: str
+    name: str
+    source: str
+    language: str = "python"
+
+    @property
+    def sha256(self) -> str:
+        return source_hash(self.source)
+
+
+@dataclass(frozen=True)
+class VersusSettings:
+    """What a test is: its bots (NEW, OLD, then the field), format, hypotheses and limit."""
+
+    name: str
+    variant: str
+    hypotheses: Hypotheses
+    max_pairs: int
+    bots: tuple[Candidate, ...]
+
+    @property
+    def field(self) -> tuple[Candidate, ...]:
+        return self.bots[2:]
+
+    def differences(self, stored: VersusSettings) -> list[str]:
+        """How these settings differ from a stored test's (its sources are checked apart)."""
+        mine = [("format", self.variant, stored.variant), ("elo0", self.hypotheses.elo0, stored.hypotheses.elo0),
+                ("elo1", self.hypotheses.elo1, stored.hypotheses.elo1),
+                ("alpha", self.hypotheses.alpha, stored.hypotheses.alpha),
+                ("beta", self.hypotheses.beta, stored.hypotheses.beta), ("max pairs", self.max_pairs, stored.max_pairs),
+                ("NEW", self.bots[0].spec, stored.bots[0].spec), ("OLD", self.bots[1].spec, stored.bots[1].spec),
+                ("field", ",".join(b.spec for b in self.field) or "none", ",".join(b.spec for b in stored.field) or "none")]
+        return [f"{what} {given!r} (stored: {kept!r})" for what, given, kept in mine if given != kept]
+
+
+@dataclass
+class StoredTest:
+    """A test as the database holds it."""
+
+    id: int
+    settings: VersusSettings
+    results: Pentanomial
+    scores: list[tuple[float, float]]  # every counted pair's two deal scores, in counting order
+    void: int
+    row: VersusTest
+
+    @property
+    def finished(self) -> bool:
+        return self.row.finished_at is not None
+
+    def llr_series(self) -> list[float]:
+        """The LLR after each counted pair (the site's chart)."""
+        running, series = Pentanomial(), []
+        for first, second in self.scores:
+            running.add(first, second)
+            series.append(running.llr(self.settings.hypotheses))
+        return series
+
+
+def create_test(engine: Engine, settings: VersusSettings) -> int:
+    """Store a new test and its bots; returns its id."""
+    h = settings.hypotheses
+    with Session(engine) as session:
+        row = VersusTest(name=settings.name, variant=settings.variant, elo0=h.elo0, elo1=h.elo1, alpha=h.alpha,
+                         beta=h.beta, max_pairs=settings.max_pairs)
+        session.add(row)
+        session.flush()
+        test_id = stored_id(row)
+        for role, bot in enumerate(settings.bots):
+            session.add(VersusBot(test_id=test_id, role=role, spec=bot.spec, name=bot.name, sha256=bot.sha256,
+                                  source=bot.source, language=bot.language))
+        session.commit()
+    return test_id
+
+
+def load_test(session: Session, name: str) -> StoredTest | None:
+    row = session.exec(select(VersusTest).where(VersusTest.name == name)).first()
+    return None if row is None else _stored(session, row)
+
+
+def all_tests(session: Session) -> list[StoredTest]:
+    """Every stored test, oldest first."""
+    return [_stored(session, row) for row in session.exec(select(VersusTest).order_by(col(VersusTest.id))).all()]
+
+
+def _stored(session: Session, row: VersusTest) -> StoredTest:
+    test_id = stored_id(row)
+    bots = session.exec(select(VersusBot).where(VersusBot.test_id == test_id).order_by(col(VersusBot.role))).all()
+    pairs = session.exec(select(VersusPair.first, VersusPair.second).where(VersusPair.test_id == test_id)
+                         .order_by(col(VersusPair.number))).all()
+    settings = VersusSettings(row.name, row.variant, Hypotheses(row.elo0, row.elo1, row.alpha, row.beta), row.max_pairs,
+                            tuple(Candidate(b.spec, b.name, b.source, b.language) for b in bots))
+    results = Pentanomial()
+    for first, second in pairs:
+        results.add(first, second)
+    return StoredTest(test_id, settings, results, [(a, b) for a, b in pairs], row.void, row)
+
+
+def next_name(session: Session) -> str:
+    """A name for a test started without ``--name``: ``test-N``, N one more than the tests so far."""
+    count = int(session.exec(select(func.count()).select_from(VersusTest)).one())
+    taken = set(session.exec(select(VersusTest.name)).all())
+    number = count + 1
+    while f"test-{number}" in taken:
+        number += 1
+    return f"test-{number}"
+
+
+def record_pair(engine: Engine, test_id: int, number: int, scores: tuple[float, float] | None,
+                verdict: str | None, finished: bool) -> None:
+    """In one transaction: pair ``number``'s deal scores (None: the pair was void, only counted as such)
+    and, if the test ended with it, its verdict."""
+    with Session(engine) as session:
+        row = session.get(VersusTest, test_id)
+        if row is None:
+            raise VersusError(f"test #{test_id} is no longer in the database")
+        if scores is None:
+            row.void += 1
+        else:
+            session.add(VersusPair(test_id=test_id, number=number, first=scores[0], second=scores[1]))
+        if finished:
+            row.finished_at, row.verdict = now(), verdict
+        session.add(row)
+        session.commit()
+
+
+def finish_test(engine: Engine, test_id: int, verdict: str | None) -> None:
+    """Mark a test ended (a decision, or MAX-PAIRS reached undecided) without a new pair."""
+    with Session(engine) as session:
+        row = session.get(VersusTest, test_id)
+        if row is not None and row.finished_at is None:
+            row.finished_at, row.verdict = now(), verdict
+            session.add(row)
+            session.commit()
+
+
+def changed_sources(stored: Sequence[Candidate], current: Sequence[Candidate | None]) -> list[str]:
+    """The stored bots whose spec now resolves to other code (``current``: None where it no longer
+    resolves, e.g. a file since removed: the stored source is played)."""
+    return [f"{role_name(role)} {kept.spec!r}" for role, (kept, now_) in enumerate(zip(stored, current))
+            if now_ is not None and now_.sha256 != kept.sha256]
