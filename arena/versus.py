@@ -34,20 +34,36 @@ class Progress:
                 + (f", {self.void} void" if self.void else ""))
 
 
+def pair_games(number: int, players: int, seat: int, deck: int,
+               bot_seeds: Sequence[Sequence[int]]) -> tuple[GameSpec, ...]:
+    """The four games of pair ``number`` (pure): deal 0 (deck seed ``deck``, NEW's and OLD's seat ``seat``)
+    and deal 1 (``deck + 1``, the next seat), each played by NEW then by OLD; seatings index the table's
+    bots (NEW, OLD, then the field in order), the field keeps its order around the table, and both
+    games of a deal share that deal's ``bot_seeds`` (one per seat)."""
+    games = []
+    for deal, at in enumerate((seat, (seat + 1) % players)):
+        for candidate in (NEW, OLD):
+            others = iter(range(2, players + 1))
+            seating = tuple(candidate if s == at else next(others) for s in range(players))
+            games.append(GameSpec(number * 4 + deal * 2 + candidate, deck + deal, seating, tuple(bot_seeds[deal])))
+    return tuple(games)
+
+
+def pair_scores(games: Sequence[GameSpec], ranks: Sequence[Sequence[int]]) -> tuple[float, float]:
+    """The two deal scores of a pair from its games (as ``pair_games`` lists them) and their ranks by seat."""
+    first, second = (deal_score(ranks[d][games[d].seating.index(NEW)], ranks[d + 1][games[d + 1].seating.index(OLD)])
+                     for d in (0, 2))
+    return first, second
+
+
 def pair_task(number: int, new: SeatEntry, old: SeatEntry, field: Sequence[SeatEntry], limits: Limits,
               tier: Tier) -> TableTask:
     """Two deals of one fresh deck, NEW and OLD each from the same two seats, the field alike."""
     players = len(field) + 1
     seat = secrets.randbelow(players)
     deck = secrets.randbits(63)
-    games = []
-    for deal, at in enumerate((seat, (seat + 1) % players)):
-        bot_seeds = tuple(secrets.randbits(63) for _ in range(players))
-        for candidate in (NEW, OLD):
-            others = iter(range(2, 2 + len(field)))
-            seating = tuple(candidate if s == at else next(others) for s in range(players))
-            games.append(GameSpec(number * 4 + deal * 2 + candidate, deck + deal, seating, bot_seeds))
-    return TableTask("classic-v2", (new, old, *field), tuple(games), limits, tier)
+    bot_seeds = [tuple(secrets.randbits(63) for _ in range(players)) for _deal in (0, 1)]
+    return TableTask("classic-v2", (new, old, *field), pair_games(number, players, seat, deck, bot_seeds), limits, tier)
 
 
 def run_test(new: SeatEntry, old: SeatEntry, field: Sequence[SeatEntry], hypotheses: Hypotheses, max_pairs: int, workers: int,
@@ -75,12 +91,7 @@ def run_test(new: SeatEntry, old: SeatEntry, field: Sequence[SeatEntry], hypothe
             if any(r is None or r.void for r in records):
                 progress.void += 1
                 continue
-            scores = []
-            for deal in (0, 1):
-                new_game, old_game = (records[deal * 2], task.games[deal * 2]), (records[deal * 2 + 1], task.games[deal * 2 + 1])
-                new_rank = new_game[0].seats[new_game[1].seating.index(NEW)].rank  # type: ignore[union-attr]
-                old_rank = old_game[0].seats[old_game[1].seating.index(OLD)].rank  # type: ignore[union-attr]
-                scores.append(deal_score(new_rank, old_rank))
+            scores = pair_scores(task.games, [[seat.rank for seat in r.seats] for r in records if r is not None])
             if progress.verdict is None:  # pairs that finish after the decision do not move it
                 progress.results.add(*scores)
                 on_progress(progress)
