@@ -162,7 +162,7 @@ def _build(name: str, _digest: str, source: str, sandboxed: bool) -> bytes:
                     "--chdir", "/build", "--", *argv]
         try:
             done = subprocess.run(cmd, capture_output=True, timeout=BUILD_TIMEOUT_S, preexec_fn=_build_limits,
-                                  env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp"})
+                                  env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TMPDIR": "/tmp"})
         except subprocess.TimeoutExpired:
             raise BuildError(f"the {name} build took longer than {BUILD_TIMEOUT_S:g} s") from None
         except OSError as exc:

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import BotBundle, BotProcess, Limits, Status, Tier, detect_tier
+from sandbox.languages import language_of_file
 from sandbox.procscan import processes_of_uid, processes_with_tag
 
 HOSTILE = Path(__file__).with_name("hostile")
@@ -30,7 +31,11 @@ def fast_limits(**overrides: object) -> Limits:
 
 
 def hostile_bundle(name: str) -> BotBundle:
-    return BotBundle.from_file(HOSTILE / f"{name}.py")
+    """A hostile bot of tests/sandbox/hostile by name: ``"network"`` (Python) or ``"program_escape.js"``."""
+    path = HOSTILE / (name if "." in name else f"{name}.py")
+    language = language_of_file(path.name)
+    assert language is not None, path
+    return BotBundle(path.stem, path.read_text(encoding="utf-8"), language=language.name)
 
 
 def assert_gone(bot: BotProcess) -> None:

@@ -1,0 +1,74 @@
+/* Hostile (C): what a native bot tries from inside the strong tier. Each request line names an attack
+ * ("mode":"...") and gets back {"result": "..."}: "ok", or "errno N" for a refusal. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void *idle(void *arg) { return arg; }
+
+static long attack(const char *line) {
+    if (strstr(line, "\"fork\"")) {
+        pid_t pid = fork();
+        if (pid == 0) _exit(0);
+        if (pid > 0) { waitpid(pid, NULL, 0); return 0; }
+        return -errno;
+    }
+    if (strstr(line, "\"thread\"")) {
+        pthread_t t;
+        int rc = pthread_create(&t, NULL, idle, NULL);
+        if (rc == 0) { pthread_join(t, NULL); return 0; }
+        return -rc;
+    }
+    if (strstr(line, "\"clone3\"")) return syscall(SYS_clone3, NULL, 0) < 0 ? -errno : 0;
+    if (strstr(line, "\"socket\"")) return socket(AF_INET, SOCK_STREAM, 0) < 0 ? -errno : 0;
+    if (strstr(line, "\"kill\"")) return kill(1, SIGKILL) < 0 ? -errno : 0;
+    if (strstr(line, "\"passwd\"")) return open("/etc/passwd", O_RDONLY) < 0 ? -errno : 0;
+    if (strstr(line, "\"write\"")) return open("/left-behind", O_CREAT | O_WRONLY, 0600) < 0 ? -errno : 0;
+    if (strstr(line, "\"raise-limit\"")) {
+        struct rlimit r = {RLIM_INFINITY, RLIM_INFINITY};
+        return setrlimit(RLIMIT_AS, &r) < 0 ? -errno : 0;
+    }
+    if (strstr(line, "\"shared\"")) { /* shared anonymous memory, touched: 2 GiB */
+        size_t size = (size_t)2 << 30;
+        char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return -errno;
+        for (size_t i = 0; i < size; i += 4096) p[i] = 1;
+        return 0;
+    }
+    if (strstr(line, "\"hog\"")) { /* private memory, touched, 16 MiB at a time up to 2 GiB */
+        long mb = 0;
+        while (mb < 2048) {
+            char *p = malloc(16 << 20);
+            if (!p) return mb; /* how much it got */
+            memset(p, 1, 16 << 20);
+            mb += 16;
+        }
+        return mb;
+    }
+    if (strstr(line, "\"shell\"")) {
+        char *argv[] = {"/bin/sh", "-c", "true", NULL};
+        execv("/bin/sh", argv);
+        return -errno;
+    }
+    return -1000;
+}
+
+int main(void) {
+    static char line[300000];
+    while (fgets(line, sizeof line, stdin)) {
+        printf("{\"result\":%ld}\n", attack(line));
+        fflush(stdout);
+    }
+    return 0;
+}

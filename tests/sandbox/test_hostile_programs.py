@@ -1,0 +1,132 @@
+"""Hostile bots in other languages (sandbox/languages.py) in the strong tier: a JavaScript bot with
+node's threads and a native C bot get the same confinement as a Python bot (no process, network,
+file, signal or extra memory), their threads' CPU time counts, and their build sees nothing of the
+machine. Each attack is one request; the bot says what happened and the test says what must have."""
+from __future__ import annotations
+
+import errno
+import os
+import time
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import SECRET_MARKER, assert_gone, fast_limits, hostile_bundle, needs_strong
+
+from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier
+from sandbox.languages import BuildError, build, language_named
+from sandbox.procscan import processes_with_tag
+
+pytestmark = [needs_strong, pytest.mark.parametrize("fork_server", [True, False], ids=["forked", "cold"])]
+
+
+def run(name: str, messages: list[dict], limits: Limits) -> tuple[list[Reply], BotProcess]:
+    """Start a hostile program in the strong tier, send ``messages``, close it; nothing may be left and
+    no secret of the referee's may show up in what it said."""
+    bot = BotProcess.start(hostile_bundle(name), limits, Tier.STRONG)
+    assert bot.status is Status.OK, (bot.failure, bot.stderr_tail)
+    replies = [bot.request(m) for m in messages]
+    bot.close()
+    assert_gone(bot)
+    assert SECRET_MARKER not in repr([r.message for r in replies]) + bot.stderr_tail
+    return replies, bot
+
+
+def test_a_javascript_bot_cannot_spawn_connect_write_read_or_signal(fork_server: bool, witness_strong: BotProcess) -> None:
+    replies, _ = run("program_escape.js", [{"type": "decide", "mode": "escape"}], fast_limits(fork_server=fork_server))
+    assert replies[0].status is Status.OK, replies[0]
+    said = replies[0].message
+    assert said is not None
+    assert said["spawn"].startswith("error:") and said["exec"].startswith("error:"), said  # no new process
+    assert said["write"] == "error:EROFS", said
+    assert said["passwd"] == "error:ENOENT", said  # no /etc of the machine
+    assert len(said["referee"].removeprefix("ok:").split(",")) == 1, said  # /proc shows itself alone
+    assert said["socket"] == "error:EPERM", said
+    assert said["kill_pid_1"] == "error:EPERM", said
+
+
+def test_the_cpu_time_of_a_javascript_bots_threads_counts(fork_server: bool, witness_strong: BotProcess) -> None:
+    """Three worker threads spin 1.5 s of wall clock side by side: under the 2 s limit by the wall clock,
+    over it by the CPU time (on two free cores or more, as in CI), so the decision is a timeout."""
+    bot = BotProcess.start(hostile_bundle("program_escape.js"), fast_limits(decision_ms=2000, bank_ms=0,
+                                                                             fork_server=fork_server), Tier.STRONG)
+    assert bot.status is Status.OK and bot.pid is not None
+    with open(f"/proc/{bot.pid}/stat", "rb") as stat:
+        def cpu_ms() -> float:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+            stat.seek(0)
+            return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+        before, started = cpu_ms(), time.monotonic()
+        reply = bot.request({"type": "decide", "mode": "burn", "threads": 3, "ms": 1500})
+        wall, cpu = (time.monotonic() - started) * 1000, cpu_ms() - before
+    bot.close()
+    assert_gone(bot)
+    assert wall < 2000 < cpu, (wall, cpu)  # the threads did run side by side
+    assert reply.status is Status.TIMEOUT and reply.elapsed_ms >= cpu - 50, (reply, cpu)
+
+
+def test_a_javascript_bot_gets_a_bounded_number_of_threads(fork_server: bool, witness_strong: BotProcess) -> None:
+    replies, _ = run("program_escape.js", [{"type": "decide", "mode": "threads", "count": 64}],
+                     fast_limits(fork_server=fork_server))
+    reply = replies[0]
+    # node either reports the refused thread or gives up: both are the bot's own end, nothing else's
+    assert reply.status is Status.CRASH or (reply.message is not None and reply.message["error"]), reply
+
+
+def test_a_javascript_bots_memory_is_capped(fork_server: bool, witness_strong: BotProcess) -> None:
+    replies, _ = run("program_escape.js", [{"type": "decide", "mode": "hog", "mb": 2048}],
+                     fast_limits(memory_mb=256, fork_server=fork_server))
+    reply = replies[0]
+    # V8 ends the process when its allocation is refused, or the bot catches the refusal short of the cap
+    assert reply.status is Status.CRASH or (reply.message is not None and reply.message["mb"] < 256), reply
+
+
+@pytest.mark.parametrize("mode, result", [
+    ("fork", -errno.EPERM), ("clone3", -errno.EPERM), ("socket", -errno.EPERM), ("kill", -errno.EPERM),
+    ("passwd", -errno.ENOENT), ("write", -errno.EROFS), ("raise-limit", -errno.EPERM),
+    ("shared", -errno.ENOMEM),  # the address-space cap counts shared memory too
+    ("shell", -errno.ENOENT),  # nothing to execute but the libraries and the interpreter
+])
+def test_a_c_bot_is_refused(fork_server: bool, mode: str, result: int, witness_strong: BotProcess) -> None:
+    replies, _ = run("program_escape.c", [{"type": "decide", "mode": mode}], fast_limits(fork_server=fork_server))
+    assert replies[0].status is Status.OK and replies[0].message == {"result": result}, replies[0]
+
+
+def test_a_c_bot_has_no_threads_and_bounded_memory(fork_server: bool, witness_strong: BotProcess) -> None:
+    replies, _ = run("program_escape.c", [{"type": "decide", "mode": "thread"}, {"type": "decide", "mode": "hog"}],
+                     fast_limits(memory_mb=256, fork_server=fork_server))
+    assert replies[0].message is not None and replies[0].message["result"] < 0, replies[0]
+    assert replies[1].message is not None and 0 < replies[1].message["result"] < 256, replies[1]
+
+
+def test_a_c_build_sees_nothing_of_the_machine(fork_server: bool, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET_MARKER)
+    for source in (f'#include "{secret}"\nint main(void) {{ return 0; }}\n',
+                   f'__asm__(".section .rodata\\n.incbin \\"{secret}\\"\\n");\nint main(void) {{ return 0; }}\n',
+                   '#include "/etc/passwd"\nint main(void) { return 0; }\n'):
+        with pytest.raises(BuildError, match="No such file|file not found") as refused:
+            build(language_named("c"), source)
+        assert SECRET_MARKER not in str(refused.value)
+
+
+def test_a_c_source_that_does_not_build_is_the_bots_crash(fork_server: bool) -> None:
+    bot = BotProcess.start(BotBundle("broken", "int main(void) { return oops; }\n", language="c"),
+                           fast_limits(fork_server=fork_server), Tier.STRONG)
+    assert bot.status is Status.CRASH and bot.failure is not None and "did not build" in bot.failure.detail
+    assert "'oops' undeclared" in bot.stderr_tail  # the compiler's words, for the author
+    assert processes_with_tag(bot.tag) == []
+    bot.close()
+
+
+@pytest.fixture
+def witness_strong() -> object:
+    """A well-behaved Python bot in the strong tier next to the hostile one: it must still answer."""
+    bot = BotProcess.start(BotBundle("witness", "def act(message):\n    return {'echo': message}\n"), fast_limits(),
+                           Tier.STRONG)
+    assert bot.status is Status.OK
+    yield bot
+    reply = bot.request({"type": "decide", "n": 42})
+    assert reply.status is Status.OK and reply.message == {"echo": {"type": "decide", "n": 42}}
+    bot.close()
+    assert_gone(bot)
