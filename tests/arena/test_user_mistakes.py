@@ -85,12 +85,13 @@ def test_a_version_suffix_on_a_new_name_gets_a_hint(tmp_path: Path) -> None:
     assert third.returncode == 0 and "mybot version 2 registered" in third.stdout and "note:" not in third.stderr
 
 
-def test_a_bot_in_another_language_is_told_what_the_ladder_takes(tmp_path: Path) -> None:
-    bot = tmp_path / "bot.js"
-    bot.write_text('const readline = require("readline");\nprocess.stdout.write("{}\\n");\n')
+def test_a_bot_in_a_language_the_ladder_does_not_take_is_told_which_it_takes(tmp_path: Path) -> None:
+    bot = tmp_path / "bot.rb"
+    bot.write_text('puts "{}"\n')
     line = one_line(arena("--db", str(tmp_path / "ladder.sqlite"), "submit", str(bot), cwd=tmp_path))
-    assert line == (f"Error: {str(bot)!r} is not a Python file: the ladder takes Python bots for now (docs/sdk.md); "
-                    "a bot in another language plays locally with 'arena play exec:COMMAND … --unsafe' (docs/protocol.md)")
+    assert line == (f"Error: {str(bot)!r} is not a bot file the ladder knows: it takes python (.py), "
+                    "javascript (.js/.cjs), c (.c) (docs/protocol.md); a bot in another language plays locally "
+                    "with 'arena play exec:COMMAND … --unsafe'")
     broken = tmp_path / "broken.py"
     broken.write_text("def act(message):\n    return {\n")
     assert "has a syntax error at line" in one_line(arena("--db", str(tmp_path / "ladder.sqlite"), "submit", str(broken), cwd=tmp_path))
