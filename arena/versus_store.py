@@ -170,3 +170,13 @@ def changed_sources(stored: Sequence[Candidate], current: Sequence[Candidate | N
     resolves, e.g. a file since removed: the stored source is played)."""
     return [f"{role_name(role)} {kept.spec!r}" for role, (kept, now_) in enumerate(zip(stored, current))
             if now_ is not None and now_.sha256 != kept.sha256]
+
+
+def verdict_text(settings: VersusSettings, verdict: str | None, pairs: int, finished: bool = True) -> str:
+    """The verdict as the command line and the site say it."""
+    new, old = settings.bots[0].name, settings.bots[1].name
+    if not finished:
+        return f"not decided yet: {pairs} pairs counted ('arena test resume {settings.name}' continues)"
+    return {"H1": f"H1: {new} is better than {old}",
+            "H0": f"H0: {new} is not better than {old} by {settings.hypotheses.elo1:g} Elo",
+            None: f"inconclusive after {pairs} pairs"}[verdict]

@@ -1,65 +1,259 @@
-"""`arena test NEW --against OLD`: is a new version better? A sequential test on paired deals."""
+"""`arena test NEW --against OLD`: is a new version better? A sequential test on paired deals, stored in
+the database as it runs: `arena test resume NAME` (or the same command again) continues a stopped test,
+`arena test list` shows them, `arena site build` draws each."""
 from __future__ import annotations
 
 import sys
+from typing import Any, Callable, Sequence
 
 import click
+from sqlmodel import Session
 
-from arena.cli.base import Context, UserError, cli, pass_context
+from arena.cli.base import Context, UserError, cli, format_table, pass_context
+from arena.cli.season import stop_on_sigterm
 from arena.cli.trust import ladder_bot, resolve_bot, sandbox_tier
-from arena.sprt import Hypotheses
+from arena.db import DatabaseError, exclusive_run
+from arena.formats import format_of
 from arena.match import SeatEntry
-from arena.versus import Progress, run_test
+from arena.sprt import Hypotheses
+from arena.text import TextError, check_text
+from arena.versus import Progress, field_sizes, head_to_head, run_test
+from arena.versus_store import (Candidate, StoredTest, VersusError, VersusSettings, all_tests, changed_sources,
+                                create_test, finish_test, load_test, next_name, record_pair, role_name,
+                                verdict_text)
 from sandbox import Limits, SandboxError
 
-#: Exit codes: the verdict, for scripts (2 is a usage error, 1 any other error).
+#: Exit codes: the verdict, for scripts (2 is a usage error, 1 any other error, an interruption included).
 EXIT = {"H1": 0, "H0": 3, None: 4}
 
 
-@cli.command("test")
-@click.argument("new")
-@click.option("--against", "old", required=True, help="The version to beat: a built-in name, a file or NAME@VERSION.")
-@click.option("--field", default="random,greedy,trader", show_default=True,
-              help="The other seats of every table, comma-separated (3 bots: 4-player tables).")
+class DefaultGroup(click.Group):
+    """A group whose first argument, when it names none of its commands, goes to ``run``:
+    ``arena test NEW --against OLD`` is ``arena test run NEW --against OLD`` (a bot file named like a
+    command is given as ``./list``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@cli.group("test", cls=DefaultGroup)
+def test_group() -> None:
+    """Is NEW better than OLD? `arena test NEW --against OLD [--name N]` runs (or resumes) a stored
+    sequential test; `arena test resume N` continues one; `arena test list` shows them."""
+
+
+@test_group.command("run")
+@click.argument("new", required=False)
+@click.option("--against", "old", help="The version to beat: a built-in name, a file or NAME@VERSION.")
+@click.option("--name", default=None, help="Store the test under this name (default: test-N); "
+              "the same command again resumes it.")
+@click.option("--format", "variant", default="classic", show_default=True,
+              help="The format the pairs are played in; in a two-player format (duel) NEW plays OLD directly.")
+@click.option("--field", default=None,
+              help="The other seats of every table, comma-separated (3 bots: 4-player tables) "
+                   "[default: the format's smoke opponents, none head to head].")
 @click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: NEW is at most this much better.")
 @click.option("--elo1", type=float, default=5.0, show_default=True, help="H1: NEW is at least this much better.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Chance of H1 when H0 is true.")
 @click.option("--beta", type=float, default=0.05, show_default=True, help="Chance of H0 when H1 is true.")
 @click.option("--max-pairs", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="Stop undecided after this many pairs (4 games each).")
+              help="Stop undecided after this many pairs (4 games each; 2 head to head).")
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True)
 @click.option("--unsafe", is_flag=True, help="Run without a strong sandbox.")
 @pass_context
-def test_command(ctx: Context, new: str, old: str, field: str, elo0: float, elo1: float, alpha: float, beta: float,
-                 max_pairs: int, workers: int, unsafe: bool) -> None:
-    """Play NEW and OLD on the same deals, from the same seats, against the same field, until a
-    sequential probability ratio test says NEW is better (H1, exit 0), not better (H0, exit 3), or
-    MAX-PAIRS pass undecided (exit 4). Classic, fresh bots every game, in the sandbox."""
+def test_run(ctx: Context, new: str | None, old: str | None, name: str | None, variant: str, field: str | None,
+             elo0: float, elo1: float, alpha: float, beta: float, max_pairs: int, workers: int, unsafe: bool) -> None:
+    """Play NEW and OLD on the same deals, from the same seats, against the same field (or, in a
+    two-player format, against each other with the seats swapped), until a sequential probability
+    ratio test says NEW is better (H1, exit 0), not better (H0, exit 3), or MAX-PAIRS pass undecided
+    (exit 4). Fresh bots every game, in the sandbox. Every counted pair is stored as it arrives: after
+    Ctrl-C, SIGTERM or a crash the same command (or `arena test resume NAME`) continues; a finished
+    test says its verdict again without playing."""
+    if name is not None:
+        try:
+            check_text(name, "test name")
+        except TextError as exc:
+            raise UserError(str(exc)) from None
+    engine = ctx.engine
+    given = name
+    with Session(engine) as session:
+        stored = load_test(session, name) if name is not None else None
+        name = name or next_name(session)
+    if new is None:
+        if stored is None:
+            raise UserError(f"no test named {name!r}: start one with 'arena test NEW --against OLD --name {name}'"
+                            if given else "give NEW --against OLD (or --name NAME of a stored test)")
+        resume(ctx, stored, workers, unsafe)
+        return
+    if old is None:
+        raise UserError("Missing option '--against': the version NEW has to beat")
     try:
         hypotheses = Hypotheses(elo0, elo1, alpha, beta)
+        fmt = format_of(variant)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    lookup = lambda spec: ladder_bot(ctx.engine, spec) if ctx.database_exists() else None  # noqa: E731
-    names = [n.strip() for n in field.split(",") if n.strip()]
-    if not 2 <= len(names) <= 4:
-        raise UserError(f"--field wants 2 to 4 bots (tables of 3 to 5 players), got {len(names)}: {field!r}")
-    new_bot, old_bot, *field_bots = [SeatEntry(-1 - i, *resolve_bot(spec, lookup)[:2])  # no ladder version ids
-                                     for i, spec in enumerate((new, old, *names))]
-    if new_bot.source == old_bot.source:
+    low, high = field_sizes(fmt)
+    if low > high:
+        raise UserError(f"format {fmt.name!r} is played by {fmt.players[1]} player: "
+                        "a test needs NEW and OLD at tables of two or more")
+    if head_to_head(fmt) and field is not None:
+        raise UserError(f"--field makes no sense in format {fmt.name!r}: its tables hold 2 players, "
+                        "so NEW plays OLD directly (the same deal twice, seats swapped)")
+    names = ([n.strip() for n in field.split(",") if n.strip()] if field is not None
+             else list(fmt.smoke_opponents[:high]))
+    if not low <= len(names) <= high:
+        raise UserError(f"--field wants {low} to {high} bots (tables of {low + 1} to {high + 1} players), "
+                        f"got {len(names)}: {field!r}")
+    lookup = lambda spec: ladder_bot(engine, spec)  # noqa: E731
+    bots = tuple(resolved(spec, lookup) for spec in (new, old, *names))
+    settings = VersusSettings(name, fmt.name, hypotheses, max_pairs, bots)
+    if stored is not None:
+        differences = settings.differences(stored.settings)
+        if differences:
+            raise UserError(f"test {name!r} was started with other settings: {'; '.join(differences)}; "
+                            f"'arena test resume {name}' continues it, or choose another --name")
+        resume(ctx, stored, workers, unsafe, current=bots)
+        return
+    if bots[0].source == bots[1].source:
         click.echo("note: NEW and OLD are the same code; the test can only end in H0 or undecided", err=True)
+    try:
+        create_test(engine, settings)
+    except DatabaseError as exc:
+        raise click.ClickException(str(exc)) from None
+    if not ctx.quiet:
+        click.echo(f"test {name}: stored; if it stops, 'arena test resume {name}' continues it", err=True)
+    with Session(engine) as session:
+        created = load_test(session, name)
+    assert created is not None
+    play(ctx, created, workers, unsafe)
+
+
+@test_group.command("resume")
+@click.argument("name")
+@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True)
+@click.option("--unsafe", is_flag=True, help="Run without a strong sandbox.")
+@pass_context
+def test_resume(ctx: Context, name: str, workers: int, unsafe: bool) -> None:
+    """Continue the stored test NAME with its counted pairs (or say its verdict again, if it ended).
+    Refused if a bot's file, built-in or ladder version now holds other code than the test started with."""
+    with Session(ctx.engine) as session:
+        stored = load_test(session, name)
+    if stored is None:
+        raise UserError(f"no test named {name!r} (arena test list shows the stored ones)")
+    resume(ctx, stored, workers, unsafe)
+
+
+@test_group.command("list")
+@pass_context
+def test_list(ctx: Context) -> None:
+    """The stored tests, one line each: oldest first."""
+    with Session(ctx.engine) as session:
+        tests = all_tests(session)
+    if not tests:
+        click.echo("no tests yet: start one with 'arena test NEW --against OLD'")
+        return
+    rows = [("test", "format", "NEW", "OLD", "pairs", "LLR", "Elo", "state", "started")]
+    for t in tests:
+        elo, low, high = t.results.elo()
+        rows.append((t.settings.name, t.settings.variant, t.settings.bots[0].name, t.settings.bots[1].name,
+                     str(t.results.pairs), f"{t.results.llr(t.settings.hypotheses):.2f}",
+                     f"{elo:+.1f} [{low:+.1f}, {high:+.1f}]", state_of(t), f"{t.row.created_at:%Y-%m-%d %H:%M}"))
+    click.echo(format_table(rows))
+
+
+def state_of(test: StoredTest) -> str:
+    if not test.finished:
+        return "stopped" if test.results.pairs or test.void else "not started"
+    return {"H1": "H1: better", "H0": "H0: not better", None: "inconclusive"}[test.row.verdict]
+
+
+def resolved(spec: str, lookup: Callable[[str], tuple[str, str, str] | None]) -> Candidate:
+    name, source, _trusted, language = resolve_bot(spec, lookup)
+    return Candidate(spec, name, source, language)
+
+
+def current_bots(ctx: Context, stored: Sequence[Candidate]) -> list[Candidate | None]:
+    """Each stored bot's spec resolved again (None where it no longer resolves: a file since removed)."""
+    found: list[Candidate | None] = []
+    for bot in stored:
+        try:
+            found.append(resolved(bot.spec, lambda s: ladder_bot(ctx.engine, s)))
+        except UserError:
+            found.append(None)
+    return found
+
+
+def resume(ctx: Context, stored: StoredTest, workers: int, unsafe: bool,
+           current: Sequence[Candidate | None] | None = None) -> None:
+    name = stored.settings.name
+    if stored.finished:
+        say_verdict(stored.settings, progress_of(stored), stored.row.verdict)
+    now_ = list(current) if current is not None else current_bots(ctx, stored.settings.bots)
+    changed = changed_sources(stored.settings.bots, now_)
+    if changed:
+        raise UserError(f"test {name!r} cannot resume: {', '.join(changed)} changed since it started "
+                        "(other code than the stored one); start a new test with another --name")
+    for role, (kept, found) in enumerate(zip(stored.settings.bots, now_)):
+        if found is None and not ctx.quiet:
+            click.echo(f"note: {role_name(role)} {kept.spec!r} is gone; playing the source stored with the test",
+                       err=True)
+    if not ctx.quiet:
+        click.echo(f"test {name}: resuming at {stored.results.pairs} counted pairs", err=True)
+    play(ctx, stored, workers, unsafe)
+
+
+def progress_of(stored: StoredTest) -> Progress:
+    return Progress(stored.results, stored.settings.hypotheses, stored.void,
+                    2 if head_to_head(format_of(stored.settings.variant)) else 4)
+
+
+def play(ctx: Context, stored: StoredTest, workers: int, unsafe: bool) -> None:
+    """Play the test's pairs from where it stands, each recorded as it arrives, then say the verdict."""
+    settings, test_id, engine = stored.settings, stored.id, ctx.engine
+    try:
+        fmt = format_of(settings.variant)
+    except ValueError as exc:
+        raise UserError(f"test {settings.name!r}: {exc}") from None
+    entries = [SeatEntry(-1 - i, b.name, b.source, b.language) for i, b in enumerate(settings.bots)]  # no ladder version ids
     tier = sandbox_tier(unsafe)
 
     def report(progress: Progress) -> None:
         if not ctx.quiet and (progress.results.pairs % 10 == 0 or progress.verdict):
             click.echo(progress.line(), err=True)
 
+    def record(number: int, scores: tuple[float, float] | None, progress: Progress) -> None:
+        verdict = progress.verdict
+        record_pair(engine, test_id, number, scores, verdict,
+                    finished=verdict is not None or progress.results.pairs >= settings.max_pairs)
+
+    stop_on_sigterm()
     try:
-        result = run_test(new_bot, old_bot, field_bots, hypotheses, max_pairs, workers, Limits(), tier, report)
+        with exclusive_run(engine, f"arena test {settings.name!r}"):
+            with Session(engine) as session:  # under the lock: the pairs another run may have counted meanwhile
+                fresh = load_test(session, settings.name)
+            if fresh is None:
+                raise UserError(f"no test named {settings.name!r}")
+            if fresh.finished:
+                say_verdict(settings, progress_of(fresh), fresh.row.verdict)
+            engine.dispose()  # no database connection may cross the fork of the local pool
+            result = run_test(entries[0], entries[1], entries[2:], settings.hypotheses, settings.max_pairs, workers,
+                              Limits(), tier, fmt, report, start=progress_of(fresh), on_pair=record)
+            if result.verdict is None and result.results.pairs >= settings.max_pairs:
+                finish_test(engine, test_id, None)
+    except (DatabaseError, VersusError) as exc:
+        raise click.ClickException(str(exc)) from None
     except SandboxError as exc:
         raise click.ClickException(f"sandbox unavailable (machine fault, not the bots'): {exc}") from None
-    verdict = result.verdict
-    what = {"H1": f"H1: {new_bot.name} is better than {old_bot.name}",
-            "H0": f"H0: {new_bot.name} is not better than {old_bot.name} by {elo1:g} Elo",
-            None: f"inconclusive after {result.results.pairs} pairs"}[verdict]
-    click.echo(f"{what} ({result.line()})")
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM: the counted pairs are stored
+        raise click.ClickException(f"interrupted; the counted pairs are saved: 'arena test resume {settings.name}' "
+                                   "continues the test") from None
+    say_verdict(settings, result, result.verdict)
+
+
+def say_verdict(settings: VersusSettings, progress: Progress, verdict: Any) -> None:
+    """The one-line verdict on stdout, and the exit code that says it."""
+    what = verdict_text(settings, verdict, progress.results.pairs)
+    click.echo(f"{what} ({progress.line()})")
     sys.exit(EXIT[verdict])

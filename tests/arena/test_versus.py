@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from arena_helpers import run_arena
 
+from arena.formats import format_of
 from arena.sprt import Hypotheses, Pentanomial, deal_score, elo_of_score, score_of_elo
 from arena.match import SeatEntry
-from arena.versus import NEW, OLD, pair_task
+from arena.versus import NEW, OLD, duel_scores, pair_task
 from sandbox import Limits, Tier
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
@@ -41,7 +42,7 @@ def test_the_log_likelihood_ratio_moves_with_the_evidence() -> None:
 
 def test_a_pair_puts_new_and_old_in_the_same_seat_of_the_same_deal() -> None:
     entries = [SeatEntry(-1 - i, name, name) for i, name in enumerate(("new", "old", "f1", "f2", "f3"))]
-    task = pair_task(7, entries[0], entries[1], entries[2:], Limits(), Tier.STRONG)
+    task = pair_task(7, entries[0], entries[1], entries[2:], Limits(), Tier.STRONG, format_of("classic"))
     assert [b.name for b in task.bots] == ["new", "old", "f1", "f2", "f3"] and len(task.games) == 4
     for deal in (0, 1):
         with_new, with_old = task.games[2 * deal], task.games[2 * deal + 1]
@@ -50,6 +51,21 @@ def test_a_pair_puts_new_and_old_in_the_same_seat_of_the_same_deal() -> None:
         assert [s for s in with_new.seating if s > 1] == [s for s in with_old.seating if s > 1] == [2, 3, 4]
     assert task.games[0].seating.index(NEW) != task.games[2].seating.index(NEW)  # the second deal: another seat
     assert task.games[0].seed != task.games[2].seed and sorted(g.match_id for g in task.games) == [28, 29, 30, 31]
+    assert task.rules_id == format_of("classic").rules().id
+
+
+def test_a_duel_pair_is_one_deal_with_the_seats_swapped() -> None:
+    new, old = (SeatEntry(-1 - i, name, name) for i, name in enumerate(("new", "old")))
+    duel = format_of("duel")
+    task = pair_task(3, new, old, [], Limits(), Tier.STRONG, duel)
+    assert task.rules_id == duel.rules().id and [b.name for b in task.bots] == ["new", "old"]
+    first, second = task.games
+    assert first.seed == second.seed and first.bot_seeds == second.bot_seeds  # the same deal, the same seeds per seat
+    assert (first.seating, second.seating) == ((NEW, OLD), (OLD, NEW)) and [first.match_id, second.match_id] == [12, 13]
+    # ranks by seat: NEW wins the first game (seat 0) and ties the second; loses both; wins both
+    assert duel_scores(task.games, [[1, 2], [1, 1]]) == (1.0, 0.5)
+    assert duel_scores(task.games, [[2, 1], [1, 2]]) == (0.0, 0.0)
+    assert duel_scores(task.games, [[1, 2], [2, 1]]) == (1.0, 1.0)
 
 
 def test_a_stronger_bot_reaches_h1_and_a_copy_never_does(tmp_path: Path) -> None:

@@ -1,0 +1,147 @@
+"""`arena test` keeps its tests: every counted pair is stored as it arrives, a test stopped by SIGTERM or
+killed resumes with its pairs, a finished one says its verdict again without playing, a changed bot
+refuses the resume, duels play NEW against OLD; real sandboxed bots through the command line."""
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from arena_helpers import ARENA, db_url, run_arena
+from sqlmodel import Session, col, select
+
+from arena.db import VersusBot, VersusPair, VersusTest, make_engine
+from arena.sprt import Hypotheses
+from arena.versus_store import Candidate, VersusSettings, create_test
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+
+
+def stored_pairs(db: Path, name: str) -> list[tuple[int, float, float]]:
+    engine = make_engine(db_url(db))
+    try:
+        with Session(engine) as session:
+            test = session.exec(select(VersusTest).where(VersusTest.name == name)).first()
+            if test is None:
+                return []
+            return [(p.number, p.first, p.second) for p in session.exec(
+                select(VersusPair).where(VersusPair.test_id == test.id).order_by(col(VersusPair.number))).all()]
+    finally:
+        engine.dispose()
+
+
+def stop_after(db: Path, name: str, args: list[str], pairs: int, how: signal.Signals) -> subprocess.CompletedProcess[str]:
+    """Run ``arena test ARGS`` until ``pairs`` more pairs of test ``name`` are stored, then send ``how``."""
+    before = len(stored_pairs(db, name))
+    process = subprocess.Popen([*ARENA, "--db", db_url(db), "test", *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while len(stored_pairs(db, name)) < before + pairs:
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "no pairs stored in time"
+            time.sleep(0.1)
+        process.send_signal(how)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def test_a_stopped_test_resumes_with_its_pairs_and_a_finished_one_only_says_its_verdict(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    copy = tmp_path / "greedy_copy.py"
+    shutil.copy(BOTS / "greedy_bot.py", copy)  # a copy of OLD: the test runs long (a small elo1), never H1
+    args = [str(copy), "--against", "greedy", "--field", "random,trader", "--max-pairs", "14", "--name", "copy"]
+    stopped = stop_after(db, "copy", args, 3, signal.SIGTERM)
+    assert stopped.returncode == 1, stopped.stderr
+    assert stopped.stderr.strip().splitlines()[-1] == (
+        "Error: interrupted; the counted pairs are saved: 'arena test resume copy' continues the test")
+    first = stored_pairs(db, "copy")
+    assert len(first) >= 3 and [n for n, _, _ in first] == list(range(len(first)))
+    listed = run_arena("test", "list", db=db)
+    assert listed.returncode == 0 and "copy" in listed.stdout and "stopped" in listed.stdout
+    # the same command again resumes, and is killed outright this time
+    killed = stop_after(db, "copy", args, 2, signal.SIGKILL)
+    assert killed.returncode == -signal.SIGKILL
+    second = stored_pairs(db, "copy")
+    assert second[:len(first)] == first and len(second) >= len(first) + 2
+    assert "resuming at" in killed.stderr
+    done = run_arena("test", "resume", "copy", db=db)
+    assert done.returncode in (3, 4), done.stdout + done.stderr  # H0 or undecided, never H1
+    final = stored_pairs(db, "copy")
+    assert final[:len(second)] == second and [n for n, _, _ in final] == list(range(len(final)))
+    assert f"pairs {len(final)} " in done.stdout  # the verdict counts every stored pair, no more
+    assert done.returncode == 3 or (len(final) == 14 and done.stdout.startswith("inconclusive after 14 pairs"))
+    again = run_arena("test", "resume", "copy", db=db)
+    assert (again.returncode, again.stdout) == (done.returncode, done.stdout)  # said again, nothing played
+    assert stored_pairs(db, "copy") == final
+    assert "stopped" not in run_arena("test", "list", db=db).stdout
+
+
+def test_a_resume_refuses_a_changed_bot_and_plays_the_stored_source_of_a_removed_one(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    bot = tmp_path / "mine.py"
+    shutil.copy(BOTS / "trader_bot.py", bot)
+    trader = bot.read_text()
+    engine = make_engine(db_url(db))
+    settings = VersusSettings("mine", "classic", Hypotheses(0, 50), 2, (
+        Candidate(str(bot), "mine", trader), Candidate("random", "random_bot", (BOTS / "random_bot.py").read_text()),
+        Candidate("random", "random_bot", (BOTS / "random_bot.py").read_text()),
+        Candidate("greedy", "greedy_bot", (BOTS / "greedy_bot.py").read_text())))
+    create_test(engine, settings)
+    engine.dispose()
+    bot.write_text(trader + "\n# changed after the test started\n")
+    changed = run_arena("test", "resume", "mine", db=db)
+    assert changed.returncode == 2 and changed.stderr.strip() == (
+        f"Error: test 'mine' cannot resume: NEW {str(bot)!r} changed since it started (other code than the stored "
+        "one); start a new test with another --name")
+    same_command = run_arena("test", str(bot), "--against", "random", "--field", "random,greedy", "--elo1", "50",
+                             "--max-pairs", "2", "--name", "mine", db=db)
+    assert same_command.returncode == 2 and "NEW" in same_command.stderr and "changed since" in same_command.stderr
+    bot.unlink()
+    gone = run_arena("test", "resume", "mine", db=db)
+    assert gone.returncode in (0, 4), gone.stdout + gone.stderr
+    assert f"note: NEW {str(bot)!r} is gone; playing the source stored with the test" in gone.stderr
+    assert len(stored_pairs(db, "mine")) == 2 and gone.stdout.startswith(("H1: mine is better", "inconclusive after 2"))
+
+
+def test_a_duel_test_plays_new_against_old(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    duel = run_arena("-q", "test", "trader", "--against", "random", "--format", "duel", "--elo1", "50",
+                     "--max-pairs", "40", db=db)
+    assert duel.returncode == 0, duel.stdout + duel.stderr
+    assert duel.stdout.startswith("H1: trader_bot is better than random_bot (pairs ")
+    pairs = stored_pairs(db, "test-1")  # the name a test started without --name gets
+    assert f"games {2 * len(pairs)}:" in duel.stdout  # two games a pair head to head
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        test = session.exec(select(VersusTest)).one()
+        assert (test.variant, test.verdict, test.finished_at is not None) == ("duel", "H1", True)
+        assert [b.name for b in session.exec(select(VersusBot).order_by(col(VersusBot.role))).all()] == [
+            "trader_bot", "random_bot"]  # no field
+    engine.dispose()
+
+
+def test_bad_stored_test_input_is_one_line(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    cases = {
+        ("test", "resume", "nothing"): "Error: no test named 'nothing' (arena test list shows the stored ones)",
+        ("test", "--name", "nothing"): "Error: no test named 'nothing': start one with "
+                                       "'arena test NEW --against OLD --name nothing'",
+        ("test", "trader", "--against", "random", "--format", "duel", "--field", "greedy"):
+            "Error: --field makes no sense in format 'duel': its tables hold 2 players, so NEW plays OLD directly "
+            "(the same deal twice, seats swapped)",
+        ("test", "trader", "--against", "random", "--format", "solo"):
+            "Error: format 'solo' is played by 1 player: a test needs NEW and OLD at tables of two or more",
+        ("test", "trader", "--against", str(tmp_path / "missing.py")):
+            f"Error: no bot {str(tmp_path / 'missing.py')!r}: not a file, not a built-in bot",
+        ("test", "trader"): "Error: Missing option '--against': the version NEW has to beat",
+    }
+    for args, line in cases.items():
+        result = run_arena(*args, db=db)
+        assert result.returncode == 2 and result.stderr.strip().startswith(line), (args, result.stderr)
+        assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert run_arena("test", "list", db=db).stdout.strip() == "no tests yet: start one with 'arena test NEW --against OLD'"
