@@ -21,10 +21,13 @@ from arena.db import Match, RatingSnapshot, Season
 from arena.formats import format_of, formats
 from arena.paths import data_dir
 from arena.rankings import Standing
+from arena.sprt import PAIR_SCORES
+from arena.versus import head_to_head
+from arena.versus_store import StoredTest, all_tests, role_name, verdict_text
 from engine import rules_for
 from engine.vine import SHORT, TASKS
 
-from arena.site.chart import ChartPoint, rating_chart
+from arena.site.chart import ChartPoint, llr_chart, rating_chart
 from arena.site.errors import SiteError
 from arena.site.html import Fragments, fmt_date, fmt_day, fmt_num, fmt_pct, pages_of
 from arena.site.model import BotInfo, GameRow, Ladder, SeatRow, Tally, load_ladder
@@ -73,7 +76,7 @@ def prepare_out(out: Path) -> None:
                         "choose another --out")
     out.mkdir(parents=True, exist_ok=True)
     (out / MARKER).write_text("built by 'arena site build'; every build rewrites this folder\n")
-    for sub in ("bots", "games", "seasons"):
+    for sub in ("bots", "games", "seasons", "tests"):
         (out / sub).mkdir(exist_ok=True)
     shutil.copytree(data_dir("site") / "static", out / "static", dirs_exist_ok=True)
 
@@ -81,7 +84,7 @@ def prepare_out(out: Path) -> None:
 def remove_stale(out: Path, keep: set[str]) -> int:
     """Delete the files under ``out``'s site folders whose relative path is not in ``keep``."""
     removed = 0
-    for sub in ("bots", "games", "seasons", "static"):
+    for sub in ("bots", "games", "seasons", "tests", "static"):
         for entry in os.scandir(out / sub):
             name = f"{sub}/{entry.name}"
             if name in keep:
@@ -155,6 +158,7 @@ class SiteBuilder:
         self.pages += 1
         self.bot_pages(ladder, history)
         self.season_pages(ladder, season_rows)
+        self.test_pages()
         self.write_game_lists("games/page-{}.html", ladder.games, "All games", "../", listing="games")
         return 0
 
@@ -308,6 +312,38 @@ class SiteBuilder:
                                           f"Games of season {season.name}", "../", listing=f"season-{season.id}")
             self.write(f"seasons/{season.id}.html", "season.html", "../", row=row, season=season, standings=standings,
                        recent=self.frag.game_rows(row["games"][:RECENT_GAMES], "../", False), list_pages=pages)
+
+    def test_pages(self) -> None:
+        """The stored `arena test` runs: an index and a page each, with the LLR over games."""
+        with Session(self.engine) as session:
+            tests = all_tests(session)
+        rows = [self.test_row(t) for t in reversed(tests)]  # newest first
+        self.write("tests/index.html", "tests.html", "../", tests=rows)
+        for row in rows:
+            test: StoredTest = row["test"]
+            h = test.settings.hypotheses
+            chart = llr_chart(test.llr_series(), h.lower, h.upper, row["games_per_pair"],
+                              f"LLR of test {test.settings.name} over games")
+            bots = [{"role": role_name(role), "bot": bot} for role, bot in enumerate(test.settings.bots)]
+            counts = [{"score": score, "count": count} for score, count in zip(PAIR_SCORES, test.results.counts)]
+            self.write(f"tests/{test.id}.html", "test.html", "../", row=row, test=test, hypotheses=h, chart=chart,
+                       bots=bots, counts=counts)
+
+    @staticmethod
+    def test_row(test: StoredTest) -> dict[str, Any]:
+        try:
+            per_pair = 2 if head_to_head(format_of(test.settings.variant)) else 4
+        except ValueError:  # a format whose module is not loaded now
+            per_pair = 4
+        elo, low, high = test.results.elo()
+        h = test.settings.hypotheses
+        state = (("undecided" if test.row.verdict is None else test.row.verdict) if test.finished
+                 else "stopped" if test.results.pairs or test.void else "not started")
+        return {"test": test, "new": test.settings.bots[0].name, "old": test.settings.bots[1].name,
+                "pairs": test.results.pairs, "games": test.results.pairs * per_pair, "games_per_pair": per_pair,
+                "llr": test.results.llr(h), "elo": elo, "elo_low": low, "elo_high": high, "state": state,
+                "verdict": verdict_text(test.settings, test.row.verdict, test.results.pairs, test.finished),
+                "field": ", ".join(b.name for b in test.settings.field) or "none (head to head)"}
 
     def write_game_lists(self, pattern: str, games: Sequence[GameRow], title: str, root: str, listing: str) -> int:
         chunks = pages_of(games, GAMES_PER_PAGE)

@@ -79,3 +79,46 @@ def _ticks(low: float, high: float, count: int) -> list[float]:
         ticks.append(round(value, 6))
         value += step
     return ticks
+
+
+def llr_chart(llrs: Sequence[float], lower: float, upper: float, games_per_pair: int, title: str,
+              width: int = 760, height: int = 280) -> Markup:
+    """An inline SVG of a sequential test: its log-likelihood ratio after every counted pair, over the
+    games played, between the two bounds (crossing the upper one decides H1, the lower one H0)."""
+    if len(llrs) > CHART_POINTS:  # keep the page light; never drop the last point (the decision)
+        step = len(llrs) / CHART_POINTS
+        keep = sorted({int(i * step) for i in range(CHART_POINTS)} | {len(llrs) - 1})
+    else:
+        keep = list(range(len(llrs)))
+    points = [(0.0, 0.0)] + [((i + 1) * games_per_pair, llrs[i]) for i in keep]  # the test starts at 0
+    left, right, top, bottom = 48, 16, 16, 34
+    plot_w, plot_h = width - left - right, height - top - bottom
+    y_min = min(lower, *(v for _, v in points)) - 0.3
+    y_max = max(upper, *(v for _, v in points)) + 0.3
+    x_max = max(points[-1][0], 1)
+
+    def x(games: float) -> float:
+        return left + plot_w * games / x_max
+
+    def y(value: float) -> float:
+        return top + plot_h * (y_max - value) / (y_max - y_min)
+
+    parts = [f'<svg class="chart llr-chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+             f'role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>']
+    for tick in _ticks(y_min, y_max, 5):
+        parts.append(f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>'
+                     f'<text class="axis" x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:g}</text>')
+    for tick in _ticks(0, x_max, 6):
+        if tick == int(tick):
+            parts.append(f'<text class="axis" x="{x(tick):.1f}" y="{height - bottom + 16}" text-anchor="middle">{int(tick)}</text>')
+    parts.append(f'<text class="axis" x="{left + plot_w / 2}" y="{height - 2}" text-anchor="middle">games</text>')
+    for kind, value in (("upper", upper), ("lower", lower)):
+        parts.append(f'<line class="bound {kind}" data-value="{value:.4f}" x1="{left}" x2="{width - right}" '
+                     f'y1="{y(value):.1f}" y2="{y(value):.1f}"/><text class="bound-label" x="{width - right - 4}" '
+                     f'y="{y(value) + (-5 if kind == "upper" else 13):.1f}" text-anchor="end">'
+                     f'{"H1" if kind == "upper" else "H0"} {value:+.2f}</text>')
+    if len(points) == 1:
+        parts.append(f'<text x="{width / 2}" y="{height / 2 - 20}" text-anchor="middle" class="muted">no pairs counted yet</text>')
+    parts.append('<polyline class="llr" points="' + " ".join(f"{x(g):.1f},{y(v):.1f}" for g, v in points) + '"/>')
+    parts.append("</svg>")
+    return Markup("".join(parts))

@@ -32,6 +32,13 @@ def run_arena(db: Path, *args: str, timeout: float = 600) -> subprocess.Complete
     return result
 
 
+def run_sprt(db: Path, *args: str) -> None:
+    """`arena test ARGS`, whatever its verdict (exit 0 H1, 3 H0, 4 undecided)."""
+    result = subprocess.run([sys.executable, "-m", "arena", "-q", "--db", f"sqlite:///{db}", "test", *args],
+                            capture_output=True, text=True, timeout=600, cwd=db.parent)
+    assert result.returncode in (0, 3, 4), f"arena test {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}"
+
+
 def fix_seed_key(db: Path) -> None:
     from arena.db import Meta
     from arena.seeds import KEY_NAME
@@ -77,8 +84,8 @@ def add_hostile_bot(db: Path) -> int:
 @pytest.fixture(scope="session")
 def ladder(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Example bots through `arena submit` (random with a script as author), two sandboxed classic seasons
-    (greedy gets a second version in between), a small duel and a small solo season, then the hostile bot
-    and its game."""
+    (greedy gets a second version in between), a small duel and a small solo season, two `arena test`
+    runs (classic with a field, duel), then the hostile bot and its game."""
     folder = tmp_path_factory.mktemp("site-ladder")
     db = folder / "ladder.sqlite"
     bots = PROJECT / "bots"
@@ -94,6 +101,10 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> dict:
     run_arena(db, "season", "run", "--name", "summer", "--games", "6", "--players", "3", "--seed", "12")
     run_arena(db, "season", "run", "--name", "duel-1", "--variant", "duel", "--games", "8", "--seed", "13")
     run_arena(db, "season", "run", "--name", "solo-1", "--variant", "solo", "--games", "3", "--seed", "14")
+    run_sprt(db, "trader", "--against", "random", "--field", "random,greedy", "--elo1", "50", "--max-pairs", "30",
+             "--name", "trader-vs-random")
+    run_sprt(db, "trader", "--against", "random", "--format", "duel", "--elo1", "50", "--max-pairs", "30",
+             "--name", "duel-test")
     hostile_game = add_hostile_bot(db)
     return {"db": db, "folder": folder, "hostile_game": hostile_game}
 
