@@ -42,6 +42,8 @@ def resolve_bot(spec: str, ladder: Callable[[str], tuple[str, str, str] | None] 
         source, language = read_bot(path.read_bytes(), str(path))
     except SubmissionError as exc:
         raise UserError(str(exc)) from None
+    except OSError as exc:  # e.g. a file its owner alone may read
+        raise UserError(f"cannot read bot {spec!r}: {exc.strerror or exc}") from None
     return path.stem, source, trusted, language
 
 

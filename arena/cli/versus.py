@@ -118,16 +118,7 @@ def test_run(ctx: Context, new: str | None, old: str | None, name: str | None, v
         return
     if bots[0].source == bots[1].source:
         click.echo("note: NEW and OLD are the same code; the test can only end in H0 or undecided", err=True)
-    try:
-        create_test(engine, settings)
-    except DatabaseError as exc:
-        raise click.ClickException(str(exc)) from None
-    if not ctx.quiet:
-        click.echo(f"test {name}: stored; if it stops, 'arena test resume {name}' continues it", err=True)
-    with Session(engine) as session:
-        created = load_test(session, name)
-    assert created is not None
-    play(ctx, created, workers, unsafe)
+    play(ctx, settings, workers, unsafe, create=True)
 
 
 @test_group.command("resume")
@@ -201,7 +192,7 @@ def resume(ctx: Context, stored: StoredTest, workers: int, unsafe: bool,
                        err=True)
     if not ctx.quiet:
         click.echo(f"test {name}: resuming at {stored.results.pairs} counted pairs", err=True)
-    play(ctx, stored, workers, unsafe)
+    play(ctx, stored.settings, workers, unsafe)
 
 
 def progress_of(stored: StoredTest) -> Progress:
@@ -209,9 +200,10 @@ def progress_of(stored: StoredTest) -> Progress:
                     2 if head_to_head(format_of(stored.settings.variant)) else 4)
 
 
-def play(ctx: Context, stored: StoredTest, workers: int, unsafe: bool) -> None:
-    """Play the test's pairs from where it stands, each recorded as it arrives, then say the verdict."""
-    settings, test_id, engine = stored.settings, stored.id, ctx.engine
+def play(ctx: Context, settings: VersusSettings, workers: int, unsafe: bool, create: bool = False) -> None:
+    """Play the test's pairs from where it stands (``create``: store it first, under the database's lock),
+    each recorded as it arrives, then say the verdict."""
+    engine = ctx.engine
     try:
         fmt = format_of(settings.variant)
     except ValueError as exc:
@@ -231,10 +223,20 @@ def play(ctx: Context, stored: StoredTest, workers: int, unsafe: bool) -> None:
     stop_on_sigterm()
     try:
         with exclusive_run(engine, f"arena test {settings.name!r}"):
+            if create:
+                with Session(engine) as session:
+                    if load_test(session, settings.name) is not None:  # made by another run meanwhile
+                        raise UserError(f"a test named {settings.name!r} was started meanwhile; "
+                                        f"'arena test resume {settings.name}' continues it")
+                create_test(engine, settings)
+                if not ctx.quiet:
+                    click.echo(f"test {settings.name}: stored; if it stops, 'arena test resume {settings.name}' "
+                               "continues it", err=True)
             with Session(engine) as session:  # under the lock: the pairs another run may have counted meanwhile
                 fresh = load_test(session, settings.name)
             if fresh is None:
                 raise UserError(f"no test named {settings.name!r}")
+            test_id = fresh.id
             if fresh.finished:
                 say_verdict(settings, progress_of(fresh), fresh.row.verdict)
             engine.dispose()  # no database connection may cross the fork of the local pool

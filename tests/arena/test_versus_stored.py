@@ -3,6 +3,7 @@ killed resumes with its pairs, a finished one says its verdict again without pla
 refuses the resume, duels play NEW against OLD; real sandboxed bots through the command line."""
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -145,3 +146,16 @@ def test_bad_stored_test_input_is_one_line(tmp_path: Path) -> None:
         assert result.returncode == 2 and result.stderr.strip().startswith(line), (args, result.stderr)
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert run_arena("test", "list", db=db).stdout.strip() == "no tests yet: start one with 'arena test NEW --against OLD'"
+
+
+def test_a_test_is_refused_in_one_line_while_another_run_holds_the_database(tmp_path: Path) -> None:
+    from arena.db import exclusive_run
+
+    db = tmp_path / "ladder.sqlite"
+    engine = make_engine(db_url(db))
+    with exclusive_run(engine, "a season"):
+        refused = run_arena("test", "trader", "--against", "random", "--name", "busy", db=db)
+    assert refused.returncode == 1 and refused.stderr.strip().splitlines() == [
+        f"Error: arena test 'busy' refused: database {str(db)!r} is in use by pid {os.getpid()}"]
+    assert run_arena("test", "list", db=db).stdout.startswith("no tests yet")  # nothing was stored
+    engine.dispose()
