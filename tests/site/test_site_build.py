@@ -96,7 +96,8 @@ def test_build_writes_pages_named_by_ids(ladder: dict, site: Path) -> None:
     names = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
     pattern = re.compile(r"(index\.html|(classic|duel|solo)\.html|leaderboard(-(classic|duel|solo))?\.json|"
                          r"\.arena-site|static/[a-z]+\.(css|js)|"
-                         r"bots/\d+(-games-\d+)?\.html|games/(\d+|page-\d+)\.html|seasons/(index|\d+(-games-\d+)?)\.html)")
+                         r"bots/\d+(-games-\d+)?\.html|games/(\d+|page-\d+)\.html|seasons/(index|\d+(-games-\d+)?)\.html|"
+                         r"tests/(index|\d+)\.html)")
     assert [n for n in names if not pattern.fullmatch(n)] == []
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
         board = leaderboard(session)
@@ -154,10 +155,11 @@ def test_rebuild_overwrites_and_removes_stale_pages(ladder: dict, tmp_path: Path
     out = tmp_path / "site"
     first = build_site(engine, out, workers=1)
     (out / "games" / "999999.html").write_text("stale")
+    (out / "tests" / "999999.html").write_text("stale")
     (out / "games" / "1.html").write_text("old")
     second = build_site(engine, out, workers=1)
     assert second.pages == first.pages and second.games == first.games > 10
-    assert not (out / "games" / "999999.html").exists()
+    assert not (out / "games" / "999999.html").exists() and not (out / "tests" / "999999.html").exists()
     assert "replay-events" in (out / "games" / "1.html").read_text()
 
 
