@@ -45,9 +45,10 @@ def test_a_javascript_bot_cannot_spawn_connect_write_read_or_signal(fork_server:
 
 
 def test_the_cpu_time_of_a_javascript_bots_threads_counts(fork_server: bool, witness_strong: BotProcess) -> None:
-    """Three worker threads spin 1.5 s of wall clock side by side: under the 2 s limit by the wall clock,
-    over it by the CPU time (on two free cores or more, as in CI), so the decision is a timeout."""
-    bot = BotProcess.start(hostile_bundle("program_escape.js"), fast_limits(decision_ms=2000, bank_ms=0,
+    """Three worker threads spin 1 s of wall clock side by side: on two free cores (as in CI) that is about
+    2 s of CPU in about 1 s, and the time charged for the decision is the CPU time, not the wall clock
+    (so threads buy no more thinking than one thread would; over the limit, a timeout)."""
+    bot = BotProcess.start(hostile_bundle("program_escape.js"), fast_limits(decision_ms=60_000, bank_ms=0,
                                                                              fork_server=fork_server), Tier.STRONG)
     assert bot.status is Status.OK and bot.pid is not None
     with open(f"/proc/{bot.pid}/stat", "rb") as stat:
@@ -57,12 +58,12 @@ def test_the_cpu_time_of_a_javascript_bots_threads_counts(fork_server: bool, wit
             return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
         before, started = cpu_ms(), time.monotonic()
-        reply = bot.request({"type": "decide", "mode": "burn", "threads": 3, "ms": 1500})
+        reply = bot.request({"type": "decide", "mode": "burn", "threads": 3, "ms": 1000})
         wall, cpu = (time.monotonic() - started) * 1000, cpu_ms() - before
     bot.close()
     assert_gone(bot)
-    assert wall < 2000 < cpu, (wall, cpu)  # the threads did run side by side
-    assert reply.status is Status.TIMEOUT and reply.elapsed_ms >= cpu - 50, (reply, cpu)
+    assert cpu > 1.3 * wall, (wall, cpu)  # the threads did run side by side
+    assert reply.status is Status.OK and reply.elapsed_ms >= cpu - 20, (reply, wall, cpu)
 
 
 def test_a_javascript_bot_gets_a_bounded_number_of_threads(fork_server: bool, witness_strong: BotProcess) -> None:
