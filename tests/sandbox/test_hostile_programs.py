@@ -87,6 +87,7 @@ def test_a_javascript_bots_memory_is_capped(fork_server: bool, witness_strong: B
     ("passwd", -errno.ENOENT), ("write", -errno.EROFS), ("raise-limit", -errno.EPERM),
     ("shared", -errno.ENOMEM),  # the address-space cap counts shared memory too
     ("shell", -errno.ENOENT),  # nothing to execute but the libraries and the interpreter
+    ("caps", 0),  # no capability came back with its exec (a user namespace's root would get them without no_new_privs)
 ])
 def test_a_c_bot_is_refused(fork_server: bool, mode: str, result: int, witness_strong: BotProcess) -> None:
     replies, _ = run("program_escape.c", [{"type": "decide", "mode": mode}], fast_limits(fork_server=fork_server))
