@@ -29,9 +29,9 @@ def test_every_game_of_a_rotated_table_starts_every_bot_afresh(tier: Tier, monke
     started: list[str] = []
     real_init = SandboxPlayer.__init__
 
-    def counting_init(self, name, source, limits, tier):  # type: ignore[no-untyped-def]
+    def counting_init(self, name, source, limits, tier, language="python"):  # type: ignore[no-untyped-def]
         started.append(name)
-        real_init(self, name, source, limits, tier)
+        real_init(self, name, source, limits, tier, language)
 
     monkeypatch.setattr(match_module.SandboxPlayer, "__init__", counting_init)
     bots = (SeatEntry(1, "greedy", GREEDY), SeatEntry(2, "greedy_copy", GREEDY), SeatEntry(3, "crasher", CRASHER))
@@ -55,11 +55,11 @@ def test_a_game_the_machine_cannot_start_is_void_and_the_table_goes_on(tier: Tie
     real_init = SandboxPlayer.__init__
     calls = []
 
-    def failing_once(self, name, source, limits, tier):  # type: ignore[no-untyped-def]
+    def failing_once(self, name, source, limits, tier, language="python"):  # type: ignore[no-untyped-def]
         calls.append(name)
         if len(calls) == 2:
             raise SandboxError("no free uid slot (test)")
-        real_init(self, name, source, limits, tier)
+        real_init(self, name, source, limits, tier, language)
 
     monkeypatch.setattr(match_module.SandboxPlayer, "__init__", failing_once)
     bots = (SeatEntry(1, "a", GREEDY), SeatEntry(2, "b", GREEDY), SeatEntry(3, "c", GREEDY))
