@@ -10,7 +10,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from arena.executors import LocalPoolExecutor
+from arena.executors import LocalPoolExecutor, TableExecutor
 from arena.formats import Format
 from arena.match import GameSpec, SeatEntry, TableTask
 from arena.sprt import Hypotheses, Pentanomial, deal_score
@@ -105,19 +105,23 @@ def pair_task(number: int, new: SeatEntry, old: SeatEntry, field: Sequence[SeatE
 
 
 def run_test(new: SeatEntry, old: SeatEntry, field: Sequence[SeatEntry], hypotheses: Hypotheses, max_pairs: int,
-             workers: int, limits: Limits, tier: Tier, fmt: Format,
+             executor: TableExecutor | int, limits: Limits, tier: Tier | Callable[[TableExecutor], Tier], fmt: Format,
              on_progress: Callable[[Progress], None] = lambda p: None, start: Progress | None = None,
              on_pair: Callable[[int, tuple[float, float] | None, Progress], None] = lambda n, s, p: None) -> Progress:
     """Play pairs until the test decides or ``max_pairs`` were counted (``start``: the pairs counted
     before, of a resumed test). ``on_pair`` gets every pair as it arrives, before ``on_progress``: its
     number in counting order and its two deal scores (None for a void pair, not counted), and the
-    progress with it counted."""
+    progress with it counted. ``executor``: a season's executor (or a number of local workers); ``tier``
+    may be asked of the started executor, as a season does."""
     progress = start or Progress(Pentanomial(), hypotheses)
     progress.games_per_pair = 2 if head_to_head(fmt) else 4
     score = duel_scores if head_to_head(fmt) else pair_scores
-    executor = LocalPoolExecutor(workers)
+    if isinstance(executor, int):
+        executor = LocalPoolExecutor(executor)
     tasks: dict[int, TableTask] = {}
     with executor:
+        if callable(tier):
+            tier = tier(executor)
         submitted = in_flight = 0
         while True:
             while (progress.verdict is None and in_flight < 2 * executor.slots()

@@ -4,15 +4,17 @@ the database as it runs: `arena test resume NAME` (or the same command again) co
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import click
 from sqlmodel import Session
 
 from arena.cli.base import Context, UserError, cli, format_table, pass_context
-from arena.cli.season import stop_on_sigterm
+from arena.cli.season import executor_for, stop_on_sigterm
 from arena.cli.trust import ladder_bot, resolve_bot, sandbox_tier
 from arena.db import DatabaseError, exclusive_run
+from arena.executors import ExecutorError
 from arena.formats import format_of
 from arena.match import SeatEntry
 from arena.sprt import Hypotheses
@@ -25,6 +27,27 @@ from sandbox import Limits, SandboxError
 
 #: Exit codes: the verdict, for scripts (2 is a usage error, 1 any other error, an interruption included).
 EXIT = {"H1": 0, "H0": 3, None: 4}
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a test's pairs are played: ``executor`` as a season's ``--executor`` (local, dask-local,
+    dask://HOST:PORT) with ``workers``; ``unsafe`` allows the plain tier."""
+
+    workers: int
+    unsafe: bool
+    executor: str
+
+
+def where_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed((
+        click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True),
+        click.option("--executor", "executor_spec", default="local", show_default=True,
+                     help="Where the pairs are played, as for seasons: local, dask-local or dask://HOST:PORT."),
+        click.option("--unsafe", is_flag=True, help="Run without a strong sandbox."),
+    )):
+        command = option(command)
+    return command
 
 
 class DefaultGroup(click.Group):
@@ -60,17 +83,18 @@ def test_group() -> None:
 @click.option("--beta", type=float, default=0.05, show_default=True, help="Chance of H0 when H1 is true.")
 @click.option("--max-pairs", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Stop undecided after this many pairs (4 games each; 2 head to head).")
-@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True)
-@click.option("--unsafe", is_flag=True, help="Run without a strong sandbox.")
+@where_options
 @pass_context
 def test_run(ctx: Context, new: str | None, old: str | None, name: str | None, variant: str, field: str | None,
-             elo0: float, elo1: float, alpha: float, beta: float, max_pairs: int, workers: int, unsafe: bool) -> None:
+             elo0: float, elo1: float, alpha: float, beta: float, max_pairs: int, workers: int, unsafe: bool,
+             executor_spec: str) -> None:
     """Play NEW and OLD on the same deals, from the same seats, against the same field (or, in a
     two-player format, against each other with the seats swapped), until a sequential probability
     ratio test says NEW is better (H1, exit 0), not better (H0, exit 3), or MAX-PAIRS pass undecided
     (exit 4). Fresh bots every game, in the sandbox. Every counted pair is stored as it arrives: after
     Ctrl-C, SIGTERM or a crash the same command (or `arena test resume NAME`) continues; a finished
     test says its verdict again without playing."""
+    where = Where(workers, unsafe, executor_spec)
     if name is not None:
         try:
             check_text(name, "test name")
@@ -85,7 +109,7 @@ def test_run(ctx: Context, new: str | None, old: str | None, name: str | None, v
         if stored is None:
             raise UserError(f"no test named {name!r}: start one with 'arena test NEW --against OLD --name {name}'"
                             if given else "give NEW --against OLD (or --name NAME of a stored test)")
-        resume(ctx, stored, workers, unsafe)
+        resume(ctx, stored, where)
         return
     if old is None:
         raise UserError("Missing option '--against': the version NEW has to beat")
@@ -114,26 +138,25 @@ def test_run(ctx: Context, new: str | None, old: str | None, name: str | None, v
         if differences:
             raise UserError(f"test {name!r} was started with other settings: {'; '.join(differences)}; "
                             f"'arena test resume {name}' continues it, or choose another --name")
-        resume(ctx, stored, workers, unsafe, current=bots)
+        resume(ctx, stored, where, current=bots)
         return
     if bots[0].source == bots[1].source:
         click.echo("note: NEW and OLD are the same code; the test can only end in H0 or undecided", err=True)
-    play(ctx, settings, workers, unsafe, create=True)
+    play(ctx, settings, where, create=True)
 
 
 @test_group.command("resume")
 @click.argument("name")
-@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True)
-@click.option("--unsafe", is_flag=True, help="Run without a strong sandbox.")
+@where_options
 @pass_context
-def test_resume(ctx: Context, name: str, workers: int, unsafe: bool) -> None:
+def test_resume(ctx: Context, name: str, workers: int, unsafe: bool, executor_spec: str) -> None:
     """Continue the stored test NAME with its counted pairs (or say its verdict again, if it ended).
     Refused if a bot's file, built-in or ladder version now holds other code than the test started with."""
     with Session(ctx.engine) as session:
         stored = load_test(session, name)
     if stored is None:
         raise UserError(f"no test named {name!r} (arena test list shows the stored ones)")
-    resume(ctx, stored, workers, unsafe)
+    resume(ctx, stored, Where(workers, unsafe, executor_spec))
 
 
 @test_group.command("list")
@@ -176,8 +199,7 @@ def current_bots(ctx: Context, stored: Sequence[Candidate]) -> list[Candidate | 
     return found
 
 
-def resume(ctx: Context, stored: StoredTest, workers: int, unsafe: bool,
-           current: Sequence[Candidate | None] | None = None) -> None:
+def resume(ctx: Context, stored: StoredTest, where: Where, current: Sequence[Candidate | None] | None = None) -> None:
     name = stored.settings.name
     if stored.finished:
         say_verdict(stored.settings, progress_of(stored), stored.row.verdict)
@@ -192,7 +214,7 @@ def resume(ctx: Context, stored: StoredTest, workers: int, unsafe: bool,
                        err=True)
     if not ctx.quiet:
         click.echo(f"test {name}: resuming at {stored.results.pairs} counted pairs", err=True)
-    play(ctx, stored.settings, workers, unsafe)
+    play(ctx, stored.settings, where)
 
 
 def progress_of(stored: StoredTest) -> Progress:
@@ -200,7 +222,7 @@ def progress_of(stored: StoredTest) -> Progress:
                     2 if head_to_head(format_of(stored.settings.variant)) else 4)
 
 
-def play(ctx: Context, settings: VersusSettings, workers: int, unsafe: bool, create: bool = False) -> None:
+def play(ctx: Context, settings: VersusSettings, where: Where, create: bool = False) -> None:
     """Play the test's pairs from where it stands (``create``: store it first, under the database's lock),
     each recorded as it arrives, then say the verdict."""
     engine = ctx.engine
@@ -209,7 +231,10 @@ def play(ctx: Context, settings: VersusSettings, workers: int, unsafe: bool, cre
     except ValueError as exc:
         raise UserError(f"test {settings.name!r}: {exc}") from None
     entries = [SeatEntry(-1 - i, b.name, b.source, b.language) for i, b in enumerate(settings.bots)]  # no ladder version ids
-    tier = sandbox_tier(unsafe)
+    try:
+        executor = executor_for(where.executor, where.workers)
+    except ExecutorError as exc:
+        raise UserError(str(exc)) from None
 
     def report(progress: Progress) -> None:
         if not ctx.quiet and (progress.results.pairs % 10 == 0 or progress.verdict):
@@ -240,11 +265,12 @@ def play(ctx: Context, settings: VersusSettings, workers: int, unsafe: bool, cre
             if fresh.finished:
                 say_verdict(settings, progress_of(fresh), fresh.row.verdict)
             engine.dispose()  # no database connection may cross the fork of the local pool
-            result = run_test(entries[0], entries[1], entries[2:], settings.hypotheses, settings.max_pairs, workers,
-                              Limits(), tier, fmt, report, start=progress_of(fresh), on_pair=record)
+            result = run_test(entries[0], entries[1], entries[2:], settings.hypotheses, settings.max_pairs, executor,
+                              Limits(), lambda started: sandbox_tier(where.unsafe, started.detect_tier()), fmt, report,
+                              start=progress_of(fresh), on_pair=record)
             if result.verdict is None and result.results.pairs >= settings.max_pairs:
                 finish_test(engine, test_id, None)
-    except (DatabaseError, VersusError) as exc:
+    except (DatabaseError, VersusError, ExecutorError) as exc:
         raise click.ClickException(str(exc)) from None
     except SandboxError as exc:
         raise click.ClickException(f"sandbox unavailable (machine fault, not the bots'): {exc}") from None

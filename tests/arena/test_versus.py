@@ -90,3 +90,16 @@ def test_bad_test_arguments_are_one_line(tmp_path: Path) -> None:
     assert crowded.returncode == 2 and "--field wants 2 to 4 bots" in crowded.stderr
     unknown = run_arena("test", "trader", "--against", "nobody", db=db)
     assert unknown.returncode == 2 and unknown.stderr.strip().startswith("Error: no bot 'nobody'")
+
+
+def test_a_test_plays_on_a_dask_cluster_as_a_season_does(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    better = run_arena("-q", "test", "trader", "--against", "random", "--field", "random,greedy", "--elo1", "50",
+                       "--max-pairs", "60", "--executor", "dask-local", "--workers", "2", db=db)
+    assert better.returncode == 0, better.stdout + better.stderr
+    assert better.stdout.startswith("H1: trader_bot is better than random_bot (pairs ")
+    wrong = run_arena("test", "greedy", "--against", "random", "--name", "elsewhere", "--executor", "mars", db=db)
+    assert wrong.returncode == 2 and wrong.stderr.strip() == (
+        "Error: --executor wants local, dask-local or dask://HOST:PORT, got 'mars'")
+    listed = run_arena("test", "list", db=db)
+    assert "elsewhere" not in listed.stdout and "trader_bot" in listed.stdout  # the refused test stored nothing
