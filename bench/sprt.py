@@ -307,7 +307,8 @@ def bots_mode(opts: Any) -> None:
             for elo1, count in zip(elo1s, runs):
                 if not count:
                     continue
-                tests = mapped(sequential, [(new, old, field, elo1, r, opts.max_pairs) for r in range(count)])
+                tests = mapped(sequential, [(new, old, field, elo1, r, opts.max_pairs)
+                                            for r in range(opts.first_run, opts.first_run + count)])
                 pairs = [n for _, n in tests]
                 mean_games[elo1] = 4 * statistics.fmean(pairs)
                 print(f"SPRT elo1 {elo1:g}: {count} tests, H1 {share(sum(v == 'H1' for v, _ in tests), count)}, "
@@ -328,7 +329,8 @@ def bots_mode(opts: Any) -> None:
                       f"{share(sum(w is not None for w in wrong), n)}")
                 for elo1, games in mean_games.items():
                     g = min(opts.horizon, max(1, round(games)))
-                    print(f"  at {g} games (SPRT elo1 {elo1:g} mean): confident {share(sum(h[g - 1] >= level for h in histories), n)}, "
+                    capped = ", capped at the horizon" if g < round(games) else ""
+                    print(f"  at {g} games (SPRT elo1 {elo1:g} mean {games:.0f}{capped}): confident {share(sum(h[g - 1] >= level for h in histories), n)}, "
                           f"confident at some game so far {share(sum(f is not None and f <= g for f in first), n)}")
                 print(f"  at the horizon: confident {share(sum(h[-1] >= level for h in histories), n)}, "
                       f"mean P(NEW better) {statistics.fmean(h[-1] for h in histories):.3f}", flush=True)
@@ -343,22 +345,26 @@ QUICK = dict(pairings="greedy:greedy,greedy:greedy-e20", gap_pairs=4, runs="2", 
 def main(argv: Sequence[str] | None = None) -> None:
     args = common.parser(__doc__, 0)
     args.add_argument("--tests", type=int, default=2000, help="simulated tests per row")
-    args.add_argument("--elo1", default="5", help="(--bots: a comma list, e.g. 50,5)")
+    args.add_argument("--elo1", help="default 5 simulated, 50 with --bots (there a comma list, e.g. 50,5)")
     args.add_argument("--max-pairs", type=int, default=200_000)
     args.add_argument("--bots", action="store_true", help="real bots, in-process (see the module doc)")
     args.add_argument("--quick", action="store_true", help="with --bots: a smoke run of a few seconds")
-    args.add_argument("--pairings", default="greedy:greedy,greedy-e10:greedy-e10,trader:trader-e05,greedy:greedy-e10")
+    args.add_argument("--pairings", default="greedy:greedy,greedy-e05:greedy-e05,trader:trader-e02,greedy:greedy-e05")
     args.add_argument("--field", default=",".join(FIELD))
-    args.add_argument("--gap-pairs", type=int, default=1000)
-    args.add_argument("--runs", default="100", help="sequential tests per pairing (a comma list: one per elo1)")
-    args.add_argument("--seasons", type=int, default=40)
-    args.add_argument("--horizon", type=int, default=600)
+    args.add_argument("--gap-pairs", type=int, default=300)
+    args.add_argument("--runs", default="30", help="sequential tests per pairing (a comma list: one per elo1)")
+    args.add_argument("--first-run", type=int, default=0,
+                      help="number of the first sequential test (its seeds): later runs extend earlier ones")
+    args.add_argument("--seasons", type=int, default=20)
+    args.add_argument("--horizon", type=int, default=200)
     args.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     opts = args.parse_args(argv)
     if opts.quick:
         opts.bots = True
         for key, value in QUICK.items():
             setattr(opts, key, value)
+    if opts.elo1 is None:
+        opts.elo1 = "50" if opts.bots else "5"
     if opts.bots:
         bots_mode(opts)
     else:

@@ -12,7 +12,7 @@ from arena.sprt import Hypotheses, Pentanomial
 from arena.versus import NEW, OLD, pair_games
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))  # bench scripts import their shared ``common`` by that name
+sys.path.append(str(BENCH))  # bench scripts import ``common`` by name; appended, so bench/engine.py shadows nothing
 _spec = importlib.util.spec_from_file_location("bench_sprt", BENCH / "sprt.py")
 sprt = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
 sys.modules["bench_sprt"] = sprt  # the pool's workers find the task functions by module name
