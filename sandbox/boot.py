@@ -80,6 +80,7 @@ def limit_child(limits: Limits) -> None:
 #: The address space of a threaded runtime (V8 reserves far more than it uses); its memory is
 #: limited by RLIMIT_DATA instead, which counts what it makes writable
 RUNTIME_ADDRESS_SPACE = 64 << 30
+PROGRAM_STACK = 8 << 20
 
 
 def boot_message(bundle: BotBundle, limits: Limits, marshalled: bool, program: Program | None = None,
@@ -89,7 +90,9 @@ def boot_message(bundle: BotBundle, limits: Limits, marshalled: bool, program: P
     memory = int(limits.memory_mb) * 1024 * 1024
     boot: dict[str, Any] = {
         "limits": {"cpu": int(limits.cpu_seconds), "as": RUNTIME_ADDRESS_SPACE if threads else memory,
-                   "data": memory if threads else None, "nofile": int(limits.max_open_files), "nproc": None},
+                   "data": memory if threads else None, "nofile": int(limits.max_open_files), "nproc": None,
+                   # the main stack is not data either: bounded on its own for a program
+                   "stack": PROGRAM_STACK if program is not None else None},
         "modules": bundle_modules(bundle.modules, marshalled) if program is None else {},
         "bot_module": BOT_MODULE,
         "bot": bundle.source if program is None else None,

@@ -139,7 +139,7 @@ def interpreter(path: str | None = None) -> Interpreter:
         try:
             out = subprocess.run(
                 [exe, "-I", "-S", "-c", "import sys;print(sys.base_prefix);print(sys.base_exec_prefix)"],
-                capture_output=True, text=True, timeout=10, env={}, check=True,
+                stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=10, env={}, check=True,
             ).stdout.split()
         except (OSError, subprocess.SubprocessError) as exc:
             raise SandboxError(f"cannot query bot interpreter {exe!r}: {exc}") from exc
@@ -204,7 +204,7 @@ def bwrap_argv(interp: Interpreter, bwrap: str = "bwrap", binds: tuple[str, ...]
 class Filter(enum.Enum):
     """Which seccomp program a bot gets: a Python bot (imported by the runner), a program the runner
     executes (exec allowed: the runner's own exec comes after the filter), or a program whose runtime
-    has threads of its own (clone allowed for threads only; no shared memory mapping, which the
+    has threads of its own (clone allowed for threads only; no shared or stack-like mapping, which the
     memory limit of such a program, RLIMIT_DATA, would not count)."""
 
     PYTHON = "python"
@@ -217,6 +217,7 @@ PROGRAM_ALLOWED = {Filter.PYTHON: (), Filter.PROGRAM: ("execve", "execveat"),
                    Filter.THREADED_PROGRAM: ("execve", "execveat", "clone", "clone3")}
 CLONE_THREAD = 0x10000
 MAP_SHARED = 0x01  # MAP_SHARED_VALIDATE (0x03) has the bit too
+MAP_GROWSDOWN = 0x0100  # a stack mapping: RLIMIT_DATA does not count it
 
 
 @functools.lru_cache(maxsize=3)
@@ -234,10 +235,11 @@ def seccomp_program(kind: Filter = Filter.PYTHON) -> bytes:
         filt.add_rule(denied, "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, CLONE_THREAD, 0))
         filt.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
         for name in ("mmap", "mmap2"):
-            try:
-                filt.add_rule(denied, name, pyseccomp.Arg(3, pyseccomp.MASKED_EQ, MAP_SHARED, MAP_SHARED))
-            except (OSError, ValueError, RuntimeError):
-                log.debug("seccomp: syscall %r unknown on this architecture", name)
+            for flag in (MAP_SHARED, MAP_GROWSDOWN):
+                try:
+                    filt.add_rule(denied, name, pyseccomp.Arg(3, pyseccomp.MASKED_EQ, flag, flag))
+                except (OSError, ValueError, RuntimeError):
+                    log.debug("seccomp: syscall %r unknown on this architecture", name)
     for name in DENIED_SYSCALLS:
         if name in PROGRAM_ALLOWED[kind]:
             continue
@@ -371,7 +373,8 @@ def _user_namespace_problem(bwrap: str) -> str | None:
     argv = [bwrap, "--unshare-user", "--uid", "0", "--gid", "0", "--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
             "--ro-bind", "/", "/", "true"]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=10, env={"PATH": "/usr/bin:/bin"})
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=10,
+                              env={"PATH": "/usr/bin:/bin"})
     except (OSError, subprocess.SubprocessError) as exc:
         return f"bubblewrap could not make a user namespace: {exc}"
     if done.returncode != 0:

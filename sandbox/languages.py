@@ -25,6 +25,7 @@ __all__ = ["Language", "LANGUAGES", "PYTHON", "language_named", "language_of_fil
 PROGRAM_FD = 3
 BUILD_TIMEOUT_S = 60.0
 MAX_PROGRAM_BYTES = 8 * 1024 * 1024  # the program travels in the boot line of every game
+BUILD_WORDS = 3000  # the end of the compiler's messages, kept for the author
 
 
 class BuildError(ValueError):
@@ -74,7 +75,7 @@ LANGUAGES: tuple[Language, ...] = (
                   "-e", _NODE_LOADER),
              threads=True),
     Language("c", (".c",), "gcc",
-             build=("gcc", "-O2", "-std=gnu17", "-o", "{output}", "{source}", "-lm")),
+             build=("gcc", "-O2", "-std=gnu17", "-fmax-errors=20", "-o", "{output}", "{source}", "-lm")),
 )
 
 
@@ -130,19 +131,26 @@ def program_for(language: Language, source: str, memory_mb: int, sandboxed: bool
 
 def build(language: Language, source: str, sandboxed: bool = True) -> bytes:
     """The built program of ``source`` (a compiled language), from the cache or the compiler."""
-    return _build(language.name, hashlib.sha256(source.encode("utf-8")).hexdigest(), source, sandboxed)
+    built = _build(language.name, hashlib.sha256(source.encode("utf-8")).hexdigest(), source, sandboxed)
+    if isinstance(built, str):
+        raise BuildError(built)
+    return built
 
 
 @functools.lru_cache(maxsize=64)
-def _build(name: str, _digest: str, source: str, sandboxed: bool) -> bytes:
-    """Compile in a sandbox of its own: bubblewrap with no network, ``/usr`` read-only, an empty /tmp and
-    the build folder; no capability; limits on CPU, memory, file size and time. (The source could name
-    any file the compiler can read, ``#include`` or ``.incbin``, and its program would print it.)"""
+def _build(name: str, _digest: str, source: str, sandboxed: bool) -> bytes | str:
+    """The program, or why it did not build (a failure is cached too: a source that fails, or takes
+    the whole time limit, does so once per process, not once per game). The compiler runs in a sandbox
+    of its own: bubblewrap with no network, ``/usr`` read-only, an empty /tmp and the build folder; no
+    capability; no standard input (it is the operator's terminal); limits on CPU, memory, file size and
+    time; its messages go to a file (bounded by the file size limit) of which the tail is kept. (The
+    source could name any file the compiler can read, ``#include`` or ``.incbin``, and its program, or
+    the compiler's error, would print it.)"""
     language = language_named(name)
     bwrap = shutil.which("bwrap")
     if bwrap is None and sandboxed:
         raise SandboxError("building a compiled bot needs bwrap (Debian package 'bubblewrap')")
-    with tempfile.TemporaryDirectory(prefix="arena-build-") as folder:
+    with tempfile.TemporaryDirectory(prefix="arena-build-") as folder, tempfile.TemporaryFile() as words:
         os.chmod(folder, 0o755)
         src = Path(folder, "bot" + language.extensions[0])
         src.write_text(source, encoding="utf-8")
@@ -161,20 +169,21 @@ def _build(name: str, _digest: str, source: str, sandboxed: bool) -> bytes:
             cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", folder, "/build",
                     "--chdir", "/build", "--", *argv]
         try:
-            done = subprocess.run(cmd, capture_output=True, timeout=BUILD_TIMEOUT_S, preexec_fn=_build_limits,
-                                  env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TMPDIR": "/tmp"})
+            done = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=words, stderr=words, timeout=BUILD_TIMEOUT_S,
+                                  preexec_fn=_build_limits, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TMPDIR": "/tmp"})
         except subprocess.TimeoutExpired:
-            raise BuildError(f"the {name} build took longer than {BUILD_TIMEOUT_S:g} s") from None
+            return f"the {name} build took longer than {BUILD_TIMEOUT_S:g} s"
         except OSError as exc:
             raise SandboxError(f"cannot run the {name} build: {exc}") from None
         output = Path(folder, "bot")
         if done.returncode != 0 or not output.is_file():
-            words = done.stderr.decode("utf-8", "replace").strip()
-            raise BuildError(f"the {name} build failed:\n{words[-3000:]}")
-        data = output.read_bytes()
-    if len(data) > MAX_PROGRAM_BYTES:
-        raise BuildError(f"the built program is {len(data)} bytes; the limit is {MAX_PROGRAM_BYTES}")
-    return data
+            size = words.seek(0, os.SEEK_END)
+            words.seek(max(0, size - BUILD_WORDS))
+            tail = words.read().decode("utf-8", "replace").strip()
+            return f"the {name} build failed:\n{'…' if size > BUILD_WORDS else ''}{tail}"
+        if output.stat().st_size > MAX_PROGRAM_BYTES:
+            return f"the built program is {output.stat().st_size} bytes; the limit is {MAX_PROGRAM_BYTES}"
+        return output.read_bytes()
 
 
 def _build_limits() -> None:

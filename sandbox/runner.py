@@ -27,6 +27,8 @@ EXIT_BAD_BOT = 3  # import failed, no entry point, act raised, reply not seriali
 EXIT_BAD_BOOT = 4  # the referee sent something the runner cannot use (machine fault)
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
+MNT_DETACH = 2
+CLONE_NEWPID = 0x20000000
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
@@ -135,37 +137,56 @@ def _prctl():  # -> (prctl(option, arg2, arg3), buffer(bytes) -> (keepalive, add
         if mount_fn(0, keep[0][1], 0, flags, keep[1][1]) != 0:
             raise OSError(_ctypes.get_errno(), "remounting %s failed" % path)
 
-    def seal_mounts() -> None:
-        """Remount the sandbox's own /proc so that a bot sees its own process and nothing else:
-        no process it could not trace (``hidepid=ptraceable``: not the fork server, whose counters of
-        reaped children would carry data from one game to the next; unlike ``invisible`` it exempts
-        no group, and in a user namespace the bot's group is the namespace's gid 0, the default
-        exempt one) and none of the machine-wide files (``subset=pid``: /proc/sys, /proc/meminfo,
-        /proc/stat... whose counters two bots could move and read). Then make /dev read-only: its
-        tmpfs (in a user namespace the bot owns it, and a file, a directory or a mode left there
-        would reach the fork server's next child) and the device nodes bound from the host (their
-        times and modes are the host's; the devices themselves still read and write). Needs root
-        inside the sandbox: run before dropping to the slot uid or dropping capabilities."""
+    umount_fn = Fn(("umount2", Libc))
+    umount_fn.argtypes = (c_ulong, c_int)
+
+    def seal_mounts() -> int:
+        """Take /proc away from the bot: a descriptor of it stays for the runner's own last check (its
+        capabilities, read through ``self``), and the mount is detached. Nothing there is a bot's to
+        read: not other processes (the fork server, whose counters of reaped children would carry data
+        from one game to the next), not the machine-wide files (counters two bots could move and
+        read), not its own ``pagemap`` (which pages of the shared libraries are in the page cache: a
+        channel between sandboxes) nor its own ``mem`` (a program could rewrite its own code). Then
+        make /dev read-only: its tmpfs (in a user namespace the bot owns it, and a file, a directory
+        or a mode left there would reach the fork server's next child) and the device nodes bound
+        from the host (their times and modes are the host's; the devices themselves still read and
+        write). Needs root inside the sandbox: run before dropping to the slot uid or dropping
+        capabilities."""
         remount("/proc", MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_NOEXEC, b"hidepid=ptraceable,subset=pid")
+        proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        keep = buffer(b"/proc\0")
+        if umount_fn(keep[1], MNT_DETACH) != 0:
+            raise OSError(_ctypes.get_errno(), "detaching /proc failed")
         for name in os.listdir("/dev"):
             remount("/dev/" + name, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
         remount("/dev", MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        return proc
 
     capset_fn = Fn(("capset", Libc))
     capset_fn.argtypes = (c_ulong, c_ulong)
 
-    def drop_capabilities() -> None:
+    def drop_capabilities(proc: int) -> None:
         """Empty the effective, permitted and inheritable sets (the ambient set follows): the root of
-        a user namespace keeps no power over it, nor over the fork server beside it."""
+        a user namespace keeps no power over it, nor over the fork server beside it. Checked in its
+        status, through ``proc`` (a descriptor of the sandbox's detached /proc)."""
         header = buffer(_LINUX_CAPABILITY_VERSION_3.to_bytes(4, sys.byteorder) + bytes(4))
         data = buffer(bytes(24))  # two 32-bit words of each set, all zero
         if capset_fn(header[1], data[1]) != 0:
             raise OSError(_ctypes.get_errno(), "capset failed")
-        with open("/proc/self/status") as f:
+        with open(os.open("self/status", os.O_RDONLY | os.O_CLOEXEC, dir_fd=proc)) as f:
             held = [line.split()[1] for line in f if line.startswith(("CapEff:", "CapPrm:", "CapAmb:"))]
         if len(held) != 3 or any(int(value, 16) for value in held):
             raise OSError(0, "capabilities left: %r" % held)
 
+    unshare_fn = Fn(("unshare", Libc))
+    unshare_fn.argtypes = (c_int,)
+
+    def unshare_pid() -> None:
+        """The calling process's next child is pid 1 of a new PID namespace."""
+        if unshare_fn(CLONE_NEWPID) != 0:
+            raise OSError(_ctypes.get_errno(), "unshare(CLONE_NEWPID) failed")
+
+    prctl.unshare_pid = unshare_pid
     prctl.seal_mounts = seal_mounts
     prctl.drop_capabilities = drop_capabilities
     return prctl, buffer
@@ -253,8 +274,9 @@ def _zygote(boot, loads) -> None:
 
     The template itself never runs bot code and never sees a bot's source: each child receives
     its own pipes (SCM_RIGHTS over the control socket, fd ``boot["control"]``), closes the control
-    socket, and reads its bot's boot line from its own stdin. For every fork the template reports
-    ``{"pid": ...}`` and, once the child is gone, ``{"exit": status}``; one child at a time.
+    socket, and reads its bot's boot line from its own stdin. The child is a keeper that forks the bot
+    into a PID namespace of its own (``_keeper``). For every fork the template reports the keeper's
+    ``{"pid": ...}`` once the bot exists and, once it is gone, ``{"exit": status}``; one child at a time.
     """
     import _socket
 
@@ -267,10 +289,9 @@ def _zygote(boot, loads) -> None:
     _CHILD["ctypes"] = _prctl()
     if boot.get("seal_mounts"):
         try:
-            _CHILD["ctypes"][0].seal_mounts()
+            _CHILD["proc"] = _CHILD["ctypes"][0].seal_mounts()
         except OSError as exc:
             _die(EXIT_BAD_BOOT, "sealing /proc and /dev: " + repr(exc))
-        _CHILD["proc_done"] = True
     if boot.get("undumpable"):  # its children share its uid: none may open its memory through /proc
         _CHILD["ctypes"][0](PR_SET_DUMPABLE, 0)
     _write_all(1, b'{"type":"ready"}\n')
@@ -287,22 +308,54 @@ def _zygote(boot, loads) -> None:
                 fds += [int.from_bytes(payload[i:i + 4], sys.byteorder) for i in range(0, len(payload) - 3, 4)]
         if len(fds) != 3:
             _die(EXIT_BAD_BOOT, "fork request without three descriptors")
+        forked_r, forked_w = os.pipe()
         pid = os.fork()
-        if pid == 0:
+        if pid == 0:  # the keeper: in a PID namespace of its own, the bot is pid 1 and its pids are fresh
             control.close()
-            for target, fd in enumerate(fds):
-                os.dup2(fd, target)
-                os.close(fd)
-            import random
+            os.close(forked_r)
+            if _keeper(fds, forked_w):
+                import random
 
-            random.seed()  # the template's state is shared by every child: give each its own
-            _CHILD["importer"] = importer
-            return
+                random.seed()  # the template's state is shared by every child: give each its own
+                _CHILD["importer"] = importer
+                return
+        os.close(forked_w)
         for fd in fds:
             os.close(fd)
+        os.read(forked_r, 1)  # end of file: the keeper forked the bot (or died)
+        os.close(forked_r)
         control.sendall(b'{"pid":%d}\n' % pid)
         _, status = os.waitpid(pid, 0)
         control.sendall(b'{"exit":%d}\n' % os.waitstatus_to_exitcode(status))
+
+
+def _keeper(fds: list, forked: int) -> bool:
+    """Fork the bot into a new PID namespace (True in the bot, whose stdio become ``fds``), then wait
+    for it and end as it ended (in the keeper, which never returns). Without it, every bot of a fork
+    server would share one PID namespace, and the pids a bot's threads used would tell the next game
+    of that fork server (another author's bot, maybe) whatever the bot wanted."""
+    try:
+        _CHILD["ctypes"][0].unshare_pid()
+    except OSError as exc:
+        _die(EXIT_BAD_BOOT, "a PID namespace for the bot: " + repr(exc))
+    bot = os.fork()
+    if bot == 0:
+        os.close(forked)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        return True
+    for fd in fds:
+        os.close(fd)
+    os.close(forked)
+    _, status = os.waitpid(bot, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:  # killed by a signal: so is its keeper, for the referee to read
+        import signal
+
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code & 0xFF)
 
 
 _CHILD: dict[str, Any] = {}
@@ -335,9 +388,10 @@ def _bot(boot, loads, dumps) -> None:
         prctl, buffer = _CHILD.get("ctypes") or _prctl()
 
     uid, gid = boot.get("uid"), boot.get("gid")
-    if boot.get("seal_mounts") and not _CHILD.get("proc_done"):
+    proc = _CHILD.pop("proc", None)  # a fork server sealed the mounts already
+    if boot.get("seal_mounts") and proc is None:
         try:
-            prctl.seal_mounts()
+            proc = prctl.seal_mounts()
         except OSError as exc:
             _die(EXIT_BAD_BOOT, "sealing /proc and /dev: " + repr(exc))
     if uid is not None:
@@ -348,9 +402,11 @@ def _bot(boot, loads, dumps) -> None:
             _die(EXIT_BAD_BOOT, "could not drop to uid %d" % uid)
     if boot.get("drop_caps"):
         try:
-            prctl.drop_capabilities()
+            prctl.drop_capabilities(proc)
         except OSError as exc:
             _die(EXIT_BAD_BOOT, "dropping capabilities: " + repr(exc))
+    if proc is not None:
+        os.close(proc)  # the bot has no /proc at all
 
     parent = boot.get("parent")
     if parent is not None:
@@ -377,8 +433,9 @@ def _bot(boot, loads, dumps) -> None:
         (resource.RLIMIT_MEMLOCK, 0),  # locked memory shows in machine-wide counters
     ):
         resource.setrlimit(res, (value, value))
-    if lim.get("data") is not None:
-        resource.setrlimit(resource.RLIMIT_DATA, (lim["data"], lim["data"]))
+    for res, key in ((resource.RLIMIT_DATA, "data"), (resource.RLIMIT_STACK, "stack")):
+        if lim.get(key) is not None:
+            resource.setrlimit(res, (lim[key], lim[key]))
     resource.setrlimit(resource.RLIMIT_CPU, (lim["cpu"], lim["cpu"] + 1))
     if lim.get("nproc") is not None:
         resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
@@ -457,7 +514,9 @@ def _exec_program(program, proto_in: int, proto_out: int) -> None:
     _write_all(proto_out, b'{"type":"ready"}\n')
     os.dup2(proto_in, 0)
     os.dup2(proto_out, 1)
-    os.dup2(program["fd"], 3)  # inheritable: an interpreter reads its script there
+    if program["fd"] != 3:
+        os.dup2(program["fd"], 3)
+    os.set_inheritable(3, True)  # an interpreter reads its script there (dup2 onto itself keeps close-on-exec)
     os.closerange(4, 1 << 16)
     argv = program["argv"]
     try:

@@ -107,7 +107,8 @@ class Zygote:
             for fd in mine:
                 os.close(fd)
             raise SandboxError(f"fork server answered {reply!r} to a fork")
-        host = children(self.pid)
+        keeper = children(self.pid)  # the template's child keeps the bot, pid 1 of a PID namespace of its own
+        host = children(keeper[0]) if keeper else []
         return ZygoteChild(self, host[0] if host else None), mine
 
     def _read(self, deadline: float) -> dict[str, Any]:

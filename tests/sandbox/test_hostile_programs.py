@@ -10,10 +10,11 @@ import time
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import SECRET_MARKER, assert_gone, fast_limits, hostile_bundle, needs_strong
+from sandbox_helpers import HOSTILE, SECRET_MARKER, assert_gone, fast_limits, hostile_bundle, needs_strong
 
 from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier
-from sandbox.languages import BuildError, build, language_named
+from sandbox import languages
+from sandbox.languages import BuildError, Language, build, language_named
 from sandbox.procscan import processes_with_tag
 
 pytestmark = [needs_strong, pytest.mark.parametrize("fork_server", [True, False], ids=["forked", "cold"])]
@@ -87,7 +88,9 @@ def test_a_javascript_bots_memory_is_capped(fork_server: bool, witness_strong: B
     ("passwd", -errno.ENOENT), ("write", -errno.EROFS), ("raise-limit", -errno.EPERM),
     ("shared", -errno.ENOMEM),  # the address-space cap counts shared memory too
     ("shell", -errno.ENOENT),  # nothing to execute but the libraries and the interpreter
-    ("caps", 0),  # no capability came back with its exec (a user namespace's root would get them without no_new_privs)
+    ("caps", 0),
+    ("growsdown", -errno.ENOMEM),  # memory the kernel counts as stack: the address-space cap counts it
+    ("pagemap", -errno.ENOENT), ("mem", -errno.ENOENT),  # no /proc: no page-cache probe, no rewriting its own code  # no capability came back with its exec (a user namespace's root would get them without no_new_privs)
 ])
 def test_a_c_bot_is_refused(fork_server: bool, mode: str, result: int, witness_strong: BotProcess) -> None:
     replies, _ = run("program_escape.c", [{"type": "decide", "mode": mode}], fast_limits(fork_server=fork_server))
@@ -99,6 +102,63 @@ def test_a_c_bot_has_no_threads_and_bounded_memory(fork_server: bool, witness_st
                      fast_limits(memory_mb=256, fork_server=fork_server))
     assert replies[0].message is not None and replies[0].message["result"] < 0, replies[0]
     assert replies[1].message is not None and 0 < replies[1].message["result"] < 256, replies[1]
+
+
+def test_native_code_with_threads_is_held_like_javascript(fork_server: bool, witness_strong: BotProcess,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A JavaScript bot that reached native code (the attacker's review did it through /proc/self/mem,
+    which is gone now) runs under the threaded filter and RLIMIT_DATA: modelled by the hostile C bot
+    built as a language with threads."""
+    threaded = Language("c-threads", (".c",), "gcc", build=language_named("c").build, threads=True)
+    monkeypatch.setattr(languages, "LANGUAGES", (*languages.LANGUAGES, threaded))
+    source = (HOSTILE / "program_escape.c").read_text()
+    modes = ["thread", "fork", "clone3", "shared", "growsdown", "hog", "caps", "pagemap"]
+    bot = BotProcess.start(BotBundle("native", source, language="c-threads"),
+                           fast_limits(memory_mb=256, fork_server=fork_server), Tier.STRONG)
+    said = {mode: bot.request({"type": "decide", "mode": mode}) for mode in modes}
+    bot.close()
+    assert_gone(bot)
+    results = {mode: reply.message["result"] if reply.message else reply.status.value for mode, reply in said.items()}
+    assert results.pop("hog") in range(1, 256), said  # RLIMIT_DATA: private memory up to the limit
+    assert results == {"thread": 0, "fork": -errno.EPERM, "clone3": -errno.ENOSYS, "shared": -errno.EPERM,
+                       "growsdown": -errno.EPERM, "caps": 0, "pagemap": -errno.ENOENT}
+
+
+def test_a_fork_servers_next_game_learns_nothing_from_the_pids_of_the_last(fork_server: bool,
+                                                                          witness_strong: BotProcess) -> None:
+    """From the attacker's review: every bot of a fork server shared one PID namespace, so the number of
+    threads a JavaScript bot made was the pid of the next game's bot. Now each bot is pid 1 of its own."""
+    pids = []
+    for threads in (2, 0, 1, 0):  # a worker takes several of its 32 descriptors
+        replies, _ = run("program_escape.js", [{"type": "decide", "mode": "pid", "threads": threads}],
+                         fast_limits(fork_server=fork_server))
+        assert replies[0].message is not None, replies[0]
+        pids.append(replies[0].message["pid"])
+    assert len(set(pids)) == 1, pids  # the same pid every game, whatever the game before did
+
+
+def test_a_c_build_cannot_read_the_operators_terminal_or_flood_the_referee(fork_server: bool) -> None:
+    """From the attacker's review: ``#include "/dev/stdin"`` read what the operator typed into the
+    compiler's error, and a few macros made 1.5 GB of error messages the referee held in memory."""
+    read, write = os.pipe()
+    os.write(write, SECRET_MARKER.encode() + b"\n")
+    saved = os.dup(0)
+    os.dup2(read, 0)
+    try:  # its standard input is empty: the include adds nothing, and the program builds
+        program = build(language_named("c"), '#include "/dev/stdin"\nint main(void) { return 0; }\n')
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+    os.set_blocking(read, False)
+    assert os.read(read, 100) == SECRET_MARKER.encode() + b"\n"  # still there: the build never read it
+    assert SECRET_MARKER.encode() not in program
+    os.close(read)
+    os.close(write)
+    macros = "".join(f"#define A{i} " + (" ".join([f"A{i - 1}"] * 10) if i else "x=;" * 10) + "\n" for i in range(8))
+    flood = macros + "int main(void) { int x; A7 return 0; }\n"
+    with pytest.raises(BuildError) as flooded:
+        build(language_named("c"), flood + f"// {fork_server}\n")
+    assert len(str(flooded.value)) < 3200 and "expected expression" in str(flooded.value)
 
 
 def test_a_c_build_sees_nothing_of_the_machine(fork_server: bool, tmp_path: Path) -> None:

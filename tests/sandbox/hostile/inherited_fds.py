@@ -1,12 +1,15 @@
-"""Hostile: lists the descriptors it holds and what they point at."""
+"""Hostile: lists the descriptors it holds and what they are (device and inode: in the strong tier
+there is no /proc to name them)."""
 import os
+import stat
 
 
 def act(message):
     fds = {}
-    for name in os.listdir("/proc/self/fd"):
+    for fd in range(1024):
         try:
-            fds[name] = os.readlink("/proc/self/fd/" + name)
+            st = os.fstat(fd)
         except OSError:
-            fds[name] = "?"
+            continue
+        fds[str(fd)] = [st.st_dev, st.st_ino, stat.S_IFMT(st.st_mode)]
     return {"fds": fds}

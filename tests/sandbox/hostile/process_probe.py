@@ -1,11 +1,11 @@
-"""Probe: reports whether fork, threads and kill are possible (run before the bombs that rely on them being denied)."""
+"""Probe: reports whether fork, threads and kill are possible (run before the bombs that rely on them being denied);
+its filter, capabilities and namespace are read from the outside (the strong tier leaves it no /proc)."""
 import os
 import threading
 
 
 def act(message):
-    results = {"uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(),
-               "userns": os.readlink("/proc/self/ns/user")}
+    results = {"uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(), "proc": os.path.exists("/proc/self")}
     try:
         pid = os.fork()
         if pid == 0:
@@ -26,6 +26,4 @@ def act(message):
         results["kill-parent-0"] = "allowed"
     except OSError as exc:
         results["kill-parent-0"] = "error:%d" % exc.errno
-    with open("/proc/self/status") as f:
-        results["status"] = {k: v.strip() for k, v in (l.split(":", 1) for l in f) if k in ("Seccomp", "NoNewPrivs", "CapEff", "CapPrm", "CapAmb", "CapBnd")}
     return {"results": results}

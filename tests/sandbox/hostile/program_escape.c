@@ -58,16 +58,20 @@ static long attack(const char *line) {
     }
     if (strstr(line, "\"caps\"")) { /* the capabilities it holds after its exec: a root of a user namespace
                                    * gets its bounding set back at exec, unless no_new_privs */
-        char buf[4096];
-        FILE *f = fopen("/proc/self/status", "r");
-        long held = 0;
-        if (!f) return -errno;
-        while (fgets(buf, sizeof buf, f))
-            if (!strncmp(buf, "CapEff:", 7) || !strncmp(buf, "CapPrm:", 7) || !strncmp(buf, "CapAmb:", 7))
-                held |= strtol(buf + 7, NULL, 16) != 0;
-        fclose(f);
-        return held;
+        struct { unsigned version; int pid; } header = {0x20080522, 0};
+        struct { unsigned effective, permitted, inheritable; } data[2];
+        if (syscall(SYS_capget, &header, data) < 0) return -errno;
+        return (data[0].effective | data[0].permitted | data[1].effective | data[1].permitted) != 0;
     }
+    if (strstr(line, "\"growsdown\"")) { /* memory the kernel counts as stack, not data: 1 GiB, touched */
+        size_t size = (size_t)1 << 30;
+        char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN, -1, 0);
+        if (p == MAP_FAILED) return -errno;
+        for (size_t i = 0; i < size; i += 4096) p[i] = 1;
+        return 0;
+    }
+    if (strstr(line, "\"pagemap\"")) return open("/proc/self/pagemap", O_RDONLY) < 0 ? -errno : 0;
+    if (strstr(line, "\"mem\"")) return open("/proc/self/mem", O_RDWR) < 0 ? -errno : 0;
     if (strstr(line, "\"shell\"")) {
         char *argv[] = {"/bin/sh", "-c", "true", NULL};
         execv("/bin/sh", argv);

@@ -66,6 +66,14 @@ lines.on('line', (line) => {
   if (mode === 'threads') {  // workers start asynchronously: let them try before answering
     const result = threads(message);
     setTimeout(() => reply(result), 500);
+  } else if (mode === 'pid') {  // the pids its threads take would tell the next game of its fork server
+    const { Worker } = require('worker_threads');
+    let running = message.threads;
+    const pid = process.pid;
+    if (running === 0) { reply({ pid }); return; }
+    for (let i = 0; i < message.threads; i++) {
+      new Worker('1', { eval: true }).on('exit', () => { if (--running === 0) reply({ pid }); });
+    }
   } else if (mode === 'escape') {
     escape(message, reply);
   } else if (mode === 'burn') {

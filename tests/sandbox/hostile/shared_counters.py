@@ -48,6 +48,8 @@ def act(message):
     fd = os.open(SHARED, os.O_RDONLY)
     results = {
         "proc-listing": attempt(lambda: sorted(n for n in os.listdir("/proc") if n.isdigit())),
+        # which pages of a shared library are in the page cache: read fault-around's work in its own pagemap
+        "pagemap": attempt(lambda: read("/proc/self/pagemap")),
         # the reaper and the fork server are pids 1 and 2 with a uid slot; in a user namespace the
         # fork server is pid 1 and the bot pid 2 (or the bot itself pid 1): read the two others
         "proc-1-stat": attempt(lambda: read("/proc/%d/stat" % (1 if os.getpid() != 1 else 3))),
