@@ -13,7 +13,7 @@ from arena.dask_executor import DaskExecutor
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
 from arena.ladder import LadderError, SeasonSettings, close_season, leaderboard, rerate, run_season
-from arena.progress import ProgressReporter
+from arena.progress import ProgressReporter, earlier_rate
 from arena.text import TextError, check_text, shown
 from arena.submit import SubmissionError, builtin_bots, register_bosses
 from engine import rules_for
@@ -119,11 +119,13 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
                               rotate=rotate, seed=seed)
     limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
     engine = ctx.engine
+    with Session(engine) as session:
+        pace = earlier_rate(session, variant)
     stop_on_sigterm()
     try:
         progress = run_season(engine, settings, executor, limits,
                               lambda started: sandbox_tier(unsafe, started.detect_tier()),
-                              ProgressReporter(quiet=ctx.quiet),
+                              ProgressReporter(quiet=ctx.quiet, earlier_rate=pace),
                               prepare=(lambda session: register_bosses(session, boss_names)) if boss_names else None)
     except SubmissionError as exc:
         raise UserError(str(exc)) from None
