@@ -43,8 +43,6 @@ of (seating, deck seed), so the optional cache file (sqlite, ``--cache``) only s
 from __future__ import annotations
 
 import argparse
-import functools
-import importlib.util
 import json
 import math
 import os
@@ -71,6 +69,8 @@ from engine.errors import IllegalAction  # noqa: E402
 from engine.policies import default_action  # noqa: E402
 from sandbox.sdk import Request  # noqa: E402
 
+import common  # noqa: E402
+
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 THRESHOLD = 0.9
 #: tables planned ahead of the results (arena.ladder keeps 2 per worker in flight, 2 workers)
@@ -87,20 +87,7 @@ SPEC = {name: (stem, eps) for name, stem, eps in CANDIDATES}
 
 
 # ----------------------------------------------------------------- bots, in-process
-@functools.lru_cache(maxsize=None)
-def bot_class(stem: str) -> type:
-    spec = importlib.util.spec_from_file_location(f"accuracy_{stem}_bot", ROOT / "bots" / f"{stem}_bot.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    if stem == "trader":  # pure functions of their arguments: memoized, same answers
-        worth = functools.lru_cache(maxsize=None)(module.field_worth)
-        value = functools.lru_cache(maxsize=500_000)(module.position_value)
-        horizon = module.HAND_HORIZON
-        module.field_worth = worth
-        module.position_value = lambda rules, fields, hand, trade=(): value(
-            rules, tuple(fields), tuple(hand[:horizon]), tuple(trade))
-    return next(v for v in vars(module).values()
-                if isinstance(v, type) and getattr(v, "__bohnanza_bot__", False) and v.__module__ == module.__name__)
+bot_class = common.bot_class
 
 
 class Player:

@@ -6,9 +6,11 @@ after putting the repository root there for the project's own packages.
 from __future__ import annotations
 
 import argparse
+import functools
+import importlib.util
 import platform
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -47,3 +49,36 @@ def register_example_bots(engine: Engine) -> None:
             source = (BOTS / f"{stem}.py").read_text()
             register(session, stem, source, builtin=True)
             register(session, stem + "_2", source + "\n# copy\n")
+
+
+@functools.lru_cache(maxsize=None)
+def bot_class(stem: str) -> type:
+    """The bot class of ``bots/<stem>_bot.py``, loaded in-process (no sandbox), with the trader's card
+    valuation (``engine.valuation.position_value``, a pure function) memoized: the same answers, faster."""
+    spec = importlib.util.spec_from_file_location(f"bench_{stem}_bot", BOTS / f"{stem}_bot.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    _memoize_valuation()
+    import engine.valuation
+
+    if hasattr(module, "position_value"):
+        setattr(module, "position_value", engine.valuation.position_value)
+    return next(v for v in vars(module).values()
+                if isinstance(v, type) and getattr(v, "__bohnanza_bot__", False) and v.__module__ == module.__name__)
+
+
+def _memoize_valuation() -> None:
+    """``engine.valuation.position_value`` memoized in this process only."""
+    import engine.valuation
+
+    plain = engine.valuation.position_value
+    if hasattr(plain, "cache_info"):
+        return
+    horizon = engine.valuation.HAND_HORIZON
+    cached = functools.lru_cache(maxsize=500_000)(plain)
+
+    def position_value(rules: Any, fields: Any, hand: Any, trade: Any = ()) -> float:
+        return cached(rules, tuple(fields), tuple(hand[:horizon]), tuple(trade))
+
+    position_value.cache_info = cached.cache_info  # type: ignore[attr-defined]
+    engine.valuation.position_value = position_value  # type: ignore[assignment]

@@ -33,8 +33,6 @@ from the bot seed, so an exact copy plays exactly the same game. Per pairing NEW
 """
 from __future__ import annotations
 
-import functools
-import importlib.util
 import math
 import os
 import random
@@ -48,7 +46,6 @@ from typing import Any, Iterable, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import engine.valuation  # noqa: E402
 from arena.match import GameSpec  # noqa: E402
 from arena.ratings import RatingBook  # noqa: E402
 from arena.sprt import PAIR_SCORES, Hypotheses, Pentanomial, score_of_elo  # noqa: E402
@@ -112,31 +109,7 @@ def parse_bot(name: str) -> tuple[str, float]:
     return stem, int(eps) / 100 if eps else 0.0
 
 
-@functools.lru_cache(maxsize=None)
-def bot_class(stem: str) -> type:
-    spec = importlib.util.spec_from_file_location(f"sprt_{stem}_bot", ROOT / "bots" / f"{stem}_bot.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    _memoize_valuation()
-    if hasattr(module, "position_value"):  # the trader's valuation, a pure function: memoized, same answers
-        setattr(module, "position_value", engine.valuation.position_value)
-    return next(v for v in vars(module).values()
-                if isinstance(v, type) and getattr(v, "__bohnanza_bot__", False) and v.__module__ == module.__name__)
-
-
-def _memoize_valuation() -> None:
-    """``engine.valuation.position_value`` memoized in this process only (pure: same results, faster)."""
-    plain = engine.valuation.position_value
-    if hasattr(plain, "cache_info"):
-        return
-    horizon = engine.valuation.HAND_HORIZON
-    cached = functools.lru_cache(maxsize=500_000)(plain)
-
-    def position_value(rules: Any, fields: Any, hand: Any, trade: Any = ()) -> float:
-        return cached(rules, tuple(fields), tuple(hand[:horizon]), tuple(trade))
-
-    position_value.cache_info = cached.cache_info  # type: ignore[attr-defined]
-    engine.valuation.position_value = position_value  # type: ignore[assignment]
+bot_class = common.bot_class
 
 
 class Player:
