@@ -92,7 +92,7 @@ def test_replay_mistakes_are_one_line(tmp_path: Path) -> None:
     (tmp_path / "edited.json").write_text(json.dumps(edited))
     refused = run_arena("replay", str(tmp_path / "edited.json"), "--turns", db=db)
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
-    assert refused.stderr.startswith("Error: the replay does not play: illegal action Plant(field=7)")
+    assert refused.stderr.startswith('Error: the replay does not play: illegal action {"type":"plant","field":7}')
     assert "turn 1:" not in refused.stdout  # nothing of the game is printed before the refusal
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     deep = run_arena("replay", str(tmp_path / "deep.json"), db=db)

@@ -3,13 +3,14 @@ tests of either game share (junk actions, a buying policy, a copy with the hidde
 from __future__ import annotations
 
 import copy
+import json
 import random
 from collections import Counter
 from typing import Any, Iterable, TypeVar
 
 import pytest
 
-from engine import Action, Bean, BuyField, ClassicGame, Harvest, IllegalAction, Plant, classic_rules
+from engine import Action, Bean, BuyField, ClassicGame, Harvest, IllegalAction, Plant, action_to_json, classic_rules
 from engine.game import Game
 from engine.policies import random_action
 
@@ -38,13 +39,22 @@ def snapshot(game: ClassicGame) -> tuple:
             tuple(game.history), game.over, game.result)
 
 
+def quoted(action: Any) -> str:
+    """How an illegal action's message quotes it: its JSON, as the protocol writes it (a stand-in that
+    is no action at all: as Python shows it)."""
+    try:
+        return json.dumps(action_to_json(action), separators=(",", ":"))
+    except AttributeError:
+        return repr(action)
+
+
 def assert_illegal(game: ClassicGame, action, rule: str) -> IllegalAction:
     """``action`` is refused under ``rule``, the message quotes it, and nothing changed."""
     before = snapshot(game)
     with pytest.raises(IllegalAction) as info:
         game.apply(action)
     assert info.value.rule == rule, f"expected rule {rule}, got {info.value.rule}: {info.value}"
-    assert repr(action) in str(info.value)
+    assert quoted(action) in str(info.value)
     assert f"rule {rule}" in str(info.value)
     assert snapshot(game) == before, "a refused action changed the state"
     game._decision = None

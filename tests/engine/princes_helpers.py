@@ -1,12 +1,13 @@
 """Helpers for the Princes engine tests: hand-built positions, snapshots, illegal-action checks."""
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any, Sequence
 
 import pytest
 
-from engine import Bean, DecisionKind, IllegalAction, PrincesGame, duel_rules, solo_rules
+from engine import Bean, DecisionKind, IllegalAction, PrincesGame, action_to_json, duel_rules, solo_rules
 
 K = DecisionKind
 BLUE, CHILI, STINK, GREEN, SOY, BLACK, RED = (
@@ -43,7 +44,7 @@ def assert_illegal(game: PrincesGame, action, rule: str) -> IllegalAction:
     with pytest.raises(IllegalAction) as info:
         game.apply(action)
     assert info.value.rule == rule, f"expected rule {rule}, got {info.value.rule}: {info.value}"
-    assert repr(action) in str(info.value) and f"rule {rule}" in str(info.value)
+    assert json.dumps(action_to_json(action), separators=(",", ":")) in str(info.value) and f"rule {rule}" in str(info.value)
     assert snapshot(game) == before, "a refused action changed the state"
     return info.value
 

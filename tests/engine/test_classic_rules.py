@@ -1058,7 +1058,7 @@ def test_C_6_1_illegal_action_error_names_the_rule_and_quotes_the_action(game3):
     with pytest.raises(IllegalAction) as info:
         game3.apply(action)
     assert info.value.rule == "C-6.1" and info.value.action == action
-    assert "Offer(give_hand=(0,)" in str(info.value)
+    assert 'illegal action {"type":"offer","give_hand":[0],"give_trade":[],"want":["soy"],"to":0}' in str(info.value)
     assert isinstance(info.value, ValueError)
     err = assert_illegal(game3, "plant", "C-0")
     assert "'plant'" in str(err)

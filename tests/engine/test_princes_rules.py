@@ -805,7 +805,7 @@ def test_P_0_foreign_actions_are_refused_quoting_them():
 
     game = duel(1)
     err = assert_illegal(game, EndTrading(), "P-0")
-    assert "EndTrading()" in str(err) and isinstance(err, ValueError)
+    assert '{"type":"end_trading"}' in str(err) and isinstance(err, ValueError)
 
 
 @pytest.mark.parametrize("variant,players", [("duel", 2), ("solo", 1)])

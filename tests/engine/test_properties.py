@@ -6,6 +6,7 @@ are checked; every few actions each seat's view is checked for leaks.
 """
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
@@ -14,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import (
-    Accept, BuyField, ClassicGame, Confirm, EndTrading, IllegalAction, Offer, Pass, PlantTraded, classic_rules,
+    Accept, BuyField, ClassicGame, Confirm, EndTrading, IllegalAction, Offer, Pass, PlantTraded, action_to_json,
+    classic_rules,
 )
 from engine.events import Drew, FieldBought, Traded
 from engine.policies import random_action
@@ -103,7 +105,7 @@ def play_checked(players: int, seed: int, policy_seed: int, junk_rate: float = 0
                 try:
                     step(game, junk)
                 except IllegalAction as exc:
-                    assert repr(junk) in str(exc) and exc.rule.startswith(("C-", "D-"))
+                    assert json.dumps(action_to_json(junk), separators=(",", ":")) in str(exc) and exc.rule.startswith(("C-", "D-"))
                     assert snapshot(game) == before, f"refused {junk!r} changed the state"
                     game._decision = None
                     assert snapshot(game) == before
