@@ -54,7 +54,7 @@ def test_illegal_action_names_the_rule(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     seat = json.loads(result.stdout)["seats"][0]
     assert seat["status"] == "illegal"
-    assert "C-3.1" in seat["detail"] and "Plant(field=7)" in seat["detail"]
+    assert "C-3.1" in seat["detail"] and '{"type":"plant","field":7}' in seat["detail"]
 
 
 @pytest.mark.parametrize("args, message", [
