@@ -29,6 +29,9 @@ from arena.cli.base import Context, UserError, board_table, check_writable_file,
 from arena.cli.trust import EXEC, builtin_bot, ladder_bot, resolve_bot, sandbox_tier
 
 
+STDERR_SHOWN = 4000  # as much as a failure keeps (arena.referee.Failure)
+
+
 @cli.command()
 @click.argument("bots", nargs=-1, required=True)
 @click.option("--variant", default="classic", show_default=True, help="Rules variant or rules id.")
@@ -44,15 +47,19 @@ from arena.cli.trust import EXEC, builtin_bot, ladder_bot, resolve_bot, sandbox_
 @click.option("--bank-ms", type=click.FloatRange(min=0), default=10_000, show_default=True,
               help="Time bank per game for decisions that overrun.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--stderr", "show_stderr", is_flag=True,
+              help="After the game, print what each sandboxed bot wrote to its standard error (its last 4,000 "
+                   "characters), failed or not: your bot's own debugging output.")
 @pass_context
 def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, replay_path: str | None, in_process: bool,
-         unsafe: bool, decision_ms: float, bank_ms: float, as_json: bool) -> None:
+         unsafe: bool, decision_ms: float, bank_ms: float, as_json: bool, show_stderr: bool) -> None:
     """Play one game between BOTS: built-in names such as 'random' and 'greedy', file paths, or bots of
     this ladder by name (their current version) or NAME@VERSION.
 
     A bot written in another language is given as "exec:COMMAND" (e.g. "exec:perl bot.pl"); it
     speaks docs/protocol.md itself and runs with limits but without the strong sandbox, so it
-    needs --unsafe. Exits 0 whenever the game was played to its end, bot failures included.
+    needs --unsafe. Bots in JavaScript (.js) and C (.c) are files like Python ones and run in the
+    sandbox (docs/protocol.md). Exits 0 whenever the game was played to its end, bot failures included.
     """
     if replay_path:
         check_writable_file(replay_path, "--replay")  # before the game, not after it
@@ -121,6 +128,13 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
         click.echo(result_table(record))
         for text in failure_texts(record):
             click.echo(text, err=True)
+    if show_stderr:  # read after closing: what a bot wrote on "end" is in too
+        said = [(i, p.name, p.process.stderr_tail) for i, p in enumerate(players) if isinstance(p, SandboxPlayer)]
+        for seat, name, text in said:
+            tail = text[-STDERR_SHOWN:]
+            click.echo(f"seat {seat} ({name}) stderr" + (":" if tail.strip() else ": nothing"), err=True)
+            for line in tail.splitlines():
+                click.echo(f"  | {line}", err=True)
     if replay_path:
         try:
             Path(replay_path).write_text(record.replay_text, encoding="utf-8")

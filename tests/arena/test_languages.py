@@ -82,3 +82,16 @@ def test_a_language_whose_runtime_is_missing_is_refused_in_one_line(tmp_path: Pa
     assert refused.stderr.strip().splitlines() == [
         f"Error: {str(EXAMPLES / 'first_option_bot.js')!r}: javascript bots need 'node' (Debian package 'nodejs'), "
         "which is not installed"]
+
+
+def test_an_author_sees_their_bots_stderr_after_a_game_that_went_fine(tmp_path: Path) -> None:
+    """`arena play --stderr`: a bot's own debugging output, failed or not (before, only failures showed it)."""
+    bot = tmp_path / "talker.js"
+    bot.write_text((EXAMPLES / "first_option_bot.js").read_text().replace(
+        "if (message.type === 'hello') {", "if (message.type === 'hello') {\n    console.error('seat ' + message.seat + ' of ' + message.players);"))
+    played = run_arena("play", str(bot), "greedy", "random", "--seed", "5", "--stderr")
+    assert played.returncode == 0, played.stderr
+    assert "seat 0 (talker) stderr:\n  | seat 0 of 3\n" in played.stderr
+    assert "seat 1 (greedy_bot) stderr: nothing" in played.stderr
+    quiet = run_arena("play", str(bot), "greedy", "random", "--seed", "5")
+    assert "seat 0 of 3" not in quiet.stderr  # only when asked
