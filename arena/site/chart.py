@@ -12,6 +12,45 @@ CHART_POINTS = 400  # at most this many points drawn (the others are evenly skip
 
 
 @dataclass(frozen=True)
+class _Plot:
+    """A chart's drawing area: data to SVG coordinates, and its grid, ticks and axis label."""
+
+    width: int
+    height: int
+    y_min: float
+    y_max: float
+    x_max: float
+    left: int = 48
+    right: int = 16
+    top: int = 16
+    bottom: int = 34
+
+    @property
+    def plot_h(self) -> int:
+        return self.height - self.top - self.bottom
+
+    def x(self, value: float) -> float:
+        return self.left + (self.width - self.left - self.right) * value / self.x_max
+
+    def y(self, value: float) -> float:
+        return self.top + self.plot_h * (self.y_max - value) / (self.y_max - self.y_min)
+
+    def axes(self, label: str) -> list[str]:
+        parts = []
+        for tick in _ticks(self.y_min, self.y_max, 5):
+            parts.append(f'<line class="grid" x1="{self.left}" x2="{self.width - self.right}" y1="{self.y(tick):.1f}" '
+                         f'y2="{self.y(tick):.1f}"/><text class="axis" x="{self.left - 6}" y="{self.y(tick) + 4:.1f}" '
+                         f'text-anchor="end">{tick:g}</text>')
+        for tick in _ticks(0, self.x_max, 6):
+            if tick == int(tick):
+                parts.append(f'<text class="axis" x="{self.x(tick):.1f}" y="{self.height - self.bottom + 16}" '
+                             f'text-anchor="middle">{int(tick)}</text>')
+        middle = self.left + (self.width - self.left - self.right) / 2
+        parts.append(f'<text class="axis" x="{middle}" y="{self.height - 2}" text-anchor="middle">{label}</text>')
+        return parts
+
+
+@dataclass(frozen=True)
 class ChartPoint:
     game: int  # the bot's n-th rated game, 0 for a version's prior
     mu: float
@@ -26,8 +65,6 @@ def rating_chart(points: Sequence[ChartPoint], title: str, width: int = 760, hei
         keep = {int(i * step) for i in range(CHART_POINTS)} | {len(points) - 1}
         keep |= {i for i in range(1, len(points)) if points[i].version != points[i - 1].version}
         points = [p for i, p in enumerate(points) if i in keep]
-    left, right, top, bottom = 48, 16, 16, 34
-    plot_w, plot_h = width - left - right, height - top - bottom
     parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
              f'role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>']
     if not points:
@@ -38,21 +75,9 @@ def rating_chart(points: Sequence[ChartPoint], title: str, width: int = 760, hei
     y_min, y_max = min(lows), max(highs)
     if y_max - y_min < 1:
         y_min, y_max = y_min - 0.5, y_max + 0.5
-    x_max = max(points[-1].game, 1)
-
-    def x(game: float) -> float:
-        return left + plot_w * game / x_max
-
-    def y(value: float) -> float:
-        return top + plot_h * (y_max - value) / (y_max - y_min)
-
-    for tick in _ticks(y_min, y_max, 5):
-        parts.append(f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>'
-                     f'<text class="axis" x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:g}</text>')
-    for tick in _ticks(0, x_max, 6):
-        if tick == int(tick):
-            parts.append(f'<text class="axis" x="{x(tick):.1f}" y="{height - bottom + 16}" text-anchor="middle">{int(tick)}</text>')
-    parts.append(f'<text class="axis" x="{left + plot_w / 2}" y="{height - 2}" text-anchor="middle">rated games</text>')
+    plot = _Plot(width, height, y_min, y_max, max(points[-1].game, 1))
+    x, y, top = plot.x, plot.y, plot.top
+    parts += plot.axes("rated games")
     band = ([f"{x(p.game):.1f},{y(p.mu + p.sigma):.1f}" for p in points]
             + [f"{x(p.game):.1f},{y(p.mu - p.sigma):.1f}" for p in reversed(points)])
     parts.append(f'<polygon class="band" points="{" ".join(band)}"/>')
@@ -62,7 +87,7 @@ def rating_chart(points: Sequence[ChartPoint], title: str, width: int = 760, hei
     for i, p in enumerate(points):
         if i == 0 or p.version != points[i - 1].version:
             parts.append(f'<line class="version" x1="{x(p.game):.1f}" x2="{x(p.game):.1f}" y1="{top}" '
-                         f'y2="{top + plot_h}"/><text class="version-label" x="{x(p.game) + 3:.1f}" '
+                         f'y2="{top + plot.plot_h}"/><text class="version-label" x="{x(p.game) + 3:.1f}" '
                          f'y="{top + 11}">v{p.version}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
@@ -91,27 +116,11 @@ def llr_chart(llrs: Sequence[float], lower: float, upper: float, games_per_pair:
     else:
         keep = list(range(len(llrs)))
     points = [(0.0, 0.0)] + [((i + 1) * games_per_pair, llrs[i]) for i in keep]  # the test starts at 0
-    left, right, top, bottom = 48, 16, 16, 34
-    plot_w, plot_h = width - left - right, height - top - bottom
-    y_min = min(lower, *(v for _, v in points)) - 0.3
-    y_max = max(upper, *(v for _, v in points)) + 0.3
-    x_max = max(points[-1][0], 1)
-
-    def x(games: float) -> float:
-        return left + plot_w * games / x_max
-
-    def y(value: float) -> float:
-        return top + plot_h * (y_max - value) / (y_max - y_min)
-
+    plot = _Plot(width, height, min(lower, *(v for _, v in points)) - 0.3, max(upper, *(v for _, v in points)) + 0.3,
+                 max(points[-1][0], 1))
+    x, y, left, right = plot.x, plot.y, plot.left, plot.right
     parts = [f'<svg class="chart llr-chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-             f'role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>']
-    for tick in _ticks(y_min, y_max, 5):
-        parts.append(f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>'
-                     f'<text class="axis" x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:g}</text>')
-    for tick in _ticks(0, x_max, 6):
-        if tick == int(tick):
-            parts.append(f'<text class="axis" x="{x(tick):.1f}" y="{height - bottom + 16}" text-anchor="middle">{int(tick)}</text>')
-    parts.append(f'<text class="axis" x="{left + plot_w / 2}" y="{height - 2}" text-anchor="middle">games</text>')
+             f'role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>', *plot.axes("games")]
     for kind, value in (("upper", upper), ("lower", lower)):
         parts.append(f'<line class="bound {kind}" data-value="{value:.4f}" x1="{left}" x2="{width - right}" '
                      f'y1="{y(value):.1f}" y2="{y(value):.1f}"/><text class="bound-label" x="{width - right - 4}" '

@@ -17,6 +17,16 @@ def tier(request: pytest.FixtureRequest) -> Tier:
 @pytest.fixture
 def witness(tier: Tier) -> Iterator[BotProcess]:
     """A well-behaved bot running next to the hostile one: it must still answer afterwards."""
+    yield from well_behaved(tier)
+
+
+@pytest.fixture
+def witness_strong() -> Iterator[BotProcess]:
+    """The witness in the strong tier, for tests of the strong tier only."""
+    yield from well_behaved(Tier.STRONG)
+
+
+def well_behaved(tier: Tier) -> Iterator[BotProcess]:
     bot = BotProcess.start(BotBundle("witness", ECHO_SOURCE), fast_limits(), tier)
     assert bot.status is Status.OK
     yield bot

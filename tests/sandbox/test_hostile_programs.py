@@ -179,16 +179,3 @@ def test_a_c_source_that_does_not_build_is_the_bots_crash(fork_server: bool) -> 
     assert "'oops' undeclared" in bot.stderr_tail  # the compiler's words, for the author
     assert processes_with_tag(bot.tag) == []
     bot.close()
-
-
-@pytest.fixture
-def witness_strong() -> object:
-    """A well-behaved Python bot in the strong tier next to the hostile one: it must still answer."""
-    bot = BotProcess.start(BotBundle("witness", "def act(message):\n    return {'echo': message}\n"), fast_limits(),
-                           Tier.STRONG)
-    assert bot.status is Status.OK
-    yield bot
-    reply = bot.request({"type": "decide", "n": 42})
-    assert reply.status is Status.OK and reply.message == {"echo": {"type": "decide", "n": 42}}
-    bot.close()
-    assert_gone(bot)
