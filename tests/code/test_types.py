@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 #: ``type: ignore`` comments in engine/, sandbox/ and arena/ today; lower it when one goes, never raise it
-MAX_IGNORES = 61
+MAX_IGNORES = 58
 
 
 def test_mypy_finds_no_error() -> None:
