@@ -166,10 +166,10 @@ def finish_test(engine: Engine, test_id: int, verdict: str | None) -> None:
 
 
 def changed_sources(stored: Sequence[Candidate], current: Sequence[Candidate | None]) -> list[str]:
-    """The stored bots whose spec now resolves to other code (``current``: None where it no longer
-    resolves, e.g. a file since removed: the stored source is played)."""
+    """The stored bots whose spec now resolves to other code, or the same text in another language
+    (``current``: None where it no longer resolves, e.g. a file since removed: the stored source is played)."""
     return [f"{role_name(role)} {kept.spec!r}" for role, (kept, now_) in enumerate(zip(stored, current))
-            if now_ is not None and now_.sha256 != kept.sha256]
+            if now_ is not None and (now_.sha256, now_.language) != (kept.sha256, kept.language)]
 
 
 def verdict_text(settings: VersusSettings, verdict: str | None, pairs: int, finished: bool = True) -> str:

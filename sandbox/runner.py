@@ -353,7 +353,8 @@ def _keeper(fds: list, forked: int) -> bool:
     if code < 0:  # killed by a signal: so is its keeper, for the referee to read
         import signal
 
-        signal.signal(-code, signal.SIG_DFL)
+        if -code != signal.SIGKILL:  # the one signal whose action is always the default
+            signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     os._exit(code & 0xFF)
 

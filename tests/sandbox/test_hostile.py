@@ -444,3 +444,22 @@ def test_nothing_is_left_for_the_next_game_or_another_sandbox(tier: Tier, witnes
         assert {k: v for k, v in reply.message["attacks"].items() if v == "ok"} == {}, reply.message
         assert reply.message["controls"] == {"write-null": "ok", "read-urandom": "ok"}
         assert reply.message["start"] == {"dev-entries": [], "rss-limit-marked": False}
+
+
+@strong
+@pytest.mark.parametrize("fork_server", [False, True], ids=["cold", "forked"])
+def test_a_bot_past_its_cpu_limit_is_killed_and_its_status_says_so(tier: Tier, witness: BotProcess,
+                                                                   fork_server: bool) -> None:
+    """The kernel ends a bot at its CPU limit. From a fork server the bot is pid 1 of a PID namespace of
+    its own, below a keeper that ends as the bot ended: the status says the signal, as for a cold start
+    (SIGXCPU at the soft limit; a pid 1, which ignores it, SIGKILL at the hard limit a second later).
+    Before the keeper passed the signal on, it said "exited with code 1"."""
+    bot = BotProcess.start(hostile_bundle("cpu_spin"), fast_limits(cpu_seconds=1, decision_ms=10_000,
+                                                                    fork_server=fork_server), tier)
+    reply = bot.request({"type": "decide"})
+    bot.close()
+    assert_gone(bot)
+    assert reply.status is Status.CRASH, reply
+    # cold in a user namespace the runner is pid 1 below bubblewrap, which exits with 128 + the signal
+    assert reply.detail in ("killed by SIGXCPU during request", "killed by SIGKILL during request",
+                            "exited with code 137 (signal SIGKILL?) during request"), reply
