@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from sandbox import BotBundle, BotProcess, Limits, Reply, Tier, modules_from_package
+from sandbox.languages import language_named
 
 @cache
 def sdk_modules() -> Mapping[str, str]:
@@ -23,7 +24,7 @@ NO_MODULES: Mapping[str, str] = {}
 
 def bundle_for(name: str, source: str, language: str = "python") -> BotBundle:
     """A Python bot with the SDK it may import, or a program in another language (sandbox/languages.py)."""
-    return BotBundle(name=name, source=source, modules=sdk_modules() if language == "python" else NO_MODULES,
+    return BotBundle(name=name, source=source, modules=sdk_modules() if language_named(language).is_python else NO_MODULES,
                      language=language)
 
 

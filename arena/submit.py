@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 import random
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -53,8 +54,8 @@ def read_bot(data: bytes, filename: str) -> tuple[str, str]:
     if problem is not None:
         raise SubmissionError(f"{filename!r}: {problem}")
     if language.build:
-        try:
-            build(language, source)
+        try:  # without bubblewrap only the plain tier runs bots (--unsafe), and so builds them
+            build(language, source, sandboxed=shutil.which("bwrap") is not None)
         except BuildError as exc:
             raise SubmissionError(f"{filename!r} does not build: {exc}") from None
     return source, language.name

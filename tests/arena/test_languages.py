@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,24 @@ def test_an_author_sees_their_bots_stderr_after_a_game_that_went_fine(tmp_path: 
     assert "seat 1 (greedy_bot) stderr: nothing" in played.stderr
     quiet = run_arena("play", str(bot), "greedy", "random", "--seed", "5")
     assert "seat 0 of 3" not in quiet.stderr  # only when asked
+
+
+def test_without_bubblewrap_a_c_bot_plays_in_the_plain_tier_and_the_ladder_refuses_it(tmp_path: Path) -> None:
+    """A machine without bubblewrap: `arena play bot.c --unsafe` builds and plays it without the strong
+    sandbox (the user's own bot); `arena submit` refuses in one line, as for a Python bot."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in Path("/usr/bin").iterdir():
+        if tool.name != "bwrap":
+            (tools / tool.name).symlink_to(tool)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{tools}"}
+    played = subprocess.run([*ARENA, "play", str(EXAMPLES / "first_option_bot.c"), "greedy", "greedy", "--unsafe",
+                             "--json"], capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    assert [s["status"] for s in json.loads(played.stdout)["seats"]] == ["ok"] * 3
+    refused = subprocess.run([*ARENA, "--db", f"sqlite:///{tmp_path / 'l.sqlite'}", "submit",
+                              str(EXAMPLES / "first_option_bot.c")], capture_output=True, text=True, env=env, timeout=120)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert refused.stderr.strip().splitlines()[-1] == (  # after the tier's warning in the log
+        "Error: no strong sandbox is available on this machine (bwrap not found (Debian package 'bubblewrap')); "
+        "refusing to run submitted bots without --unsafe"), refused.stderr
