@@ -82,6 +82,10 @@ DENIED_WITH_FLAGS = (("preadv2", 5), ("pwritev2", 5),
                      # inherited by the fork server's next child, and in a user namespace it shares the bot's uid
                      ("prlimit64", 0), ("sched_setaffinity", 0), ("sched_setattr", 0), ("sched_setscheduler", 0),
                      ("sched_setparam", 0))
+#: madvise advice refused (EPERM): evicting pages of the shared read-only files from the page cache
+#: (MADV_COLD 20, MADV_PAGEOUT 21). Whether a page of such a file is cached can be read by timing its
+#: first touch; eviction would make that a channel usable again and again (docs/sandbox.md, "Channels").
+DENIED_MADVISE = (20, 21)
 #: fcntl commands refused (EPERM) in the strong tier: record locks (F_GETLK 5, F_SETLK 6, F_SETLKW 7
 #: and the OFD variants 36-38), leases (1024, 1025), directory notification (F_NOTIFY 1026), and the
 #: signal an I/O event sends (F_SETOWN 8, F_SETSIG 10, F_SETOWN_EX 15): a lock or a watch on a file that
@@ -252,6 +256,8 @@ def seccomp_program(kind: Filter = Filter.PYTHON) -> bytes:
             filt.add_rule(denied, name, pyseccomp.Arg(index, pyseccomp.NE, 0))
         except (OSError, ValueError, RuntimeError):
             log.debug("seccomp: syscall %r unknown on this architecture", name)
+    for advice in DENIED_MADVISE:
+        filt.add_rule(denied, "madvise", pyseccomp.Arg(2, pyseccomp.EQ, advice))
     for command in DENIED_FCNTL:
         for name in ("fcntl", "fcntl64"):
             try:

@@ -350,9 +350,10 @@ def _keeper(fds: list, forked: int) -> bool:
     os.close(forked)
     _, status = os.waitpid(bot, 0)
     code = os.waitstatus_to_exitcode(status)
-    if code < 0:  # killed by a signal: so is its keeper, for the referee to read
+    if code < 0:  # killed by a signal: so is its keeper, for the referee to read (with no core of its own)
         import signal
 
+        _CHILD["ctypes"][0](PR_SET_DUMPABLE, 0)
         if -code != signal.SIGKILL:  # the one signal whose action is always the default
             signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
@@ -427,7 +428,9 @@ def _bot(boot, loads, dumps) -> None:
 
     lim = boot["limits"]
     for res, value in (
-        (resource.RLIMIT_CORE, 0),
+        # a core of a program is refused even where the host pipes cores to a helper (which ignores a
+        # limit of 0, not the kernel's special value 1); a Python bot is made non-dumpable below
+        (resource.RLIMIT_CORE, 1 if run is not None else 0),
         (resource.RLIMIT_FSIZE, 0),
         (resource.RLIMIT_NOFILE, lim["nofile"]),
         (resource.RLIMIT_AS, lim["as"]),
@@ -460,6 +463,8 @@ def _bot(boot, loads, dumps) -> None:
 
     if run is not None:
         _exec_program(run, proto_in, proto_out)
+    if prctl is not None:  # no core of it, even piped to a host helper
+        prctl(PR_SET_DUMPABLE, 0)
 
     bot_name = boot["bot_module"]
     importer = _CHILD.pop("importer", None)

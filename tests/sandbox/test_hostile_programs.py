@@ -90,7 +90,8 @@ def test_a_javascript_bots_memory_is_capped(fork_server: bool, witness_strong: B
     ("shell", -errno.ENOENT),  # nothing to execute but the libraries and the interpreter
     ("caps", 0),
     ("growsdown", -errno.ENOMEM),  # memory the kernel counts as stack: the address-space cap counts it
-    ("pagemap", -errno.ENOENT), ("mem", -errno.ENOENT),  # no /proc: no page-cache probe, no rewriting its own code  # no capability came back with its exec (a user namespace's root would get them without no_new_privs)
+    ("pagemap", -errno.ENOENT), ("mem", -errno.ENOENT),
+    ("pageout", -errno.EPERM), ("cold", -errno.EPERM),  # no eviction: a page's cached state is not a reusable bit  # no /proc: no page-cache probe, no rewriting its own code  # no capability came back with its exec (a user namespace's root would get them without no_new_privs)
 ])
 def test_a_c_bot_is_refused(fork_server: bool, mode: str, result: int, witness_strong: BotProcess) -> None:
     replies, _ = run("program_escape.c", [{"type": "decide", "mode": mode}], fast_limits(fork_server=fork_server))

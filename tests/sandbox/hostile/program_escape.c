@@ -70,6 +70,13 @@ static long attack(const char *line) {
         for (size_t i = 0; i < size; i += 4096) p[i] = 1;
         return 0;
     }
+    if (strstr(line, "\"pageout\"") || strstr(line, "\"cold\"")) {
+        /* evict pages of a file every sandbox maps from the page cache: the reset of a timing channel */
+        int fd = open("/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY);
+        char *p = fd < 0 ? MAP_FAILED : mmap(NULL, 65536, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) return -1000 - errno;
+        return madvise(p, 65536, strstr(line, "\"cold\"") ? MADV_COLD : MADV_PAGEOUT) < 0 ? -errno : 0;
+    }
     if (strstr(line, "\"pagemap\"")) return open("/proc/self/pagemap", O_RDONLY) < 0 ? -errno : 0;
     if (strstr(line, "\"mem\"")) return open("/proc/self/mem", O_RDWR) < 0 ? -errno : 0;
     if (strstr(line, "\"shell\"")) {

@@ -42,6 +42,13 @@ def mincore():
     return vec.raw
 
 
+def pageout(path):
+    with open(path, "rb") as f:
+        pages = mmap.mmap(f.fileno(), 4096, prot=mmap.PROT_READ)
+        pages.madvise(21)  # MADV_PAGEOUT
+    return 0
+
+
 def act(message):
     if message.get("type") not in ("hello", "decide"):
         return None
@@ -50,6 +57,8 @@ def act(message):
         "proc-listing": attempt(lambda: sorted(n for n in os.listdir("/proc") if n.isdigit())),
         # which pages of a shared library are in the page cache: read fault-around's work in its own pagemap
         "pagemap": attempt(lambda: read("/proc/self/pagemap")),
+        # ... and evict it again (MADV_PAGEOUT), so that the bit could be sent again
+        "pageout": attempt(lambda: pageout(SHARED)),
         # the reaper and the fork server are pids 1 and 2 with a uid slot; in a user namespace the
         # fork server is pid 1 and the bot pid 2 (or the bot itself pid 1): read the two others
         "proc-1-stat": attempt(lambda: read("/proc/%d/stat" % (1 if os.getpid() != 1 else 3))),
