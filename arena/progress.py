@@ -13,6 +13,8 @@ from arena.ladder import SeasonProgress
 #: games of this run after which its own pace replaces the pace of earlier games (the first ones
 #: pay for starting workers and fork servers, and a table's rotated games arrive together)
 WARM_UP_GAMES = 20
+#: seconds after its first result before this run's pace gives an ETA (results of a table come together)
+MEASURE_S = 5.0
 
 
 class ProgressReporter:
@@ -38,9 +40,9 @@ class ProgressReporter:
         if self.first_result is None and progress.played_now:
             self.first_result = now
         finished = progress.done + progress.void
-        rate, guessed = self._rate(progress.played_now, now)
+        rate, guessed, trusted = self._rate(progress.played_now, now)
         left = progress.planned - finished
-        eta = f"{'~' if guessed else ''}{left / rate * 60:.0f}s" if rate else "?"
+        eta = "0s" if left <= 0 else f"{'~' if guessed else ''}{left / rate * 60:.0f}s" if rate and trusted else "?"
         failures = f"failures {progress.failures}"
         if progress.failures:
             worst = sorted(progress.failures_by_bot.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
@@ -49,14 +51,16 @@ class ProgressReporter:
         return (f"{finished}/{progress.planned} games  {rate:.0f}/min  ETA {eta}  {failures}  "
                 f"void {progress.void}")
 
-    def _rate(self, played: int, now: float) -> tuple[float, bool]:
-        """Games a minute, and whether it is the earlier games' pace (a guess) rather than this run's."""
+    def _rate(self, played: int, now: float) -> tuple[float, bool, bool]:
+        """Games a minute; whether it is the earlier games' pace (a guess) rather than this run's; and
+        whether it may give an ETA (the pace since the start, workers starting included, may not: it
+        made the first ETAs ten times too long)."""
         if played < WARM_UP_GAMES and self.earlier_rate:
-            return self.earlier_rate, True
-        if self.first_result is not None and played > 1 and now > self.first_result:
-            return (played - 1) / (now - self.first_result) * 60, False
+            return self.earlier_rate, True, True
+        if self.first_result is not None and played > 1 and now - self.first_result >= MEASURE_S:
+            return (played - 1) / (now - self.first_result) * 60, False, True
         elapsed = now - self.started
-        return (played / elapsed * 60 if elapsed > 0 and played else 0.0), False
+        return (played / elapsed * 60 if elapsed > 0 and played else 0.0), False, False
 
     def __call__(self, progress: SeasonProgress) -> None:
         if self.quiet:

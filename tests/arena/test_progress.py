@@ -43,8 +43,14 @@ def test_the_first_eta_comes_from_earlier_games_then_from_this_runs_own_pace() -
     clock.now = 100.0  # 60 s after the first result, WARM_UP_GAMES + 1 games: 20 a minute
     progress.done = progress.played_now = WARM_UP_GAMES + 1
     assert f"20/min  ETA {(100 - WARM_UP_GAMES - 1) * 3}s" in reporter.line(progress)
+    clock.now = 0.0
     without = ProgressReporter(io.StringIO(), clock=clock)
     assert "ETA ?" in without.line(SeasonProgress(planned=100))  # no earlier games, nothing played yet
+    clock.now = 15.0  # the first table's results, after the workers started: no pace to go by yet
+    assert "ETA ?" in without.line(SeasonProgress(planned=100, done=4, played_now=4))
+    clock.now = 30.0  # 15 s after the first result, 13 games since it: 52 a minute, 86 games to go
+    assert "52/min  ETA 99s" in without.line(SeasonProgress(planned=100, done=14, played_now=14))
+    assert "ETA 0s" in without.line(SeasonProgress(planned=14, done=14, played_now=14))
 
 
 def test_the_earlier_pace_is_the_newest_stretch_of_games_of_the_format(tmp_path: Path) -> None:
