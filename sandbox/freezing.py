@@ -82,6 +82,11 @@ class Freezer:
             self._signal(signal.SIGCONT)
             self.frozen = False
 
+    @property
+    def cpu_mark(self) -> float | None:
+        """Its CPU time (ms) when last read: at its last reply, or when a request charged its rest."""
+        return self._cpu_mark
+
     def charge_at_rest(self) -> float:
         """The CPU (ms) the bot used since its last reply beyond the slack: to come out of its bank."""
         now = self.cpu_ms()

@@ -152,14 +152,21 @@ def interpreter(path: str | None = None) -> Interpreter:
     return Interpreter(exe, tuple(sorted(os.path.realpath(p) for p in prefixes)), same)
 
 
-def _library_binds() -> list[str]:
-    """Read-only binds (or symlinks on merged-/usr systems) for the shared libraries."""
+def system_binds(paths: tuple[str, ...]) -> list[str]:
+    """bubblewrap arguments for system folders: a read-only bind of each, or the same symlink on
+    merged-/usr systems (``/lib`` -> ``usr/lib``); a missing one is left out."""
     args: list[str] = []
-    for path in ("/usr/lib", "/usr/lib64", "/lib", "/lib64"):
+    for path in paths:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             args += ["--ro-bind", path, path]
+    return args
+
+
+def _library_binds() -> list[str]:
+    """Read-only binds (or symlinks on merged-/usr systems) for the shared libraries."""
+    args = system_binds(("/usr/lib", "/usr/lib64", "/lib", "/lib64"))
     if os.path.isfile("/etc/ld.so.cache"):
         args += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
     return args

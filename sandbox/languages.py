@@ -8,7 +8,6 @@ by its compiler in a sandbox of its own (no network, nothing of the machine's bu
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import shutil
 import subprocess
@@ -16,6 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .isolation import system_binds
 from .values import SandboxError
 
 __all__ = ["Language", "LANGUAGES", "PYTHON", "language_named", "language_of_file", "BuildError", "Program",
@@ -96,10 +96,17 @@ def language_of_file(filename: str) -> Language | None:
     return None
 
 
+@functools.lru_cache(maxsize=8)
+def _installed(tool: str) -> str | None:
+    """Where ``tool`` is (its real path), looked up once per process: every game of a program asks."""
+    found = shutil.which(tool)
+    return os.path.realpath(found) if found else None
+
+
 def runtime_problem(language: Language) -> str | None:
     """Why bots in ``language`` cannot run here (its tool is missing), or None."""
     tool = language.tool
-    if language.is_python or tool is None or shutil.which(tool):
+    if language.is_python or tool is None or _installed(tool):
         return None
     return f"{language.name} bots need {tool!r} (Debian package {language.package!r}), which is not installed"
 
@@ -116,14 +123,14 @@ class Program:
 
 
 def program_for(language: Language, source: str, memory_mb: int, sandboxed: bool = True) -> Program:
-    """The program of a bot's source: interpreted as it is, or built once (cached by the source's hash;
+    """The program of a bot's source: interpreted as it is, or built once (cached by its source;
     ``sandboxed`` False, for the plain tier, builds without bubblewrap if it is missing)."""
     problem = runtime_problem(language)
     if problem is not None:
         raise SandboxError(problem)
     if language.build:
         return Program(("bot",), build(language, source, sandboxed), (), True)
-    runtime = os.path.realpath(shutil.which(language.run[0]) or language.run[0])
+    runtime = _installed(language.run[0]) or language.run[0]
     argv = tuple(part.format(heap_mb=max(16, memory_mb * 3 // 4)) if "{heap_mb}" in part else part
                  for part in language.run[1:])
     return Program((runtime, *argv), source.encode("utf-8"), (runtime,), False)
@@ -131,14 +138,14 @@ def program_for(language: Language, source: str, memory_mb: int, sandboxed: bool
 
 def build(language: Language, source: str, sandboxed: bool = True) -> bytes:
     """The built program of ``source`` (a compiled language), from the cache or the compiler."""
-    built = _build(language.name, hashlib.sha256(source.encode("utf-8")).hexdigest(), source, sandboxed)
+    built = _build(language.name, source, sandboxed)
     if isinstance(built, str):
         raise BuildError(built)
     return built
 
 
 @functools.lru_cache(maxsize=64)
-def _build(name: str, _digest: str, source: str, sandboxed: bool) -> bytes | str:
+def _build(name: str, source: str, sandboxed: bool) -> bytes | str:
     """The program, or why it did not build (a failure is cached too: a source that fails, or takes
     the whole time limit, does so once per process, not once per game). The compiler runs in a sandbox
     of its own: bubblewrap with no network, ``/usr`` read-only, an empty /tmp and the build folder; no
@@ -154,20 +161,13 @@ def _build(name: str, _digest: str, source: str, sandboxed: bool) -> bytes | str
         os.chmod(folder, 0o755)
         src = Path(folder, "bot" + language.extensions[0])
         src.write_text(source, encoding="utf-8")
-        argv = [part.format(source=f"/build/{src.name}", output="/build/bot") for part in language.build]
-        if bwrap is None:  # the plain tier: the bot itself will run unconfined anyway
-            argv = [part.format(source=str(src), output=str(Path(folder, "bot"))) for part in language.build]
-            cmd = argv
-        else:
-            cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-                   "--ro-bind", "/usr", "/usr"]
-            for path in ("/bin", "/sbin", "/lib", "/lib64", "/lib32"):
-                if os.path.islink(path):
-                    cmd += ["--symlink", os.readlink(path), path]
-                elif os.path.isdir(path):
-                    cmd += ["--ro-bind", path, path]
-            cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", folder, "/build",
-                    "--chdir", "/build", "--", *argv]
+        where = "/build" if bwrap is not None else folder  # the plain tier's build is not confined either
+        argv = [part.format(source=f"{where}/{src.name}", output=f"{where}/bot") for part in language.build]
+        cmd = argv if bwrap is None else [
+            bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--ro-bind", "/usr", "/usr", *system_binds(("/bin", "/sbin", "/lib", "/lib64", "/lib32")),
+            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", folder, "/build", "--chdir", "/build",
+            "--", *argv]
         try:
             done = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=words, stderr=words, timeout=BUILD_TIMEOUT_S,
                                   preexec_fn=_build_limits, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TMPDIR": "/tmp"})

@@ -240,14 +240,14 @@ class BotProcess:
             log.debug("%s: %.0f ms of CPU between requests, charged to the bank", self.bundle.name, charge)
         budget_ms = self.limits.decision_ms + max(0.0, self._bank_left_ms)
         log.debug("%s <- %s", self.bundle.name, payload[:200])
+        cpu_before = self._rest.cpu_mark  # read by charge_at_rest; it does not run until before_running
         self._rest.before_running()
-        cpu_before = self._rest.cpu_ms() if self.language.threads else None
         outcome = self._pipes.exchange(payload, time.monotonic() + budget_ms / 1000.0, want_line=True)
         self._rest.after_reply()
         elapsed = outcome.elapsed_ms
-        if cpu_before is not None:  # threads working side by side: their CPU time counts, not only the wall
-            cpu_after = self._rest.cpu_ms()
-            elapsed = max(elapsed, (cpu_after or cpu_before) - cpu_before)
+        cpu_after = self._rest.cpu_mark
+        if self.language.threads and cpu_before is not None and cpu_after is not None:
+            elapsed = max(elapsed, cpu_after - cpu_before)  # threads side by side: their CPU time counts
         self._time_used_ms += elapsed
         self._bank_left_ms -= max(0.0, elapsed - self.limits.decision_ms)
         if outcome.event is Event.TIMEOUT or (outcome.event is Event.LINE and self._bank_left_ms < 0):
