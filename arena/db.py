@@ -16,9 +16,10 @@ from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
 from arena.paths import new_file_refused
 
-SCHEMA_VERSION = 5  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+SCHEMA_VERSION = 6  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (VersusTest, VersusBot, VersusPair: new tables, made by create_all)
+#                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
 DEFAULT_DB = "sqlite:///arena.sqlite"
 DB_ENV = "ARENA_DB"
 ADVISORY_KEY = 424242  # PostgreSQL: the lock of the one writer (advisory locks are per database)
@@ -179,6 +180,27 @@ class VersusPair(SQLModel, table=True):
     first: float
     second: float
     recorded_at: datetime = Field(default_factory=now)
+
+
+class AuditFlag(SQLModel, table=True):
+    """A pair of bots the integrity audit flagged (arena/audit.py): never seated together while the
+    flag stands; ``arena audit clear A B`` clears it, and only games after ``cleared_after`` (a match
+    id) can flag the pair again."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    bot_a: int = Field(foreign_key="bot.id", index=True)  # the pair in name order
+    bot_b: int = Field(foreign_key="bot.id", index=True)
+    flagged_at: datetime = Field(default_factory=now)
+    scope: str  # what was audited: "variant classic", "season spring"
+    evidence: str  # the finding's JSON (arena.audit.PairFinding.to_json)
+    cleared_at: Optional[datetime] = None
+    cleared_after: Optional[int] = None  # the last match id when it was cleared
+
+
+def author_group(bot: Bot) -> str | None:
+    """Bots of one author never share a table (they could play as a team); built-in bots are ours."""
+    author = " ".join(bot.author.split()).casefold()
+    return None if bot.builtin or not author else author
 
 
 def source_hash(source: str) -> str:

@@ -15,6 +15,7 @@ Guards, so that a season stays a fair ladder:
 - some exploration: every weight gets ``EXPLORE`` added, so pairs the ratings believe settled are
   still checked now and then;
 - a table played recently is avoided while another will do;
+- pairs the integrity audit flagged (``apart``, arena/audit.py) never share a table;
 - table sizes are mixed, larger tables more often (a table of n seats compares n(n-1)/2 pairs).
 
 Measured with bench/accuracy.py (docs/benchmarks.md, "Ladder accuracy").
@@ -26,7 +27,7 @@ import random
 from collections import deque
 from dataclasses import dataclass
 from statistics import NormalDist, fmean
-from typing import Sequence
+from typing import Collection, Sequence
 
 from arena.ratings import Skill
 
@@ -65,8 +66,10 @@ class Matchmaker:
         self.rng = rng
         self.recent: deque[frozenset[int]] = deque(maxlen=memory)
 
-    def table(self, candidates: Sequence[Candidate], size: int) -> list[int]:
-        """Version ids of one table of ``size`` seats, in seat order (shuffled)."""
+    def table(self, candidates: Sequence[Candidate], size: int,
+              apart_pairs: Collection[frozenset[int]] = frozenset()) -> list[int]:
+        """Version ids of one table of ``size`` seats, in seat order (shuffled); no two of one group, no
+        pair of ``apart_pairs`` (version ids). Fewer seats only when those leave no table of ``size``."""
         if distinct(candidates) < size:
             raise ValueError(f"a table of {size} needs {size} bots of different authors, "
                              f"only {distinct(candidates)} are active")
@@ -74,6 +77,9 @@ class Matchmaker:
 
         def apart(i: int, seated: Sequence[int]) -> bool:
             group = candidates[i].group
+            if apart_pairs and any(frozenset((candidates[i].version_id, candidates[j].version_id)) in apart_pairs
+                                   for j in seated):
+                return False
             return group is None or all(candidates[j].group != group for j in seated)
 
         risk = [[misorder_risk(a.skill, b.skill) if i != j else 0.0 for j, b in enumerate(candidates)]

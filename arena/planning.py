@@ -12,7 +12,8 @@ from typing import Sequence
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from arena.db import Bot, BotVersion, Match, MatchSeat, Season, active_versions, stored_id
+from arena.audit_store import kept_apart
+from arena.db import Bot, BotVersion, Match, MatchSeat, Season, active_versions, author_group, stored_id
 from arena.formats import format_of
 from arena.match import GameSpec, SeatEntry, TableTask
 from arena.matchmaking import Candidate, Matchmaker, distinct
@@ -169,7 +170,11 @@ class Planner:
             raise LadderError(f"season {self.season.name!r} needs bots of at least {self.season.min_players} "
                               f"different authors that play {self.season.variant}; {distinct(candidates)} are active")
         size = self.matchmaker.size(self.season.min_players, self.season.max_players, distinct(candidates))
-        table = self.matchmaker.table(candidates, size)
+        table = self.matchmaker.table(candidates, size, kept_apart(self.session))
+        if len(table) < self.season.min_players:
+            raise LadderError(f"season {self.season.name!r}: the pairs the audit flagged leave no table of "
+                              f"{self.season.min_players} bots (arena audit; arena audit clear A B)")
+        size = len(table)
         seed = match_seed(self.season.seed, self.number)
         tables = [table[k:] + table[:k] for k in range(size)] if self.season.rotate else [table]
         matches = []
@@ -186,12 +191,6 @@ class Planner:
             matches.append(match)
         self.session.commit()
         return matches
-
-
-def author_group(bot: Bot) -> str | None:
-    """Bots of one author never share a table (they could play as a team); built-in bots are ours."""
-    author = " ".join(bot.author.split()).casefold()
-    return None if bot.builtin or not author else author
 
 
 def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier: Tier, key: bytes) -> TableTask:

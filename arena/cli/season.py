@@ -8,6 +8,7 @@ import signal
 import click
 from sqlmodel import Session, col, select
 
+from arena.audit_store import run_audit
 from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, Season
 from arena.dask_executor import DaskExecutor
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
@@ -136,6 +137,11 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
     if not ctx.quiet:
         click.echo(f"season {name}: {progress.done} games rated, {progress.void} void; "
                    f"bot failures this run: {progress.failure_summary()}")
+    with Session(engine) as session:
+        _, flagged = run_audit(session, season=name)
+    for finding in flagged:  # the ladder protects itself: a flagged pair is kept apart from the next table on
+        click.echo(f"audit: {shown(finding.bots[0])} and {shown(finding.bots[1])} are flagged and no longer "
+                   "seated together ('arena audit --season " + shown(name) + "' shows the evidence)", err=True)
     with Session(engine) as session:
         click.echo(board_table(leaderboard(session, variant, name if format_of(variant).same_deals else None), variant))
 

@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from arena.audit_store import StoredFlag, stored_flags
 from arena.db import Match, RatingSnapshot, Season
 from arena.formats import format_of, formats
 from arena.paths import data_dir
@@ -122,6 +123,7 @@ class SiteBuilder:
         prepare_out(self.out)
         with Session(self.engine) as session:
             ladder = self.ladder = load_ladder(session, self.variant)
+            self.flags = stored_flags(session)
             self.frag = Fragments(ladder)
             history = self.rating_history(session, ladder)
         pool, pending = self.start_game_pages(ladder)  # the bulk of the work, in other processes
@@ -159,6 +161,7 @@ class SiteBuilder:
         self.bot_pages(ladder, history)
         self.season_pages(ladder, season_rows)
         self.test_pages()
+        self.audit_page(ladder)
         self.write_game_lists("games/page-{}.html", ladder.games, "All games", "../", listing="games")
         return 0
 
@@ -270,7 +273,9 @@ class SiteBuilder:
             versions = [{"version": v, "tally": per_version.get(v.id, Tally())} for v in reversed(bot.versions)]
             chart = rating_chart(history.get(bot.id, []), f"Rating history of {bot.name}")
             lists = pages_of(mine, BOT_GAMES_PER_PAGE)
+            flags = [f for f in self.flags if bot.name in f.bots]
             self.write(f"bots/{bot.id}.html", "bot.html", "../", bot=bot, row=board.get(bot.id), chart=chart,
+                       flags=flags, other_link=lambda f, me=bot.name: self.audit_link(f, me),
                        variant=self.variant,
                        versions=versions, head=head, head_rows=self.head_rows(bot, head),
                        recent=self.frag.bot_game_rows(mine[:RECENT_GAMES], filterable=False),
@@ -282,6 +287,11 @@ class SiteBuilder:
                 self.write(f"bots/{bot.id}-games-{number}.html", "bot_games.html", "../", bot=bot,
                            rows=self.frag.bot_game_rows(chunk, filterable=True), page=number, pages=len(lists),
                            game_count=len(mine), options=options)
+
+    def audit_link(self, flag: StoredFlag, me: str) -> Markup:
+        other = flag.bots[1] if flag.bots[0] == me else flag.bots[0]
+        bot = next((b for b in self.ladder.bots.values() if b.name == other), None)
+        return self.frag.bot_link(bot) if bot is not None else Markup(escape(other))
 
     def head_rows(self, bot: BotInfo, head: list[dict[str, Any]]) -> Markup:
         rows = []
@@ -312,6 +322,16 @@ class SiteBuilder:
                                           f"Games of season {season.name}", "../", listing=f"season-{season.id}")
             self.write(f"seasons/{season.id}.html", "season.html", "../", row=row, season=season, standings=standings,
                        recent=self.frag.game_rows(row["games"][:RECENT_GAMES], "../", False), list_pages=pages)
+
+    def audit_page(self, ladder: Ladder) -> None:
+        """The pairs the integrity audit flagged, standing and cleared (their bots' pages list them too)."""
+        by_name = {b.name: b for b in ladder.bots.values()}
+
+        def link(name: str) -> Markup:
+            bot = by_name.get(name)
+            return self.frag.bot_link(bot, "") if bot is not None else Markup(escape(name))
+
+        self.write("audit.html", "audit.html", "", flags=self.flags, bot_link=link)
 
     def test_pages(self) -> None:
         """The stored `arena test` runs: an index and a page each, with the LLR over games."""

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import inspect, text
 from sqlmodel import Session, select
 
-from arena.db import (SCHEMA_VERSION, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season, VersionFormat,
+from arena.db import (SCHEMA_VERSION, AuditFlag, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season, VersionFormat,
                       VersusPair, VersusTest, make_engine, prior_means)
 from arena.ladder import leaderboard
 
@@ -65,7 +65,7 @@ def drop_language_column(engine) -> None:  # type: ignore[no-untyped-def]
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "5"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "6"  # type: ignore[union-attr]
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -121,7 +121,7 @@ def as_schema_2(url: str) -> None:
 def check_upgraded_from_2(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "5"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "6"  # type: ignore[union-attr]
         seat = session.exec(select(MatchSeat)).one()
         assert (seat.status, seat.detail) == ("crash", "exited with code 3 during request")  # kept as it was
         assert (seat.failure_request, seat.failure_step, seat.failure_log) == ("", None, "")  # not known then
@@ -147,7 +147,7 @@ def test_a_schema_3_database_learns_that_its_versions_are_python(url: str) -> No
     engine.dispose()
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "5"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "6"  # type: ignore[union-attr]
         version = session.exec(select(BotVersion)).one()
         assert (version.source, version.language) == ("def act(m): pass", "python")
         session.add(BotVersion(bot_id=version.bot_id, number=2, source="int main(){}", sha256="b" * 64, prior_sigma=2.0,
@@ -167,7 +167,7 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
         session.add(row)
         session.commit()
     engine.dispose()
-    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 5"):
+    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 6"):
         make_engine(url)
 
 
@@ -188,7 +188,7 @@ def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
     engine = make_engine(url)
     assert set(VERSUS_TABLES) <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "5"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "6"  # type: ignore[union-attr]
         assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
         test = VersusTest(name="t", variant="classic", elo0=0, elo1=5, alpha=0.05, beta=0.05, max_pairs=10)
         session.add(test)
@@ -198,3 +198,23 @@ def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
         assert session.exec(select(VersusPair.first, VersusPair.second)).all() == [(1.0, 0.5)]
     engine.dispose()
     make_engine(url).dispose()  # opening it again changes nothing
+
+
+def test_a_schema_5_database_gains_the_audit_flags(url: str) -> None:
+    engine = make_engine(url)
+    with Session(engine) as session:
+        session.add(Bot(name="kept"))
+        session.commit()
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE auditflag"))
+        conn.execute(text("UPDATE meta SET value = '5' WHERE key = 'schema_version'"))
+    engine.dispose()
+    engine = make_engine(url)
+    assert "auditflag" in inspect(engine).get_table_names()
+    with Session(engine) as session:
+        assert session.get(Meta, "schema_version").value == "6"  # type: ignore[union-attr]
+        bot = session.exec(select(Bot)).one()
+        session.add(AuditFlag(bot_a=bot.id, bot_b=bot.id, scope="variant classic", evidence="{}"))  # type: ignore[arg-type]
+        session.commit()
+        assert [f.scope for f in session.exec(select(AuditFlag)).all()] == ["variant classic"]
+    engine.dispose()

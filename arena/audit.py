@@ -1,0 +1,316 @@
+"""The integrity audit: do two bots of different authors play as a team?
+
+Bots may trade, and a gift is legal (C-6.5), so two bots under two names can recognise each other at
+a table by some signature and then feed one another. Nothing in one game shows it; a season does.
+
+Every closed deal is valued for both sides *in their own public position*: the marginal worth, in
+coins, of planting the cards received less the cards paid in the fields as they were then
+(``engine.valuation``; fields are public and do not change while trading). A deal's **excess** is what
+the side that gained more gained beyond the other: near zero for a fair trade (both gain), small for
+a liability dumped on the player it helps least, large for good cards fed to a partner.
+
+For an ordered pair (giver a, receiver b), every game both sat at gives one difference: the excess
+a's deals gave b, less the mean excess they gave each of a's other opponents. A bot that gives to
+whoever is at the table (a kingmaker, or a weak bot that strong bots take advantage of) spreads its
+excess and the difference stays small; a feeder concentrates it on its partner. The pair is
+**flagged** when the mean difference exceeds ``MARGIN`` coins a game with a t statistic beyond a
+Bonferroni bound for every direction of every pair tested (family error ``ALPHA``), over at least
+``MIN_GAMES`` shared games. So a flag needs both a large effect and strong evidence of it.
+
+Reported beside it: the **lift** (how much better b's table score is with a seated than without,
+less how much better everybody else does with a seated: a weak bot lifts everyone, a partner lifts
+one) and the **givers** (bots whose excess given per game stands far above everyone else's, whoever
+receives it: kingmakers).
+
+``bench/audit.py`` calibrates the constants: false flags among honest bots, power against a planted
+colluding pair (docs/benchmarks.md, "Integrity audit").
+"""
+from __future__ import annotations
+
+import functools
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from statistics import NormalDist, fmean
+from typing import Any, Mapping, Sequence
+
+from engine.events import Traded
+from engine.replay import Replay
+from engine.rules import Rules, rules_for
+from engine.valuation import position_value, settle
+
+#: family-wise error of one audit over every direction of every pair it tests (Bonferroni)
+ALPHA = 0.001
+#: a flagged direction gives its receiver more than this many coins of excess a shared game beyond
+#: what the giver's other opponents get
+MARGIN = 1.0
+#: a flagged pair shared at least this many games
+MIN_GAMES = 8
+#: a giver's excess given per game: at least this many coins, and ``GIVER_RATIO`` times everyone else's
+MIN_GIVEN = 1.5
+GIVER_RATIO = 3.0
+
+_normal = NormalDist()
+
+
+@dataclass(frozen=True)
+class AuditGame:
+    """One recorded game as the audit reads it: the bot of each seat, each seat's table score (the
+    share of its opponents it finished above, a tie counting half), and the excess value its deals
+    gave from seat to seat (``flows[(giver, receiver)]``, coins)."""
+
+    match_id: int
+    bots: tuple[str, ...]
+    scores: tuple[float, ...]
+    flows: Mapping[tuple[int, int], float] = field(default_factory=dict)
+
+    def given(self, seat: int) -> float:
+        return sum(v for (g, _), v in self.flows.items() if g == seat)
+
+
+@dataclass(frozen=True)
+class Direction:
+    """The evidence that value went from ``giver`` to ``receiver`` in the games they shared."""
+
+    giver: str
+    receiver: str
+    excess: float  # what the giver's deals gave the receiver, in all (coins)
+    to_others: float  # what they gave each of the giver's other opponents, a game on average, in all
+    t: float  # of the mean difference beyond MARGIN
+
+    def margin(self, games: int) -> float:
+        """The mean difference: coins a shared game beyond each other opponent's share."""
+        return (self.excess - self.to_others) / games if games else 0.0
+
+    def to_json(self, games: int) -> dict[str, Any]:
+        return {"giver": self.giver, "receiver": self.receiver, "excess": round(self.excess, 3),
+                "to_each_other_opponent": round(self.to_others, 3), "margin_per_game": round(self.margin(games), 3),
+                "t": round(self.t, 3)}
+
+
+@dataclass(frozen=True)
+class PairFinding:
+    """The evidence on two bots (in name order): both directions, and each one's lift with the other."""
+
+    bots: tuple[str, str]
+    games: int  # games they shared
+    flagged: bool
+    directions: tuple[Direction, Direction]  # a -> b, b -> a
+    lift: tuple[float, float]  # b's lift with a seated, a's lift with b seated (table score)
+    lift_z: tuple[float, float]
+    threshold: float  # the t a direction needed
+
+    @property
+    def top_t(self) -> float:
+        return max(d.t for d in self.directions)
+
+    def to_json(self) -> dict[str, Any]:
+        a, b = self.bots
+        return {
+            "bots": [a, b], "flagged": self.flagged, "games": self.games, "t_threshold": round(self.threshold, 3),
+            "flow": {f"{d.giver}->{d.receiver}": d.to_json(self.games) for d in self.directions},
+            "lift": {f"{b} with {a}": {"table_score": round(self.lift[0], 4), "z": round(self.lift_z[0], 3)},
+                     f"{a} with {b}": {"table_score": round(self.lift[1], 4), "z": round(self.lift_z[1], 3)}},
+        }
+
+
+@dataclass(frozen=True)
+class GiverFinding:
+    """A bot that gives value away far beyond everyone else, to whoever takes it."""
+
+    bot: str
+    games: int
+    given_per_game: float
+    others_per_game: float
+    z: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bot": self.bot, "games": self.games, "given_per_game": round(self.given_per_game, 3),
+                "others_per_game": round(self.others_per_game, 3), "z": round(self.z, 3)}
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    games: int
+    pairs: tuple[PairFinding, ...]
+    givers: tuple[GiverFinding, ...]
+
+    @property
+    def flagged(self) -> tuple[PairFinding, ...]:
+        return tuple(p for p in self.pairs if p.flagged)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"games": self.games, "pairs": [p.to_json() for p in self.pairs],
+                "givers": [g.to_json() for g in self.givers],
+                "alpha": ALPHA, "margin": MARGIN, "min_games": MIN_GAMES}
+
+
+# ----------------------------------------------------------------- one game
+def table_scores(ranks: Sequence[int]) -> tuple[float, ...]:
+    """Each seat's share of its opponents it finished above (rank 1 is best; a tie counts half)."""
+    n = len(ranks)
+    if n < 2:
+        return tuple(0.5 for _ in ranks)
+    return tuple(sum(1.0 if r < o else 0.5 if r == o else 0.0 for k, o in enumerate(ranks) if k != i) / (n - 1)
+                 for i, r in enumerate(ranks))
+
+
+@functools.lru_cache(maxsize=100_000)  # the same fields and cards recur across the games of a season
+def _worth(rules: Rules, fields: tuple[tuple[Any, int], ...], cards: tuple[Any, ...]) -> float:
+    """What planting ``cards`` adds to ``fields``, in coins (negative for a card that forces a harvest)."""
+    if not cards:
+        return 0.0
+    return position_value(rules, fields, (), cards) - settle(rules, fields)
+
+
+def trade_flows(replay: Replay, rules: Rules | None = None) -> dict[tuple[int, int], float]:
+    """The excess of every closed deal of a recorded game, summed by (giver, receiver) seats: the game
+    is played again from its record and each deal valued as it happened."""
+    from engine import new_game
+
+    rules = rules or rules_for(replay.rules_id)
+    if not any(isinstance(e, Traded) for e in replay.events):
+        return {}
+    game = new_game(rules, len(replay.seats), replay.seed)
+    flows: dict[tuple[int, int], float] = defaultdict(float)
+    seen = 0
+    for _, action in replay.actions:
+        game.apply(action)
+        for event in game.events[seen:]:
+            if isinstance(event, Traded):
+                fa, fb = _fields(game, event.a), _fields(game, event.b)
+                gain_a = _worth(rules, fa, event.b_gave) - _worth(rules, fa, event.a_gave)
+                gain_b = _worth(rules, fb, event.a_gave) - _worth(rules, fb, event.b_gave)
+                if gain_b > gain_a:
+                    flows[(event.a, event.b)] += gain_b - gain_a
+                elif gain_a > gain_b:
+                    flows[(event.b, event.a)] += gain_a - gain_b
+        seen = len(game.events)
+    return dict(flows)
+
+
+def _fields(game: Any, seat: int) -> tuple[tuple[Any, int], ...]:
+    s = game.seats[seat]
+    return tuple(zip(s.field_beans, s.field_counts))
+
+
+def audit_game(match_id: int, replay: Replay, bots: Sequence[str], ranks: Sequence[int]) -> AuditGame:
+    return AuditGame(match_id, tuple(bots), table_scores(ranks), trade_flows(replay))
+
+
+# ----------------------------------------------------------------- the season
+def audit(games: Sequence[AuditGame], groups: Mapping[str, str | None] | None = None,
+          since: Mapping[frozenset[str], int] | None = None) -> AuditReport:
+    """The findings on ``games``: every pair of bots of different groups (authors; ``None`` or a
+    missing bot is a group of its own) that shared a table, flagged or not, and the givers.
+    ``since``: for a pair the operator cleared, only games with a larger match id count as its evidence."""
+    groups = groups or {}
+    since = since or {}
+    bots = sorted({b for g in games for b in g.bots})
+    shared: dict[tuple[str, str], list[AuditGame]] = defaultdict(list)
+    for g in games:
+        for a, b in ((a, b) for a in g.bots for b in g.bots if a < b):
+            if g.match_id > since.get(frozenset((a, b)), -1):
+                shared[(a, b)].append(g)
+    tested = [(a, b) for (a, b) in sorted(shared)
+              if groups.get(a) is None or groups.get(b) is None or groups.get(a) != groups.get(b)]
+    tests = max(1, 2 * len(tested))
+    lifts = _lift_table(games, bots)
+    findings = []
+    for a, b in tested:
+        common = shared[(a, b)]
+        threshold = t_quantile(1 - ALPHA / tests, len(common) - 1)
+        ab, ba = _direction(common, a, b), _direction(common, b, a)
+        flagged = len(common) >= MIN_GAMES and any(d.t >= threshold for d in (ab, ba))
+        la, za = lifts.get((a, b), (0.0, 0.0))
+        lb, zb = lifts.get((b, a), (0.0, 0.0))
+        findings.append(PairFinding((a, b), len(common), flagged, (ab, ba), (la, lb), (za, zb), threshold))
+    findings.sort(key=lambda p: (not p.flagged, -p.top_t))
+    return AuditReport(len(games), tuple(findings), _givers(games, bots))
+
+
+def _direction(common: Sequence[AuditGame], giver: str, receiver: str) -> Direction:
+    """Per shared game: the excess to ``receiver`` less the mean excess to each other opponent; the t
+    statistic of the mean of those differences beyond ``MARGIN``."""
+    differences = []
+    excess = to_others = 0.0
+    for g in common:
+        me, them = g.bots.index(giver), g.bots.index(receiver)
+        x = g.flows.get((me, them), 0.0)
+        others = [g.flows.get((me, k), 0.0) for k in range(len(g.bots)) if k not in (me, them)]
+        rest = fmean(others) if others else 0.0
+        excess += x
+        to_others += rest
+        differences.append(x - rest)
+    if len(differences) < 2:
+        return Direction(giver, receiver, excess, to_others, 0.0)
+    se = math.sqrt(_var(differences) / len(differences))
+    t = (fmean(differences) - MARGIN) / se if se > 0 else (math.inf if fmean(differences) > MARGIN else -math.inf)
+    return Direction(giver, receiver, excess, to_others, max(-99.0, min(99.0, t)))
+
+
+def t_quantile(p: float, df: int) -> float:
+    """Student's t quantile (Cornish-Fisher from the normal one; within 1% for df >= 5 in the tail used here)."""
+    z = _normal.inv_cdf(p)
+    if df < 1:
+        return math.inf
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3
+
+
+def _lift_table(games: Sequence[AuditGame], bots: Sequence[str]) -> dict[tuple[str, str], tuple[float, float]]:
+    """(a, b) -> (b's lift with a seated, its z): b's mean table score with a minus without, less the
+    same difference averaged over every other bot that played with and without a."""
+    scores: dict[str, list[tuple[frozenset[str], float]]] = defaultdict(list)
+    for g in games:
+        present = frozenset(g.bots)
+        for seat, bot in enumerate(g.bots):
+            scores[bot].append((present, g.scores[seat]))
+
+    def raw(a: str, b: str) -> tuple[float, float] | None:
+        with_a = [s for present, s in scores[b] if a in present]
+        without = [s for present, s in scores[b] if a not in present]
+        if len(with_a) < 2 or len(without) < 2:
+            return None
+        diff = fmean(with_a) - fmean(without)
+        se = math.sqrt(_var(with_a) / len(with_a) + _var(without) / len(without))
+        return diff, se
+
+    out = {}
+    for a in bots:
+        raws = {b: raw(a, b) for b in bots if b != a}
+        for b, r in raws.items():
+            if r is None:
+                continue
+            others = [o[0] for k, o in raws.items() if k != b and o is not None]
+            base = fmean(others) if others else 0.0
+            lift = r[0] - base
+            out[(a, b)] = (lift, lift / r[1] if r[1] > 0 else 0.0)
+    return out
+
+
+def _var(values: Sequence[float]) -> float:
+    m = fmean(values)
+    return sum((v - m) ** 2 for v in values) / (len(values) - 1)
+
+
+def _givers(games: Sequence[AuditGame], bots: Sequence[str]) -> tuple[GiverFinding, ...]:
+    per_bot: dict[str, list[float]] = defaultdict(list)
+    for g in games:
+        for seat, bot in enumerate(g.bots):
+            per_bot[bot].append(g.given(seat))
+    threshold = _normal.inv_cdf(1 - ALPHA / max(1, len(bots)))
+    found = []
+    for bot in bots:
+        mine = per_bot[bot]
+        others = [v for b, vs in per_bot.items() if b != bot for v in vs]
+        if len(mine) < 2 or len(others) < 2:
+            continue
+        m, o = fmean(mine), fmean(others)
+        se = math.sqrt(_var(mine) / len(mine) + _var(others) / len(others))
+        z = (m - o) / se if se > 0 else 0.0
+        if z >= threshold and m >= MIN_GIVEN and m >= GIVER_RATIO * o:
+            found.append(GiverFinding(bot, len(mine), m, o, z))
+    return tuple(sorted(found, key=lambda f: -f.given_per_game))

@@ -1,0 +1,108 @@
+"""`arena audit`: do two bots of different authors play as a team? (arena/audit.py); `arena audit clear A B`."""
+from __future__ import annotations
+
+import json
+
+import click
+from sqlmodel import Session
+
+from arena.audit import MARGIN, AuditReport, Direction
+from arena.audit_store import AuditError, clear_flag, run_audit, stored_flags
+from arena.formats import format_of
+from arena.text import shown
+
+from arena.cli.base import Context, UserError, cli, format_table, pass_context
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--season", "season_name", default=None, help="Audit one season's games (default: every season of --variant).")
+@click.option("--variant", default=None, help="The format whose games are audited (default classic).")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option("--all", "show_all", is_flag=True, help="List every pair tested, not only those that stand out.")
+@pass_context
+@click.pass_context
+def audit(click_ctx: click.Context, ctx: Context, season_name: str | None, variant: str | None, as_json: bool,
+          show_all: bool) -> None:
+    """Audit the recorded games for collusion: for every pair of bots of different authors, the value
+    that flowed between them beyond fair trades and each one's lift with the other. A pair that stands
+    out is flagged: stored, shown on the site, and never seated together again until `arena audit
+    clear A B`. Bots that give value away to whoever is active (kingmakers) are named."""
+    if click_ctx.invoked_subcommand is not None:
+        return
+    if season_name is not None and variant is not None:
+        raise UserError("give --season or --variant, not both (a season has one variant)")
+    if season_name is None:
+        try:
+            variant = format_of(variant or "classic").name
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    with Session(ctx.engine) as session:
+        try:
+            report, new = run_audit(session, variant, season_name)
+        except AuditError as exc:
+            raise UserError(str(exc)) from None
+    if as_json:
+        data = report.to_json()
+        data["newly_flagged"] = [list(p.bots) for p in new]
+        click.echo(json.dumps(data, indent=2, sort_keys=True))
+        return
+    click.echo(report_text(report, show_all))
+    for finding in new:
+        click.echo(f"flagged: {shown(finding.bots[0])} and {shown(finding.bots[1])} "
+                   "(they are no longer seated together; `arena audit clear A B` after a review)")
+
+
+def report_text(report: AuditReport, show_all: bool) -> str:
+    lines = [f"{report.games} games audited, {len(report.pairs)} pairs of bots of different authors tested"]
+    shown_pairs = [p for p in report.pairs if show_all or p.flagged or p.top_t >= 0]
+    if shown_pairs:
+        rows = [("pair", "games", "A->B excess (to others, t)", "B->A excess (to others, t)", "lift B|A, A|B", "flagged")]
+        for p in shown_pairs:
+            ab, ba = p.directions
+            rows.append((f"{shown(p.bots[0])} / {shown(p.bots[1])}", str(p.games), _direction(ab), _direction(ba),
+                         f"{p.lift[0]:+.2f}, {p.lift[1]:+.2f}", "FLAGGED" if p.flagged else "-"))
+        lines.append(format_table(rows))
+        lines.append(f"(excess: coins of value one's deals gave the other beyond what they gave itself, over the "
+                     f"games shared; to others: what they gave each of its other opponents; flagged when the "
+                     f"difference is over {MARGIN:g} coins a game with t beyond the bound for the pairs tested)")
+    else:
+        lines.append("no pair stands out")
+    for giver in report.givers:
+        lines.append(f"giver: {shown(giver.bot)} gives away {giver.given_per_game:.1f} coins of value a game "
+                     f"(everyone else {giver.others_per_game:.1f}, z {giver.z:.1f}) to whoever takes it")
+    return "\n".join(lines)
+
+
+def _direction(d: Direction) -> str:
+    return f"{d.excess:.1f} ({d.to_others:.1f}, {d.t:+.1f})"
+
+
+@audit.command("clear")
+@click.argument("a")
+@click.argument("b")
+@pass_context
+def audit_clear(ctx: Context, a: str, b: str) -> None:
+    """Clear the flag of bots A and B after a review: they may share tables again, and only games
+    played from now on can flag them again."""
+    with Session(ctx.engine) as session:
+        try:
+            clear_flag(session, a, b)
+        except AuditError as exc:
+            raise UserError(str(exc)) from None
+    click.echo(f"cleared: {shown(a)} and {shown(b)} may share tables again")
+
+
+@audit.command("list")
+@pass_context
+def audit_list(ctx: Context) -> None:
+    """Every flag, standing and cleared."""
+    with Session(ctx.engine) as session:
+        flags = stored_flags(session)
+    if not flags:
+        click.echo("no pair has been flagged")
+        return
+    rows = [("pair", "flagged", "scope", "games", "cleared")]
+    for f in flags:
+        rows.append((f"{shown(f.bots[0])} / {shown(f.bots[1])}", f.flagged_at, shown(f.scope),
+                     str(f.evidence.get("games", "?")), f.cleared_at or "standing"))
+    click.echo(format_table(rows))

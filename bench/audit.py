@@ -1,0 +1,200 @@
+"""Calibration of the integrity audit (arena/audit.py): false flags among honest bots, power against a colluding pair.
+
+    python3 bench/audit.py                      # 100 honest seasons, 100 seasons with a colluding pair
+    python3 bench/audit.py --quick              # 10 + 10, a smoke run
+    python3 bench/audit.py --seasons 40 --games 60
+
+Every season is played in this process (no sandbox, no JSON) through the bots' SDK decision methods on
+typed Requests built from the engine state, the events since a seat's last decision included (the
+colluders follow them). A season is ``--games`` classic games (100: a new season's default) at seat-
+rotated deals: a table of 3-5 bots (size drawn with weight n(n-1), as the matchmaker does), its deck
+played once per rotation of the seating, as ``arena season run`` plays them. Each game's record goes
+through the same ``arena.audit.audit_game`` as a recorded game (played again from the record, every
+trade valued), and each season through ``arena.audit.audit``.
+
+- honest seasons: the example bots (random, greedy, trader) and epsilon copies (a uniformly random
+  legal option with probability epsilon, else the base bot's move), every bot its own author. A
+  season with any flagged pair is a false flag; so is any bot named a giver.
+- colluding seasons: the same field plus the pair of tests/sandbox/hostile/colluder.py (a feeder and a
+  partner, two authors: a begging signature, then consenting gifts). Power: the share of seasons that
+  flag exactly that pair. Also reported: other pairs flagged there, and seasons with a kingmaker
+  (the same file's third role) that name it a giver.
+
+Seeds are fixed (season k of a kind: ``random.Random(f"audit/{kind}/{k}")``): a run is reproducible.
+"""
+from __future__ import annotations
+
+import math
+import random
+import sys
+import time
+import types
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.audit import AuditGame, audit, audit_game  # noqa: E402
+from engine import classic_rules, new_game  # noqa: E402
+from engine.errors import IllegalAction  # noqa: E402
+from engine.policies import default_action  # noqa: E402
+from engine.replay import Replay  # noqa: E402
+from sandbox.sdk import Request  # noqa: E402
+
+import common  # noqa: E402
+
+HOSTILE = ROOT / "tests" / "sandbox" / "hostile"
+HONEST: tuple[tuple[str, str, float], ...] = (
+    ("random", "random", 0.0), ("greedy", "greedy", 0.0), ("trader", "trader", 0.0),
+    ("greedy-e10", "greedy", 0.1), ("trader-e05", "trader", 0.05), ("trader-e20", "trader", 0.2),
+)
+COLLUDERS = (("feeder", "feeder", 0.0), ("partner", "partner", 0.0))
+KINGMAKER = (("kingmaker", "kingmaker", 0.0),)
+
+
+def colluder_source(role: str) -> str:
+    """The trader's source with its class no longer the entry point, then the colluder with ``ROLE``."""
+    trader = (common.BOTS / "trader_bot.py").read_text(encoding="utf-8")
+    colluder = (HOSTILE / "colluder.py").read_text(encoding="utf-8").replace('ROLE = "feeder"', f"ROLE = {role!r}", 1)
+    return f"{trader}\nTraderBot.__bohnanza_bot__ = False\n{colluder}"
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def bot_class(stem: str) -> type:
+    if stem in ("random", "greedy", "trader"):
+        return common.bot_class(stem)
+    if stem not in _CLASSES:
+        common.bot_class("trader")  # memoizes engine.valuation.position_value in this process
+        module = types.ModuleType(f"bench_{stem}")
+        exec(compile(colluder_source(stem), f"<{stem}>", "exec"), module.__dict__)
+        _CLASSES[stem] = module.Colluder
+    return _CLASSES[stem]
+
+
+class Player:
+    """A bot in this process that takes a uniformly random legal option with probability ``eps``."""
+
+    def __init__(self, stem: str, eps: float, rules: Any, seat: int, players: int, seed: int) -> None:
+        self.eps = eps
+        self.bot = bot_class(stem)()
+        self.bot.rules, self.bot.seat, self.bot.players = rules, seat, players
+        self.bot.rng = random.Random(seed)
+        self.rng = random.Random(seed ^ 0x5EED)
+
+    def decide(self, request: Request) -> Any:
+        if self.eps and self.rng.random() < self.eps:
+            return self.rng.choice(request.options)
+        return getattr(self.bot, request.kind.value)(request)
+
+
+def play(seating: Sequence[tuple[str, str, float]], seed: int, match_id: int) -> AuditGame:
+    rules = classic_rules()
+    n = len(seating)
+    game = new_game(rules, n, seed)
+    players = [Player(stem, eps, rules, seat, n, (seed * 7919 + seat * 104729) & (2**63 - 1))
+               for seat, (_, stem, eps) in enumerate(seating)]
+    seen = [0] * n
+    forfeited: set[int] = set()
+    number = 0
+    while not game.over:
+        d = game.decision
+        if d.seat in forfeited:
+            game.apply(default_action(game))
+            continue
+        events = tuple(game.events[seen[d.seat]:])
+        seen[d.seat] = len(game.events)
+        request = Request(number, d.kind, game.view(d.seat), events, d.options, 1000.0)
+        number += 1
+        try:
+            game.apply(players[d.seat].decide(request))
+        except IllegalAction:
+            forfeited.add(d.seat)
+            game.apply(default_action(game))
+    names = [name for name, _, _ in seating]
+    return audit_game(match_id, Replay.of(game, names), names, game.result.ranks)
+
+
+def season(task: tuple[str, int, int]) -> dict[str, Any]:
+    kind, k, games = task
+    rng = random.Random(f"audit/{kind}/{k}")
+    field = list(HONEST) + (list(COLLUDERS) if kind == "colluding" else list(KINGMAKER) if kind == "kingmaker" else [])
+    played: list[AuditGame] = []
+    while len(played) < games:
+        sizes = range(3, 6)
+        size = rng.choices(sizes, weights=[n * (n - 1) for n in sizes])[0]
+        table = rng.sample(field, size)
+        seed = rng.getrandbits(63)
+        for r in range(size):
+            if len(played) < games:
+                played.append(play(table[r:] + table[:r], seed, len(played)))
+    report = audit(played)
+    return {"kind": kind, "season": k,
+            "flagged": sorted(tuple(p.bots) for p in report.flagged),
+            "givers": [g.bot for g in report.givers],
+            "shared": next((p.games for p in report.pairs if set(p.bots) == {"feeder", "partner"}), 0),
+            "pair_t": next((p.top_t for p in report.pairs if set(p.bots) == {"feeder", "partner"}), None),
+            "pair_threshold": next((p.threshold for p in report.pairs if set(p.bots) == {"feeder", "partner"}), None),
+            "max_honest_t": max((p.top_t for p in report.pairs
+                                 if not {"feeder", "partner"} & set(p.bots) and "kingmaker" not in p.bots), default=0.0),
+            "max_honest_margin": max((max(d.margin(p.games) for d in p.directions) for p in report.pairs
+                                      if not {"feeder", "partner"} & set(p.bots) and "kingmaker" not in p.bots),
+                                     default=0.0)}
+
+
+def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = hits / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def main() -> None:
+    parser = common.parser(__doc__, games=100, games_help="games per season (100: a new season's default)")
+    parser.add_argument("--seasons", type=int, default=100, help="seasons of each kind")
+    parser.add_argument("--kingmaker-seasons", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--quick", action="store_true", help="10 seasons of each kind")
+    args = parser.parse_args()
+    if args.quick:
+        args.seasons, args.kingmaker_seasons = 10, 5
+    print(common.machine(f"{args.workers} workers"))
+    print(f"# seasons of {args.games} games at seat-rotated deals; honest field: "
+          + ", ".join(name for name, _, _ in HONEST))
+    started = time.monotonic()
+    tasks = ([("honest", k, args.games) for k in range(args.seasons)]
+             + [("colluding", k, args.games) for k in range(args.seasons)]
+             + [("kingmaker", k, args.games) for k in range(args.kingmaker_seasons)])
+    with get_context("fork").Pool(args.workers) as pool:
+        results = pool.map(season, tasks, chunksize=1)
+    honest = [r for r in results if r["kind"] == "honest"]
+    colluding = [r for r in results if r["kind"] == "colluding"]
+    kingmaker = [r for r in results if r["kind"] == "kingmaker"]
+    false_flags = sum(1 for r in honest if r["flagged"] or r["givers"])
+    caught = sum(1 for r in colluding if ("feeder", "partner") in r["flagged"])
+    others = sum(1 for r in colluding + kingmaker if any({"feeder", "partner"} != set(p) for p in r["flagged"]))
+    named = sum(1 for r in kingmaker if r["givers"] == ["kingmaker"])
+    lo, hi = wilson(false_flags, len(honest))
+    print(f"honest seasons with a flag or a giver: {false_flags}/{len(honest)} "
+          f"(95% interval {100 * lo:.1f}-{100 * hi:.1f}%); an honest pair's largest t in a season: "
+          f"median {sorted(r['max_honest_t'] for r in honest)[len(honest) // 2]:.2f}, "
+          f"max {max(r['max_honest_t'] for r in honest):.2f}; its largest margin (coins a game): "
+          f"max {max(r['max_honest_margin'] for r in honest):.2f}")
+    lo, hi = wilson(caught, len(colluding))
+    ts = sorted(r["pair_t"] or 0.0 for r in colluding)
+    print(f"colluding pair flagged: {caught}/{len(colluding)} (95% interval {100 * lo:.1f}-{100 * hi:.1f}%); "
+          f"games shared: median {sorted(r['shared'] for r in colluding)[len(colluding) // 2]}; "
+          f"its t: min {ts[0]:.2f}, median {ts[len(ts) // 2]:.2f} (bound at the median games shared "
+          f"{sorted(r['pair_threshold'] or 0.0 for r in colluding)[len(colluding) // 2]:.2f})")
+    print(f"other pairs flagged in colluding and kingmaker seasons: {others}/{len(colluding) + len(kingmaker)} seasons")
+    print(f"kingmaker named the only giver: {named}/{len(kingmaker)}")
+    print(f"# {time.monotonic() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

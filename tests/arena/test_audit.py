@@ -1,0 +1,158 @@
+"""The integrity audit on real tables: sandboxed seasons (`arena season run`, 2 workers, the strong
+tier) with a colluding pair of tests/sandbox/hostile/colluder.py entered under two authors, with a
+kingmaker, and with honest example bots only; then `arena audit`, the planner, the site and
+`arena audit clear` on what they recorded."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from arena_helpers import run_arena
+from sqlmodel import Session, select
+
+from arena.db import Match, MatchSeat, Season, make_engine
+from arena.submit import register, register_bosses
+from sandbox import Tier, detect_tier
+
+PROJECT = Path(__file__).resolve().parents[2]
+HOSTILE = PROJECT / "tests" / "sandbox" / "hostile"
+STRONG = detect_tier() is Tier.STRONG
+if os.environ.get("CI") == "true" and not STRONG:
+    raise RuntimeError("CI without the strong sandbox tier: the audit's hostile seasons must run there")
+pytestmark = pytest.mark.skipif(not STRONG, reason="strong tier (bubblewrap + seccomp, root) unavailable")
+
+SEASON_GAMES = "60"
+FEEDER, PARTNER = "sunflower", "marigold"  # names that say nothing of what the bots do
+
+
+def colluder_source(role: str) -> str:
+    """The trader's source, its class no longer the entry point, then the colluder playing ``role``."""
+    trader = (PROJECT / "bots" / "trader_bot.py").read_text(encoding="utf-8")
+    colluder = (HOSTILE / "colluder.py").read_text(encoding="utf-8").replace('ROLE = "feeder"', f"ROLE = {role!r}", 1)
+    assert f"ROLE = {role!r}" in colluder
+    return f"{trader}\nTraderBot.__bohnanza_bot__ = False\n{colluder}"
+
+
+def ladder(folder: Path, entries: dict[str, tuple[str, str]]) -> Path:
+    """A database with the bosses random, greedy and trader and ``entries`` (name -> (author, source))."""
+    db = folder / "ladder.sqlite"
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        register_bosses(session, ["random", "greedy", "trader"])
+        for name, (author, source) in entries.items():
+            register(session, name, source, author)
+    engine.dispose()
+    return db
+
+
+def season(db: Path, name: str, games: str = SEASON_GAMES) -> None:
+    result = run_arena("season", "run", "--name", name, "--games", games, "--workers", "2", db=db, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+def audit_json(db: Path, *args: str) -> dict:
+    result = run_arena("audit", "--json", *args, db=db)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def tables_of(db: Path, season_name: str) -> list[set[str]]:
+    from arena.db import Bot, BotVersion
+
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        rows = session.exec(select(Match.id, Bot.name).where(
+            Match.season_id == Season.id, Season.name == season_name, MatchSeat.match_id == Match.id,
+            MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id)).all()
+    engine.dispose()
+    tables: dict[int, set[str]] = {}
+    for match_id, bot in rows:
+        tables.setdefault(match_id, set()).add(bot)
+    return list(tables.values())
+
+
+@pytest.fixture(scope="module")
+def colluded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A ladder after a season in which a feeder and its partner (two authors) played with the bosses."""
+    db = ladder(tmp_path_factory.mktemp("colluded"), {FEEDER: ("Ann", colluder_source("feeder")),
+                                                     PARTNER: ("Bob", colluder_source("partner"))})
+    season(db, "spring")
+    return db
+
+
+def test_the_audit_flags_a_colluding_pair_of_two_authors_and_nobody_else(colluded: Path, tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    shutil.copy(colluded, db)
+    together = sum(1 for t in tables_of(db, "spring") if {FEEDER, PARTNER} <= t)
+    assert together >= 20, f"the pair shared only {together} tables"
+    report = audit_json(db)
+    pairs = {tuple(p["bots"]): p for p in report["pairs"]}
+    assert report["games"] == int(SEASON_GAMES)
+    assert pairs[(PARTNER, FEEDER)]["flagged"] is True
+    assert [b for b, p in pairs.items() if p["flagged"]] == [(PARTNER, FEEDER)]
+    flow = pairs[(PARTNER, FEEDER)]["flow"][f"{FEEDER}->{PARTNER}"]
+    assert flow["t"] >= pairs[(PARTNER, FEEDER)]["t_threshold"] and flow["margin_per_game"] > 1.0
+    assert report["newly_flagged"] == [[PARTNER, FEEDER]]
+    assert audit_json(db)["newly_flagged"] == []  # flagged once, not again
+    text = run_arena("audit", db=db)
+    assert text.returncode == 0 and "FLAGGED" in text.stdout and f"{PARTNER} / {FEEDER}" in text.stdout
+
+
+def test_a_flagged_pair_never_shares_a_table_until_it_is_cleared(colluded: Path, tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    shutil.copy(colluded, db)
+    audit_json(db)
+    season(db, "summer", "24")
+    summer = tables_of(db, "summer")
+    assert len(summer) == 24 and not [t for t in summer if {FEEDER, PARTNER} <= t]
+    listed = run_arena("audit", "list", db=db)
+    assert listed.returncode == 0 and "standing" in listed.stdout
+    cleared = run_arena("audit", "clear", FEEDER, PARTNER, db=db)
+    assert cleared.returncode == 0, cleared.stderr
+    assert "cleared" in run_arena("audit", "list", db=db).stdout
+    again = audit_json(db)  # the old games no longer count for this pair, and it shared none since
+    assert not any(p["flagged"] for p in again["pairs"]) and again["newly_flagged"] == []
+    season(db, "autumn", "30")
+    assert [t for t in tables_of(db, "autumn") if {FEEDER, PARTNER} <= t], "a cleared pair is seated again"
+    refused = run_arena("audit", "clear", FEEDER, PARTNER, db=db)
+    assert refused.returncode != 0 and "not flagged" in refused.stderr and "Traceback" not in refused.stderr
+    unknown = run_arena("audit", "--season", "winter", db=db)
+    assert unknown.returncode != 0 and "no season 'winter'" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+def test_the_site_shows_flagged_pairs_on_their_page_and_on_both_bots_pages(colluded: Path, tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    shutil.copy(colluded, db)
+    audit_json(db)
+    out = tmp_path / "site"
+    result = run_arena("site", "build", "--out", str(out), db=db)
+    assert result.returncode == 0, result.stderr
+    page = (out / "audit.html").read_text()
+    assert FEEDER in page and PARTNER in page and "standing" in page
+    assert 'href="audit.html"' in (out / "index.html").read_text()
+    flagged_pages = [p for p in (out / "bots").glob("[0-9]*.html") if "Flagged by the audit" in p.read_text()]
+    names = sorted(FEEDER if FEEDER in p.read_text().split("<h1>")[1][:80] else PARTNER for p in flagged_pages)
+    assert names == sorted([FEEDER, PARTNER])
+
+
+def test_a_kingmaker_is_named_a_giver(tmp_path: Path) -> None:
+    db = ladder(tmp_path, {"saint": ("Eve", colluder_source("kingmaker"))})
+    season(db, "gifts", "40")
+    report = audit_json(db)
+    assert [g["bot"] for g in report["givers"]] == ["saint"]
+    giver = report["givers"][0]
+    assert giver["given_per_game"] >= 3 * giver["others_per_game"]
+    assert "giver: saint" in run_arena("audit", db=db).stdout
+
+
+def test_seasons_of_honest_example_bots_flag_nobody(tmp_path: Path) -> None:
+    greedy = (PROJECT / "bots" / "greedy_bot.py").read_text(encoding="utf-8")
+    trader = (PROJECT / "bots" / "trader_bot.py").read_text(encoding="utf-8")
+    db = ladder(tmp_path, {"copper": ("Cy", trader + "\n# Cy's copy\n"), "tin": ("Di", greedy + "\n# Di's copy\n")})
+    season(db, "honest")
+    report = audit_json(db)
+    assert report["games"] == int(SEASON_GAMES) and len(report["pairs"]) == 10
+    assert [p["bots"] for p in report["pairs"] if p["flagged"]] == [] and report["givers"] == []

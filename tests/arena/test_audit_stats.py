@@ -1,0 +1,125 @@
+"""The integrity audit's statistics (arena/audit.py) on games made up for the purpose, and its
+valuation of trades on real engine games."""
+from __future__ import annotations
+
+import random
+
+from arena.audit import AuditGame, audit, table_scores, trade_flows
+from engine import Accept, Confirm, EndTrading, Offer, classic_rules, new_game
+from engine.actions import DecisionKind
+from engine.events import Traded
+from engine.policies import default_action
+from engine.replay import Replay
+
+
+def made_up_season(games: int, feeding: float, seed: int = 7) -> list[AuditGame]:
+    """Tables of 4 of 6 bots; every seat gives a little at random (an honest field); with ``feeding``,
+    bot ``a`` also gives that much to ``b`` whenever both sit at a table."""
+    rng = random.Random(seed)
+    names = ["a", "b", "c", "d", "e", "f"]
+    out = []
+    for k in range(games):
+        bots = tuple(rng.sample(names, 4))
+        flows: dict[tuple[int, int], float] = {}
+        for giver in range(4):
+            if rng.random() < 0.5:
+                receiver = rng.choice([s for s in range(4) if s != giver])
+                flows[(giver, receiver)] = flows.get((giver, receiver), 0.0) + rng.expovariate(1.0)
+        if feeding and "a" in bots and "b" in bots:
+            pair = (bots.index("a"), bots.index("b"))
+            flows[pair] = flows.get(pair, 0.0) + feeding
+        ranks = list(range(1, 5))
+        rng.shuffle(ranks)
+        if "b" in bots and feeding and "a" in bots:  # the fed bot wins
+            ranks = [1 if b == "b" else r + 1 for b, r in zip(bots, ranks)]
+        out.append(AuditGame(k, bots, table_scores(ranks), flows))
+    return out
+
+
+def test_table_scores_count_opponents_beaten_and_ties_as_half() -> None:
+    assert table_scores([1, 2, 3]) == (1.0, 0.5, 0.0)
+    assert table_scores([1, 1, 3]) == (0.75, 0.75, 0.0)
+    assert table_scores([2, 1]) == (0.0, 1.0)
+
+
+def test_a_pair_that_feeds_is_flagged_and_an_honest_field_is_not() -> None:
+    honest = audit(made_up_season(100, feeding=0.0))
+    assert honest.flagged == ()
+    assert len(honest.pairs) == 15  # every pair of 6 bots shared a table
+    fed = audit(made_up_season(100, feeding=3.0))
+    assert [p.bots for p in fed.flagged] == [("a", "b")]
+    finding = fed.flagged[0]
+    ab, ba = finding.directions
+    assert (ab.giver, ab.receiver) == ("a", "b") and ab.t >= finding.threshold > ba.t
+    assert ab.margin(finding.games) > 3.0 * 0.9
+    assert finding.lift[0] > 0.1  # b does better with a seated than everybody else does
+    assert fed.to_json()["pairs"][0]["bots"] == ["a", "b"] and fed.to_json()["pairs"][0]["flagged"] is True
+
+
+def test_a_small_concentrated_flow_is_not_flagged_however_many_games() -> None:
+    """Below the margin of a coin a game, no number of games flags a pair: a strong bot that gets a little
+    more than others out of a weak one is not a partner."""
+    report = audit(made_up_season(1000, feeding=0.6))
+    assert report.flagged == ()
+    ab = next(p for p in report.pairs if p.bots == ("a", "b")).directions[0]
+    assert 0.3 < ab.margin(next(p for p in report.pairs if p.bots == ("a", "b")).games) < 1.0
+
+
+def test_bots_of_one_author_are_not_tested_and_a_cleared_pair_needs_new_games() -> None:
+    games = made_up_season(100, feeding=3.0)
+    same_author = audit(games, groups={"a": "ann", "b": "ann"})
+    assert ("a", "b") not in {p.bots for p in same_author.pairs}
+    cleared = audit(games, since={frozenset(("a", "b")): 99})  # only games after match 99: none shared
+    assert ("a", "b") not in {p.bots for p in cleared.pairs}
+    later = audit(games, since={frozenset(("a", "b")): 10})
+    assert [p.bots for p in later.flagged] == [("a", "b")]
+
+
+def test_a_bot_that_gives_to_everybody_is_named_a_giver_not_a_pair() -> None:
+    rng = random.Random(3)
+    games = []
+    for k, g in enumerate(made_up_season(100, feeding=0.0)):
+        flows = dict(g.flows)
+        if "f" in g.bots:
+            me = g.bots.index("f")
+            for other in range(4):
+                if other != me:
+                    flows[(me, other)] = flows.get((me, other), 0.0) + rng.uniform(2.0, 4.0)
+        games.append(AuditGame(k, g.bots, g.scores, flows))
+    report = audit(games)
+    assert [g.bot for g in report.givers] == ["f"]
+    assert report.flagged == ()
+
+
+def gift_game(seed: int) -> tuple[Replay, int, int]:
+    """A real classic game in which, on the first turn with turned-up cards, the active player gives them
+    all to the next seat, which takes them; otherwise the default policy. (replay, giver, receiver)"""
+    rules = classic_rules()
+    game = new_game(rules, 3, seed)
+    done = False
+    giver = receiver = -1
+    while not game.over:
+        d = game.decision
+        if not done and d.kind is DecisionKind.TRADE_OFFER and game.seats[game.active].trade:
+            giver, receiver = game.active, (game.active + 1) % 3
+            game.apply(Offer(give_trade=tuple(range(len(game.seats[giver].trade))), to=receiver))
+            while game.decision.kind is DecisionKind.TRADE_RESPOND:
+                accept = next((o for o in game.decision.options if isinstance(o, Accept)), None)
+                game.apply(accept if game.to_move == receiver and accept else default_action(game))
+            confirm = next(o for o in game.decision.options if isinstance(o, Confirm))
+            game.apply(confirm)
+            game.apply(EndTrading())
+            done = True
+            continue
+        game.apply(default_action(game))
+    return Replay.of(game, ["x", "y", "z"]), giver, receiver
+
+
+def test_a_gift_is_valued_in_the_receivers_fields_and_counted_from_giver_to_receiver() -> None:
+    replay, giver, receiver = gift_game(11)
+    trades = [e for e in replay.events if isinstance(e, Traded)]
+    assert trades and trades[0].a == giver and trades[0].b_gave == ()
+    flows = trade_flows(replay)
+    assert flows, "a gift of two cards moved value"
+    assert all(v > 0 for v in flows.values())
+    assert (receiver, giver) not in flows or flows[(receiver, giver)] < flows.get((giver, receiver), 0.0)

@@ -1,0 +1,80 @@
+"""Hostile (legal play): one half of a colluding pair, appended to the trader bot's source.
+
+Two bots entered under two authors. The ``partner`` plays the trader and, whenever it opens a trading
+round as the active player, first begs everybody for two cards of one bean while giving nothing: a
+signature no example bot makes. The ``feeder`` plays the trader until it has seen that signature at
+its table; from then on it feeds the seat that made it with consenting gifts: as the active player it
+gives the partner every card it holds that grows one of the partner's fields, and when the partner is
+active it offers the same as a gift in answer. The partner takes them as any trader takes a gift that
+helps it. Every move is legal. The audit (arena/audit.py) must flag the pair. A ``kingmaker`` plays the trader
+but, whenever another seat is active, offers it its whole hand as a gift: the audit names it a giver.
+
+``tests/arena/test_audit.py`` and ``bench/audit.py`` build a bot as ``colluder_source(ROLE)``: the
+trader's source, its class no longer the entry point, then this file with ``ROLE`` set.
+"""
+
+ROLE = "feeder"  # or "partner", or "kingmaker": gives its whole hand to whoever is active, every turn
+SIGN_BEAN = "garden"  # what the partner begs for (two of them, for nothing)
+
+
+class Colluder(TraderBot):  # type: ignore[name-defined]  # noqa: F821  (TraderBot: the source this is appended to)
+    __bohnanza_bot__ = True
+
+    def __init__(self):
+        super().__init__()
+        self.partners = set()
+
+    def watch(self, request):
+        for event in request.events:
+            if (type(event).__name__ == "Offered" and event.to is None and not event.give
+                    and len(event.want) == 2 and all(b.value == SIGN_BEAN for b in event.want)):
+                self.partners.add(event.seat)
+
+    def grows(self, view, seat, bean):
+        return any(f.bean is bean or f.bean is None for f in view.fields[seat])
+
+    def feed(self, view, seat, hand_only):
+        hand = tuple(i for i, b in enumerate(view.hand) if self.grows(view, seat, b))
+        trade = () if hand_only else tuple(
+            i for i, c in enumerate(view.trade_areas[view.seat]) if not c.locked and self.grows(view, seat, c.bean))
+        return hand, trade
+
+    def trade_offer(self, request):
+        self.watch(request)
+        view = request.view
+        if ROLE == "partner" and view.trade is not None and view.trade.round == 0:
+            if max(view.hand_sizes[k] for k in range(view.players) if k != view.seat) >= 2:
+                return Offer(want=tuple(b for b in self.rules.beans if b.value == SIGN_BEAN) * 2)
+        if ROLE == "feeder" and self.partners:
+            seat = min(self.partners)
+            hand, trade = self.feed(view, seat, hand_only=False)
+            if hand or trade:
+                return Offer(give_hand=hand, give_trade=trade, to=seat)
+        return super().trade_offer(request)
+
+    def trade_respond(self, request):
+        self.watch(request)
+        view = request.view
+        if ROLE == "kingmaker" and view.hand:
+            return Offer(give_hand=tuple(range(len(view.hand))))
+        if ROLE == "feeder" and view.active in self.partners:
+            hand, _ = self.feed(view, view.active, hand_only=True)
+            if hand:
+                return Offer(give_hand=hand)
+        return super().trade_respond(request)
+
+    def trade_confirm(self, request):
+        self.watch(request)
+        return super().trade_confirm(request)
+
+    def plant_first(self, request):
+        self.watch(request)
+        return super().plant_first(request)
+
+    def plant_second(self, request):
+        self.watch(request)
+        return super().plant_second(request)
+
+    def plant_traded(self, request):
+        self.watch(request)
+        return super().plant_traded(request)
