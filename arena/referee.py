@@ -226,7 +226,8 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             play(seat, reply.get("action"))
     except Exception as exc:  # noqa: BLE001 - a fault of the referee, engine or machine, never of a bot
         void = _clip(f"{type(exc).__name__}: {exc}", 500)
-        log.error("game %s voided by a referee fault: %s\n%s", seed, void, traceback.format_exc())
+        # never the deck seed: a log is read by people, and a seed may deal other games (arena/seeds.py)
+        log.error("a %s game voided by a referee fault: %s\n%s", rules.id, void, traceback.format_exc())
 
     forfeited = [s for s in range(n) if statuses[s] is not Status.OK]
     coins = game.result.coins if game.result else game.coins()

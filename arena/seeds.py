@@ -13,6 +13,13 @@ randomness. Per game:
   ladder and in ``arena play --seed``, else system randomness;
 - solo deals: derived from the secret season seed, and their replays stay unpublished until the
   season is closed (``arena season close``).
+
+No output shows a deck seed (a deal shared by a seat rotation, a solo season or a versus pair would be
+given away with it). A game is named by its match id, a deal by ``deal_id`` (an HMAC of the deck
+seed under the same key: equal for the games of one deal, useless for dealing it); the seed
+``arena play`` prints is the chosen one, which ``--seed`` turns into the same game again. Only a
+replay file (``arena play --replay``) holds a deck seed, because ``arena replay`` re-simulates from it:
+a ``"play"`` seed deals no ladder, smoke or test game, so it tells no more than the file's own events.
 """
 from __future__ import annotations
 
@@ -46,6 +53,11 @@ def keyed(key: bytes, *parts: object) -> int:
 def bot_seeds(key: bytes, deck_seed: int, players: int) -> tuple[int, ...]:
     """The bots' own seeds of one game, one per seat."""
     return tuple(keyed(key, "bot", deck_seed, seat) for seat in range(players))
+
+
+def deal_id(key: bytes, deck_seed: int) -> str:
+    """The public name of the deal dealt from ``deck_seed``: 12 hex digits of an HMAC under ``key``."""
+    return hmac.new(key, f"deal/{deck_seed}".encode(), hashlib.sha256).hexdigest()[:12]
 
 
 def random_seed() -> int:

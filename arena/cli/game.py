@@ -12,6 +12,8 @@ from engine.errors import IllegalAction
 from engine.replay import Replay
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season
+from arena.ladder import deals_secret
+from arena.seeds import database_key, deal_id
 from arena.text import failure_text, shown
 
 from arena.cli.base import Context, UserError, cli, format_table, pass_context
@@ -53,10 +55,15 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None) -> None:
         if match is None:
             raise UserError(f"no game {number} in this database")
         season = session.get(Season, match.season_id)
+        if season is not None and deals_secret(season):
+            raise UserError(f"game {number} is of season {season.name!r}, whose deals stay secret until "
+                            f"'arena season close {season.name}'")
+        deal = deal_id(database_key(session), match.seed)
         rows = session.exec(select(MatchSeat, BotVersion, Bot).where(
             MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id)
             .order_by(col(MatchSeat.seat))).all()
-    head = f"game {number}  {match.rules_id}  season {shown(season.name if season else '?')}  {match.status}"
+    head = (f"game {number}  {match.rules_id}  season {shown(season.name if season else '?')}  deal {deal}  "
+            f"{match.status}")
     if match.void_reason:
         head += f" ({shown(match.void_reason, 500)})"
     table = [("seat", "bot", "version", "coins", "rank", "status", "detail")]

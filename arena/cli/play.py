@@ -37,7 +37,8 @@ STDERR_SHOWN = 4000  # as much as a failure keeps (arena.referee.Failure)
 @click.option("--variant", default="classic", show_default=True, help="Rules variant or rules id.")
 @click.option("--seed", type=int, default=None,
               help="Reproduce a game: the same seed plays the same deal with the same bot seeds on this database "
-                   "(keyed with its secret, so a bot cannot guess the deal). Default: fresh randomness.")
+                   "(keyed with its secret, so a bot cannot guess the deal), and is the seed printed. "
+                   "Default: fresh randomness, and no seed printed.")
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the game's replay (JSON) to this file.")
 @click.option("--in-process", is_flag=True, help="Run the bots in this process (trusted bots only; no sandbox).")
@@ -123,9 +124,9 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
         for player in players:
             player.close()
     if as_json:
-        click.echo(json.dumps(record_json(record), indent=2))
+        click.echo(json.dumps(record_json(record, seed), indent=2))
     else:
-        click.echo(result_table(record))
+        click.echo(result_table(record, seed))
         for text in failure_texts(record):
             click.echo(text, err=True)
     if show_stderr:  # read after closing: what a bot wrote on "end" is in too
@@ -144,9 +145,10 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
         raise click.ClickException(f"game voided by a referee fault: {record.void}")
 
 
-def record_json(record: GameRecord) -> dict:
+def record_json(record: GameRecord, seed: int | None) -> dict:
+    """``seed`` is the chosen one (``--seed``), the only seed that replays the game; never the deck's."""
     return {
-        "rules_id": record.rules_id, "seed": record.seed, "void": record.void,
+        "rules_id": record.rules_id, "seed": seed, "void": record.void,
         "seconds": round(record.seconds, 3),
         "seats": [{"seat": i, "name": s.name, "coins": s.coins, "rank": s.rank, "status": s.status.value,
                    "detail": s.detail, "decisions": s.decisions, "time_ms": s.time_ms,
@@ -162,13 +164,13 @@ def failure_texts(record: GameRecord, seats: Sequence[int] | None = None) -> lis
             for i, s in enumerate(record.seats) if s.failure is not None and (seats is None or i in seats)]
 
 
-def result_table(record: GameRecord) -> str:
+def result_table(record: GameRecord, seed: int | None) -> str:
     rows = [("seat", "bot", "coins", "rank", "status", "decisions", "time ms", "detail")]
     for i, s in enumerate(record.seats):
         rows.append((str(i), s.name, str(s.coins), str(s.rank), s.status.value, str(s.decisions),
                      f"{s.time_ms:.0f}", s.detail))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
-    lines = [f"{record.rules_id}  seed {record.seed}  {record.seconds:.2f} s"]
+    lines = [f"{record.rules_id}  " + (f"seed {seed}  " if seed is not None else "") + f"{record.seconds:.2f} s"]
     for r in rows:
         lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths)) + "  " + r[-1])
     return "\n".join(line.rstrip() for line in lines)

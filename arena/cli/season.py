@@ -13,8 +13,9 @@ from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, Season
 from arena.dask_executor import DaskExecutor
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
-from arena.ladder import LadderError, SeasonSettings, close_season, leaderboard, rerate, run_season
+from arena.ladder import LadderError, SeasonSettings, close_season, deals_secret, leaderboard, rerate, run_season
 from arena.progress import ProgressReporter, earlier_rate
+from arena.seeds import database_key, deal_id
 from arena.text import TextError, check_text, shown
 from arena.submit import SubmissionError, builtin_bots, register_bosses
 from engine import rules_for
@@ -191,14 +192,19 @@ def season_show(ctx: Context, name: str) -> None:
         click.echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, "
                    f"{done}, {counts.get('void', 0)} void, "
                    f"{counts.get('planned', 0)} planned{', seat-rotated deals' if s.rotate else ''}")
+        if deals_secret(s):  # a bot entered later would play these deals knowing them
+            click.echo(f"its games stay secret until 'arena season close {s.name}'; "
+                       f"'arena leaderboard --variant {s.variant} --season {s.name}' shows the standings")
+            return
+        key = database_key(session)
         matches = session.exec(select(Match).where(Match.season_id == s.id, Match.status != "planned")
                                .order_by(col(Match.number).desc()).limit(10)).all()
-        rows = [("match", "seed", "status", "seats (coins, status)")]
+        rows = [("match", "deal", "status", "seats (coins, status)")]
         for m in matches:
             seats = session.exec(select(MatchSeat, BotVersion, Bot).where(
                 MatchSeat.match_id == m.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id)
                 .order_by(col(MatchSeat.seat))).all()
-            rows.append((str(m.id), str(m.seed), f"void: {shown(m.void_reason, 120)}" if m.status == "void" else m.status,
+            rows.append((str(m.id), deal_id(key, m.seed), f"void: {shown(m.void_reason, 120)}" if m.status == "void" else m.status,
                          ", ".join(f"{b.name} {ms.coins} {ms.status}" for ms, _, b in seats)))
         click.echo(format_table(rows))
 

@@ -410,9 +410,12 @@ class SiteBuilder:
                 if game.rules_id not in rules_meta:
                     rules_meta[game.rules_id] = _rules_meta(game.rules_id)
                 princes = rules_meta[game.rules_id].get("princes") is not None
-                events, hints = public_replay(replay) if replay else ("[]", '{"o":[],"c":[],"p":[]}')
-                if princes and replay:
-                    hints = princes_steps(replay)  # the viewer shows these snapshots, step by step
+                try:
+                    events, hints = public_replay(replay) if replay else ("[]", '{"o":[],"c":[],"p":[]}')
+                    if princes and replay:
+                        hints = princes_steps(replay)  # the viewer shows these snapshots, step by step
+                except SiteError as exc:
+                    raise SiteError(f"game {match_id}: {exc}") from None
                 meta = {"rules": rules_meta[game.rules_id],
                         "seats": [_seat_label(ladder.bot_of(s.version_id).name, ladder.versions[s.version_id].number)
                                   for s in game.seats],

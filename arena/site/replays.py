@@ -14,6 +14,12 @@ from arena.site.errors import SiteError
 _OFFER = re.compile(r'"type":"offer","give_hand":\[[0-9,]*\],"give_trade":\[([0-9,]*)\]')
 _CONFIRM = re.compile(r'"type":"confirm","response":([0-9]+),"give_hand":\[[0-9,]*\],"give_trade":\[([0-9,]*)\]')
 _PLANT_TRADED = re.compile(r'"type":"plant_traded","card":([0-9]+)')
+_SEED = re.compile(r'("seed"\s*:\s*)-?[0-9]+')
+
+
+def _head(text: str) -> str:
+    """The start of a replay for an error message, its deck seed blanked (it may deal other games)."""
+    return repr(_SEED.sub(r"\1?", text[:160])[:120])
 
 
 def script_json(text: str) -> str:
@@ -61,7 +67,7 @@ def _public_replay_parsed(text: str) -> tuple[str, str]:
             elif kind == "plant_traded":
                 plants.append(int(action["card"]))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise SiteError(f"malformed replay {text[:120]!r}: {exc}") from None
+        raise SiteError(f"malformed replay {_head(text)}: {exc}") from None
     compact = (",", ":")
     return (script_json(json.dumps(events, separators=compact)),
             json.dumps({"o": offers, "c": confirms, "p": plants}, separators=compact))
@@ -84,9 +90,9 @@ def princes_steps(text: str) -> str:
             game.apply(action)
             steps.append([len(game.events), _princes_snapshot(game)])
     except ValueError as exc:
-        raise SiteError(f"cannot re-simulate replay {text[:120]!r}: {exc}") from None
+        raise SiteError(f"cannot re-simulate replay {_head(text)}: {exc}") from None
     if tuple(game.events) != replay.events:
-        raise SiteError(f"replay of seed {replay.seed} does not re-simulate to its recorded events")
+        raise SiteError(f"replay {_head(text)} does not re-simulate to its recorded events")
     return script_json(json.dumps(steps, separators=(",", ":")))
 
 

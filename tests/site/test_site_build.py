@@ -208,3 +208,18 @@ def test_solo_deals_stay_unpublished_until_the_season_is_closed(tmp_path: Path) 
     build_site(engine, out, "solo", workers=1)
     assert all((out / "games" / f"{i}.html").exists() for i in ids)
     assert arena("season", "close", "nope").returncode == 2
+
+
+def test_a_replay_error_quotes_no_deck_seed() -> None:
+    """The build's error about a stored replay names it without its seed (it may deal other games)."""
+    from arena.site.replays import princes_steps
+
+    seed = 4882791138442018865
+    text = json.dumps({"format": 1, "rules_id": "solo-v1", "seed": seed, "seats": ["a"], "actions": [],
+                       "events": [], "result": None}, separators=(",", ":"))
+    with pytest.raises(SiteError, match="does not re-simulate") as raised:
+        princes_steps(text)
+    assert str(seed) not in str(raised.value) and '"rules_id":"solo-v1"' in str(raised.value)
+    with pytest.raises(SiteError, match="malformed replay") as raised:
+        public_replay(text.replace('"actions":[]', '"actions":7'))
+    assert str(seed) not in str(raised.value)
