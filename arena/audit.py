@@ -14,8 +14,9 @@ a's deals gave b, less the mean excess they gave each of a's other opponents. A 
 whoever is at the table (a kingmaker, or a weak bot that strong bots take advantage of) spreads its
 excess and the difference stays small; a feeder concentrates it on its partner. The pair is
 **flagged** when the mean difference exceeds ``MARGIN`` coins a game with a t statistic beyond a
-Bonferroni bound for every direction of every pair tested (family error ``ALPHA``), over at least
-``MIN_GAMES`` shared games. So a flag needs both a large effect and strong evidence of it.
+Bonferroni bound for every direction of every pair tested (family error ``ALPHA``), the receiver got
+at least ``CONCENTRATION`` times what each other opponent got, over at least ``MIN_GAMES`` shared
+games. So a flag needs a large, concentrated effect and strong evidence of it.
 
 Reported beside it: the **lift** (how much better b's table score is with a seated than without,
 less how much better everybody else does with a seated: a weak bot lifts everyone, a partner lifts
@@ -44,10 +45,14 @@ ALPHA = 0.001
 #: a flagged direction gives its receiver more than this many coins of excess a shared game beyond
 #: what the giver's other opponents get
 MARGIN = 1.0
+#: ... and at least this many times what each of the giver's other opponents gets: a kingmaker's
+#: gifts reach the seats that take them more than the rest, but they reach every seat
+CONCENTRATION = 2.0
 #: a flagged pair shared at least this many games
 MIN_GAMES = 8
-#: a giver's excess given per game: at least this many coins, and ``GIVER_RATIO`` times everyone else's
-MIN_GIVEN = 1.5
+#: a giver's excess given per game: at least this many coins (the random bot gives about 2.5), and
+#: ``GIVER_RATIO`` times everyone else's
+MIN_GIVEN = 4.0
 GIVER_RATIO = 3.0
 
 _normal = NormalDist()
@@ -142,7 +147,7 @@ class AuditReport:
     def to_json(self) -> dict[str, Any]:
         return {"games": self.games, "pairs": [p.to_json() for p in self.pairs],
                 "givers": [g.to_json() for g in self.givers],
-                "alpha": ALPHA, "margin": MARGIN, "min_games": MIN_GAMES}
+                "alpha": ALPHA, "margin": MARGIN, "concentration": CONCENTRATION, "min_games": MIN_GAMES}
 
 
 # ----------------------------------------------------------------- one game
@@ -165,12 +170,10 @@ def _worth(rules: Rules, fields: tuple[tuple[Any, int], ...], cards: tuple[Any, 
 
 def trade_flows(replay: Replay, rules: Rules | None = None) -> dict[tuple[int, int], float]:
     """The excess of every closed deal of a recorded game, summed by (giver, receiver) seats: the game
-    is played again from its record and each deal valued as it happened."""
+    is played again from its actions (its events are not needed) and each deal valued as it happened."""
     from engine import new_game
 
     rules = rules or rules_for(replay.rules_id)
-    if not any(isinstance(e, Traded) for e in replay.events):
-        return {}
     game = new_game(rules, len(replay.seats), replay.seed)
     flows: dict[tuple[int, int], float] = defaultdict(float)
     seen = 0
@@ -194,8 +197,10 @@ def _fields(game: Any, seat: int) -> tuple[tuple[Any, int], ...]:
     return tuple(zip(s.field_beans, s.field_counts))
 
 
-def audit_game(match_id: int, replay: Replay, bots: Sequence[str], ranks: Sequence[int]) -> AuditGame:
-    return AuditGame(match_id, tuple(bots), table_scores(ranks), trade_flows(replay))
+def audit_game(match_id: int, replay: Replay | None, bots: Sequence[str], ranks: Sequence[int]) -> AuditGame:
+    """A game as the audit reads it; ``replay`` None: a game without a deal."""
+    traded = replay is not None and (not replay.events or any(isinstance(e, Traded) for e in replay.events))
+    return AuditGame(match_id, tuple(bots), table_scores(ranks), trade_flows(replay) if traded and replay else {})
 
 
 # ----------------------------------------------------------------- the season
@@ -221,7 +226,8 @@ def audit(games: Sequence[AuditGame], groups: Mapping[str, str | None] | None = 
         common = shared[(a, b)]
         threshold = t_quantile(1 - ALPHA / tests, len(common) - 1)
         ab, ba = _direction(common, a, b), _direction(common, b, a)
-        flagged = len(common) >= MIN_GAMES and any(d.t >= threshold for d in (ab, ba))
+        flagged = len(common) >= MIN_GAMES and any(d.t >= threshold and d.excess >= CONCENTRATION * d.to_others
+                                                   for d in (ab, ba))
         la, za = lifts.get((a, b), (0.0, 0.0))
         lb, zb = lifts.get((b, a), (0.0, 0.0))
         findings.append(PairFinding((a, b), len(common), flagged, (ab, ba), (la, lb), (za, zb), threshold))

@@ -13,7 +13,7 @@ import pytest
 from arena_helpers import run_arena
 from sqlmodel import Session, select
 
-from arena.db import Match, MatchSeat, Season, make_engine
+from arena.db import AuditFlag, Match, MatchSeat, Season, make_engine
 from arena.submit import register, register_bosses
 from sandbox import Tier, detect_tier
 
@@ -48,9 +48,11 @@ def ladder(folder: Path, entries: dict[str, tuple[str, str]]) -> Path:
     return db
 
 
-def season(db: Path, name: str, games: str = SEASON_GAMES) -> None:
+def season(db: Path, name: str, games: str = SEASON_GAMES) -> str:
+    """Run a season; its standard error (the progress, and what the audit at its end flagged)."""
     result = run_arena("season", "run", "--name", name, "--games", games, "--workers", "2", db=db, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
+    return result.stderr
 
 
 def audit_json(db: Path, *args: str) -> dict:
@@ -75,17 +77,31 @@ def tables_of(db: Path, season_name: str) -> list[set[str]]:
 
 
 @pytest.fixture(scope="module")
-def colluded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A ladder after a season in which a feeder and its partner (two authors) played with the bosses."""
+def colluded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A ladder after a season in which a feeder and its partner (two authors) played with the bosses,
+    before the audit at the season's end stored anything; and that season's standard error."""
     db = ladder(tmp_path_factory.mktemp("colluded"), {FEEDER: ("Ann", colluder_source("feeder")),
                                                      PARTNER: ("Bob", colluder_source("partner"))})
-    season(db, "spring")
+    stderr = season(db, "spring")
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:  # as if the season had ended before its audit: each test audits itself
+        for flag in session.exec(select(AuditFlag)).all():
+            session.delete(flag)
+        session.commit()
+    engine.dispose()
+    return db, stderr
+
+
+def copy_of(colluded: tuple[Path, str], tmp_path: Path) -> Path:
+    db = tmp_path / "ladder.sqlite"
+    shutil.copy(colluded[0], db)
     return db
 
 
-def test_the_audit_flags_a_colluding_pair_of_two_authors_and_nobody_else(colluded: Path, tmp_path: Path) -> None:
-    db = tmp_path / "ladder.sqlite"
-    shutil.copy(colluded, db)
+def test_the_audit_flags_a_colluding_pair_of_two_authors_and_nobody_else(colluded: tuple[Path, str],
+                                                                          tmp_path: Path) -> None:
+    assert f"audit: {PARTNER} and {FEEDER} are flagged" in colluded[1]  # the season's own audit, at its end
+    db = copy_of(colluded, tmp_path)
     together = sum(1 for t in tables_of(db, "spring") if {FEEDER, PARTNER} <= t)
     assert together >= 20, f"the pair shared only {together} tables"
     report = audit_json(db)
@@ -101,9 +117,8 @@ def test_the_audit_flags_a_colluding_pair_of_two_authors_and_nobody_else(collude
     assert text.returncode == 0 and "FLAGGED" in text.stdout and f"{PARTNER} / {FEEDER}" in text.stdout
 
 
-def test_a_flagged_pair_never_shares_a_table_until_it_is_cleared(colluded: Path, tmp_path: Path) -> None:
-    db = tmp_path / "ladder.sqlite"
-    shutil.copy(colluded, db)
+def test_a_flagged_pair_never_shares_a_table_until_it_is_cleared(colluded: tuple[Path, str], tmp_path: Path) -> None:
+    db = copy_of(colluded, tmp_path)
     audit_json(db)
     season(db, "summer", "24")
     summer = tables_of(db, "summer")
@@ -123,9 +138,9 @@ def test_a_flagged_pair_never_shares_a_table_until_it_is_cleared(colluded: Path,
     assert unknown.returncode != 0 and "no season 'winter'" in unknown.stderr and "Traceback" not in unknown.stderr
 
 
-def test_the_site_shows_flagged_pairs_on_their_page_and_on_both_bots_pages(colluded: Path, tmp_path: Path) -> None:
-    db = tmp_path / "ladder.sqlite"
-    shutil.copy(colluded, db)
+def test_the_site_shows_flagged_pairs_on_their_page_and_on_both_bots_pages(colluded: tuple[Path, str],
+                                                                           tmp_path: Path) -> None:
+    db = copy_of(colluded, tmp_path)
     audit_json(db)
     out = tmp_path / "site"
     result = run_arena("site", "build", "--out", str(out), db=db)
@@ -152,7 +167,7 @@ def test_seasons_of_honest_example_bots_flag_nobody(tmp_path: Path) -> None:
     greedy = (PROJECT / "bots" / "greedy_bot.py").read_text(encoding="utf-8")
     trader = (PROJECT / "bots" / "trader_bot.py").read_text(encoding="utf-8")
     db = ladder(tmp_path, {"copper": ("Cy", trader + "\n# Cy's copy\n"), "tin": ("Di", greedy + "\n# Di's copy\n")})
-    season(db, "honest")
+    assert "audit:" not in season(db, "honest")
     report = audit_json(db)
     assert report["games"] == int(SEASON_GAMES) and len(report["pairs"]) == 10
     assert [p["bots"] for p in report["pairs"] if p["flagged"]] == [] and report["givers"] == []
