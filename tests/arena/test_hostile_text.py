@@ -16,8 +16,7 @@ from sqlalchemy import text
 from sqlmodel import Session
 
 from arena.db import make_engine
-from arena.submit import register, reserved_for
-from arena.text import storable, terminal
+from arena.submit import register
 from sandbox import Tier, detect_tier
 
 HOSTILE = Path(__file__).resolve().parents[1] / "sandbox" / "hostile"
@@ -39,6 +38,8 @@ def control_characters(output: str) -> list[str]:
 
 # ----------------------------------------------------------------- names
 def test_reserved_names_cover_case_separators_versions_and_look_alikes() -> None:
+    from arena.submit import reserved_for
+
     for name in ("trader", "Trader", "TRADER", "trader_bot", "trader-bot", "Trader.Bot", "trader2", "trader-v3",
                  "tr4der", "Tr4d3r_B0T", "rand0m", "greedy_bot", "Search"):
         assert reserved_for(name) is not None, name
@@ -95,6 +96,8 @@ def test_a_squatter_stored_before_names_were_reserved_is_named_when_its_boss_is_
 
 # ----------------------------------------------------------------- text a bot writes
 def test_storable_replaces_what_no_database_holds_and_nothing_else() -> None:
+    from arena.text import storable, terminal
+
     assert storable("a\x00b\udcff\ud800c") == "a\ufffdb\ufffd\ufffdc"
     assert storable("tab\there \x1b[31m é 🫘") == "tab\there \x1b[31m é 🫘"
     assert terminal("x\x1b]0;t\x07\ry\n\tz\u202e") == "x\ufffd]0;t\ufffd\ufffdy\n\ufffdz\ufffd"
