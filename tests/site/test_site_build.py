@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text as sql_text
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, make_engine
@@ -165,11 +166,10 @@ def test_rebuild_overwrites_and_removes_stale_pages(ladder: dict, tmp_path: Path
 
 def test_demo_ends_by_building_the_site(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'demo.sqlite'}"
-    mine = tmp_path / "random.py"  # a user's bot that took a built-in bot's name first
-    mine.write_text((PROJECT / "bots" / "random_bot.py").read_text() + "\n# mine\n")
-    submitted = subprocess.run([sys.executable, "-m", "arena", "--db", db, "submit", str(mine)],
-                               capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    assert submitted.returncode == 0, submitted.stderr
+    engine = make_engine(db)
+    with engine.begin() as conn:  # a user's bot that took a built-in bot's name before names were reserved
+        conn.execute(sql_text("INSERT INTO bot (name, author, builtin, created_at) VALUES ('random', 'me', 0, '2024-01-01')"))
+    engine.dispose()
     result = subprocess.run([sys.executable, "-m", "arena", "--db", db, "-q",
                              "demo", "--games", "4"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
