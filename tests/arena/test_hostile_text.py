@@ -3,6 +3,7 @@ control bytes before it fails, a replay file or a bot file whose names carry ter
 bot files that are links, FIFOs or huge. Real `arena` commands, real databases, the strong sandbox."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sqlite3
@@ -16,8 +17,10 @@ from sqlalchemy import text
 from sqlmodel import Session
 
 from arena.db import make_engine
+from arena.executors import LocalPoolExecutor
+from arena.match import MatchOutcome
 from arena.submit import register
-from sandbox import Tier, detect_tier
+from sandbox import Limits, Tier, detect_tier
 
 HOSTILE = Path(__file__).resolve().parents[1] / "sandbox" / "hostile"
 BOTS = Path(__file__).resolve().parents[2] / "bots"
@@ -133,6 +136,61 @@ def test_a_nul_writer_does_not_stop_a_postgresql_season(pg_url: str) -> None:
         assert "\x00" not in log and "\x00" not in detail
     again = run_arena("season", "run", "--name", "nul", db=pg_url, timeout=300)  # nothing left to replay
     assert again.returncode == 0 and f"{games} games rated, 0 void" in again.stdout, again.stdout + again.stderr
+
+
+class OneRecordUnstorable(LocalPoolExecutor):
+    """A real pool playing real tables; of the second table that comes back, the first game's record
+    reaches the coordinator with a seat's coins at 2**40, beyond PostgreSQL's INTEGER."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(workers)
+        self.tables = 0
+        self.spoiled: int | None = None
+
+    def next_result(self) -> list[MatchOutcome]:
+        outcomes = super().next_result()
+        self.tables += 1
+        if self.tables == 2:
+            first = outcomes[0]
+            assert first.record is not None and len(outcomes) > 1, first  # played, with games after it
+            seats = (dataclasses.replace(first.record.seats[0], coins=2**40), *first.record.seats[1:])
+            outcomes[0] = dataclasses.replace(first, record=dataclasses.replace(first.record, seats=seats))
+            self.spoiled = first.match_id
+        return outcomes
+
+
+def test_a_record_the_database_refuses_voids_its_game_and_the_season_goes_on(pg_url: str) -> None:
+    from arena.ladder import SeasonSettings, rerate, run_season
+    from arena.submit import register_bosses
+
+    games = 9  # three tables of three seat-rotated games
+    executor = OneRecordUnstorable(2)
+    progress = run_season(make_engine(pg_url), SeasonSettings("refused", games=games, min_players=3, max_players=3,
+                                                              seed=8), executor, Limits(),
+                          lambda started: started.detect_tier(),
+                          prepare=lambda session: register_bosses(session, ["random", "greedy", "trader"]))
+    assert executor.spoiled is not None
+    assert (progress.done, progress.void, progress.played_now) == (games - 1, 1, games)
+    engine = make_engine(pg_url)
+    with engine.connect() as conn:
+        rows = {i: (status, reason, rated, replay) for i, status, reason, rated, replay in conn.execute(
+            text("SELECT id, status, void_reason, rated_order, replay FROM match"))}
+        seats = {i: (n, top) for i, n, top in conn.execute(
+            text("SELECT match_id, count(*), max(coins) FROM matchseat GROUP BY match_id"))}
+        finished = conn.execute(text("SELECT finished_at FROM season WHERE name = 'refused'")).scalar_one()
+    with Session(engine) as session:
+        differences = rerate(session, "classic", write=False)
+    engine.dispose()
+    status, reason, rated, replay = rows.pop(executor.spoiled)
+    assert status == "void" and rated is None and replay is None and seats.pop(executor.spoiled) == (3, None)
+    assert reason.startswith("the database refused its record: ") and "integer out of range" in reason, reason
+    assert "\n" not in reason
+    assert len(rows) == games - 1 and {status for status, *_ in rows.values()} == {"done"}  # each other game done, once
+    assert sorted(rated for _, _, rated, _ in rows.values()) == list(range(1, games))
+    assert all(replay for *_, replay in rows.values())
+    assert set(seats) == set(rows) and all(n == 3 and 0 <= top < 100 for n, top in seats.values())
+    assert finished is not None
+    assert differences == []  # the stored ratings are those of the recorded games
 
 
 # ----------------------------------------------------------------- text a file carries
