@@ -110,23 +110,23 @@ def test_build_writes_pages_named_by_ids(ladder: dict, site: Path) -> None:
 
 
 def test_bot_page_head_to_head_counts_only_the_sites_format(ladder: dict, site: Path) -> None:
-    """greedy played classic and duel games against random; its page (classic site) counts the classic ones."""
+    """glutton played classic and duel games against dice; its page (classic site) counts the classic ones."""
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
-        ids = {name: session.exec(select(Bot.id).where(Bot.name == name)).one() for name in ("greedy", "random")}
+        ids = {name: session.exec(select(Bot.id).where(Bot.name == name)).one() for name in ("glutton", "dice")}
         together: dict[str, int] = {"classic": 0, "duel": 0}
         for match in session.exec(select(Match).where(Match.status == "done")).all():
             seated = set(session.exec(select(BotVersion.bot_id).where(
                 MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id)).all())
-            if {ids["greedy"], ids["random"]} <= seated:
+            if {ids["glutton"], ids["dice"]} <= seated:
                 together[format_of(match.rules_id).name] += 1
     assert together["classic"] > 0 and together["duel"] > 0
-    html = (site / "bots" / f"{ids['greedy']}.html").read_text()
-    row = re.search(rf'<a href="\.\./bots/{ids["random"]}\.html" class="bot">random</a></td>'
+    html = (site / "bots" / f"{ids['glutton']}.html").read_text()
+    row = re.search(rf'<a href="\.\./bots/{ids["dice"]}\.html" class="bot">dice</a></td>'
                     r'<td class="num" data-value="(\d+)"', html)
     assert row is not None, html
     assert int(row.group(1)) == together["classic"]
     assert "Head to head <span class=\"muted\">(classic games)</span>" in html
-    games = (site / "bots" / f"{ids['greedy']}-games-1.html").read_text()  # every format, each row says which
+    games = (site / "bots" / f"{ids['glutton']}-games-1.html").read_text()  # every format, each row says which
     assert games.count("<td>classic</td>") >= together["classic"] and games.count("<td>duel</td>") >= together["duel"]
 
 
