@@ -15,6 +15,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
 from arena.paths import new_file_refused
+from arena.text import storable
 
 SCHEMA_VERSION = 6  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
@@ -282,6 +283,7 @@ def make_engine(url: str) -> Engine:
         raise DatabaseError(f"no driver for database URL {shown!r}: {exc}{extra}") from None
     if url.startswith("sqlite"):
         event.listen(engine, "connect", _sqlite_pragmas)
+    event.listen(engine, "before_cursor_execute", _storable_parameters, retval=True)
     try:
         SQLModel.metadata.create_all(engine)
         with Session(engine) as session:
@@ -363,6 +365,23 @@ def _upgrade_to_4(engine: Engine) -> None:
         if "language" not in columns:
             conn.execute(text("ALTER TABLE botversion ADD COLUMN language VARCHAR NOT NULL DEFAULT 'python'"))
         conn.execute(text("UPDATE meta SET value = '4' WHERE key = 'schema_version'"))
+
+
+def _storable_parameters(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
+                         executemany: bool) -> tuple[str, Any]:
+    """Every text a statement writes, as the database can hold it (``arena.text.storable``): the one
+    door through which a bot's failure log, a replay, a name or a source reaches SQLite or PostgreSQL."""
+    return statement, _storable(parameters)
+
+
+def _storable(value: Any) -> Any:
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, dict):
+        return {key: _storable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_storable(item) for item in value)
+    return value
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

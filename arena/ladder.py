@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DataError, DBAPIError
 from sqlmodel import Session, col, select
 
 from arena.db import DatabaseError, Match, MatchSeat, Season, exclusive_run, now, one_line
@@ -93,6 +93,9 @@ def rerate(session: Session, variant: str, write: bool) -> list[str]:
 
 
 # ----------------------------------------------------------------- running
+#: what a database says of one record's content (a value it cannot hold), unlike a full disk or a lost
+#: server: the game is void and the season goes on, else every resume would stop at the same table
+REFUSED_RECORD = (DataError, ValueError)
 @dataclass
 class SeasonProgress:
     planned: int
@@ -186,6 +189,13 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                     tables_in_flight -= 1
                     for outcome in outcomes:
                         try:
+                            recorded = record_outcome(session, planner.book, outcome)
+                        except REFUSED_RECORD as exc:  # this game's record, not the database: void, the season goes on
+                            session.rollback()
+                            planner.book = load_book(session, season.variant)  # ratings the rollback undid
+                            reason = f"the database refused its record: {one_line(getattr(exc, 'orig', None) or exc)}"
+                            log.error("match %d void: %s", outcome.match_id, reason)
+                            outcome = replace(outcome, record=None, machine_fault=reason)
                             recorded = record_outcome(session, planner.book, outcome)
                         except Exception:
                             session.rollback()

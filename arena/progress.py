@@ -9,6 +9,7 @@ from sqlmodel import Session, col, select
 
 from arena.db import Match, Season
 from arena.ladder import SeasonProgress
+from arena.text import terminal
 
 #: games of this run after which its own pace replaces the pace of earlier games (the first ones
 #: pay for starting workers and fork servers, and a table's rotated games arrive together)
@@ -65,7 +66,7 @@ class ProgressReporter:
     def __call__(self, progress: SeasonProgress) -> None:
         if self.quiet:
             return
-        text = self.line(progress)
+        text = terminal(self.line(progress))  # bot names are in it
         finished = progress.done + progress.void
         left = progress.planned - finished
         width = 30

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import ast
+import errno
+import os
 import random
 import re
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -16,7 +19,7 @@ from arena.paths import data_dir
 from arena.players import SandboxPlayer
 from arena.ratings import MU, SIGMA
 from arena.referee import GameRecord, Player, play_game
-from arena.text import TextError, check_text
+from arena.text import TextError, check_text, shown
 from arena.formats import format_of, formats
 from engine import rules_for
 from sandbox import Limits, Status, Tier
@@ -35,11 +38,75 @@ class SubmissionError(ValueError):
     """The submission is refused; the message says why. Nothing was stored."""
 
 
-def check_name(name: str) -> str:
+def check_name(name: str, builtin: bool = False) -> str:
+    """``name`` if a bot may take it; only a built-in bot may take a reserved name (``reserved_for``)."""
     if not NAME.fullmatch(name):
         raise SubmissionError(f"bot name {name!r} must be 1-40 letters, digits, '_', '.' or '-', "
                               "starting with a letter or digit")
+    boss = None if builtin else reserved_for(name)
+    if boss is not None:
+        raise SubmissionError(f"bot name {name!r} is reserved: it reads as the built-in bot {boss!r}; choose another name")
     return name
+
+
+#: digits and letters that pass for one another on a board (tr4der, rand0m, gr3edy)
+_LOOKALIKES = str.maketrans("0134578l", "oieastbi")
+
+
+def _skeleton(name: str) -> str:
+    """What ``name`` reads as: case, a version suffix, separators, look-alike digits and a ``bot`` suffix dropped."""
+    text = re.sub(r"[-_.]?v?\d+$", "", name.casefold()) or name.casefold()
+    text = re.sub(r"[-_.]", "", text.translate(_LOOKALIKES))
+    while text.endswith("bot") and len(text) > 3:
+        text = text.removesuffix("bot")
+    return text
+
+
+def reserved_names() -> tuple[str, ...]:
+    """The names of the built-in bots (every boss, every smoke opponent), reserved from the first run."""
+    return tuple(sorted(set(builtin_bots()) | {name for f in formats() for name in f.smoke_opponents}))
+
+
+def reserved_for(name: str) -> str | None:
+    """The built-in bot that ``name`` would pass for (``trader`` for Trader, trader_bot, TRADER-2, tr4der), or None."""
+    return next((boss for boss in reserved_names() if _skeleton(name) == _skeleton(boss)), None)
+
+
+def read_bot_file(path: str | Path, limit: int = MAX_BOT_BYTES) -> bytes:
+    """The bytes of the bot file at ``path``, at most ``limit``: a symbolic link, a FIFO, a device or a
+    folder is refused before it is read, and no more than ``limit`` + 1 bytes are ever read."""
+    shown = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SubmissionError(f"{shown!r} is a symbolic link; give the bot file itself") from None
+        if exc.errno == errno.ENOENT:
+            raise SubmissionError(f"no such file: {shown!r}") from None
+        raise SubmissionError(f"cannot read {shown!r}: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = ("a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode)
+                    else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "not a regular file")
+            raise SubmissionError(f"{shown!r} is {kind}, not a bot file")
+        if info.st_size > limit:
+            raise SubmissionError(f"{shown!r} is {info.st_size} bytes; the limit is {limit}")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:  # a file that grows after fstat still stops at limit + 1
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise SubmissionError(f"{shown!r} is more than {limit} bytes; the limit is {limit}")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise SubmissionError(f"cannot read {shown!r}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
 def read_bot(data: bytes, filename: str) -> tuple[str, str]:
@@ -65,9 +132,12 @@ def _text(data: bytes, filename: str) -> str:
     if len(data) > MAX_BOT_BYTES:
         raise SubmissionError(f"{filename!r} is {len(data)} bytes; the limit is {MAX_BOT_BYTES}")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SubmissionError(f"{filename!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if "\x00" in text:
+        raise SubmissionError(f"{filename!r} is not text: it holds a NUL byte at byte {data.index(0)}")
+    return text
 
 
 def check_source(data: bytes, filename: str) -> str:
@@ -166,8 +236,9 @@ def existing_bot(session: Session, name: str, builtin: bool = False) -> Bot | No
     if bot is not None and bot.builtin and not builtin:
         raise SubmissionError(f"bot name {name!r} belongs to a built-in reference bot (boss); choose another name")
     if bot is not None and builtin and not bot.builtin:
-        raise SubmissionError(f"a submitted bot is already named {name!r}; the built-in bot of that name "
-                              "cannot be added as a boss")
+        raise SubmissionError(f"boss {name!r} cannot be entered: the submitted bot {name!r} (author "
+                              f"{shown(bot.author) or 'none given'}, since {bot.created_at:%Y-%m-%d}) took the name "
+                              "before built-in names were reserved; run the season without this boss")
     return bot
 
 
@@ -175,7 +246,7 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
              variants: Sequence[str] = ("classic",), language: str = "python") -> Registered:
     """Store ``source`` as the newest version of bot ``name`` (one transaction), to be scheduled in ``variants``.
     The same source again only updates the variants it plays."""
-    check_name(name)
+    check_name(name, builtin)
     check_author(author)
     digest = source_hash(source)
     bot = existing_bot(session, name, builtin)

@@ -1,5 +1,9 @@
-"""Free text that users give (an author, a season name): checked when it comes in, made safe when shown."""
+"""Free text that users give (an author, a season name): checked when it comes in, made safe when shown.
+Text a bot or a file controls is made storable once, at the database's door (``storable``), and
+printable once, on its way to a terminal (``terminal``)."""
 from __future__ import annotations
+
+import re
 
 #: The longest author or season name accepted; the site and the terminal never show more.
 MAX_TEXT = 64
@@ -20,9 +24,29 @@ def check_text(value: str, what: str, limit: int = MAX_TEXT) -> str:
     return value
 
 
+#: what no database column of text can hold: NUL (PostgreSQL refuses it) and lone surrogates (from
+#: decoding with errors="surrogateescape"; no UTF-8 encoder takes them)
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable(value: str) -> str:
+    """``value`` with every character a database cannot store replaced by U+FFFD."""
+    return _UNSTORABLE.sub("\N{REPLACEMENT CHARACTER}", value)
+
+
+def _printable(line: str) -> str:
+    return line if line.isprintable() else "".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in line)
+
+
+def terminal(text: str) -> str:
+    """``text`` as it may reach a terminal: line breaks kept, every other control character (escape
+    sequences, CR, BEL, tabs, bidirectional overrides...) replaced by U+FFFD."""
+    return "\n".join(_printable(line) for line in text.split("\n"))
+
+
 def shown(value: str | None, limit: int = MAX_TEXT) -> str:
     """Text stored before it was checked, as it may be shown: control characters replaced, clipped."""
-    text = "".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in (value or "")[: limit + 1])
+    text = _printable((value or "")[: limit + 1])
     return text if len(text) <= limit else text[: limit - 1] + "\N{HORIZONTAL ELLIPSIS}"
 
 

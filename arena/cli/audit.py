@@ -11,7 +11,7 @@ from arena.audit_store import AuditError, clear_flag, run_audit, stored_flags
 from arena.formats import format_of
 from arena.text import shown
 
-from arena.cli.base import Context, UserError, cli, format_table, pass_context
+from arena.cli.base import Context, UserError, cli, echo, format_table, pass_context
 
 
 @cli.group(invoke_without_command=True)
@@ -44,11 +44,11 @@ def audit(click_ctx: click.Context, ctx: Context, season_name: str | None, varia
     if as_json:
         data = report.to_json()
         data["newly_flagged"] = [list(p.bots) for p in new]
-        click.echo(json.dumps(data, indent=2, sort_keys=True))
+        echo(json.dumps(data, indent=2, sort_keys=True))
         return
-    click.echo(report_text(report, show_all))
+    echo(report_text(report, show_all))
     for finding in new:
-        click.echo(f"flagged: {shown(finding.bots[0])} and {shown(finding.bots[1])} "
+        echo(f"flagged: {shown(finding.bots[0])} and {shown(finding.bots[1])} "
                    "(they are no longer seated together; `arena audit clear A B` after a review)")
 
 
@@ -89,7 +89,7 @@ def audit_clear(ctx: Context, a: str, b: str) -> None:
             clear_flag(session, a, b)
         except AuditError as exc:
             raise UserError(str(exc)) from None
-    click.echo(f"cleared: {shown(a)} and {shown(b)} may share tables again")
+    echo(f"cleared: {shown(a)} and {shown(b)} may share tables again")
 
 
 @audit.command("list")
@@ -99,10 +99,10 @@ def audit_list(ctx: Context) -> None:
     with Session(ctx.engine) as session:
         flags = stored_flags(session)
     if not flags:
-        click.echo("no pair has been flagged")
+        echo("no pair has been flagged")
         return
     rows = [("pair", "flagged", "scope", "games", "cleared")]
     for f in flags:
         rows.append((f"{shown(f.bots[0])} / {shown(f.bots[1])}", f.flagged_at, shown(f.scope),
                      str(f.evidence.get("games", "?")), f.cleared_at or "standing"))
-    click.echo(format_table(rows))
+    echo(format_table(rows))

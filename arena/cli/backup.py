@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.base import Context, UserError, cli, pass_context
+from arena.cli.base import Context, UserError, echo, cli, pass_context
 
 
 @cli.command("backup")
@@ -19,4 +19,4 @@ def backup(ctx: Context, target: str) -> None:
         pages = backup_sqlite(ctx.engine, Path(target))
     except BackupError as exc:
         raise UserError(str(exc)) from None
-    click.echo(f"copied {pages} pages to {Path(target).resolve()}")
+    echo(f"copied {pages} pages to {Path(target).resolve()}")

@@ -15,12 +15,16 @@ from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, database_url, make_engin
 from arena.formats import format_of
 from arena.paths import new_file_refused
 from arena.rankings import Standing
+from arena.text import terminal
 
 
 class UserError(click.ClickException):
     """A mistake in what the user asked for: one line, exit status 2."""
 
     exit_code = 2
+
+    def format_message(self) -> str:
+        return terminal(super().format_message())  # it may quote a file's or a bot's text
 
 
 def check_writable_file(path: str, what: str) -> None:
@@ -33,6 +37,18 @@ def check_writable_file(path: str, what: str) -> None:
         raise UserError(f"{what} {path!r}: not writable here" + (f" ({refused})" if refused else ""))
 
 
+def echo(message: str, err: bool = False) -> None:
+    """``click.echo`` through the one terminal sanitiser: a bot's name, output or replay file prints no control character."""
+    click.echo(terminal(message), err=err)
+
+
+class TerminalFormatter(logging.Formatter):
+    """Log lines quote bot output and names: printed as ``echo`` prints."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal(super().format(record))
+
+
 def setup_logging(verbose: int, quiet: bool, log_file: str | None) -> None:
     level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
@@ -41,6 +57,7 @@ def setup_logging(verbose: int, quiet: bool, log_file: str | None) -> None:
             handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
         except OSError as exc:
             raise UserError(f"cannot write the log file {log_file!r}: {exc.strerror or exc}") from None
+    handlers[0].setFormatter(TerminalFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=level, handlers=handlers, force=True,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # Dask's own loggers (configured when it is imported, here and in its worker processes) follow ours

@@ -16,7 +16,7 @@ from arena.ladder import deals_secret
 from arena.seeds import database_key, deal_id
 from arena.text import failure_text, shown
 
-from arena.cli.base import Context, UserError, cli, format_table, pass_context
+from arena.cli.base import Context, UserError, echo, cli, format_table, pass_context
 
 
 @cli.group()
@@ -39,7 +39,7 @@ def show_replay(replay: Replay, turns: bool, step: int | None) -> None:
     except ValueError as exc:  # a step beyond the game
         raise UserError(str(exc)) from None
     for text in texts:
-        click.echo(text)
+        echo(text)
 
 
 @game.command("show")
@@ -70,11 +70,11 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None) -> None:
     for seat, version, bot in rows:
         table.append((str(seat.seat), shown(bot.name), str(version.number), "-" if seat.coins is None else str(seat.coins),
                       "-" if seat.rank is None else str(seat.rank), seat.status or "-", shown(seat.detail, 200)))
-    click.echo(head)
-    click.echo(format_table(table))
+    echo(head)
+    echo(format_table(table))
     for seat, version, bot in rows:
         if seat.status not in (None, "ok"):
-            click.echo(failure_text(seat.seat, bot.name, seat.status, seat.detail, seat.failure_request,
+            echo(failure_text(seat.seat, bot.name, seat.status, seat.detail, seat.failure_request,
                                     seat.failure_step, seat.failure_log))
     if turns or step is not None:
         if not match.replay:
@@ -95,7 +95,7 @@ def replay_command(path: str, turns: bool, step: int | None) -> None:
     except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise UserError(f"{path!r} is not a replay: {exc}") from None
     result = replay.result
-    click.echo(f"{replay.rules_id}  {len(replay.actions)} actions  " + ", ".join(
+    echo(f"{replay.rules_id}  {len(replay.actions)} actions  " + ", ".join(
         f"{name}" + (f" {result.coins[i]} (rank {result.ranks[i]})" if result else "") + (" forfeited" if i in replay.forfeits else "")
         for i, name in enumerate(replay.seats)))
     show_replay(replay, turns, step if step is not None or turns else len(replay.actions))

@@ -19,13 +19,14 @@ from arena.formats import formats
 from arena.rankings import RatedStanding, WinRateStanding
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
 from arena.text import failure_text, shown
-from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, existing_bot, read_bot, retire,
+from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, existing_bot, read_bot, read_bot_file,
+                          retire,
                           names_taken_by_submissions, register, register_bosses, smoke_failure, smoke_games)
 from arena.referee import GameRecord, InProcessPlayer, Player, play_game
 from engine import rules_for
 from sandbox import Limits, SandboxError, Tier, detect_tier, strong_tier_missing
 
-from arena.cli.base import Context, UserError, board_table, check_writable_file, cli, format_table, pass_context
+from arena.cli.base import Context, UserError, echo, board_table, check_writable_file, cli, format_table, pass_context
 from arena.cli.trust import EXEC, builtin_bot, ladder_bot, resolve_bot, sandbox_tier
 
 
@@ -124,18 +125,18 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
         for player in players:
             player.close()
     if as_json:
-        click.echo(json.dumps(record_json(record, seed), indent=2))
+        echo(json.dumps(record_json(record, seed), indent=2))
     else:
-        click.echo(result_table(record, seed))
+        echo(result_table(record, seed))
         for text in failure_texts(record):
-            click.echo(text, err=True)
+            echo(text, err=True)
     if show_stderr:  # read after closing: what a bot wrote on "end" is in too
         said = [(i, p.name, p.process.stderr_tail) for i, p in enumerate(players) if isinstance(p, SandboxPlayer)]
         for seat, name, text in said:
             tail = text[-STDERR_SHOWN:]
-            click.echo(f"seat {seat} ({name}) stderr" + (":" if tail.strip() else ": nothing"), err=True)
+            echo(f"seat {seat} ({name}) stderr" + (":" if tail.strip() else ": nothing"), err=True)
             for line in tail.splitlines():
-                click.echo(f"  | {line}", err=True)
+                echo(f"  | {line}", err=True)
     if replay_path:
         try:
             Path(replay_path).write_text(record.replay_text, encoding="utf-8")
@@ -190,8 +191,7 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
     """
     file = Path(path)
     try:
-        if not file.is_file():
-            raise SubmissionError(f"no such file: {path!r}")
+        data = read_bot_file(path)  # a link, a FIFO or an oversized file is refused before it is read
         named = name is not None
         name = check_name(name or file.stem)
         check_author(author)
@@ -199,9 +199,9 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
             if existing_bot(session, name) is None and not named:
                 base = re.sub(r"[-_.]?v?\d+$", "", name)
                 if base and base != name and existing_bot(session, base) is not None:
-                    click.echo(f"note: no bot is named {name!r}, so this is a new bot; to make it the next version "
+                    echo(f"note: no bot is named {name!r}, so this is a new bot; to make it the next version "
                                f"of {base!r}, submit it with --name {base}", err=True)
-        source, language = read_bot(file.read_bytes(), path)
+        source, language = read_bot(data, path)
         smoke = smoke_games(name, source, Limits(), sandbox_tier(unsafe), language)
         records = {variant: record for variant, (_, record) in smoke.items()}
         mine = {variant: table.seat for variant, (table, _) in smoke.items()}
@@ -211,7 +211,7 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
             record, failure = records["classic"], failures["classic"] or ""
             detail = record.seats[mine["classic"]].detail
             for text in failure_texts(record, [mine["classic"]]):
-                click.echo(text, err=True)
+                echo(text, err=True)
             raise SubmissionError(f"{path!r} rejected: {failure}" + ("" if detail in failure else f" ({detail})"))
     except SubmissionError as exc:
         raise UserError(str(exc)) from None
@@ -227,15 +227,15 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
             else "won" if r.seats[0].rank == 1 else "lost")
             for variant, r in records.items() if variant in passed)
         if done.new:
-            click.echo(f"{name} version {done.version.number} registered for {', '.join(passed)} (smoke games: {games})")
+            echo(f"{name} version {done.version.number} registered for {', '.join(passed)} (smoke games: {games})")
         else:
-            click.echo(f"{name} is unchanged: version {done.version.number} already has this source "
+            echo(f"{name} is unchanged: version {done.version.number} already has this source "
                        f"(plays {', '.join(passed)})")
         for variant, why in failures.items():
             if why:
-                click.echo(f"not scheduled in {variant}: {why}", err=True)
+                echo(f"not scheduled in {variant}: {why}", err=True)
                 for text in failure_texts(records[variant], [mine[variant]]):
-                    click.echo(text, err=True)
+                    echo(text, err=True)
 
 
 @cli.group("bots", invoke_without_command=True)
@@ -258,7 +258,7 @@ def bots_retire(ctx: Context, name: str) -> None:
             version = retire(session, name)
         except SubmissionError as exc:
             raise UserError(str(exc)) from None
-    click.echo(f"{name} retired (version {version.number} was current); its games stay on the site")
+    echo(f"{name} retired (version {version.number} was current); its games stay on the site")
 
 
 def bots_list(ctx: Context) -> None:
@@ -268,7 +268,7 @@ def bots_list(ctx: Context) -> None:
         bots = session.exec(select(Bot)).all()
         versions = {bot.id: session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).all() for bot in bots}
     if not bots:
-        click.echo("no bots yet: add one with 'arena submit PATH'")
+        echo("no bots yet: add one with 'arena submit PATH'")
         return
 
     def standing(fmt_name: str, bot: Bot) -> str:
@@ -286,7 +286,7 @@ def bots_list(ctx: Context) -> None:
         current = max((v.number for v in versions[bot.id] if v.active), default=None)
         rows.append((bot.name + (" (boss)" if bot.builtin else ""), shown(bot.author), str(current or "retired"),
                      str(len(versions[bot.id])), *(standing(f.name, bot) for f in shown_formats)))
-    click.echo(format_table(rows))
+    echo(format_table(rows))
 
 
 @cli.command()
@@ -302,18 +302,18 @@ def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
     tier = detect_tier()
     builtin_only = tier is Tier.PLAIN and not unsafe
     if builtin_only:
-        click.echo(f"note: no strong sandbox here ({strong_tier_missing()}), so the demo seats only the built-in "
+        echo(f"note: no strong sandbox here ({strong_tier_missing()}), so the demo seats only the built-in "
                    "bots, in the plain tier (limits and a session of their own, no namespaces or seccomp); "
                    "for the strong tier install bubblewrap (apt-get install -y bubblewrap)", err=True)
     with Session(ctx.engine) as session:  # the example bots play every variant (tests/bots)
         names = list(builtin_bots())
         taken = names_taken_by_submissions(session, names)
         for name in taken:
-            click.echo(f"warning: a submitted bot is named {name!r}; the built-in {name} is not entered as a boss",
+            echo(f"warning: a submitted bot is named {name!r}; the built-in {name} is not entered as a boss",
                        err=True)
         register_bosses(session, [name for name in names if name not in taken])
     name = f"demo-{secrets.token_hex(3)}"
-    click.echo(f"running season {name}: {games} games, {workers} workers, sandbox tier {tier.value}", err=True)
+    echo(f"running season {name}: {games} games, {workers} workers, sandbox tier {tier.value}", err=True)
     settings = SeasonSettings(name=name, games=games, min_players=3, max_players=5, rotate=True,
                               builtin_only=builtin_only)
     try:
@@ -321,11 +321,11 @@ def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
     except (LadderError, DatabaseError) as exc:
         raise click.ClickException(str(exc)) from None
     with Session(ctx.engine) as session:
-        click.echo(board_table(leaderboard(session), "classic"))
+        echo(board_table(leaderboard(session), "classic"))
     from arena.site import SiteError, build_site
 
     try:
         summary = build_site(ctx.engine, Path("arena-site"))
     except SiteError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"site: {summary.index.resolve()}")
+    echo(f"site: {summary.index.resolve()}")

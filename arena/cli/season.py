@@ -21,7 +21,7 @@ from arena.submit import SubmissionError, builtin_bots, register_bosses
 from engine import rules_for
 from sandbox import Limits
 
-from arena.cli.base import Context, UserError, board_table, cli, format_table, pass_context
+from arena.cli.base import Context, UserError, echo, board_table, cli, format_table, pass_context
 from arena.cli.trust import sandbox_tier
 
 
@@ -136,15 +136,15 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (systemd, Kubernetes, timeout): the same clean stop
         raise click.ClickException(f"interrupted; finished games are saved: 'arena season run --name {name}' resumes")
     if not ctx.quiet:
-        click.echo(f"season {name}: {progress.done} games rated, {progress.void} void; "
+        echo(f"season {name}: {progress.done} games rated, {progress.void} void; "
                    f"bot failures this run: {progress.failure_summary()}")
     with Session(engine) as session:
         _, flagged = run_audit(session, season=name)
     for finding in flagged:  # the ladder protects itself: a flagged pair is kept apart from the next table on
-        click.echo(f"audit: {shown(finding.bots[0])} and {shown(finding.bots[1])} are flagged and no longer "
+        echo(f"audit: {shown(finding.bots[0])} and {shown(finding.bots[1])} are flagged and no longer "
                    "seated together ('arena audit --season " + shown(name) + "' shows the evidence)", err=True)
     with Session(engine) as session:
-        click.echo(board_table(leaderboard(session, variant, name if format_of(variant).same_deals else None), variant))
+        echo(board_table(leaderboard(session, variant, name if format_of(variant).same_deals else None), variant))
 
 
 @season.command("close")
@@ -159,7 +159,7 @@ def season_close(ctx: Context, name: str) -> None:
             raise UserError(str(exc)) from None
         what = ("its deals are published by the next 'arena site build'" if format_of(closed.variant).same_deals
                 else "it plays no more games")
-        click.echo(f"season {name} closed on {closed.closed_at:%Y-%m-%d %H:%M}: {what}")
+        echo(f"season {name} closed on {closed.closed_at:%Y-%m-%d %H:%M}: {what}")
 
 
 @season.command("list")
@@ -174,7 +174,7 @@ def season_list(ctx: Context) -> None:
                          f"{s.games} deals/bot" if format_of(s.variant).same_deals else str(s.games), str(counts.get("done", 0)),
                          str(counts.get("void", 0)), f"{s.created_at:%Y-%m-%d %H:%M}",
                          f"{s.finished_at:%Y-%m-%d %H:%M}" if s.finished_at else "-"))
-    click.echo(format_table(rows) if len(rows) > 1 else "no seasons yet: start one with 'arena season run'")
+    echo(format_table(rows) if len(rows) > 1 else "no seasons yet: start one with 'arena season run'")
 
 
 @season.command("show")
@@ -189,11 +189,11 @@ def season_show(ctx: Context, name: str) -> None:
         counts = season_counts(session, s)
         done = (f"{counts.get('done', 0)} games done on {s.games} deals per bot" if format_of(s.variant).same_deals
                 else f"{counts.get('done', 0)}/{s.games} games done")
-        click.echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, "
+        echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, "
                    f"{done}, {counts.get('void', 0)} void, "
                    f"{counts.get('planned', 0)} planned{', seat-rotated deals' if s.rotate else ''}")
         if deals_secret(s):  # a bot entered later would play these deals knowing them
-            click.echo(f"its games stay secret until 'arena season close {s.name}'; "
+            echo(f"its games stay secret until 'arena season close {s.name}'; "
                        f"'arena leaderboard --variant {s.variant} --season {s.name}' shows the standings")
             return
         key = database_key(session)
@@ -206,7 +206,7 @@ def season_show(ctx: Context, name: str) -> None:
                 .order_by(col(MatchSeat.seat))).all()
             rows.append((str(m.id), deal_id(key, m.seed), f"void: {shown(m.void_reason, 120)}" if m.status == "void" else m.status,
                          ", ".join(f"{b.name} {ms.coins} {ms.status}" for ms, _, b in seats)))
-        click.echo(format_table(rows))
+        echo(format_table(rows))
 
 
 def stop_on_sigterm() -> None:
@@ -247,9 +247,9 @@ def leaderboard_command(ctx: Context, as_json: bool, variant: str, do_rerate: bo
     with Session(ctx.engine) as session:
         if do_rerate:
             differences = rerate(session, variant, write=True)
-            click.echo(f"rerated {variant}: {len(differences)} ratings differed from the stored ones", err=True)
+            echo(f"rerated {variant}: {len(differences)} ratings differed from the stored ones", err=True)
         try:
             rows = leaderboard(session, variant, season_name)
         except LadderError as exc:
             raise UserError(str(exc)) from None
-    click.echo(json.dumps([row.to_json() for row in rows], indent=2) if as_json else board_table(rows, variant))
+    echo(json.dumps([row.to_json() for row in rows], indent=2) if as_json else board_table(rows, variant))

@@ -7,7 +7,7 @@ import click
 
 from arena.paths import new_file_refused
 
-from arena.cli.base import Context, UserError, cli, pass_context
+from arena.cli.base import Context, UserError, echo, cli, pass_context
 
 
 @cli.group("site")
@@ -39,6 +39,6 @@ def site_build(ctx: Context, out: str, variant: str, workers: int | None) -> Non
         raise click.ClickException(f"cannot write the site to {out!r}: {exc.strerror or exc}"
                                    + (f" ({exc.filename})" if exc.filename else "")) from None
     if not ctx.quiet:
-        click.echo(f"{summary.pages} pages ({summary.games} games) in {summary.seconds:.1f} s", err=True)
-    click.echo(str(summary.index.resolve()))
+        echo(f"{summary.pages} pages ({summary.games} games) in {summary.seconds:.1f} s", err=True)
+    echo(str(summary.index.resolve()))
 

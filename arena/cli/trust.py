@@ -1,6 +1,7 @@
 """Which bots `arena play` may run, and in which sandbox tier: the trust and tier policy of the command line."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -9,7 +10,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion
-from arena.submit import SubmissionError, builtin_bots, read_bot
+from arena.submit import SubmissionError, builtin_bots, read_bot, read_bot_file
 from sandbox import Tier, detect_tier, strong_tier_missing
 
 from arena.cli.base import UserError
@@ -32,18 +33,16 @@ def resolve_bot(spec: str, ladder: Callable[[str], tuple[str, str, str] | None] 
     trusted = path is not None
     if path is None:
         path = Path(spec)
-        if not path.is_file():
+        if not os.path.lexists(path):  # a link or a FIFO is there, and refused by read_bot_file
             found = ladder(spec)
             if found is not None:
                 return found[0], found[1], False, found[2]
             known = ", ".join(builtin_bots())
             raise UserError(f"no bot {spec!r}: not a file, not a built-in bot ({known}), not a bot of this ladder")
     try:
-        source, language = read_bot(path.read_bytes(), str(path))
-    except SubmissionError as exc:
+        source, language = read_bot(read_bot_file(path), str(path))
+    except SubmissionError as exc:  # also a file its owner alone may read
         raise UserError(str(exc)) from None
-    except OSError as exc:  # e.g. a file its owner alone may read
-        raise UserError(f"cannot read bot {spec!r}: {exc.strerror or exc}") from None
     return path.stem, source, trusted, language
 
 

@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 import click
 from sqlmodel import Session
 
-from arena.cli.base import Context, UserError, cli, format_table, pass_context
+from arena.cli.base import Context, UserError, echo, cli, format_table, pass_context
 from arena.cli.season import executor_for, stop_on_sigterm
 from arena.cli.trust import ladder_bot, resolve_bot, sandbox_tier
 from arena.db import DatabaseError, exclusive_run
@@ -141,7 +141,7 @@ def test_run(ctx: Context, new: str | None, old: str | None, name: str | None, v
         resume(ctx, stored, where, current=bots)
         return
     if bots[0].source == bots[1].source:
-        click.echo("note: NEW and OLD are the same code; the test can only end in H0 or undecided", err=True)
+        echo("note: NEW and OLD are the same code; the test can only end in H0 or undecided", err=True)
     play(ctx, settings, where, create=True)
 
 
@@ -166,7 +166,7 @@ def test_list(ctx: Context) -> None:
     with Session(ctx.engine) as session:
         tests = all_tests(session)
     if not tests:
-        click.echo("no tests yet: start one with 'arena test NEW --against OLD'")
+        echo("no tests yet: start one with 'arena test NEW --against OLD'")
         return
     rows = [("test", "format", "NEW", "OLD", "pairs", "LLR", "Elo", "state", "started")]
     for t in tests:
@@ -174,7 +174,7 @@ def test_list(ctx: Context) -> None:
         rows.append((t.settings.name, t.settings.variant, t.settings.bots[0].name, t.settings.bots[1].name,
                      str(t.results.pairs), f"{t.results.llr(t.settings.hypotheses):.2f}",
                      f"{elo:+.1f} [{low:+.1f}, {high:+.1f}]", state_of(t), f"{t.row.created_at:%Y-%m-%d %H:%M}"))
-    click.echo(format_table(rows))
+    echo(format_table(rows))
 
 
 def state_of(test: StoredTest) -> str:
@@ -210,10 +210,10 @@ def resume(ctx: Context, stored: StoredTest, where: Where, current: Sequence[Can
                         "(other code than the stored one); start a new test with another --name")
     for role, (kept, found) in enumerate(zip(stored.settings.bots, now_)):
         if found is None and not ctx.quiet:
-            click.echo(f"note: {role_name(role)} {kept.spec!r} is gone; playing the source stored with the test",
+            echo(f"note: {role_name(role)} {kept.spec!r} is gone; playing the source stored with the test",
                        err=True)
     if not ctx.quiet:
-        click.echo(f"test {name}: resuming at {stored.results.pairs} counted pairs", err=True)
+        echo(f"test {name}: resuming at {stored.results.pairs} counted pairs", err=True)
     play(ctx, stored.settings, where)
 
 
@@ -238,7 +238,7 @@ def play(ctx: Context, settings: VersusSettings, where: Where, create: bool = Fa
 
     def report(progress: Progress) -> None:
         if not ctx.quiet and (progress.results.pairs % 10 == 0 or progress.verdict):
-            click.echo(progress.line(), err=True)
+            echo(progress.line(), err=True)
 
     def record(number: int, scores: tuple[float, float] | None, progress: Progress) -> None:
         verdict = progress.verdict
@@ -255,7 +255,7 @@ def play(ctx: Context, settings: VersusSettings, where: Where, create: bool = Fa
                                         f"'arena test resume {settings.name}' continues it")
                 create_test(engine, settings)
                 if not ctx.quiet:
-                    click.echo(f"test {settings.name}: stored; if it stops, 'arena test resume {settings.name}' "
+                    echo(f"test {settings.name}: stored; if it stops, 'arena test resume {settings.name}' "
                                "continues it", err=True)
             with Session(engine) as session:  # under the lock: the pairs another run may have counted meanwhile
                 fresh = load_test(session, settings.name)
@@ -283,5 +283,5 @@ def play(ctx: Context, settings: VersusSettings, where: Where, create: bool = Fa
 def say_verdict(settings: VersusSettings, progress: Progress, verdict: Any) -> None:
     """The one-line verdict on stdout, and the exit code that says it."""
     what = verdict_text(settings, verdict, progress.results.pairs)
-    click.echo(f"{what} ({progress.line()})")
+    echo(f"{what} ({progress.line()})")
     sys.exit(EXIT[verdict])

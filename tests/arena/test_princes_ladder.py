@@ -62,10 +62,13 @@ def test_solo_forfeit_is_a_loss(tmp_path: Path) -> None:
     assert final_ranks(rules, Won(), (7,), (0,)) == (2,)  # forfeited: a loss whatever the engine says
 
 
+OWN = {"greedy": "glutton", "random": "dice"}
+
+
 def test_duel_and_solo_seasons(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
-    for name in ("greedy", "random"):
-        result = run_arena("submit", str(BOTS / f"{name}_bot.py"), "--name", name, db=db)
+    for name in ("greedy", "random"):  # under names of their own: built-in names are reserved
+        result = run_arena("submit", str(BOTS / f"{name}_bot.py"), "--name", OWN[name], db=db)
         assert result.returncode == 0, result.stderr
         assert "registered for classic, duel, solo" in result.stdout
     only = tmp_path / "classic_only.py"
@@ -78,16 +81,16 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
     result = run_arena("season", "run", "--name", "d", "--variant", "duel", "--games", "4", "--seed", "7", db=db)
     assert result.returncode == 0, result.stderr
     board = json.loads(run_arena("leaderboard", "--variant", "duel", "--json", db=db).stdout)
-    assert sorted(r["name"] for r in board) == ["greedy", "random"]
+    assert sorted(r["name"] for r in board) == ["dice", "glutton"]
     assert sum(r["games"] for r in board) == 8 and all("mu" in r and "sigma" in r for r in board)
     # a new version starts from its predecessor's mean in each variant: duel's, not classic's
-    duel_mu = next(r["mu"] for r in board if r["name"] == "greedy")
-    changed = tmp_path / "greedy.py"
+    duel_mu = next(r["mu"] for r in board if r["name"] == "glutton")
+    changed = tmp_path / "glutton.py"
     changed.write_text((BOTS / "greedy_bot.py").read_text() + "\n# version two\n")
     assert run_arena("submit", str(changed), db=db).returncode == 0
     duel_row = next(r for r in json.loads(run_arena("leaderboard", "--variant", "duel", "--json", db=db).stdout)
-                    if r["name"] == "greedy")
-    classic_row = next(r for r in json.loads(run_arena("leaderboard", "--json", db=db).stdout) if r["name"] == "greedy")
+                    if r["name"] == "glutton")
+    classic_row = next(r for r in json.loads(run_arena("leaderboard", "--json", db=db).stdout) if r["name"] == "glutton")
     assert (duel_row["version"], duel_row["games"]) == (2, 0) and duel_mu != pytest.approx(25.0)
     assert duel_row["mu"] == pytest.approx(duel_mu, abs=1e-3) and classic_row["mu"] == pytest.approx(25.0)
     result = run_arena("season", "run", "--name", "d", "--games", "8", db=db)  # version 2 plays its duels
@@ -99,20 +102,20 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
     result = run_arena("season", "run", "--name", "s", "--variant", "solo", "--games", "3", "--seed", "8", db=db)
     assert result.returncode == 0, result.stderr
     assert "win rate" in result.stdout
-    result = run_arena("submit", str(BOTS / "trader_bot.py"), "--name", "trader", db=db)
+    result = run_arena("submit", str(BOTS / "trader_bot.py"), "--name", "merchant", db=db)
     assert result.returncode == 0, result.stderr
     result = run_arena("season", "run", "--name", "s", db=db)
     assert result.returncode == 0, result.stderr
     board = json.loads(run_arena("leaderboard", "--variant", "solo", "--json", db=db).stdout)
-    assert sorted(r["name"] for r in board) == ["greedy", "random", "trader"]
+    assert sorted(r["name"] for r in board) == ["dice", "glutton", "merchant"]
     engine = make_engine(f"sqlite:///{db}")
     with Session(engine) as session:
         rows = session.exec(select(Bot.name, Match.seed, MatchSeat.rank, MatchSeat.coins, Match.status).where(
             MatchSeat.match_id == Match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id,
             Match.rules_id == "solo-v1")).all()
         assert session.exec(select(Rating).where(Rating.variant == "solo")).all() == []  # counted, not rated
-    seeds = {name: sorted(seed for n, seed, *_ in rows if n == name) for name in ("greedy", "random", "trader")}
-    assert len(seeds["greedy"]) == 3 and seeds["greedy"] == seeds["random"] == seeds["trader"]
+    seeds = {name: sorted(seed for n, seed, *_ in rows if n == name) for name in ("glutton", "dice", "merchant")}
+    assert len(seeds["glutton"]) == 3 and seeds["glutton"] == seeds["dice"] == seeds["merchant"]
     for row in board:
         mine = [(rank, coins) for name, _, rank, coins, status in rows if name == row["name"] and status == "done"]
         wins = sum(rank == 1 for rank, _ in mine)

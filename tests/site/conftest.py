@@ -83,21 +83,23 @@ def add_hostile_bot(db: Path) -> int:
 
 @pytest.fixture(scope="session")
 def ladder(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Example bots through `arena submit` (random with a script as author), two sandboxed classic seasons
-    (greedy gets a second version in between), a small duel and a small solo season, two `arena test`
-    runs (classic with a field, duel), then the hostile bot and its game."""
+    """Example bots through `arena submit` under names of their own (built-in names are reserved): dice
+    (random_bot.py, with a script as author), glutton (greedy_bot.py) and merchant (trader_bot.py); two
+    sandboxed classic seasons (glutton gets a second version in between), a small duel and a small solo
+    season, two `arena test` runs of the built-in bots (classic with a field, duel), then the hostile bot
+    and its game."""
     folder = tmp_path_factory.mktemp("site-ladder")
     db = folder / "ladder.sqlite"
     bots = PROJECT / "bots"
-    run_arena(db, "submit", str(bots / "random_bot.py"), "--name", "random", "--author", HOSTILE)
-    run_arena(db, "submit", str(bots / "greedy_bot.py"), "--name", "greedy", "--author", "arena tests")
+    run_arena(db, "submit", str(bots / "random_bot.py"), "--name", "dice", "--author", HOSTILE)
+    run_arena(db, "submit", str(bots / "greedy_bot.py"), "--name", "glutton", "--author", "arena tests")
     if (bots / "trader_bot.py").is_file():
-        run_arena(db, "submit", str(bots / "trader_bot.py"), "--name", "trader", "--author", "Tina & Tom")
+        run_arena(db, "submit", str(bots / "trader_bot.py"), "--name", "merchant", "--author", "Tina & Tom")
     fix_seed_key(db)  # chosen seeds are keyed with the database's secret: a fixed one keeps this ladder the same
     run_arena(db, "season", "run", "--name", "spring", "--games", "12", "--players", "3-4", "--seed", "11")
-    changed = folder / "greedy_v2.py"
+    changed = folder / "glutton_v2.py"
     changed.write_text((bots / "greedy_bot.py").read_text() + "\n# second version\n")
-    run_arena(db, "submit", str(changed), "--name", "greedy")
+    run_arena(db, "submit", str(changed), "--name", "glutton")
     run_arena(db, "season", "run", "--name", "summer", "--games", "6", "--players", "3", "--seed", "12")
     run_arena(db, "season", "run", "--name", "duel-1", "--variant", "duel", "--games", "8", "--seed", "13")
     run_arena(db, "season", "run", "--name", "solo-1", "--variant", "solo", "--games", "3", "--seed", "14")

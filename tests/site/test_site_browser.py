@@ -68,8 +68,8 @@ def test_bot_page_shows_rating_chart_with_version_marker(browser, site: Path, la
     from selenium.webdriver.common.by import By
 
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
-        greedy = session.exec(select(Bot).where(Bot.name == "greedy")).one()
-    open_page(browser, site / "bots" / f"{greedy.id}.html")
+        glutton = session.exec(select(Bot).where(Bot.name == "glutton")).one()
+    open_page(browser, site / "bots" / f"{glutton.id}.html")
     browser.save_screenshot(str(screenshots / "bot.png"))
     chart = browser.find_element(By.CSS_SELECTOR, "svg.chart")
     assert chart.is_displayed() and chart.size["width"] > 300
@@ -78,7 +78,7 @@ def test_bot_page_shows_rating_chart_with_version_marker(browser, site: Path, la
     labels = [t.text for t in chart.find_elements(By.CSS_SELECTOR, "text.version-label")]
     assert labels == ["v1", "v2"]
     head = browser.find_elements(By.CSS_SELECTOR, "#head-to-head tbody tr")
-    assert {row.find_element(By.TAG_NAME, "td").text for row in head} >= {"random", "trader"}
+    assert {row.find_element(By.TAG_NAME, "td").text for row in head} >= {"dice", "merchant"}
 
 
 def test_replay_steps_to_the_final_scores_of_the_page(browser, site: Path, ladder: dict, screenshots: Path) -> None:
@@ -160,7 +160,7 @@ def test_hostile_names_are_shown_as_text(browser, site: Path, ladder: dict) -> N
 
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
         hostile = session.exec(select(Bot).where(Bot.name == HOSTILE)).one()
-        random_bot = session.exec(select(Bot).where(Bot.name == "random")).one()
+        dice = session.exec(select(Bot).where(Bot.name == "dice")).one()
         version = session.exec(select(BotVersion).where(BotVersion.bot_id == hostile.id)).one()
     assert version.number == 1
     open_page(browser, site / "index.html")
@@ -172,7 +172,7 @@ def test_hostile_names_are_shown_as_text(browser, site: Path, ladder: dict) -> N
     open_page(browser, site / "bots" / f"{hostile.id}.html")
     assert no_alert(browser)
     assert browser.find_element(By.TAG_NAME, "h1").text == HOSTILE
-    open_page(browser, site / "bots" / f"{random_bot.id}.html")
+    open_page(browser, site / "bots" / f"{dice.id}.html")
     assert browser.find_element(By.CSS_SELECTOR, ".author").text == HOSTILE
     open_page(browser, site / "games" / f"{ladder['hostile_game']}.html")
     assert no_alert(browser)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text as sql_text
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, make_engine
@@ -109,23 +110,23 @@ def test_build_writes_pages_named_by_ids(ladder: dict, site: Path) -> None:
 
 
 def test_bot_page_head_to_head_counts_only_the_sites_format(ladder: dict, site: Path) -> None:
-    """greedy played classic and duel games against random; its page (classic site) counts the classic ones."""
+    """glutton played classic and duel games against dice; its page (classic site) counts the classic ones."""
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
-        ids = {name: session.exec(select(Bot.id).where(Bot.name == name)).one() for name in ("greedy", "random")}
+        ids = {name: session.exec(select(Bot.id).where(Bot.name == name)).one() for name in ("glutton", "dice")}
         together: dict[str, int] = {"classic": 0, "duel": 0}
         for match in session.exec(select(Match).where(Match.status == "done")).all():
             seated = set(session.exec(select(BotVersion.bot_id).where(
                 MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id)).all())
-            if {ids["greedy"], ids["random"]} <= seated:
+            if {ids["glutton"], ids["dice"]} <= seated:
                 together[format_of(match.rules_id).name] += 1
     assert together["classic"] > 0 and together["duel"] > 0
-    html = (site / "bots" / f"{ids['greedy']}.html").read_text()
-    row = re.search(rf'<a href="\.\./bots/{ids["random"]}\.html" class="bot">random</a></td>'
+    html = (site / "bots" / f"{ids['glutton']}.html").read_text()
+    row = re.search(rf'<a href="\.\./bots/{ids["dice"]}\.html" class="bot">dice</a></td>'
                     r'<td class="num" data-value="(\d+)"', html)
     assert row is not None, html
     assert int(row.group(1)) == together["classic"]
     assert "Head to head <span class=\"muted\">(classic games)</span>" in html
-    games = (site / "bots" / f"{ids['greedy']}-games-1.html").read_text()  # every format, each row says which
+    games = (site / "bots" / f"{ids['glutton']}-games-1.html").read_text()  # every format, each row says which
     assert games.count("<td>classic</td>") >= together["classic"] and games.count("<td>duel</td>") >= together["duel"]
 
 
@@ -165,11 +166,10 @@ def test_rebuild_overwrites_and_removes_stale_pages(ladder: dict, tmp_path: Path
 
 def test_demo_ends_by_building_the_site(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'demo.sqlite'}"
-    mine = tmp_path / "random.py"  # a user's bot that took a built-in bot's name first
-    mine.write_text((PROJECT / "bots" / "random_bot.py").read_text() + "\n# mine\n")
-    submitted = subprocess.run([sys.executable, "-m", "arena", "--db", db, "submit", str(mine)],
-                               capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    assert submitted.returncode == 0, submitted.stderr
+    engine = make_engine(db)
+    with engine.begin() as conn:  # a user's bot that took a built-in bot's name before names were reserved
+        conn.execute(sql_text("INSERT INTO bot (name, author, builtin, created_at) VALUES ('random', 'me', 0, '2024-01-01')"))
+    engine.dispose()
     result = subprocess.run([sys.executable, "-m", "arena", "--db", db, "-q",
                              "demo", "--games", "4"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
