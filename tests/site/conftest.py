@@ -108,7 +108,26 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> dict:
     run_sprt(db, "trader", "--against", "random", "--format", "duel", "--elo1", "50", "--max-pairs", "30",
              "--name", "duel-test")
     hostile_game = add_hostile_bot(db)
+    flag_pair(db, "dice", "merchant")
     return {"db": db, "folder": folder, "hostile_game": hostile_game}
+
+
+def flag_pair(db: Path, a: str, b: str) -> None:
+    """A standing audit flag on bots ``a`` and ``b`` with the evidence `arena audit` measured on this
+    ladder's games (honest bots are not flagged by it: the flag itself is set here, for the pages)."""
+    import json
+
+    from arena.db import AuditFlag
+
+    report = json.loads(run_arena(db, "audit", "--json", "--all").stdout)
+    evidence = next(p for p in report["pairs"] if p["bots"] == sorted([a, b])) | {"flagged": True}
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        ids = {bot.name: bot.id for bot in session.exec(select(Bot)).all()}
+        session.add(AuditFlag(bot_a=ids[min(a, b)], bot_b=ids[max(a, b)], scope="variant classic",  # type: ignore[arg-type]
+                              evidence=json.dumps(evidence)))
+        session.commit()
+    engine.dispose()
 
 
 @pytest.fixture(scope="session")

@@ -561,3 +561,44 @@ def test_every_table_of_the_test_pages_has_a_cell_under_each_header(browser, sit
             assert headers and rows, (page, table.get_attribute("id"))
             assert [len(row.find_elements(By.TAG_NAME, "td")) for row in rows] == [headers] * len(rows), (
                 page, table.get_attribute("id"))
+
+
+def test_the_audit_page_lists_a_flagged_pair_and_both_bots_pages_link_to_it(browser, site: Path, ladder: dict,
+                                                                            screenshots: Path) -> None:
+    """From the navigation to the audit page: the pair the ladder has flagged (conftest.flag_pair), its
+    state and the evidence stored with it; each bot's page says it is flagged and links back."""
+    from selenium.webdriver.common.by import By
+
+    from arena.audit_store import stored_flags
+
+    engine = make_engine(f"sqlite:///{ladder['db']}")
+    with Session(engine) as session:
+        flags = stored_flags(session)
+        ids = {b.name: b.id for b in session.exec(select(Bot)).all()}
+    engine.dispose()
+    assert [f.bots for f in flags] == [("dice", "merchant")]
+    open_page(browser, site / "index.html")
+    browser.find_element(By.LINK_TEXT, "Audit").click()
+    assert browser.current_url.endswith("/audit.html")
+    browser.save_screenshot(str(screenshots / "audit.png"))
+    rows = browser.find_elements(By.CSS_SELECTOR, "#flags tbody tr")
+    assert len(rows) == 1
+    cells = rows[0].find_elements(By.TAG_NAME, "td")
+    headers = browser.find_elements(By.CSS_SELECTOR, "#flags thead th")
+    assert len(cells) == len(headers)
+    assert cells[0].text == "dice / merchant" and cells[1].text == "standing"
+    assert cells[4].text == str(flags[0].evidence["games"])
+    flow = flags[0].evidence["flow"]["dice->merchant"]  # type: ignore[index]
+    assert f"dice->merchant: {flow['excess']:.1f} coins" in cells[5].text
+    for name in ("dice", "merchant"):
+        open_page(browser, site / "audit.html")
+        browser.find_element(By.CSS_SELECTOR, f"#flags a[href='bots/{ids[name]}.html']").click()
+        assert browser.current_url.endswith(f"/bots/{ids[name]}.html")
+        section = browser.find_element(By.CSS_SELECTOR, "section.audit-flags")
+        other = "merchant" if name == "dice" else "dice"
+        assert f"with {other}" in section.text and "standing" in section.text
+        section.find_element(By.LINK_TEXT, "evidence").click()
+        assert browser.current_url.endswith("/audit.html")
+    open_page(browser, site / "bots" / f"{ids['glutton']}.html")
+    assert browser.find_elements(By.CSS_SELECTOR, "section.audit-flags") == []
+    assert severe_console_messages(browser) == []
