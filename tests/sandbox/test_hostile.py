@@ -449,18 +449,42 @@ def test_nothing_is_left_for_the_next_game_or_another_sandbox(tier: Tier, witnes
 
 @strong
 @pytest.mark.parametrize("fork_server", [False, True], ids=["cold", "forked"])
-def test_a_bot_past_its_cpu_limit_is_killed_and_its_status_says_so(tier: Tier, witness: BotProcess,
-                                                                   fork_server: bool) -> None:
-    """The kernel ends a bot at its CPU limit. From a fork server the bot is pid 1 of a PID namespace of
-    its own, below a keeper that ends as the bot ended: the status says the signal, as for a cold start
-    (SIGXCPU at the soft limit; a pid 1, which ignores it, SIGKILL at the hard limit a second later).
-    Before the keeper passed the signal on, it said "exited with code 1"."""
-    bot = BotProcess.start(hostile_bundle("cpu_spin"), fast_limits(cpu_seconds=1, decision_ms=10_000,
+def test_a_bot_is_out_of_time_by_the_time_rules_never_by_its_cpu_rlimit(tier: Tier, witness: BotProcess,
+                                                                         fork_server: bool) -> None:
+    """The decision limit (3 s) is above the CPU safety margin (1 s): the referee raises the bot's
+    RLIMIT_CPU before each request, so the bot spins until the decision limit and its status says
+    which time rule ended it. Before, the kernel ended it at 1 s of CPU ("killed by SIGXCPU"), below
+    what the time rules granted."""
+    bot = BotProcess.start(hostile_bundle("cpu_spin"), fast_limits(cpu_seconds=1, decision_ms=3000, bank_ms=0,
                                                                     fork_server=fork_server), tier)
     reply = bot.request({"type": "decide"})
     bot.close()
     assert_gone(bot)
+    assert reply.status is Status.TIMEOUT, reply
+    assert reply.detail == "decision limit: no reply within 3000 ms (its time bank is spent)", reply
+
+
+@pytest.mark.parametrize("tier", [Tier.PLAIN])
+def test_a_bot_past_its_cpu_safety_net_is_killed_and_its_status_says_so(tier: Tier, witness: BotProcess) -> None:
+    """A bot whose thread keeps computing after its reply (plain tier, not frozen) reaches the safety
+    net above what it was granted: the kernel ends it, and the status names the net."""
+    source = ("import threading\n"
+              "def spin():\n    while True:\n        pass\n"
+              "threading.Thread(target=spin, daemon=True).start()\n"
+              "def act(message):\n    return {}\n")
+    limits = fast_limits(cpu_seconds=1, decision_ms=200, bank_ms=0, freeze=False, startup_ms=1000)
+    bot = BotProcess.start(BotBundle("net", source), limits, tier)
+    try:
+        assert bot.request({"type": "decide"}).status is Status.OK
+        pid = bot.pid
+        assert pid is not None
+        for _ in range(600):  # until the kernel has ended it (it has at most a few seconds of CPU left)
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    break
+            time.sleep(0.1)
+        reply = bot.request({"type": "decide"})
+    finally:
+        bot.close()
     assert reply.status is Status.CRASH, reply
-    # cold, the referee sees bubblewrap, which exits with 128 + the signal: "exited with code 152 (signal SIGXCPU?)"
-    assert re.fullmatch(r"(killed by SIG(XCPU|KILL)|exited with code 1(37|52) \(signal SIG(XCPU|KILL)\?\)) during request",
-                        reply.detail), reply
+    assert re.fullmatch(r"killed by SIGXCPU at its CPU safety net \(RLIMIT_CPU \d+ s\) during request", reply.detail), reply
