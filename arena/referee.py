@@ -216,6 +216,9 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
                 "time_left_ms": players[seat].time_left_ms(),
             }, "events", events, texts)
             seen[seat] = len(game.events)
+            if decisions[seat] >= limits.max_decisions:  # the bots' CPU net is set from this bound
+                raise RuntimeError(f"seat {seat} would be asked more than Limits.max_decisions = "
+                                   f"{limits.max_decisions} decisions")
             decisions[seat] += 1
             reply = ask(seat, message)
             if reply is None:

@@ -1,4 +1,4 @@
-"""The referee state machine of the base game (seed 002), rules ``classic-v2`` (and the retired ``classic-v1``).
+"""The referee state machine of the base game (seed 002), rules ``classic-v3`` (and the retired ``classic-v2`` and ``classic-v1``).
 
 The state is mutable and private to the referee; what a seat may see is computed by
 ``view(seat)``. Rule ids (``C-…``) refer to ``seeds/classic-rules.md``.
@@ -71,6 +71,8 @@ class ClassicGame(Game):
         self.responses: list[Response] = []
         self._respond_queue: list[int] = []
         self._round_quiet = True
+        self._dealless = 0  # rounds in a row that closed no deal (C-6.7, classic-v3)
+        self._round_dealt = False
         self._plant_queue: list[int] = []
         self._deal_hands()  # C-2.1, C-2.3
         self._start_turn()
@@ -124,6 +126,7 @@ class ClassicGame(Game):
         self._respond_queue = []
         self._plant_queue = []
         self._round_quiet = True
+        self._dealless = 0
         if phase in (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND):
             self.phase = phase
         elif phase is DecisionKind.TRADE_OFFER:
@@ -317,6 +320,7 @@ class ClassicGame(Game):
         sb.trade_locked.extend([True] * len(a_gave))
         sa.trade.extend(b_gave)
         sa.trade_locked.extend([True] * len(b_gave))
+        self._round_dealt = True
         self.events.append(Traded(a, b, tuple(a_gave), tuple(b_gave)))
 
     # ----------------------------------------------------------------- flow
@@ -344,12 +348,14 @@ class ClassicGame(Game):
             s.trade_locked.append(False)
         self.events.append(TurnedUp(self.active, tuple(turned)))
         self.trade_round = 0
+        self._dealless = 0
         self._start_round()
 
     def _start_round(self) -> None:
         self.offer = None
         self.responses = []
         self._round_quiet = True
+        self._round_dealt = False
         self.phase = DecisionKind.TRADE_OFFER
         self.to_move = self.active
 
@@ -371,7 +377,10 @@ class ClassicGame(Game):
 
     def _next_round(self) -> None:
         self.trade_round += 1
-        if self._round_quiet or self.trade_round >= self.rules.max_trade_rounds:  # C-6.7
+        self._dealless = 0 if self._round_dealt else self._dealless + 1
+        bound = self.rules.dealless_rounds
+        if (self._round_quiet or self.trade_round >= self.rules.max_trade_rounds  # C-6.7
+                or (bound and self._dealless >= bound)):
             self._end_trading()
         else:
             self._start_round()

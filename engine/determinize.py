@@ -164,6 +164,8 @@ def build_game(rules: Rules, view: View, hidden: Hidden, kind: DecisionKind, see
     game.responses = []
     game._respond_queue = []
     game._round_quiet = True
+    game._dealless = 0  # not in the view: a sample assumes the round may still run its full course
+    game._round_dealt = False
     game._plant_queue = []
     game._decision = None
     game.trade_round = view.trade.round if view.trade is not None else 0

@@ -110,6 +110,9 @@ class Rules:
     gifts_by_consent: bool = True
     #: C-6.9 (since classic-v2): an offer wants no more cards than its partner could pay
     bounded_offers: bool = True
+    #: C-6.7 (since classic-v3): trading ends after this many rounds in a row that closed no deal
+    #: (0: no such bound, as in classic-v1 and classic-v2)
+    dealless_rounds: int = 2
     princes: PrincesRules | None = None  # the Princes variants' own constants; None for classic
     _by_bean: dict[Bean, BeanType] = field(init=False, repr=False, compare=False, hash=False)
 
@@ -148,6 +151,8 @@ class Rules:
             "max_trade_rounds": self.max_trade_rounds,
             "gifts_by_consent": self.gifts_by_consent, "bounded_offers": self.bounded_offers,
         }
+        if self.dealless_rounds:  # absent from the JSON of the rules before classic-v3
+            data["dealless_rounds"] = self.dealless_rounds
         if self.princes is not None:  # classic's JSON stays exactly as it was
             data["princes"] = self.princes.to_json()
         return data
@@ -161,22 +166,32 @@ class Rules:
                 "start_fields", "max_fields", "field_price", "reshuffles", "max_trade_rounds")}
             princes = PrincesRules.from_json(data["princes"]) if data.get("princes") is not None else None
             flags = {name: bool(data.get(name, False)) for name in ("gifts_by_consent", "bounded_offers")}
-            return cls(variant=str(data["variant"]), bean_types=types, princes=princes, **numbers, **flags)
+            return cls(variant=str(data["variant"]), bean_types=types, princes=princes,
+                       dealless_rounds=int(data.get("dealless_rounds", 0)), **numbers, **flags)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed rules {str(data)[:200]!r}: missing or wrong field: {exc}") from None
 
 
 @cache
 def classic_rules() -> Rules:
-    """The base game of seed 002 for 3-5 players (rules id ``classic-v2``: gifts by consent, bounded offers)."""
-    return Rules(variant="classic", version=2, bean_types=parse_bean_types(card_data_path().read_text("utf-8")))
+    """The base game of seed 002 for 3-5 players (rules id ``classic-v3``: gifts by consent, bounded
+    offers, trading ends after two rounds in a row without a deal)."""
+    return Rules(variant="classic", version=3, bean_types=parse_bean_types(card_data_path().read_text("utf-8")))
+
+
+@cache
+def classic_v2_rules() -> Rules:
+    """The classic rules ``classic-v2``: no bound on rounds without a deal (up to 6 a turn). Kept so
+    that games recorded under them replay; no new game is played with them."""
+    return dataclasses.replace(classic_rules(), version=2, dealless_rounds=0)
 
 
 @cache
 def classic_v1_rules() -> Rules:
     """The first classic rules (``classic-v1``): forced gifts, unbounded offers. Kept so that games
     recorded under them replay; no new game is played with them."""
-    return dataclasses.replace(classic_rules(), version=1, gifts_by_consent=False, bounded_offers=False)
+    return dataclasses.replace(classic_rules(), version=1, gifts_by_consent=False, bounded_offers=False,
+                               dealless_rounds=0)
 
 
 def _beans_without_garden() -> tuple[BeanType, ...]:
@@ -189,7 +204,7 @@ def duel_rules() -> Rules:
     """The Princes game for 2 players (seed 000, ``duel-v1``): no Garden beans, no trading."""
     return Rules(variant="duel", version=1, bean_types=_beans_without_garden(), min_players=2, max_players=2,
                  hand_size=5, turn_up=3, draw=2, start_fields=2, max_fields=3, field_price=3, reshuffles=4,
-                 max_trade_rounds=0, princes=PrincesRules())
+                 max_trade_rounds=0, dealless_rounds=0, princes=PrincesRules())
 
 
 @cache
@@ -197,7 +212,7 @@ def solo_rules() -> Rules:
     """The Princes solitaire game (seed 000, ``solo-v1``)."""
     return Rules(variant="solo", version=1, bean_types=_beans_without_garden(), min_players=1, max_players=1,
                  hand_size=5, turn_up=3, draw=2, start_fields=2, max_fields=3, field_price=3, reshuffles=4,
-                 max_trade_rounds=0, princes=PrincesRules(solo=True, vine_face_down=True))
+                 max_trade_rounds=0, dealless_rounds=0, princes=PrincesRules(solo=True, vine_face_down=True))
 
 
 VARIANTS: dict[str, Callable[[], Rules]] = {"classic": classic_rules, "duel": duel_rules, "solo": solo_rules}
@@ -218,11 +233,11 @@ def unregister_variant(name: str) -> None:
 
 
 #: Earlier rules of a variant, by id: their recorded games still replay, no new game uses them.
-RETIRED = {"classic-v1": classic_v1_rules}
+RETIRED = {"classic-v2": classic_v2_rules, "classic-v1": classic_v1_rules}
 
 
 def rules_for(name: str) -> Rules:
-    """Rules by variant name (its current rules) or by rules id (``classic``, ``classic-v2``, ``classic-v1``)."""
+    """Rules by variant name (its current rules) or by rules id (``classic``, ``classic-v3``, ``classic-v1``)."""
     for variant, make in VARIANTS.items():
         rules = make()
         if name in (variant, rules.id):

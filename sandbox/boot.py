@@ -5,6 +5,7 @@ from __future__ import annotations
 import binascii
 import functools
 import marshal
+import math
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -67,6 +68,27 @@ def bundle_modules(modules: Mapping[str, str], marshalled: bool) -> dict[str, li
     return out
 
 
+def start_cpu_seconds(limits: Limits) -> int:
+    """The CPU net's soft limit at start, where the referee raises it later: the start-up limit plus
+    the margin; ``BotProcess`` raises it before each request to what that request may use."""
+    return math.ceil(limits.startup_ms / 1000.0) + int(limits.cpu_seconds)
+
+
+def game_cpu_seconds(limits: Limits) -> int:
+    """All the CPU the time rules can grant a bot in a game, plus the margin: start-up, every decision
+    it can be asked at its full limit (``max_decisions``) and its bank."""
+    granted_ms = limits.startup_ms + limits.max_decisions * limits.decision_ms + limits.bank_ms
+    return math.ceil(granted_ms / 1000.0) + int(limits.cpu_seconds)
+
+
+def cpu_rlimit(limits: Limits, follows: bool) -> tuple[int, int]:
+    """(soft, hard) RLIMIT_CPU at start. The hard limit is the whole game's grant (nobody may raise a
+    hard limit later without CAP_SYS_RESOURCE); the soft one starts low when the referee can raise it
+    as decisions are granted (``follows``), else it sits just below the hard one."""
+    hard = game_cpu_seconds(limits) + 1
+    return (start_cpu_seconds(limits) if follows else hard - 1), hard
+
+
 def limit_child(limits: Limits) -> None:
     """In the forked child before exec: the limits the runner sets for Python bots."""
     import resource
@@ -74,7 +96,7 @@ def limit_child(limits: Limits) -> None:
     for res, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, 0),
                        (resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024)):
         resource.setrlimit(res, (value, value))
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+    resource.setrlimit(resource.RLIMIT_CPU, cpu_rlimit(limits, follows=True))  # same uid as the referee
 
 
 #: The address space of a threaded runtime (V8 reserves far more than it uses); its memory is
@@ -84,12 +106,13 @@ PROGRAM_STACK = 8 << 20
 
 
 def boot_message(bundle: BotBundle, limits: Limits, marshalled: bool, program: Program | None = None,
-                 threads: bool = False) -> dict[str, Any]:
+                 threads: bool = False, cpu_follows: bool = True) -> dict[str, Any]:
     """The runner's boot line for one bot, before a tier adds its confinement (``isolation.confine``):
     a Python bot with its modules, or a program (sandbox/languages.py) the runner executes."""
     memory = int(limits.memory_mb) * 1024 * 1024
+    cpu, cpu_hard = cpu_rlimit(limits, cpu_follows)
     boot: dict[str, Any] = {
-        "limits": {"cpu": int(limits.cpu_seconds), "as": RUNTIME_ADDRESS_SPACE if threads else memory,
+        "limits": {"cpu": cpu, "cpu_hard": cpu_hard, "as": RUNTIME_ADDRESS_SPACE if threads else memory,
                    "data": memory if threads else None, "nofile": int(limits.max_open_files), "nproc": None,
                    # the main stack is not data either: bounded on its own for a program
                    "stack": PROGRAM_STACK if program is not None else None},

@@ -4,7 +4,9 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 import os
+import resource
 import secrets
 import signal
 import subprocess
@@ -13,7 +15,10 @@ from typing import Any, Mapping, Sequence
 
 from . import isolation, languages, zygote
 from .cleanup import describe_exit, find_runner, sweep
-from .boot import BOOTSTRAP, BOT_MODULE, CLEAN_ENV, ISOLATED, boot_message, limit_child, runner_line
+from .boot import (
+    BOOTSTRAP, BOT_MODULE, CLEAN_ENV, ISOLATED, boot_message, game_cpu_seconds, limit_child, runner_line,
+    start_cpu_seconds,
+)
 from .procscan import processes_of_uid, processes_with_tag
 from .framing import Event, FramingError, Outcome, Pipes, decode, encode
 from .freezing import Freezer
@@ -24,6 +29,25 @@ __all__ = ["BotProcess", "BOT_MODULE"]
 log = logging.getLogger(__name__)
 
 REAP_TIMEOUT_S = 5.0
+
+
+@functools.lru_cache(maxsize=1)
+def _has_cap_sys_resource() -> bool:
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            caps = next(int(line.split()[1], 16) for line in f if line.startswith("CapEff:"))
+    except (OSError, StopIteration, ValueError):
+        return False
+    return bool(caps >> 24 & 1)  # CAP_SYS_RESOURCE
+
+
+def cpu_follows(tier: Tier) -> bool:
+    """Whether the referee may raise a bot's soft RLIMIT_CPU from outside: a bot of its own uid (plain
+    tier), in a user namespace it created (it holds every capability there), or CAP_SYS_RESOURCE
+    (root here lacks it: measured, prlimit on a uid slot's bot fails with EPERM)."""
+    if tier is Tier.PLAIN or isolation.confinement() is isolation.Confinement.USER_NAMESPACE:
+        return True
+    return _has_cap_sys_resource()
 
 
 class BotProcess:
@@ -46,6 +70,11 @@ class BotProcess:
         self.startup_ms = 0.0
         self._time_used_ms = 0.0
         self._bank_left_ms = float(limits.bank_ms)
+        #: whether this referee may raise the bot's soft RLIMIT_CPU (same uid, its user namespace, or
+        #: CAP_SYS_RESOURCE); else the soft limit sits at the whole game's grant from the start
+        self._cpu_follows = cpu_follows(tier)
+        self._cpu_limit_s = start_cpu_seconds(limits) if self._cpu_follows else game_cpu_seconds(limits)
+        self._request_cpu_ms: float | None = None  # its CPU time when the current request was sent
         self._exit_code: int | None = None
         self._build_log = ""
 
@@ -101,7 +130,8 @@ class BotProcess:
 
     def _spawn(self, python: str | None, program: languages.Program | None) -> None:
         interp = isolation.interpreter(python)
-        boot = boot_message(self.bundle, self.limits, interp.same_as_parent, program, self.language.threads)
+        boot = boot_message(self.bundle, self.limits, interp.same_as_parent, program, self.language.threads,
+                            self._cpu_follows)
         cmd = [interp.executable, *ISOLATED, "-S", "-B", "-c", f"{BOOTSTRAP}#{self.tag}"]
         binds = program.binds if program is not None else ()
         if zygote.uses_zygotes(self.tier, self.limits):
@@ -238,9 +268,12 @@ class BotProcess:
         if charge:
             self._bank_left_ms -= charge
             log.debug("%s: %.0f ms of CPU between requests, charged to the bank", self.bundle.name, charge)
-        budget_ms = self.limits.decision_ms + max(0.0, self._bank_left_ms)
+        bank_ms = max(0.0, self._bank_left_ms)
+        budget_ms = self.limits.decision_ms + bank_ms
         log.debug("%s <- %s", self.bundle.name, payload[:200])
         cpu_before = self._rest.cpu_mark  # read by charge_at_rest; it does not run until before_running
+        self._grant_cpu(cpu_before, budget_ms)
+        self._request_cpu_ms = cpu_before
         self._rest.before_running()
         outcome = self._pipes.exchange(payload, time.monotonic() + budget_ms / 1000.0, want_line=True)
         self._rest.after_reply()
@@ -252,10 +285,8 @@ class BotProcess:
         self._bank_left_ms -= max(0.0, elapsed - self.limits.decision_ms)
         if outcome.event is Event.TIMEOUT or (outcome.event is Event.LINE and self._bank_left_ms < 0):
             self._bank_left_ms = min(self._bank_left_ms, 0.0)
-            return self._fail(Reply(
-                Status.TIMEOUT, None, elapsed,
-                f"no reply within {self.limits.decision_ms:g} ms + bank {budget_ms - self.limits.decision_ms:.0f} ms",
-            ))
+            return self._fail(Reply(Status.TIMEOUT, None, elapsed,
+                                    self._time_limit_detail(outcome, elapsed, bank_ms, charge)))
         if outcome.event not in (Event.LINE, Event.EXTRA):
             return self._fail(self._failure_reply(outcome, during="request"))
         assert outcome.line is not None
@@ -267,6 +298,44 @@ class BotProcess:
         if outcome.event is Event.EXTRA:
             return self._fail(self._failure_reply(outcome, during="request"))
         return Reply(Status.OK, reply_message, elapsed, "")
+
+    def _time_limit_detail(self, outcome: Outcome, elapsed: float, bank_ms: float, at_rest_ms: float) -> str:
+        """Which of the time rules ran out: the decision limit (its bank already spent) or the bank."""
+        limit = self.limits.decision_ms
+        if outcome.event is not Event.TIMEOUT and elapsed <= limit:
+            return f"time bank: {at_rest_ms:.0f} ms of CPU between requests overdrew its bank"
+        when = "no reply within" if outcome.event is Event.TIMEOUT else f"replied after {elapsed:.0f} ms, beyond"
+        if bank_ms <= 0:
+            return f"decision limit: {when} {limit:g} ms (its time bank is spent)"
+        return f"time bank: {when} the decision limit of {limit:g} ms plus the {bank_ms:.0f} ms left in its bank"
+
+    def _grant_cpu(self, cpu_ms: float | None, budget_ms: float) -> None:
+        """Raise the bot's soft RLIMIT_CPU to at least its CPU so far + this request's budget + the
+        margin (``Limits.cpu_seconds``): the time rules decide when a bot is out of time; the rlimit is
+        only a net above them (a program's threads can use CPU faster than the clock runs)."""
+        if not self._cpu_follows or cpu_ms is None or self._runner_pid is None:
+            return
+        hard = game_cpu_seconds(self.limits) + 1
+        need = min(math.ceil((cpu_ms + budget_ms) / 1000.0) + int(self.limits.cpu_seconds), hard - 1)
+        if need <= self._cpu_limit_s:
+            return
+        try:
+            resource.prlimit(self._runner_pid, resource.RLIMIT_CPU, (need, hard))
+        except ProcessLookupError:
+            return  # it is gone: the request sees why
+        except OSError as exc:  # the machine's fault: the bot would be ended below what it was granted
+            raise SandboxError(f"cannot raise the CPU limit of bot {self.bundle.name!r} (pid {self._runner_pid}) "
+                               f"to {need} s: {exc.strerror}") from None
+        self._cpu_limit_s = need
+
+    def _cpu_net_hit(self, elapsed_ms: float) -> bool:
+        """Whether the CPU it may have used in this request reaches its RLIMIT_CPU: a signal from
+        the kernel, not from the referee (a program's threads count once per core)."""
+        cpu_ms = self._request_cpu_ms
+        if cpu_ms is None:
+            return False
+        cores = (os.cpu_count() or 1) if self.language.threads else 1
+        return cpu_ms + elapsed_ms * cores >= self._cpu_limit_s * 1000.0 - 1000.0
 
     def notify(self, message: Mapping[str, Any]) -> None:
         """Send a line without waiting for a reply (e.g. ``end``); never raises because of the bot."""
@@ -296,7 +365,11 @@ class BotProcess:
         except SandboxError as exc:  # the fork server went away: the machine's fault
             log.error("%s: %s", self.bundle.name, exc)
             return Reply(Status.CRASH, None, outcome.elapsed_ms, f"ended during {during}")
-        return Reply(Status.CRASH, None, outcome.elapsed_ms, f"{describe_exit(self._exit_code)} during {during}")
+        how = describe_exit(self._exit_code)
+        # SIGXCPU comes from the kernel at the soft limit; a pid 1 ignores it and gets SIGKILL at the hard one
+        if "SIGXCPU" in how or ("SIGKILL" in how and self._cpu_net_hit(outcome.elapsed_ms)):
+            how += f" at its CPU safety net (RLIMIT_CPU {self._cpu_limit_s} s)"
+        return Reply(Status.CRASH, None, outcome.elapsed_ms, f"{how} during {during}")
 
     def _fail(self, reply: Reply) -> Reply:
         log.debug("%s: %s (%s)", self.bundle.name, reply.status.value, reply.detail)

@@ -440,7 +440,7 @@ def _bot(boot, loads, dumps) -> None:
     for res, key in ((resource.RLIMIT_DATA, "data"), (resource.RLIMIT_STACK, "stack")):
         if lim.get(key) is not None:
             resource.setrlimit(res, (lim[key], lim[key]))
-    resource.setrlimit(resource.RLIMIT_CPU, (lim["cpu"], lim["cpu"] + 1))
+    resource.setrlimit(resource.RLIMIT_CPU, (lim["cpu"], lim.get("cpu_hard", lim["cpu"] + 1)))
     if lim.get("nproc") is not None:
         resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
 

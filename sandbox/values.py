@@ -43,7 +43,11 @@ class Limits:
     bank_ms: float = 10_000.0
     startup_ms: float = 5000.0
     memory_mb: int = 512
+    #: the CPU safety net's margin (s) above what the time rules grant (docs/sandbox.md, "CPU time")
     cpu_seconds: int = 120
+    #: the most decisions one seat is asked in a game: the static CPU net is set from it, and the
+    #: referee voids a game that would go beyond it (the rules keep games far below: a few hundred)
+    max_decisions: int = 2000
     max_line_bytes: int = 64 * 1024  # a reply is ~100 bytes; nothing a bot needs to say comes near
     #: the longest message the referee may send (a real decide is ~1 KB); more is the referee's fault
     max_request_bytes: int = 256 * 1024
@@ -55,8 +59,8 @@ class Limits:
     fork_server: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("decision_ms", "startup_ms", "memory_mb", "cpu_seconds", "max_line_bytes", "max_request_bytes",
-                     "max_open_files"):
+        for name in ("decision_ms", "startup_ms", "memory_mb", "cpu_seconds", "max_decisions", "max_line_bytes",
+                     "max_request_bytes", "max_open_files"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}")
         for name in ("bank_ms", "max_stderr_bytes"):

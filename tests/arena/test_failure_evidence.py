@@ -80,7 +80,7 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
 
     shown = run_arena("game", "show", str(game_id), db=db)
     assert shown.returncode == 0, shown.stderr
-    assert f"game {game_id}  classic-v2" in shown.stdout and "crashy" in shown.stdout
+    assert f"game {game_id}  classic-v3" in shown.stdout and "crashy" in shown.stdout
     assert "while answering plant_first" in shown.stdout and "| ZeroDivisionError: MARK-L divided by zero" in shown.stdout
     step = seats[0].failure_step
     watched = run_arena("game", "show", str(game_id), "--turns", "--step", "3", db=db)

@@ -28,7 +28,7 @@ def test_turns_give_one_line_per_event_and_a_block_per_turn(tmp_path: Path) -> N
     shown = run_arena("replay", str(path), "--turns", db=tmp_path / "ladder.sqlite")
     assert shown.returncode == 0, shown.stderr
     head, *body = shown.stdout.rstrip("\n").split("\n")
-    assert head.startswith(f"classic-v2  {len(replay.actions)} actions  random_bot")
+    assert head.startswith(f"classic-v3  {len(replay.actions)} actions  random_bot")
     events = [line for line in body if line]
     turns = [e for e in replay.events if type(e).__name__ == "TurnStarted"]
     assert len(events) == len(replay.events) and len([line for line in body if not line]) == len(turns) - 1

@@ -14,7 +14,7 @@ import pytest
 
 from engine import (
     Accept, Bean, BuyField, ClassicGame, Confirm, DecisionKind, EndTrading, GameOverError, Harvest,
-    IllegalAction, Offer, Pass, Plant, PlantTraded, action_from_json, classic_rules, rank_by_coins,
+    IllegalAction, Offer, Pass, Plant, PlantTraded, action_from_json, classic_rules, rank_by_coins, rules_for,
 )
 from engine.events import (
     Accepted, Drew, FieldBought, GameEnded, Harvested, Offered, Passed, Planted, Reshuffled, Traded,
@@ -781,19 +781,54 @@ def test_C_6_7_only_the_active_player_ends_trading(game3):
 
 
 @rule("C-6.7")
-def test_C_6_7_trading_ends_after_six_rounds(game3):
-    trading_position(game3)
+def test_C_6_7_trading_ends_after_six_rounds():
+    """Six rounds, each closing a deal: the sixth ends trading all the same."""
+    game = new_game(3, seed=11)
+    set_position(game, hands=[[BLUE] * 8, [RED] * 8, [SOY]], trade=[[GREEN, SOY], [], []],
+                 deck=[BLACK] * 12, phase=K.TRADE_OFFER)
+    deals = 0
+    while game.decision.kind is not K.PLANT_TRADED:
+        decide(game, Offer(give_hand=(0,), want=(RED,), to=1), Accept((0,)), Pass(), Confirm(0))
+        deals += 1
+    assert deals == 6 and TradingEnded(0, 6) in game.events
+    assert [e.round for e in game.events if isinstance(e, Offered)] == [0, 1, 2, 3, 4, 5]
+
+
+@rule("C-6.7")
+def test_C_6_7_classic_v2_trading_ends_after_six_rounds_without_deals():
+    """The retired classic-v2 had no bound on rounds without a deal: six offers nobody took."""
+    game = ClassicGame(rules_for("classic-v2"), 3, 11)
+    trading_position(game)
     offers = 0
-    while game3.decision.kind is not K.PLANT_TRADED:
-        kind = game3.decision.kind
+    while game.decision.kind is not K.PLANT_TRADED:
+        kind = game.decision.kind
         if kind is K.TRADE_OFFER:
-            game3.apply(Offer(give_trade=(0,), want=(GARDEN,), to=1))
+            game.apply(Offer(give_trade=(0,), want=(GARDEN,), to=1))
             offers += 1
         else:
-            game3.apply(Pass())
+            game.apply(Pass())
     assert offers == 6
-    assert TradingEnded(0, 6) in game3.events
-    assert [e.round for e in game3.events if isinstance(e, Offered)] == [0, 1, 2, 3, 4, 5]
+    assert TradingEnded(0, 6) in game.events
+
+
+@rule("C-6.7")
+def test_C_6_7_two_rounds_in_a_row_without_a_deal_end_trading(game3):
+    trading_position(game3)
+    decide(game3, Offer(give_trade=(0,), want=(GARDEN,), to=1), Pass(), Pass())
+    assert game3.decision.kind is K.TRADE_OFFER and game3.trade_round == 1  # not quiet: a second round
+    events = decide(game3, Pass(), Offer(give_hand=(0,), want=(CHILI,)), Pass(), Pass())
+    assert events[-1] == TradingEnded(0, 2) and game3.decision.kind is K.PLANT_TRADED
+
+
+@rule("C-6.7")
+def test_C_6_7_a_deal_starts_the_count_of_rounds_without_a_deal_again(game3):
+    trading_position(game3, hands=[[BLUE] * 4, [RED] * 4, [SOY]])
+    decide(game3, Offer(give_trade=(0,), want=(GARDEN,), to=1), Pass(), Pass())  # no deal
+    decide(game3, Offer(give_hand=(0,), want=(RED,), to=1), Accept((0,)), Pass(), Confirm(0))  # a deal
+    decide(game3, Offer(give_hand=(0,), want=(GARDEN,), to=1), Pass(), Pass())  # no deal
+    assert game3.decision.kind is K.TRADE_OFFER and game3.trade_round == 3
+    events = decide(game3, Offer(give_hand=(0,), want=(GARDEN,), to=1), Pass(), Pass())
+    assert events[-1] == TradingEnded(0, 4)
 
 
 @rule("C-6.7")
@@ -995,7 +1030,10 @@ def test_C_8_4_discard_top_and_sizes_only_never_the_deck_order(game3):
 
 # --------------------------------------------------------------------------- decisions
 @rule("D-1")
-def test_D_1_a_turn_has_at_most_six_rounds_of_players_plus_one_decisions(game3):
+@pytest.mark.parametrize("rules_id,rounds", [("classic-v3", 2), ("classic-v2", 6)])
+def test_D_1_a_turn_has_at_most_six_rounds_of_players_plus_one_decisions(rules_id, rounds):
+    """Rounds kept alive by counter-offers alone: 6 under classic-v2, 2 since classic-v3 (no deal closed)."""
+    game3 = ClassicGame(rules_for(rules_id), 3, 11)
     trading_position(game3, hands=[[BLUE] * 3, [RED] * 9, [SOY] * 9])
     trading_decisions = 0
     while game3.decision.kind is not K.PLANT_TRADED:
@@ -1008,7 +1046,7 @@ def test_D_1_a_turn_has_at_most_six_rounds_of_players_plus_one_decisions(game3):
         else:
             game3.apply(Pass())
         assert trading_decisions <= 6 * (3 + 1)
-    assert trading_decisions == 6 * (3 + 1)
+    assert trading_decisions == rounds * (3 + 1)
 
 
 @rule("D-2")

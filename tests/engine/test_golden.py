@@ -14,13 +14,14 @@ from engine.policies import random_action
 from engine.replay import Replay, ReplayMismatch, resimulate
 from golden_helpers import GOLDEN, load_maker, replay_golden
 
-FILES = sorted(GOLDEN.glob("classic-v2-*.json"))  # the current rules, written by make_golden.py
-V1_FILES = sorted(GOLDEN.glob("classic-v1-*.json"))  # the retired classic-v1 rules: they must still replay
+FILES = sorted(GOLDEN.glob("classic-v3-*.json"))  # the current rules, written by make_golden.py
+#: the retired classic-v1 and classic-v2 rules: their recorded games must still replay
+V1_FILES = sorted(GOLDEN.glob("classic-v1-*.json")) + sorted(GOLDEN.glob("classic-v2-*.json"))
 
 
 def test_golden_files_cover_three_four_and_five_players():
     assert sorted(json.loads(p.read_text())["players"] for p in FILES) == [3, 4, 5]
-    assert sorted(json.loads(p.read_text())["players"] for p in V1_FILES) == [3, 4, 5]
+    assert sorted(json.loads(p.read_text())["players"] for p in V1_FILES) == [3, 3, 4, 4, 5, 5]
     assert {json.loads(p.read_text())["rules_id"] for p in FILES} == {classic_rules().id}
     maker = load_maker()
     assert sorted(maker.golden_name(p, s) for p, s in maker.GAMES) == [p.name for p in FILES]

@@ -106,11 +106,15 @@ def test_view_with_offer_acceptance_and_counter_offer_round_trips():
 def test_rules_round_trip():
     rules = classic_rules()
     data = wire(rules.to_json())
-    assert data["id"] == "classic-v2" and data["gifts_by_consent"] is True and data["bounded_offers"] is True
+    assert data["id"] == "classic-v3" and data["gifts_by_consent"] is True and data["bounded_offers"] is True
+    assert data["dealless_rounds"] == 2
     again = Rules.from_json(data)
     assert again == rules and again.id == rules.id
     assert again.coins_for(Bean.RED, 5) == 4
-    assert rules_for("classic") is rules and rules_for("classic-v2") is rules
+    assert rules_for("classic") is rules and rules_for("classic-v3") is rules
+    v2 = rules_for("classic-v2")
+    assert v2.id == "classic-v2" and v2.dealless_rounds == 0 and "dealless_rounds" not in v2.to_json()
+    assert Rules.from_json(wire(v2.to_json())) == v2  # JSON written before classic-v3 reads as classic-v2
     old = rules_for("classic-v1")
     assert old.id == "classic-v1" and not old.gifts_by_consent and not old.bounded_offers
     assert Rules.from_json(wire(old.to_json())) == old
@@ -125,7 +129,7 @@ def test_replay_dumps_and_loads(games):
         again = Replay.loads(text)
         assert again == replay
         assert again.result == game.result and again.forfeits == (1,)
-        assert json.loads(text)["rules_id"] == "classic-v2"
+        assert json.loads(text)["rules_id"] == "classic-v3"
 
 
 def test_game_result_round_trips(games):
