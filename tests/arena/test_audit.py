@@ -24,7 +24,7 @@ if os.environ.get("CI") == "true" and not STRONG:
     raise RuntimeError("CI without the strong sandbox tier: the audit's hostile seasons must run there")
 pytestmark = pytest.mark.skipif(not STRONG, reason="strong tier (bubblewrap + seccomp, root) unavailable")
 
-SEASON_GAMES = "60"
+SEASON_GAMES = "40"
 FEEDER, PARTNER = "sunflower", "marigold"  # names that say nothing of what the bots do
 
 
@@ -103,7 +103,7 @@ def test_the_audit_flags_a_colluding_pair_of_two_authors_and_nobody_else(collude
     assert f"audit: {PARTNER} and {FEEDER} are flagged" in colluded[1]  # the season's own audit, at its end
     db = copy_of(colluded, tmp_path)
     together = sum(1 for t in tables_of(db, "spring") if {FEEDER, PARTNER} <= t)
-    assert together >= 20, f"the pair shared only {together} tables"
+    assert together >= 15, f"the pair shared only {together} tables"
     report = audit_json(db)
     pairs = {tuple(p["bots"]): p for p in report["pairs"]}
     assert report["games"] == int(SEASON_GAMES)
