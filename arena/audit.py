@@ -40,8 +40,9 @@ from engine.replay import Replay
 from engine.rules import Rules, rules_for
 from engine.valuation import position_value, settle
 
-#: family-wise error of one audit over every direction of every pair it tests (Bonferroni)
-ALPHA = 0.001
+#: family-wise error of one audit over every direction of every pair it tests (Bonferroni): at most
+#: one season in a hundred with a false flag, were every honest pair right at the margin
+ALPHA = 0.01
 #: a flagged direction gives its receiver more than this many coins of excess a shared game beyond
 #: what the giver's other opponents get
 MARGIN = 1.0

@@ -138,6 +138,8 @@ def season(task: tuple[str, int, int]) -> dict[str, Any]:
             "shared": next((p.games for p in report.pairs if set(p.bots) == {"feeder", "partner"}), 0),
             "pair_t": next((p.top_t for p in report.pairs if set(p.bots) == {"feeder", "partner"}), None),
             "pair_threshold": next((p.threshold for p in report.pairs if set(p.bots) == {"feeder", "partner"}), None),
+            "pair_margin": next((max(d.margin(p.games) for d in p.directions) for p in report.pairs
+                                 if set(p.bots) == {"feeder", "partner"}), None),
             "max_honest_t": max((p.top_t for p in report.pairs
                                  if not {"feeder", "partner"} & set(p.bots) and "kingmaker" not in p.bots), default=0.0),
             "max_honest_margin": max((max(d.margin(p.games) for d in p.directions) for p in report.pairs
@@ -191,6 +193,10 @@ def main() -> None:
           f"games shared: median {sorted(r['shared'] for r in colluding)[len(colluding) // 2]}; "
           f"its t: min {ts[0]:.2f}, median {ts[len(ts) // 2]:.2f} (bound at the median games shared "
           f"{sorted(r['pair_threshold'] or 0.0 for r in colluding)[len(colluding) // 2]:.2f})")
+    for r in colluding:
+        if ("feeder", "partner") not in r["flagged"]:
+            print(f"  missed in season {r['season']}: {r['shared']} games shared, t {r['pair_t']:.2f} "
+                  f"(bound {r['pair_threshold']:.2f}), margin {r['pair_margin']:.2f} coins a game")
     print(f"other pairs flagged in colluding and kingmaker seasons: {others}/{len(colluding) + len(kingmaker)} seasons")
     print(f"kingmaker named the only giver: {named}/{len(kingmaker)}")
     print(f"# {time.monotonic() - started:.0f} s")

@@ -39,16 +39,17 @@ def machine(*more: str) -> str:
 
 
 def register_example_bots(engine: Engine) -> None:
-    """Register random and greedy (built-in) and renamed copies of them, so that a 4-player table has 4 different bots."""
+    """Register random and greedy (built-in) and renamed copies of them (dice, glutton: built-in names are
+    reserved), so that a 4-player table has 4 different bots."""
     from sqlmodel import Session  # only the season benchmarks need the database
 
     from arena.submit import register
 
     with Session(engine) as session:
-        for stem in ("random_bot", "greedy_bot"):
+        for stem, copy in (("random_bot", "dice"), ("greedy_bot", "glutton")):
             source = (BOTS / f"{stem}.py").read_text()
             register(session, stem, source, builtin=True)
-            register(session, stem + "_2", source + "\n# copy\n")
+            register(session, copy, source + "\n# copy\n")
 
 
 @functools.lru_cache(maxsize=None)

@@ -116,8 +116,8 @@ def main() -> None:
     from sqlmodel import Session
 
     with Session(engine) as session:
-        for stem, author in (("random_bot", "copy-a"), ("greedy_bot", "copy-b")):
-            register(session, stem + "_2", (common.BOTS / f"{stem}.py").read_text() + "\n# copy\n", author)
+        for name, stem, author in (("dice", "random_bot", "copy-a"), ("glutton", "greedy_bot", "copy-b")):
+            register(session, name, (common.BOTS / f"{stem}.py").read_text() + "\n# copy\n", author)
     engine.dispose()
     print(common.machine(f"{opts.workers} workers, {opts.games} games, strong tier required, database {db}"), flush=True)
     season = subprocess.Popen([*ARENA, "--db", str(db), "-q", "season", "run", "--name", "soak", "--games", str(opts.games),

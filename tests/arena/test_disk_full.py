@@ -43,8 +43,9 @@ def test_a_full_disk_stops_the_season_with_one_line_and_it_resumes_exactly(small
     db = small_disk / "ladder.sqlite"
     engine = make_engine(db_url(db))
     with Session(engine) as session:
-        for name, author in (("random_bot", "a"), ("greedy_bot", "b"), ("trader_bot", "c")):
-            register(session, name, (BOTS_DIR / f"{name}.py").read_text(), author)
+        for name, stem, author in (("dice", "random_bot", "a"), ("glutton", "greedy_bot", "b"),
+                                   ("merchant", "trader_bot", "c")):  # built-in names are reserved
+            register(session, name, (BOTS_DIR / f"{stem}.py").read_text(), author)
     engine.dispose()
     free = os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize
     filler = small_disk / "filler"
