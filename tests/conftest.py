@@ -1,18 +1,63 @@
-"""Suite-wide: this process adopts the orphans of what it starts, so a test finds every process it left
-behind among its own descendants, never among the machine's other processes."""
+"""Suite-wide: the tiers (markers by file, docs in README "Tests"), and this process adopts the orphans
+of what it starts, so a test finds every process it left behind among its own descendants, never
+among the machine's other processes (docs/sandbox.md "Running the tests")."""
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+from pathlib import Path
 
 import pytest
 
 PR_SET_CHILD_SUBREAPER = 36
+TESTS = Path(__file__).resolve().parent
+
+#: markers by test file (relative to tests/); a developer's fast tier is `-m "not slow"`
+MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
+    "arena/test_audit.py": ("slow",),
+    "arena/test_backup.py": ("slow",),
+    "arena/test_demo_without_bwrap.py": ("slow",),
+    "arena/test_disk_full.py": ("slow",),
+    "arena/test_failure_evidence.py": ("slow",),
+    "arena/test_formats.py": ("slow",),
+    "arena/test_hostile_ladder.py": ("slow", "hostile"),
+    "arena/test_hostile_text.py": ("slow", "hostile"),
+    "arena/test_ladder.py": ("slow",),
+    "arena/test_ladder_bots_cli.py": ("slow",),
+    "arena/test_languages.py": ("slow",),
+    "arena/test_princes_ladder.py": ("slow",),
+    "arena/test_replay_text.py": ("slow",),
+    "arena/test_scaling.py": ("slow",),
+    "arena/test_secret_deals.py": ("slow",),
+    "arena/test_versus_stored.py": ("slow",),
+    "arena/test_worker_death.py": ("slow",),
+    "sandbox/test_hostile.py": ("slow", "hostile"),
+    "sandbox/test_hostile_programs.py": ("slow", "hostile"),
+    "site/test_site_browser.py": ("slow", "browser"),
+    "site/test_site_build.py": ("slow",),
+    "packaging/test_wheel.py": ("slow",),
+}
+#: markers by fixture: whatever uses it needs what it starts
+MARKERS_BY_FIXTURE: dict[str, tuple[str, ...]] = {
+    "postgres": ("postgres",),
+    "account": ("slow", "unprivileged"),
+}
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # Without this an orphan (a referee killed mid-game, a double fork) is reparented to init and
-    # vanishes from the tree; a bot process of another arena on the machine is never in it.
+    # leaves the tree; a bot process of another arena on the machine is never in it.
     libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.path))
+        names = MARKERS_BY_FILE.get(path.relative_to(TESTS).as_posix(), ()) if path.is_relative_to(TESTS) else ()
+        for fixture, marks in MARKERS_BY_FIXTURE.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                names += marks
+        for name in dict.fromkeys(names):
+            item.add_marker(name)
