@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 PR_SET_CHILD_SUBREAPER = 36
 TESTS = Path(__file__).resolve().parent
@@ -42,6 +44,14 @@ MARKERS_BY_FIXTURE: dict[str, tuple[str, ...]] = {
     "postgres": ("postgres",),
     "account": ("slow", "unprivileged"),
 }
+
+
+# The same examples every run, however busy the machine: no per-example deadline or speed check, a
+# fixed seed. HYPOTHESIS_PROFILE=explore draws fresh examples (a new failure is worth a test of its own).
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True,
+                          database=None)
+settings.register_profile("explore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
