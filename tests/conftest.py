@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
+import multiprocessing.popen_fork
 import os
+import subprocess
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -60,6 +64,39 @@ def pytest_configure(config: pytest.Config) -> None:
     libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+
+def reap_adopted_orphans() -> None:
+    """Reap the ended orphans this process adopted, never a child it started itself (its Popen would
+    read exit status 0). A zombie keeps its pid and counts against its uid's RLIMIT_NPROC, which a
+    sandbox slot's next bot would inherit the lack of."""
+    try:
+        if os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            return  # no child has ended: the usual case, one system call
+    except ChildProcessError:
+        return  # no child at all
+    ours = {obj.pid for obj in gc.get_objects()
+            if isinstance(obj, (subprocess.Popen, multiprocessing.popen_fork.Popen)) and obj.returncode is None}
+    me = str(os.getpid()).encode()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) in ours:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                state, parent = f.read().rsplit(b")", 1)[1].split()[:2]
+        except OSError:
+            continue
+        if state == b"Z" and parent == me:
+            try:
+                os.waitpid(int(entry.name), os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+@pytest.fixture(autouse=True)
+def _reap_orphans() -> Iterator[None]:
+    yield
+    reap_adopted_orphans()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

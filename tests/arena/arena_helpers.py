@@ -104,8 +104,8 @@ def kill_mid_season(db: Path | str, season_args: list[str], second_args: list[st
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_done(db, 4)
-        children = {pid: start for pid, start in live_descendants(os.getpid()).items()
-                    if pid in descendants(season.pid, process_tree())}  # with start times: pids are reused
+        of_season = set(descendants(season.pid, process_tree()))
+        children = {pid: start for pid, start in live_descendants(os.getpid()).items() if pid in of_season}  # pids are reused
         assert children, "the season runs its games in worker processes"
         second = run_arena(*second_args, db=db)
         assert season.poll() is None, "the season was still running when it was killed"
