@@ -37,6 +37,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "arena/test_secret_deals.py": ("slow",),
     "arena/test_versus_stored.py": ("slow",),
     "arena/test_worker_death.py": ("slow",),
+    "bots/test_sandboxed.py": ("slow",),
     "sandbox/test_hostile.py": ("slow", "hostile"),
     "sandbox/test_hostile_programs.py": ("slow", "hostile"),
     "site/test_site_browser.py": ("slow", "browser"),
@@ -59,6 +60,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    gone = [name for name in MARKERS_BY_FILE if not (TESTS / name).is_file()]
+    if gone:  # a renamed file would quietly leave its tier
+        raise pytest.UsageError(f"tests/conftest.py names test files that do not exist: {gone!r}")
     # Without this an orphan (a referee killed mid-game, a double fork) is reparented to init and
     # leaves the tree; a bot process of another arena on the machine is never in it.
     libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
