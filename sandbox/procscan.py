@@ -37,3 +37,32 @@ def processes_with_tag(tag: str) -> list[int]:
             return needle in f.read()
 
     return live_processes(carries_tag)
+
+
+def live_descendants(root: int) -> dict[int, int]:
+    """The live descendants of ``root``, each pid with its start time (clock ticks after boot): a pid
+    is reused, a (pid, start time) pair is not. An orphan counts only where it was reparented inside
+    the tree (a PID namespace's init, or ``root`` as the child subreaper)."""
+    parents: dict[int, list[int]] = {}
+    started: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] in (b"Z", b"X"):
+            continue
+        pid = int(entry.name)
+        parents.setdefault(int(fields[1]), []).append(pid)
+        started[pid] = int(fields[19])
+    found: dict[int, int] = {}
+    todo = list(parents.get(root, ()))
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found[pid] = started[pid]
+            todo.extend(parents.get(pid, ()))
+    return found

@@ -12,6 +12,7 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from arena.db import Match, make_engine
+from sandbox.procscan import live_descendants
 
 ARENA = [sys.executable, "-m", "arena"]
 
@@ -24,6 +25,19 @@ def db_url(db: Path | str) -> str:
 def run_arena(*args: str, db: Path | str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     prefix = ["--db", db_url(db)] if db else []
     return subprocess.run([*ARENA, *prefix, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def fix_seed_key(db: Path | str) -> None:
+    """Give the database a fixed seed key: a season's deals are keyed with it (``--seed`` alone does not
+    fix them), and a test whose verdict rests on the deals must see the same ones every run."""
+    from arena.db import Meta
+    from arena.seeds import KEY_NAME
+
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        session.merge(Meta(key=KEY_NAME, value="5e" * 32))
+        session.commit()
+    engine.dispose()
 
 
 def process_tree() -> dict[int, tuple[int, str, str]]:
@@ -53,9 +67,11 @@ def descendants(pid: int, tree: dict[int, tuple[int, str, str]]) -> list[int]:
     return found
 
 
-def alive(pids: list[int]) -> list[int]:
-    tree = process_tree()
-    return [p for p in pids if p in tree]
+def survivors(started: dict[int, int]) -> list[int]:
+    """The processes of ``started`` (pid -> start time, as from ``live_descendants``) still alive: this
+    process adopts orphans (tests/conftest.py), so a killed season's children are still its descendants."""
+    now = live_descendants(os.getpid())
+    return [pid for pid, start in started.items() if now.get(pid) == start]
 
 
 def done_count(db: Path | str) -> int:
@@ -88,7 +104,8 @@ def kill_mid_season(db: Path | str, season_args: list[str], second_args: list[st
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_done(db, 4)
-        children = descendants(season.pid, process_tree())
+        of_season = set(descendants(season.pid, process_tree()))
+        children = {pid: start for pid, start in live_descendants(os.getpid()).items() if pid in of_season}  # pids are reused
         assert children, "the season runs its games in worker processes"
         second = run_arena(*second_args, db=db)
         assert season.poll() is None, "the season was still running when it was killed"
@@ -97,7 +114,7 @@ def kill_mid_season(db: Path | str, season_args: list[str], second_args: list[st
         season.kill()
         season.communicate()
     deadline = time.monotonic() + 10
-    while alive(children) and time.monotonic() < deadline:
+    while survivors(children) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert alive(children) == [], "workers and bots die with a killed season"
+    assert survivors(children) == [], "workers and bots die with a killed season"
     return season.pid, second

@@ -21,8 +21,8 @@ from arena.db import make_engine
 from arena.submit import register
 from engine import ClassicGame, classic_rules
 from sandbox import Tier, close_fork_servers, detect_tier
-from sandbox.isolation import SLOT_UIDS, Confinement, confinement
-from sandbox.procscan import live_processes, processes_of_uid
+from sandbox.isolation import SLOT_UIDS
+from sandbox.procscan import live_descendants
 
 HOSTILE = Path(__file__).resolve().parents[1] / "sandbox" / "hostile"
 STRONG = detect_tier() is Tier.STRONG
@@ -42,19 +42,22 @@ def hostile_source(name: str, **constants: object) -> str:
     return source
 
 
-def leftover_bot_processes() -> list[int]:
-    """Bot processes still alive: any process of a sandbox uid slot, or a runner bootstrap (in a user
-    namespace, one of this user's: another account's sandboxes are not this test's)."""
-    mine_only = confinement() is Confinement.USER_NAMESPACE
-    pids = [] if mine_only else [pid for uid in SLOT_UIDS for pid in processes_of_uid(uid)]
-
-    def runner(entry: os.DirEntry[str]) -> bool:
-        if mine_only and entry.stat().st_uid != os.getuid():
-            return False
-        with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-            return b"__bohnanza_runner__" in f.read()
-
-    return pids + live_processes(runner)
+def bot_processes() -> set[tuple[int, int]]:
+    """This test process's live bot processes, as (pid, start time): its descendants (tests/conftest.py
+    makes it their subreaper, so an orphan stays one) that run as a sandbox slot uid or are a runner
+    bootstrap. Other arenas on the machine, another clone's tests or an operator's season, are not in it."""
+    found = set()
+    for pid, start in live_descendants(os.getpid()).items():
+        try:
+            if os.stat(f"/proc/{pid}").st_uid in SLOT_UIDS:
+                found.add((pid, start))
+                continue
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"__bohnanza_runner__" in f.read():
+                    found.add((pid, start))
+        except OSError:
+            continue  # ended meanwhile
+    return found
 
 
 def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "random,greedy,trader",
@@ -62,6 +65,7 @@ def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "r
     """Enter ``source`` as bot 'hostile' (as if it had passed `arena submit`), run a season with the
     bosses, and check what every hostile season must show. Returns the seats of every game."""
     db = tmp_path / "ladder.sqlite"
+    before = bot_processes()  # an earlier test's are not this one's
     engine = make_engine(db_url(db))
     with Session(engine) as session:
         register(session, "hostile", source, "mallory", variants=("classic",))
@@ -91,10 +95,10 @@ def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "r
     rerate = run_arena("leaderboard", "--rerate", db=db)
     assert rerate.returncode == 0 and "rerated classic: 0 ratings differed" in rerate.stderr, rerate.stderr
     close_fork_servers()  # this test process's own (idle) fork servers, from earlier tests, are not the season's
-    deadline = time.monotonic() + 5  # a sandbox's namespace is torn down by the kernel, not instantly
-    while leftover_bot_processes() and time.monotonic() < deadline:
+    deadline = time.monotonic() + 30  # a sandbox's namespace is torn down by the kernel, not instantly (slower on a busy machine)
+    while bot_processes() - before and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert leftover_bot_processes() == []
+    assert bot_processes() - before == set()
     return {"seats": games_seen, "stdout": result.stdout, "replay_bytes": [r[4] for r in rows]}
 
 

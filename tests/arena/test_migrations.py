@@ -83,7 +83,7 @@ def check_upgraded(url: str) -> None:
     make_engine(url).dispose()  # opening it again changes nothing
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def url(request: pytest.FixtureRequest, db: Path) -> str:
     """A fresh database on each backend (PostgreSQL: a private server, tests/arena/conftest.py)."""
     return f"sqlite:///{db}" if request.param == "sqlite" else str(request.getfixturevalue("pg_url"))

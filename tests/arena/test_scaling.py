@@ -28,9 +28,11 @@ from arena.planning import Planner, SeasonSettings, get_or_create_season, table_
 from arena.rankings import load_book
 from arena.match import run_table
 from arena.submit import register
-from arena_helpers import ARENA, alive, db_url, descendants, done_count, kill_mid_season, process_tree, run_arena, wait_for_done
+from arena_helpers import (ARENA, db_url, descendants, done_count, kill_mid_season, process_tree, run_arena, survivors,
+                           wait_for_done)
 from conftest import missing
 from sandbox import Limits, detect_tier
+from sandbox.procscan import live_descendants
 
 PROJECT = Path(__file__).resolve().parents[2]
 BOTS = ("random", "greedy", "trader")  # deterministic given the bot seed
@@ -161,6 +163,7 @@ def test_dask_season_survives_a_killed_worker(tmp_path: Path, dask_available: No
                     break
             time.sleep(0.02)
         assert victim is not None, "no Dask worker was seen running sandboxed bots"
+        started = {pid: start for pid, start in live_descendants(os.getpid()).items() if pid in (victim, *bots)}
         os.kill(victim, signal.SIGKILL)
         out, err = season.communicate(timeout=240)
     finally:
@@ -168,9 +171,9 @@ def test_dask_season_survives_a_killed_worker(tmp_path: Path, dask_available: No
     assert season.returncode == 0, err
     assert f"{games} games rated" in out
     deadline = time.monotonic() + 10
-    while alive([victim, *bots]) and time.monotonic() < deadline:
+    while survivors(started) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert alive([victim, *bots]) == [], "the killed worker's bots die with it"
+    assert survivors(started) == [], "the killed worker's bots die with it"
     check_complete(url, games)
 
 

@@ -68,6 +68,7 @@ def test_a_duel_pair_is_one_deal_with_the_seats_swapped() -> None:
     assert duel_scores(task.games, [[1, 2], [2, 1]]) == (1.0, 1.0)
 
 
+@pytest.mark.slow
 def test_a_stronger_bot_reaches_h1_and_a_copy_never_does(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
     better = run_arena("-q", "test", "trader", "--against", "random", "--field", "random,greedy", "--elo1", "50",
@@ -82,6 +83,7 @@ def test_a_stronger_bot_reaches_h1_and_a_copy_never_does(tmp_path: Path) -> None
     assert same.stdout.startswith(("H0: greedy_copy is not better than greedy_bot", "inconclusive after 12 pairs"))
 
 
+@pytest.mark.slow
 def test_bad_test_arguments_are_one_line(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
     reversed_h = run_arena("test", "trader", "--against", "random", "--elo0", "5", "--elo1", "0", db=db)
@@ -92,6 +94,7 @@ def test_bad_test_arguments_are_one_line(tmp_path: Path) -> None:
     assert unknown.returncode == 2 and unknown.stderr.strip().startswith("Error: no bot 'nobody'")
 
 
+@pytest.mark.slow
 def test_a_test_plays_on_a_dask_cluster_as_a_season_does(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
     better = run_arena("-q", "test", "trader", "--against", "random", "--field", "random,greedy", "--elo1", "50",

@@ -60,6 +60,7 @@ def test_the_trueskill_counts() -> None:
     assert low == 0.0 and 0.15 < high < 0.17
 
 
+@pytest.mark.slow  # a whole benchmark run, several worker processes
 def test_the_quick_mode_prints_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
     sprt.main(["--quick"])
     out = capsys.readouterr().out

@@ -19,14 +19,13 @@ import pytest
 PROJECT = Path(__file__).resolve().parents[2]
 USER = "arena-ci"
 HOME = Path("/var/tmp/arena-ci")
-
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("runuser") is None,
-                                reason="making an unprivileged account needs root (CI runs the suite as root)")
+#: this checkout's folder in the account's home: two clones tested at once share no copy and no environment
+WORK = HOME / hashlib.sha256(str(PROJECT).encode()).hexdigest()[:12]
 
 
 def as_user(*argv: str, cwd: Path, timeout: float = 1200) -> subprocess.CompletedProcess[str]:
     """Run ``argv`` as the unprivileged account with a clean environment (pip's settings kept)."""
-    env = {"HOME": str(HOME), "PATH": f"{HOME / 'venv' / 'bin'}:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    env = {"HOME": str(HOME), "PATH": f"{WORK / 'venv' / 'bin'}:/usr/bin:/bin", "LANG": "C.UTF-8"}
     env.update({k: v for k, v in os.environ.items() if k.startswith("PIP_")})
     return subprocess.run(["runuser", "-u", USER, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv],
                           capture_output=True, text=True, timeout=timeout, cwd=cwd)
@@ -50,24 +49,35 @@ def _copy_checkout(target: Path) -> None:
     subprocess.run(["chown", "-R", f"{USER}:{USER}", str(target)], check=True)
 
 
+def venv_is_current(venv: Path, stamp: str) -> bool:
+    """Whether ``venv`` is there and was built for the pyproject.toml whose hash is ``stamp``."""
+    stamp_file = venv.with_name(venv.name + ".stamp")
+    built_for = stamp_file.read_text() if stamp_file.exists() else ""
+    return built_for == stamp and (venv / "bin" / "python").exists()
+
+
 @pytest.fixture(scope="module")
 def account() -> Path:
     """The account, a copy of this checkout in its home, and its environment; returns the copy."""
+    if os.geteuid() != 0 or shutil.which("runuser") is None:
+        pytest.skip("making an unprivileged account needs root (CI runs the suite as root)")
     if subprocess.run(["id", USER], capture_output=True).returncode != 0:
         subprocess.run(["useradd", "--system", "--home-dir", str(HOME), "--shell", "/bin/sh", USER], check=True)
     HOME.mkdir(mode=0o755, exist_ok=True)
     shutil.chown(HOME, USER, USER)
+    WORK.mkdir(mode=0o755, exist_ok=True)
+    shutil.chown(WORK, USER, USER)
     user = pwd.getpwnam(USER)
     assert user.pw_uid != 0 and user.pw_gid != 0
-    src = HOME / "src"
+    src = WORK / "src"
     _copy_checkout(src)
     stamp = hashlib.sha256((PROJECT / "pyproject.toml").read_bytes()).hexdigest()
-    venv = HOME / "venv"
-    if (HOME / "venv.stamp").read_text() if (HOME / "venv.stamp").exists() else "" != stamp:
+    venv = WORK / "venv"
+    if not venv_is_current(venv, stamp):
         shutil.rmtree(venv, ignore_errors=True)
-        made = as_user("/usr/bin/python3", "-m", "venv", str(venv), cwd=HOME)
+        made = as_user("/usr/bin/python3", "-m", "venv", str(venv), cwd=WORK)
         assert made.returncode == 0, made.stderr
-        (HOME / "venv.stamp").write_text(stamp)
+        (WORK / "venv.stamp").write_text(stamp)
     installed = as_user(str(venv / "bin" / "pip"), "install", "-q", "-e", f"{src}[test]", cwd=src)
     assert installed.returncode == 0, installed.stderr[-2000:]
     return src
@@ -88,7 +98,7 @@ def test_the_hostile_battery_passes_as_an_ordinary_user_with_nothing_skipped(acc
 
 
 def test_an_ordinary_user_submits_a_bot_and_runs_a_season(account: Path) -> None:
-    work = HOME / "season"
+    work = WORK / "season"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
     shutil.chown(work, USER, USER)
@@ -105,3 +115,14 @@ def test_an_ordinary_user_submits_a_bot_and_runs_a_season(account: Path) -> None
     assert {row["name"] for row in rows} == {"mytrader", "random", "greedy"} and all(row["games"] > 0 for row in rows)
     rerated = as_user("python", "-m", "arena", "--db", db, "leaderboard", "--rerate", cwd=work)
     assert rerated.returncode == 0 and "0 ratings differed" in rerated.stderr, rerated.stderr
+
+
+def test_the_accounts_environment_is_rebuilt_only_when_pyproject_changes(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").touch()
+    assert not venv_is_current(venv, "abc")  # never stamped
+    (tmp_path / "venv.stamp").write_text("abc")
+    assert venv_is_current(venv, "abc") and not venv_is_current(venv, "abd")
+    (venv / "bin" / "python").unlink()
+    assert not venv_is_current(venv, "abc")  # stamped, but gone

@@ -3,6 +3,7 @@ environment and use the arena from another folder, where no checkout is in reach
 from __future__ import annotations
 
 import json
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -14,15 +15,23 @@ def run(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProc
     return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
+def site_dirs() -> list[str]:
+    """The site directories this interpreter reads its packages from (a venv's own, or the system's)."""
+    return [p for p in [*site.getsitepackages(), site.getusersitepackages()] if Path(p).is_dir() and p in sys.path]
+
+
 def test_the_built_wheel_plays_a_game_runs_a_season_and_builds_the_site(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(PROJECT), cwd=tmp_path)
     assert built.returncode == 0, built.stderr
     wheel, = wheels.glob("bohnanza_arena-*.whl")
     venv = tmp_path / "venv"
-    # the dependencies come from this environment; the project itself only from the wheel
-    assert run(sys.executable, "-m", "venv", "--system-site-packages", str(venv), cwd=tmp_path).returncode == 0
+    # The dependencies come from this environment, the project itself only from the wheel.
+    # `--system-site-packages` would not do: from a venv it reaches the base interpreter's packages.
+    assert run(sys.executable, "-m", "venv", str(venv), cwd=tmp_path).returncode == 0
     python = str(venv / "bin" / "python")
+    purelib = run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", cwd=tmp_path).stdout.strip()
+    (Path(purelib) / "test-environment.pth").write_text(f"import site; {'; '.join(f'site.addsitedir({p!r})' for p in site_dirs())}\n")
     installed = run(python, "-m", "pip", "install", "--no-deps", "-q", str(wheel), cwd=tmp_path)
     assert installed.returncode == 0, installed.stderr
     elsewhere = tmp_path / "elsewhere"

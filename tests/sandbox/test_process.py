@@ -106,11 +106,12 @@ def test_modules_from_package_reads_a_directory(tmp_path: Path) -> None:
 
 def test_overrun_is_taken_from_the_bank(tier: Tier) -> None:
     source = "import time\ndef act(m):\n    time.sleep(m['sleep'])\n    return {}\n"
-    with start(source, tier, fast_limits(decision_ms=100, bank_ms=400)) as bot:
-        assert bot.request({"type": "decide", "sleep": 0.25}).status is Status.OK
+    with start(source, tier, fast_limits(decision_ms=100, bank_ms=1000)) as bot:
+        first = bot.request({"type": "decide", "sleep": 0.25})
+        assert first.status is Status.OK and first.elapsed_ms >= 250
         left = bot.bank_left_ms
-        assert 0 < left < 300  # at least 150 ms of overrun charged
-        reply = bot.request({"type": "decide", "sleep": 0.6})
+        assert left == pytest.approx(1000 - (first.elapsed_ms - 100))  # the overrun, as measured, charged
+        reply = bot.request({"type": "decide", "sleep": 0.1 + left / 1000 + 0.2})
         assert reply.status is Status.TIMEOUT and bot.bank_left_ms == 0.0
 
 
@@ -152,8 +153,12 @@ def test_bot_not_asked_does_not_compute(tier: Tier, freeze: bool) -> None:
         grown = _cpu_ticks(bot.pid) - before
         if freeze or tier is Tier.STRONG:
             assert grown == 0
-        else:
-            assert grown > 10  # the control: without freezing it burns CPU on others' time
+        else:  # the control: without freezing it burns CPU on others' time (as much as a busy machine gives it)
+            deadline = time.monotonic() + 60
+            while grown <= 10 and time.monotonic() < deadline:
+                time.sleep(0.1)
+                grown = _cpu_ticks(bot.pid) - before
+            assert grown > 10
 
 
 def test_an_honest_bot_at_rest_is_never_signalled(tier: Tier) -> None:
@@ -228,12 +233,13 @@ def test_cpu_used_between_requests_is_charged_to_the_bank(tier: Tier, freeze: bo
     with BotProcess.start(bundle, fast_limits(freeze=freeze, bank_ms=400), tier) as bot:
         assert bot.request({"type": "decide", "id": 1}).status is Status.OK
         assert bot.pid is not None
-        start, deadline = _cpu_ticks(bot.pid), time.monotonic() + 5
+        stopped = freeze and tier is Tier.PLAIN  # stopped at once: it never gets its 400 ms
+        start, deadline = _cpu_ticks(bot.pid), time.monotonic() + (0.5 if stopped else 60)  # 60: a busy machine's bound
         while _cpu_ticks(bot.pid) - start < 40 and time.monotonic() < deadline:  # 400 ms of CPU, if it gets them
             time.sleep(0.05)
         reply = bot.request({"type": "decide", "id": 2})
-        if freeze and tier is Tier.PLAIN:
-            assert bot.cpu_at_rest_ms == 0.0  # stopped at once
+        if stopped:
+            assert bot.cpu_at_rest_ms == 0.0
             return
         assert bot.cpu_at_rest_ms > 300 and bot.bank_left_ms < 400 - 300  # charged to its bank
         assert reply.status is not Status.OK or reply.message == {"id": 1, "action": {"type": "pass"}}  # its late line

@@ -338,7 +338,7 @@ def test_replay_plays_and_pauses(browser, site: Path, ladder: dict) -> None:
     speeds.select_by_value("25")
     play.click()
     assert play.text.strip() == "pause" and browser.execute_script("return window.BohnanzaReplay.playing();")
-    WebDriverWait(browser, 5).until(lambda b: current_step(b) >= 3)
+    WebDriverWait(browser, 30).until(lambda b: current_step(b) >= 3)
     play.click()
     paused = current_step(browser)
     assert play.text == "▶ play" and label.text == f"step {paused} of {last}"
@@ -348,7 +348,7 @@ def test_replay_plays_and_pauses(browser, site: Path, ladder: dict) -> None:
 
     browser.execute_script("document.activeElement.blur();")  # Space on the page, not on a focused button
     ActionChains(browser).send_keys(Keys.SPACE).perform()
-    WebDriverWait(browser, 5).until(lambda b: current_step(b) > paused)
+    WebDriverWait(browser, 30).until(lambda b: current_step(b) > paused)
     ActionChains(browser).send_keys(Keys.SPACE).perform()
     stopped = current_step(browser)
     time.sleep(0.5)
@@ -356,7 +356,7 @@ def test_replay_plays_and_pauses(browser, site: Path, ladder: dict) -> None:
 
     browser.execute_script("window.BohnanzaReplay.go(arguments[0]);", last - 4)
     play.click()
-    WebDriverWait(browser, 5).until(lambda b: not b.execute_script("return window.BohnanzaReplay.playing();"))
+    WebDriverWait(browser, 30).until(lambda b: not b.execute_script("return window.BohnanzaReplay.playing();"))
     assert label.text == f"step {last} of {last}" and play.text == "▶ play"
     assert browser.find_element(By.ID, "event-text").text.startswith("Game over.")
     time.sleep(0.3)

@@ -1,0 +1,114 @@
+"""Suite-wide: the tiers (markers by file, docs in README "Tests"), and this process adopts the orphans
+of what it starts, so a test finds every process it left behind among its own descendants, never
+among the machine's other processes (docs/sandbox.md "Running the tests")."""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import multiprocessing.popen_fork
+import os
+import subprocess
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+PR_SET_CHILD_SUBREAPER = 36
+TESTS = Path(__file__).resolve().parent
+
+#: markers by test file (relative to tests/); a developer's fast tier is `-m "not slow"`
+MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
+    "arena/test_audit.py": ("slow",),
+    "arena/test_backup.py": ("slow",),
+    "arena/test_demo_without_bwrap.py": ("slow",),
+    "arena/test_disk_full.py": ("slow",),
+    "arena/test_failure_evidence.py": ("slow",),
+    "arena/test_formats.py": ("slow",),
+    "arena/test_hostile_ladder.py": ("slow", "hostile"),
+    "arena/test_hostile_text.py": ("slow", "hostile"),
+    "arena/test_ladder.py": ("slow",),
+    "arena/test_ladder_bots_cli.py": ("slow",),
+    "arena/test_languages.py": ("slow",),
+    "arena/test_princes_ladder.py": ("slow",),
+    "arena/test_replay_text.py": ("slow",),
+    "arena/test_scaling.py": ("slow",),
+    "arena/test_secret_deals.py": ("slow",),
+    "arena/test_versus_stored.py": ("slow",),
+    "arena/test_worker_death.py": ("slow",),
+    "bots/test_sandboxed.py": ("slow",),
+    "sandbox/test_hostile.py": ("slow", "hostile"),
+    "sandbox/test_hostile_programs.py": ("slow", "hostile"),
+    "site/test_site_browser.py": ("slow", "browser"),
+    "site/test_site_build.py": ("slow",),
+    "packaging/test_wheel.py": ("slow",),
+}
+#: markers by fixture: whatever uses it needs what it starts
+MARKERS_BY_FIXTURE: dict[str, tuple[str, ...]] = {
+    "postgres": ("postgres",),
+    "account": ("slow", "unprivileged"),
+}
+
+
+# The same examples every run, however busy the machine: no per-example deadline or speed check, a
+# fixed seed. HYPOTHESIS_PROFILE=explore draws fresh examples (a new failure is worth a test of its own).
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True,
+                          database=None)
+settings.register_profile("explore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    gone = [name for name in MARKERS_BY_FILE if not (TESTS / name).is_file()]
+    if gone:  # a renamed file would quietly leave its tier
+        raise pytest.UsageError(f"tests/conftest.py names test files that do not exist: {gone!r}")
+    # Without this an orphan (a referee killed mid-game, a double fork) is reparented to init and
+    # leaves the tree; a bot process of another arena on the machine is never in it.
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+
+def reap_adopted_orphans() -> None:
+    """Reap the ended orphans this process adopted, never a child it started itself (its Popen would
+    read exit status 0). A zombie keeps its pid and counts against its uid's RLIMIT_NPROC, which a
+    sandbox slot's next bot would inherit the lack of."""
+    try:
+        if os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            return  # no child has ended: the usual case, one system call
+    except ChildProcessError:
+        return  # no child at all
+    ours = {obj.pid for obj in gc.get_objects()
+            if isinstance(obj, (subprocess.Popen, multiprocessing.popen_fork.Popen)) and obj.returncode is None}
+    me = str(os.getpid()).encode()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) in ours:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                state, parent = f.read().rsplit(b")", 1)[1].split()[:2]
+        except OSError:
+            continue
+        if state == b"Z" and parent == me:
+            try:
+                os.waitpid(int(entry.name), os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+@pytest.fixture(autouse=True)
+def _reap_orphans() -> Iterator[None]:
+    yield
+    reap_adopted_orphans()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.path))
+        names = MARKERS_BY_FILE.get(path.relative_to(TESTS).as_posix(), ()) if path.is_relative_to(TESTS) else ()
+        for fixture, marks in MARKERS_BY_FIXTURE.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                names += marks
+        for name in dict.fromkeys(names):
+            item.add_marker(name)
