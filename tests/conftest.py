@@ -34,6 +34,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "arena/test_princes_ladder.py": ("slow",),
     "arena/test_replay_text.py": ("slow",),
     "arena/test_scaling.py": ("slow",),
+    "arena/test_trade_griefing_table.py": ("slow", "hostile"),
     "arena/test_secret_deals.py": ("slow",),
     "arena/test_versus_stored.py": ("slow",),
     "arena/test_worker_death.py": ("slow",),
