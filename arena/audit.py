@@ -16,7 +16,10 @@ excess and the difference stays small; a feeder concentrates it on its partner. 
 **flagged** when the mean difference exceeds ``MARGIN`` coins a game with a t statistic beyond a
 Bonferroni bound for every direction of every pair tested (family error ``ALPHA``), the receiver got
 at least ``CONCENTRATION`` times what each other opponent got, over at least ``MIN_GAMES`` shared
-games. So a flag needs a large, concentrated effect and strong evidence of it.
+games. So a flag needs a large, concentrated effect and strong evidence of it. A feeder that feeds
+in only some games, to keep its mean under the margin, is caught the other way: it has *big games*
+(a difference over ``BIG`` coins), which honest pairs almost never have, and their count is tested
+(binomial tail, same Bonferroni bound) against the rate of big games of every other direction.
 
 Reported beside it: the **lift** (how much better b's table score is with a seated than without,
 less how much better everybody else does with a seated: a weak bot lifts everyone, a partner lifts
@@ -31,7 +34,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import NormalDist, fmean
 from typing import Any, Mapping, Sequence
 
@@ -49,6 +52,10 @@ MARGIN = 1.0
 #: ... and at least this many times what each of the giver's other opponents gets: a kingmaker's
 #: gifts reach the seats that take them more than the rest, but they reach every seat
 CONCENTRATION = 2.0
+#: a *big game* for a direction: its receiver got this many coins more than each other opponent. A
+#: feeder that feeds in only some games (to keep its mean under the margin) still has big games, which
+#: honest pairs almost never do; their count is tested against the rate of every other direction
+BIG = 4.0
 #: a flagged pair shared at least this many games
 MIN_GAMES = 8
 #: a giver's excess given per game: at least this many coins (the random bot gives about 2.5), and
@@ -83,6 +90,8 @@ class Direction:
     excess: float  # what the giver's deals gave the receiver, in all (coins)
     to_others: float  # what they gave each of the giver's other opponents, a game on average, in all
     t: float  # of the mean difference beyond MARGIN
+    big: int = 0  # big games (a difference over BIG coins)
+    big_z: float = 0.0  # how surprising that many big games are at every other direction's rate
 
     def margin(self, games: int) -> float:
         """The mean difference: coins a shared game beyond each other opponent's share."""
@@ -91,7 +100,7 @@ class Direction:
     def to_json(self, games: int) -> dict[str, Any]:
         return {"giver": self.giver, "receiver": self.receiver, "excess": round(self.excess, 3),
                 "to_each_other_opponent": round(self.to_others, 3), "margin_per_game": round(self.margin(games), 3),
-                "t": round(self.t, 3)}
+                "t": round(self.t, 3), "big_games": self.big, "big_games_z": round(self.big_z, 3)}
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,7 @@ class PairFinding:
     lift: tuple[float, float]  # b's lift with a seated, a's lift with b seated (table score)
     lift_z: tuple[float, float]
     threshold: float  # the t a direction needed
+    big_threshold: float = math.inf  # the z its big games needed
 
     @property
     def top_t(self) -> float:
@@ -114,6 +124,7 @@ class PairFinding:
         a, b = self.bots
         return {
             "bots": [a, b], "flagged": self.flagged, "games": self.games, "t_threshold": round(self.threshold, 3),
+            "big_games_z_threshold": round(self.big_threshold, 3),
             "flow": {f"{d.giver}->{d.receiver}": d.to_json(self.games) for d in self.directions},
             "lift": {f"{b} with {a}": {"table_score": round(self.lift[0], 4), "z": round(self.lift_z[0], 3)},
                      f"{a} with {b}": {"table_score": round(self.lift[1], 4), "z": round(self.lift_z[1], 3)}},
@@ -148,7 +159,8 @@ class AuditReport:
     def to_json(self) -> dict[str, Any]:
         return {"games": self.games, "pairs": [p.to_json() for p in self.pairs],
                 "givers": [g.to_json() for g in self.givers],
-                "alpha": ALPHA, "margin": MARGIN, "concentration": CONCENTRATION, "min_games": MIN_GAMES}
+                "alpha": ALPHA, "margin": MARGIN, "concentration": CONCENTRATION, "big_game": BIG,
+                "min_games": MIN_GAMES}
 
 
 # ----------------------------------------------------------------- one game
@@ -220,20 +232,35 @@ def audit(games: Sequence[AuditGame], groups: Mapping[str, str | None] | None = 
                 shared[(a, b)].append(g)
     tested = [(a, b) for (a, b) in sorted(shared)
               if groups.get(a) is None or groups.get(b) is None or groups.get(a) != groups.get(b)]
-    tests = max(1, 2 * len(tested))
+    tests = max(1, 4 * len(tested))  # two directions a pair, two tests a direction
     lifts = _lift_table(games, bots)
+    directions = {(a, b): (_direction(shared[(a, b)], a, b), _direction(shared[(a, b)], b, a)) for a, b in tested}
+    big_total = sum(d.big for pair in directions.values() for d in pair)
+    games_total = sum(len(shared[pair]) for pair in directions) * 2
+    big_threshold = _normal.inv_cdf(1 - ALPHA / tests)
     findings = []
-    for a, b in tested:
+    for (a, b), pair in directions.items():
         common = shared[(a, b)]
         threshold = t_quantile(1 - ALPHA / tests, len(common) - 1)
-        ab, ba = _direction(common, a, b), _direction(common, b, a)
-        flagged = len(common) >= MIN_GAMES and any(d.t >= threshold and d.excess >= CONCENTRATION * d.to_others
-                                                   for d in (ab, ba))
+        rest_big = big_total - sum(d.big for d in pair)
+        rest_games = games_total - 2 * len(common)
+        rate = (rest_big + 1) / (rest_games + 2)  # the other directions' rate of big games, never 0
+        ab, ba = (replace(d, big_z=_binomial_z(d.big, len(common), rate)) for d in pair)
+        flagged = len(common) >= MIN_GAMES and any(
+            (d.t >= threshold or d.big_z >= big_threshold) and d.excess >= CONCENTRATION * d.to_others for d in (ab, ba))
         la, za = lifts.get((a, b), (0.0, 0.0))
         lb, zb = lifts.get((b, a), (0.0, 0.0))
-        findings.append(PairFinding((a, b), len(common), flagged, (ab, ba), (la, lb), (za, zb), threshold))
+        findings.append(PairFinding((a, b), len(common), flagged, (ab, ba), (la, lb), (za, zb), threshold, big_threshold))
     findings.sort(key=lambda p: (not p.flagged, -p.top_t))
     return AuditReport(len(games), tuple(findings), _givers(games, bots))
+
+
+def _binomial_z(k: int, n: int, p: float) -> float:
+    """The normal quantile of P(X >= k) for X ~ Binomial(n, p): how surprising k of n is at rate p."""
+    if k == 0 or n == 0:
+        return 0.0
+    tail = math.fsum(math.comb(n, x) * p ** x * (1 - p) ** (n - x) for x in range(k, n + 1))
+    return -_normal.inv_cdf(min(max(tail, 1e-15), 1 - 1e-15))  # z 7.9 at most: beyond any bound used
 
 
 def _direction(common: Sequence[AuditGame], giver: str, receiver: str) -> Direction:
@@ -249,11 +276,12 @@ def _direction(common: Sequence[AuditGame], giver: str, receiver: str) -> Direct
         excess += x
         to_others += rest
         differences.append(x - rest)
+    big = sum(1 for d in differences if d > BIG)
     if len(differences) < 2:
-        return Direction(giver, receiver, excess, to_others, 0.0)
+        return Direction(giver, receiver, excess, to_others, 0.0, big)
     se = math.sqrt(_var(differences) / len(differences))
     t = (fmean(differences) - MARGIN) / se if se > 0 else (math.inf if fmean(differences) > MARGIN else -math.inf)
-    return Direction(giver, receiver, excess, to_others, max(-99.0, min(99.0, t)))
+    return Direction(giver, receiver, excess, to_others, max(-99.0, min(99.0, t)), big)
 
 
 def t_quantile(p: float, df: int) -> float:

@@ -20,11 +20,14 @@ trade valued), and each season through ``arena.audit.audit``.
   flag exactly that pair. Also reported: other pairs flagged there, and seasons with a kingmaker
   (the same file's third role) that name it a giver.
 
-Seeds are fixed (season k of a kind: ``random.Random(f"audit/{kind}/{k}")``): a run is reproducible.
+Seeds are fixed (season k of a kind: ``random.Random(f"audit/{kind}/{k}")``) and so is the hash order
+(the script runs itself again with ``PYTHONHASHSEED=0``: the bots iterate over sets of beans): a run
+is reproducible.
 """
 from __future__ import annotations
 
 import math
+import os
 import random
 import sys
 import time
@@ -138,6 +141,8 @@ def season(task: tuple[str, int, int]) -> dict[str, Any]:
             "shared": next((p.games for p in report.pairs if set(p.bots) == {"feeder", "partner"}), 0),
             "pair_t": next((p.top_t for p in report.pairs if set(p.bots) == {"feeder", "partner"}), None),
             "pair_threshold": next((p.threshold for p in report.pairs if set(p.bots) == {"feeder", "partner"}), None),
+            "pair_big": next((max(d.big for d in p.directions) for p in report.pairs
+                              if set(p.bots) == {"feeder", "partner"}), None),
             "pair_margin": next((max(d.margin(p.games) for d in p.directions) for p in report.pairs
                                  if set(p.bots) == {"feeder", "partner"}), None),
             "max_honest_t": max((p.top_t for p in report.pairs
@@ -157,6 +162,8 @@ def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def main() -> None:
+    if os.environ.get("PYTHONHASHSEED") != "0":  # the bots iterate over sets of beans: a fixed hash order
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
     parser = common.parser(__doc__, games=100, games_help="games per season (100: a new season's default)")
     parser.add_argument("--seasons", type=int, default=100, help="seasons of each kind")
     parser.add_argument("--kingmaker-seasons", type=int, default=20)
@@ -196,7 +203,8 @@ def main() -> None:
     for r in colluding:
         if ("feeder", "partner") not in r["flagged"]:
             print(f"  missed in season {r['season']}: {r['shared']} games shared, t {r['pair_t']:.2f} "
-                  f"(bound {r['pair_threshold']:.2f}), margin {r['pair_margin']:.2f} coins a game")
+                  f"(bound {r['pair_threshold']:.2f}), margin {r['pair_margin']:.2f} coins a game, "
+                  f"{r['pair_big']} big games")
     print(f"other pairs flagged in colluding and kingmaker seasons: {others}/{len(colluding) + len(kingmaker)} seasons")
     print(f"kingmaker named the only giver: {named}/{len(kingmaker)}")
     print(f"# {time.monotonic() - started:.0f} s")

@@ -6,7 +6,7 @@ import json
 import click
 from sqlmodel import Session
 
-from arena.audit import MARGIN, AuditReport, Direction
+from arena.audit import BIG, MARGIN, AuditReport, Direction
 from arena.audit_store import AuditError, clear_flag, run_audit, stored_flags
 from arena.formats import format_of
 from arena.text import shown
@@ -56,7 +56,8 @@ def report_text(report: AuditReport, show_all: bool) -> str:
     lines = [f"{report.games} games audited, {len(report.pairs)} pairs of bots of different authors tested"]
     shown_pairs = [p for p in report.pairs if show_all or p.flagged or p.top_t >= 0]
     if shown_pairs:
-        rows = [("pair", "games", "A->B excess (to others, t)", "B->A excess (to others, t)", "lift B|A, A|B", "flagged")]
+        rows = [("pair", "games", "A->B excess (to others, t, big games)", "B->A excess (to others, t, big games)",
+                 "lift B|A, A|B", "flagged")]
         for p in shown_pairs:
             ab, ba = p.directions
             rows.append((f"{shown(p.bots[0])} / {shown(p.bots[1])}", str(p.games), _direction(ab), _direction(ba),
@@ -64,7 +65,8 @@ def report_text(report: AuditReport, show_all: bool) -> str:
         lines.append(format_table(rows))
         lines.append(f"(excess: coins of value one's deals gave the other beyond what they gave itself, over the "
                      f"games shared; to others: what they gave each of its other opponents; flagged when the "
-                     f"difference is over {MARGIN:g} coins a game with t beyond the bound for the pairs tested)")
+                     f"difference is over {MARGIN:g} coins a game with t beyond the bound for the pairs tested, or "
+                     f"when it has more big games (over {BIG:g} coins beyond the others) than the other pairs' rate allows)")
     else:
         lines.append("no pair stands out")
     for giver in report.givers:
@@ -74,7 +76,7 @@ def report_text(report: AuditReport, show_all: bool) -> str:
 
 
 def _direction(d: Direction) -> str:
-    return f"{d.excess:.1f} ({d.to_others:.1f}, {d.t:+.1f})"
+    return f"{d.excess:.1f} ({d.to_others:.1f}, {d.t:+.1f}, {d.big} big)"
 
 
 @audit.command("clear")

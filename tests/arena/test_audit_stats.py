@@ -65,6 +65,24 @@ def test_a_small_concentrated_flow_is_not_flagged_however_many_games() -> None:
     assert 0.3 < ab.margin(next(p for p in report.pairs if p.bots == ("a", "b")).games) < 1.0
 
 
+def test_a_feeder_that_feeds_in_some_games_only_is_flagged_by_its_big_games() -> None:
+    """Feeding 5 coins in one shared game of five keeps the mean at the margin (the t test passes it),
+    but five coins more than everybody else is a big game, and honest pairs have almost none."""
+    games = []
+    for g in made_up_season(300, feeding=0.0):
+        flows = dict(g.flows)
+        if "a" in g.bots and "b" in g.bots and g.match_id % 5 == 0:
+            pair = (g.bots.index("a"), g.bots.index("b"))
+            flows[pair] = flows.get(pair, 0.0) + 5.0
+        games.append(AuditGame(g.match_id, g.bots, g.scores, flows))
+    report = audit(games)
+    assert [p.bots for p in report.flagged] == [("a", "b")]
+    ab = report.flagged[0].directions[0]
+    assert ab.t < report.flagged[0].threshold  # not by its mean
+    assert ab.big >= 10 and ab.big_z >= report.flagged[0].big_threshold
+    assert all(d.big <= 2 for p in report.pairs if p.bots != ("a", "b") for d in p.directions)
+
+
 def test_bots_of_one_author_are_not_tested_and_a_cleared_pair_needs_new_games() -> None:
     games = made_up_season(100, feeding=3.0)
     same_author = audit(games, groups={"a": "ann", "b": "ann"})
