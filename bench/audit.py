@@ -15,6 +15,8 @@ trade valued), and each season through ``arena.audit.audit``.
 - honest seasons: the example bots (random, greedy, trader) and epsilon copies (a uniformly random
   legal option with probability epsilon, else the base bot's move), every bot its own author. A
   season with any flagged pair is a false flag; so is any bot named a giver.
+- part-time seasons: the same pair, but the feeder feeds in about a third of its games only (a way to
+  keep its mean under the margin, from an attacker's review).
 - colluding seasons: the same field plus the pair of tests/sandbox/hostile/colluder.py (a feeder and a
   partner, two authors: a begging signature, then consenting gifts). Power: the share of seasons that
   flag exactly that pair. Also reported: other pairs flagged there, and seasons with a kingmaker
@@ -55,6 +57,7 @@ HONEST: tuple[tuple[str, str, float], ...] = (
 )
 COLLUDERS = (("feeder", "feeder", 0.0), ("partner", "partner", 0.0))
 KINGMAKER = (("kingmaker", "kingmaker", 0.0),)
+SOMETIMES = (("feeder", "sometimes", 0.0), ("partner", "partner", 0.0))  # feeds in about a third of its games
 
 
 def colluder_source(role: str) -> str:
@@ -124,7 +127,8 @@ def play(seating: Sequence[tuple[str, str, float]], seed: int, match_id: int) ->
 def season(task: tuple[str, int, int]) -> dict[str, Any]:
     kind, k, games = task
     rng = random.Random(f"audit/{kind}/{k}")
-    field = list(HONEST) + (list(COLLUDERS) if kind == "colluding" else list(KINGMAKER) if kind == "kingmaker" else [])
+    extra = {"colluding": COLLUDERS, "sometimes": SOMETIMES, "kingmaker": KINGMAKER}.get(kind, ())
+    field = list(HONEST) + list(extra)
     played: list[AuditGame] = []
     while len(played) < games:
         sizes = range(3, 6)
@@ -167,26 +171,30 @@ def main() -> None:
     parser = common.parser(__doc__, games=100, games_help="games per season (100: a new season's default)")
     parser.add_argument("--seasons", type=int, default=100, help="seasons of each kind")
     parser.add_argument("--kingmaker-seasons", type=int, default=20)
+    parser.add_argument("--sometimes-seasons", type=int, default=30, help="seasons with a feeder that feeds in a third of its games")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="10 seasons of each kind")
     args = parser.parse_args()
     if args.quick:
-        args.seasons, args.kingmaker_seasons = 10, 5
+        args.seasons, args.kingmaker_seasons, args.sometimes_seasons = 10, 5, 5
     print(common.machine(f"{args.workers} workers"))
     print(f"# seasons of {args.games} games at seat-rotated deals; honest field: "
           + ", ".join(name for name, _, _ in HONEST))
     started = time.monotonic()
     tasks = ([("honest", k, args.games) for k in range(args.seasons)]
              + [("colluding", k, args.games) for k in range(args.seasons)]
-             + [("kingmaker", k, args.games) for k in range(args.kingmaker_seasons)])
+             + [("kingmaker", k, args.games) for k in range(args.kingmaker_seasons)]
+             + [("sometimes", k, args.games) for k in range(args.sometimes_seasons)])
     with get_context("fork").Pool(args.workers) as pool:
         results = pool.map(season, tasks, chunksize=1)
     honest = [r for r in results if r["kind"] == "honest"]
     colluding = [r for r in results if r["kind"] == "colluding"]
     kingmaker = [r for r in results if r["kind"] == "kingmaker"]
+    sometimes = [r for r in results if r["kind"] == "sometimes"]
     false_flags = sum(1 for r in honest if r["flagged"] or r["givers"])
     caught = sum(1 for r in colluding if ("feeder", "partner") in r["flagged"])
-    others = sum(1 for r in colluding + kingmaker if any({"feeder", "partner"} != set(p) for p in r["flagged"]))
+    others = sum(1 for r in colluding + kingmaker + sometimes
+                 if any({"feeder", "partner"} != set(p) for p in r["flagged"]))
     named = sum(1 for r in kingmaker if r["givers"] == ["kingmaker"])
     lo, hi = wilson(false_flags, len(honest))
     print(f"honest seasons with a flag or a giver: {false_flags}/{len(honest)} "
@@ -205,7 +213,14 @@ def main() -> None:
             print(f"  missed in season {r['season']}: {r['shared']} games shared, t {r['pair_t']:.2f} "
                   f"(bound {r['pair_threshold']:.2f}), margin {r['pair_margin']:.2f} coins a game, "
                   f"{r['pair_big']} big games")
-    print(f"other pairs flagged in colluding and kingmaker seasons: {others}/{len(colluding) + len(kingmaker)} seasons")
+    caught = sum(1 for r in sometimes if ("feeder", "partner") in r["flagged"])
+    if sometimes:
+        lo, hi = wilson(caught, len(sometimes))
+        print(f"a feeder that feeds in a third of its games flagged with its partner: {caught}/{len(sometimes)} "
+              f"(95% interval {100 * lo:.1f}-{100 * hi:.1f}%); its big games: median "
+              f"{sorted(r['pair_big'] or 0 for r in sometimes)[len(sometimes) // 2]}")
+    print(f"other pairs flagged in colluding, kingmaker and part-time seasons: {others}/"
+          f"{len(colluding) + len(kingmaker) + len(sometimes)} seasons")
     print(f"kingmaker named the only giver: {named}/{len(kingmaker)}")
     print(f"# {time.monotonic() - started:.0f} s")
 

@@ -13,7 +13,9 @@ but, whenever another seat is active, offers it its whole hand as a gift: the au
 trader's source, its class no longer the entry point, then this file with ``ROLE`` set.
 """
 
-ROLE = "feeder"  # or "partner", or "kingmaker": gives its whole hand to whoever is active, every turn
+ROLE = "feeder"  # or "partner"; "sometimes": a feeder that feeds in about a third of its games only,
+#                  to keep its mean gift under the audit's margin; "kingmaker": gives its whole hand to
+#                  whoever is active, every turn
 SIGN_BEAN = "garden"  # what the partner begs for (two of them, for nothing)
 
 
@@ -23,6 +25,12 @@ class Colluder(TraderBot):  # type: ignore[name-defined]  # noqa: F821  (TraderB
     def __init__(self):
         super().__init__()
         self.partners = set()
+        self.feeding = None  # decided once a game, from the bot's own seed
+
+    def feeds(self):
+        if self.feeding is None:
+            self.feeding = ROLE == "feeder" or (ROLE == "sometimes" and self.rng.random() < 0.35)
+        return self.feeding
 
     def watch(self, request):
         for event in request.events:
@@ -45,7 +53,7 @@ class Colluder(TraderBot):  # type: ignore[name-defined]  # noqa: F821  (TraderB
         if ROLE == "partner" and view.trade is not None and view.trade.round == 0:
             if max(view.hand_sizes[k] for k in range(view.players) if k != view.seat) >= 2:
                 return Offer(want=tuple(b for b in self.rules.beans if b.value == SIGN_BEAN) * 2)
-        if ROLE == "feeder" and self.partners:
+        if self.feeds() and self.partners:
             seat = min(self.partners)
             hand, trade = self.feed(view, seat, hand_only=False)
             if hand or trade:
@@ -57,7 +65,7 @@ class Colluder(TraderBot):  # type: ignore[name-defined]  # noqa: F821  (TraderB
         view = request.view
         if ROLE == "kingmaker" and view.hand:
             return Offer(give_hand=tuple(range(len(view.hand))))
-        if ROLE == "feeder" and view.active in self.partners:
+        if self.feeds() and view.active in self.partners:
             hand, _ = self.feed(view, view.active, hand_only=True)
             if hand:
                 return Offer(give_hand=hand)
