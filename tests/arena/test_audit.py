@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from arena_helpers import run_arena
+from arena_helpers import fix_seed_key, run_arena
 from sqlmodel import Session, select
 
 from arena.db import AuditFlag, Match, MatchSeat, Season, make_engine
@@ -45,12 +45,14 @@ def ladder(folder: Path, entries: dict[str, tuple[str, str]]) -> Path:
         for name, (author, source) in entries.items():
             register(session, name, source, author)
     engine.dispose()
+    fix_seed_key(db)  # the same deals every run (with --seed): the verdicts do not rest on a fresh key
     return db
 
 
 def season(db: Path, name: str, games: str = SEASON_GAMES) -> str:
     """Run a season; its standard error (the progress, and what the audit at its end flagged)."""
-    result = run_arena("season", "run", "--name", name, "--games", games, "--workers", "2", db=db, timeout=900)
+    result = run_arena("season", "run", "--name", name, "--games", games, "--workers", "2", "--seed", "7",
+                       db=db, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stderr
 
@@ -163,6 +165,14 @@ def test_a_kingmaker_is_named_a_giver(tmp_path: Path) -> None:
     giver = report["givers"][0]
     assert giver["given_per_game"] >= 3 * giver["others_per_game"]
     assert "giver: saint" in run_arena("audit", db=db).stdout
+
+
+def test_a_feeder_that_feeds_in_a_third_of_its_games_is_flagged_by_its_big_games(tmp_path: Path) -> None:
+    db = ladder(tmp_path, {FEEDER: ("Ann", colluder_source("sometimes")), PARTNER: ("Bob", colluder_source("partner"))})
+    assert f"audit: {PARTNER} and {FEEDER} are flagged" in season(db, "part-time")
+    pair = next(p for p in audit_json(db)["pairs"] if p["bots"] == [PARTNER, FEEDER])
+    fed = pair["flow"][f"{FEEDER}->{PARTNER}"]
+    assert fed["big_games"] >= 3 and fed["big_games_z"] >= pair["big_games_z_threshold"]
 
 
 def test_seasons_of_honest_example_bots_flag_nobody(tmp_path: Path) -> None:
