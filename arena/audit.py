@@ -19,7 +19,9 @@ at least ``CONCENTRATION`` times what each other opponent got, over at least ``M
 games. So a flag needs a large, concentrated effect and strong evidence of it. A feeder that feeds
 in only some games, to keep its mean under the margin, is caught the other way: it has *big games*
 (a difference over ``BIG`` coins), which honest pairs almost never have, and their count is tested
-(binomial tail, same Bonferroni bound) against the rate of big games of every other direction.
+(binomial tail, same Bonferroni bound) against the rate of big games into the receiver from its other
+givers, or of every other direction, whichever is higher: a bot that talks everybody into lopsided
+deals (a beg that naive bots accept) has big games with several givers, a partner with one.
 
 Reported beside it: the **lift** (how much better b's table score is with a seated than without,
 less how much better everybody else does with a seated: a weak bot lifts everyone, a partner lifts
@@ -235,17 +237,27 @@ def audit(games: Sequence[AuditGame], groups: Mapping[str, str | None] | None = 
     tests = max(1, 4 * len(tested))  # two directions a pair, two tests a direction
     lifts = _lift_table(games, bots)
     directions = {(a, b): (_direction(shared[(a, b)], a, b), _direction(shared[(a, b)], b, a)) for a, b in tested}
-    big_total = sum(d.big for pair in directions.values() for d in pair)
-    games_total = sum(len(shared[pair]) for pair in directions) * 2
+    big_into: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # receiver -> [big games, games], every giver
+    for (a, b), (ab, ba) in directions.items():
+        for d in (ab, ba):
+            big_into[d.receiver][0] += d.big
+            big_into[d.receiver][1] += len(shared[(a, b)])
+    big_all = [sum(v[0] for v in big_into.values()), sum(v[1] for v in big_into.values())]
     big_threshold = _normal.inv_cdf(1 - ALPHA / tests)
     findings = []
     for (a, b), pair in directions.items():
         common = shared[(a, b)]
         threshold = t_quantile(1 - ALPHA / tests, len(common) - 1)
-        rest_big = big_total - sum(d.big for d in pair)
-        rest_games = games_total - 2 * len(common)
-        rate = (rest_big + 1) / (rest_games + 2)  # the other directions' rate of big games, never 0
-        ab, ba = (replace(d, big_z=_binomial_z(d.big, len(common), rate)) for d in pair)
+        scored = []
+        for d in pair:
+            # the rate of big games into this receiver from its other givers, or of every other
+            # direction, whichever is higher: a bot that talks everybody into lopsided deals (a beg
+            # that a naive bot accepts) has big games with several givers, a partner with one
+            into = big_into[d.receiver]
+            rate = max((into[0] - d.big + 1) / (into[1] - len(common) + 2),
+                       (big_all[0] - d.big + 1) / (big_all[1] - len(common) + 2))
+            scored.append(replace(d, big_z=_binomial_z(d.big, len(common), rate)))
+        ab, ba = scored
         flagged = len(common) >= MIN_GAMES and any(
             (d.t >= threshold or d.big_z >= big_threshold) and d.excess >= CONCENTRATION * d.to_others for d in (ab, ba))
         la, za = lifts.get((a, b), (0.0, 0.0))
