@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from arena_helpers import db_url, run_arena
+from arena_helpers import db_url, fix_seed_key, run_arena
 from sqlmodel import Session
 
 from arena.db import make_engine
@@ -188,6 +188,9 @@ def test_season_names_are_bounded_and_printable(tmp_path: Path) -> None:
 
 
 def test_a_seed_searcher_learns_nothing_from_a_small_season_seed(tmp_path: Path) -> None:
+    # A fixed key: the searcher matches its hand and first turned-up cards against thousands of deals, and
+    # on a fresh key now and then a wrong deal matches those seven cards by chance (CI saw it once)
+    fix_seed_key(tmp_path / "ladder.sqlite")
     season = hostile_season(tmp_path, (HOSTILE / "seed_searcher.py").read_text(), extra=("--seed", "1"))
     assert set(hostile_statuses(season)) == {"ok"}  # "illegal" would mean it recovered a deal
 
