@@ -213,9 +213,11 @@ def _fields(game: Any, seat: int) -> tuple[tuple[Any, int], ...]:
 
 
 def audit_game(match_id: int, replay: Replay | None, bots: Sequence[str], ranks: Sequence[int]) -> AuditGame:
-    """A game as the audit reads it; ``replay`` None: a game without a deal."""
-    traded = replay is not None and (not replay.events or any(isinstance(e, Traded) for e in replay.events))
-    return AuditGame(match_id, tuple(bots), table_scores(ranks), trade_flows(replay) if traded and replay else {})
+    """A game as the audit reads it; ``replay`` None: a game without a deal (a replay read without its
+    events is played again whatever it holds)."""
+    if replay is None or (replay.events and not any(isinstance(e, Traded) for e in replay.events)):
+        return AuditGame(match_id, tuple(bots), table_scores(ranks))
+    return AuditGame(match_id, tuple(bots), table_scores(ranks), trade_flows(replay))
 
 
 # ----------------------------------------------------------------- the season

@@ -148,7 +148,10 @@ def kept_apart(session: Session) -> set[frozenset[int]]:
     flags = session.exec(select(AuditFlag).where(AuditFlag.cleared_at == None)).all()  # noqa: E711
     if not flags:
         return set()
-    versions: dict[int, list[int]] = defaultdict(list)
-    for version in session.exec(select(BotVersion)).all():
-        versions[version.bot_id].append(stored_id(version))
+    flagged = {f.bot_a for f in flags} | {f.bot_b for f in flags}
+    versions: dict[int, list[int]] = defaultdict(list)  # asked at every table: ids only, never the sources
+    for version_id, bot_id in session.exec(select(BotVersion.id, BotVersion.bot_id)
+                                           .where(col(BotVersion.bot_id).in_(flagged))).all():
+        if version_id is not None:
+            versions[bot_id].append(version_id)
     return {frozenset((x, y)) for f in flags for x in versions[f.bot_a] for y in versions[f.bot_b]}

@@ -15,7 +15,7 @@ Guards, so that a season stays a fair ladder:
 - some exploration: every weight gets ``EXPLORE`` added, so pairs the ratings believe settled are
   still checked now and then;
 - a table played recently is avoided while another will do;
-- pairs the integrity audit flagged (``apart``, arena/audit.py) never share a table;
+- pairs the integrity audit flagged (``apart_pairs``, arena/audit.py) never share a table;
 - table sizes are mixed, larger tables more often (a table of n seats compares n(n-1)/2 pairs).
 
 Measured with bench/accuracy.py (docs/benchmarks.md, "Ladder accuracy").

@@ -161,7 +161,7 @@ class SiteBuilder:
         self.bot_pages(ladder, history)
         self.season_pages(ladder, season_rows)
         self.test_pages()
-        self.audit_page(ladder)
+        self.audit_page()
         self.write_game_lists("games/page-{}.html", ladder.games, "All games", "../", listing="games")
         return 0
 
@@ -289,9 +289,13 @@ class SiteBuilder:
                            game_count=len(mine), options=options)
 
     def audit_link(self, flag: StoredFlag, me: str) -> Markup:
-        other = flag.bots[1] if flag.bots[0] == me else flag.bots[0]
-        bot = next((b for b in self.ladder.bots.values() if b.name == other), None)
-        return self.frag.bot_link(bot) if bot is not None else Markup(escape(other))
+        """The link, from a bot's page, to the other bot of its flagged pair."""
+        return self.named_bot_link(flag.bots[1] if flag.bots[0] == me else flag.bots[0], "../")
+
+    def named_bot_link(self, name: str, root: str) -> Markup:
+        """A bot's link by its name (flags name bots), or the name as text if the ladder has no such bot."""
+        bot = next((b for b in self.ladder.bots.values() if b.name == name), None)
+        return self.frag.bot_link(bot, root) if bot is not None else Markup(escape(name))
 
     def head_rows(self, bot: BotInfo, head: list[dict[str, Any]]) -> Markup:
         rows = []
@@ -323,15 +327,9 @@ class SiteBuilder:
             self.write(f"seasons/{season.id}.html", "season.html", "../", row=row, season=season, standings=standings,
                        recent=self.frag.game_rows(row["games"][:RECENT_GAMES], "../", False), list_pages=pages)
 
-    def audit_page(self, ladder: Ladder) -> None:
+    def audit_page(self) -> None:
         """The pairs the integrity audit flagged, standing and cleared (their bots' pages list them too)."""
-        by_name = {b.name: b for b in ladder.bots.values()}
-
-        def link(name: str) -> Markup:
-            bot = by_name.get(name)
-            return self.frag.bot_link(bot, "") if bot is not None else Markup(escape(name))
-
-        self.write("audit.html", "audit.html", "", flags=self.flags, bot_link=link)
+        self.write("audit.html", "audit.html", "", flags=self.flags, bot_link=lambda name: self.named_bot_link(name, ""))
 
     def test_pages(self) -> None:
         """The stored `arena test` runs: an index and a page each, with the LLR over games."""
