@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 
 import click
 from sqlmodel import Session, col, select
@@ -13,7 +11,7 @@ from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, Season
 from arena.dask_executor import DaskExecutor
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
-from arena.ladder import LadderError, SeasonSettings, close_season, deals_secret, leaderboard, rerate, run_season
+from arena.ladder import LadderError, SeasonProgress, SeasonSettings, close_season, deals_secret, leaderboard, rerate, run_season
 from arena.progress import ProgressReporter, earlier_rate
 from arena.seeds import database_key, deal_id
 from arena.text import TextError, check_text, shown
@@ -22,6 +20,7 @@ from engine import rules_for
 from sandbox import Limits
 
 from arena.cli.base import Context, UserError, echo, board_table, cli, format_table, pass_context
+from arena.cli.stopping import stop_on_signals
 from arena.cli.trust import sandbox_tier
 
 
@@ -123,11 +122,16 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
     engine = ctx.engine
     with Session(engine) as session:
         pace = earlier_rate(session, variant)
-    stop_on_sigterm()
+    stopped = stop_on_signals()
+    reporter = ProgressReporter(quiet=ctx.quiet, earlier_rate=pace)
+
+    def report(progress: SeasonProgress) -> None:
+        stopped()
+        reporter(progress)
+
     try:
         progress = run_season(engine, settings, executor, limits,
-                              lambda started: sandbox_tier(unsafe, started.detect_tier()),
-                              ProgressReporter(quiet=ctx.quiet, earlier_rate=pace),
+                              lambda started: sandbox_tier(unsafe, started.detect_tier()), report,
                               prepare=(lambda session: register_bosses(session, boss_names)) if boss_names else None)
     except SubmissionError as exc:
         raise UserError(str(exc)) from None
@@ -207,19 +211,6 @@ def season_show(ctx: Context, name: str) -> None:
             rows.append((str(m.id), deal_id(key, m.seed), f"void: {shown(m.void_reason, 120)}" if m.status == "void" else m.status,
                          ", ".join(f"{b.name} {ms.coins} {ms.status}" for ms, _, b in seats)))
         echo(format_table(rows))
-
-
-def stop_on_sigterm() -> None:
-    """Make SIGTERM stop a season the way Ctrl-C does (one line, resumable), in this process only:
-    forked workers set their own signal handling."""
-    main_pid = os.getpid()
-
-    def stop(signum: int, frame: object) -> None:
-        if os.getpid() == main_pid:
-            raise KeyboardInterrupt
-        os._exit(128 + signum)
-
-    signal.signal(signal.SIGTERM, stop)
 
 
 def season_counts(session: Session, s: Season) -> dict[str, int]:

@@ -11,7 +11,8 @@ import click
 from sqlmodel import Session
 
 from arena.cli.base import Context, UserError, echo, cli, format_table, pass_context
-from arena.cli.season import executor_for, stop_on_sigterm
+from arena.cli.season import executor_for
+from arena.cli.stopping import stop_on_signals
 from arena.cli.trust import ladder_bot, resolve_bot, sandbox_tier
 from arena.db import DatabaseError, exclusive_run
 from arena.executors import ExecutorError
@@ -237,6 +238,7 @@ def play(ctx: Context, settings: VersusSettings, where: Where, create: bool = Fa
         raise UserError(str(exc)) from None
 
     def report(progress: Progress) -> None:
+        stopped()
         if not ctx.quiet and (progress.results.pairs % 10 == 0 or progress.verdict):
             echo(progress.line(), err=True)
 
@@ -245,7 +247,7 @@ def play(ctx: Context, settings: VersusSettings, where: Where, create: bool = Fa
         record_pair(engine, test_id, number, scores, verdict,
                     finished=verdict is not None or progress.results.pairs >= settings.max_pairs)
 
-    stop_on_sigterm()
+    stopped = stop_on_signals()
     try:
         with exclusive_run(engine, f"arena test {settings.name!r}"):
             if create:
