@@ -45,6 +45,8 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "site/test_site_build.py": ("slow",),
     "packaging/test_wheel.py": ("slow",),
 }
+#: the tiers whose files run first, in this order (the rest keeps the order of its files)
+FIRST = ("unprivileged", "browser", "hostile", "slow")
 #: markers by fixture: whatever uses it needs what it starts
 MARKERS_BY_FIXTURE: dict[str, tuple[str, ...]] = {
     "postgres": ("postgres",),
@@ -113,3 +115,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 names += marks
         for name in dict.fromkeys(names):
             item.add_marker(name)
+    # Longest first: parallel workers (pytest-xdist, by file) take files in this order, and a long file
+    # started last would finish alone while the other workers idle.
+    items.sort(key=lambda item: next((rank for rank, mark in enumerate(FIRST) if item.get_closest_marker(mark)),
+                                     len(FIRST)))

@@ -1,0 +1,50 @@
+"""The tests run read-only `arena` commands inside their own process (arena_helpers.IN_PROCESS): each
+such command gives the same exit code, stdout and stderr there as a real `python -m arena` process."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from arena_helpers import ARENA, IN_PROCESS, command_of, db_url, run_arena, run_in_process
+
+COMMANDS = [
+    ("leaderboard",), ("leaderboard", "--json"), ("leaderboard", "--variant", "nope"), ("bots",),
+    ("bots", "retire", "ghost"), ("game", "show", "7"), ("game", "show", "x"), ("season", "list"),
+    ("season", "show", "ghost"), ("season", "close", "ghost"), ("audit",), ("audit", "list"),
+    ("audit", "--json"), ("test", "list"), ("replay", "missing.json"), ("backup", "/nonexistent/dir/copy.sqlite"),
+]
+
+
+def test_every_in_process_command_is_compared_here() -> None:
+    assert {command_of(c)[:2] for c in COMMANDS} | {command_of(c)[:1] for c in COMMANDS} >= IN_PROCESS
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
+def test_in_process_gives_what_the_real_command_gives(tmp_path: Path, args: tuple[str, ...]) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "here").mkdir()
+    real = subprocess.run([*ARENA, "--db", db_url(tmp_path / "real" / "l.sqlite"), *args], capture_output=True,
+                          text=True, timeout=120)
+    here = run_in_process(["--db", db_url(tmp_path / "here" / "l.sqlite"), *args])
+    shown = (real.returncode, real.stdout, real.stderr.replace(str(tmp_path / "real"), "DIR"))
+    assert (here.returncode, here.stdout, here.stderr.replace(str(tmp_path / "here"), "DIR")) == shown
+
+
+def test_a_playing_command_still_runs_as_a_process(tmp_path: Path) -> None:
+    assert command_of(("--db", "x", "-q", "season", "run", "--games", "2")) == ("season", "run")
+    result = run_arena("season", "run", "--games", "x", db=tmp_path / "l.sqlite")
+    assert isinstance(result.args, list) and result.args[:len(ARENA)] == ARENA
+    assert result.returncode == 2 and "'x' is not a valid integer" in result.stderr
+
+
+def test_an_escaping_exception_shows_its_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import arena.cli.season
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in the board")
+
+    monkeypatch.setattr(arena.cli.season, "leaderboard", broken)
+    result = run_in_process(["--db", db_url(tmp_path / "l.sqlite"), "leaderboard"])
+    assert result.returncode == 1
+    assert "Traceback (most recent call last)" in result.stderr and "RuntimeError: a bug in the board" in result.stderr
