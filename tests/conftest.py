@@ -31,6 +31,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "arena/test_ladder.py": ("slow",),
     "arena/test_ladder_bots_cli.py": ("slow",),
     "arena/test_languages.py": ("slow",),
+    "arena/test_pg_server.py": ("postgres",),
     "arena/test_princes_ladder.py": ("slow",),
     "arena/test_replay_text.py": ("slow",),
     "arena/test_scaling.py": ("slow",),

@@ -65,10 +65,18 @@ class PostgresServer:
         try:
             server._run(str(bin_ / "initdb"), "-D", str(folder / "data"), "-U", "postgres", "-A", "trust",
                         "-E", "UTF8", "--locale=C", "--no-sync")
-            options = (f"-p {server.port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
-                       "-c synchronous_commit=off -c full_page_writes=off")
-            server._run(str(bin_ / "pg_ctl"), "-D", str(folder / "data"), "-l", str(folder / "server.log"),
-                        "-o", options, "-w", "-t", "60", "start", timeout=90)
+            for attempt in range(3):  # another process (a second clone's tests) may take the free port first
+                options = (f"-p {server.port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
+                           "-c synchronous_commit=off -c full_page_writes=off")
+                try:
+                    server._run(str(bin_ / "pg_ctl"), "-D", str(folder / "data"), "-l", str(folder / "server.log"),
+                                "-o", options, "-w", "-t", "60", "start", timeout=90)
+                    break
+                except RuntimeError:
+                    log = (folder / "server.log").read_text(errors="replace") if (folder / "server.log").exists() else ""
+                    if attempt == 2 or "already in use" not in log:
+                        raise
+                    server.port = free_port()
         except BaseException:
             server.stop()
             raise
