@@ -86,6 +86,13 @@ DENIED_WITH_FLAGS = (("preadv2", 5), ("pwritev2", 5),
 #: (MADV_COLD 20, MADV_PAGEOUT 21). Whether a page of such a file is cached can be read by timing its
 #: first touch; eviction would make that a channel usable again and again (docs/sandbox.md, "Channels").
 DENIED_MADVISE = (20, 21)
+#: futex operations that wake or move other tasks' waiters, refused (EPERM) unless marked private
+#: (FUTEX_PRIVATE_FLAG, 128): a shared futex on a page of a file every sandbox binds has the same key in
+#: every sandbox, so a waiter in one game is a bit a bot of another game, running at the same time, could
+#: read by waking it. Threads use private futexes; the kernel's own wake at a thread's exit is no syscall.
+#: FUTEX_WAKE 1, REQUEUE 3, CMP_REQUEUE 4, WAKE_OP 5, UNLOCK_PI 7, WAKE_BITSET 10, CMP_REQUEUE_PI 12.
+SHARED_FUTEX_WAKES = (1, 3, 4, 5, 7, 10, 12)
+FUTEX_PRIVATE_FLAG = 128  # also FUTEX2_PRIVATE, in the flags of futex_wake(2)
 #: fcntl commands refused (EPERM) in the strong tier: record locks (F_GETLK 5, F_SETLK 6, F_SETLKW 7
 #: and the OFD variants 36-38), leases (1024, 1025), directory notification (F_NOTIFY 1026), and the
 #: signal an I/O event sends (F_SETOWN 8, F_SETSIG 10, F_SETOWN_EX 15): a lock or a watch on a file that
@@ -265,6 +272,13 @@ def seccomp_program(kind: Filter = Filter.PYTHON) -> bytes:
             log.debug("seccomp: syscall %r unknown on this architecture", name)
     for advice in DENIED_MADVISE:
         filt.add_rule(denied, "madvise", pyseccomp.Arg(2, pyseccomp.EQ, advice))
+    for op in SHARED_FUTEX_WAKES:  # the operation and its private bit, not the clock bit (256)
+        filt.add_rule(denied, "futex", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFF, op))
+    try:  # the futex2 calls (Linux 6.7): a shared wake, and a requeue (its flags are in memory)
+        filt.add_rule(denied, "futex_wake", pyseccomp.Arg(3, pyseccomp.MASKED_EQ, FUTEX_PRIVATE_FLAG, 0))
+        filt.add_rule(denied, "futex_requeue")
+    except (OSError, ValueError, RuntimeError):
+        log.debug("seccomp: futex_wake and futex_requeue unknown to this libseccomp")
     for command in DENIED_FCNTL:
         for name in ("fcntl", "fcntl64"):
             try:

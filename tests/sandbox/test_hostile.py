@@ -347,8 +347,9 @@ def test_a_bot_computing_after_its_reply_is_stopped_before_another_bot_is_asked(
 def test_a_futex_on_a_shared_file_carries_nothing_between_bots_of_a_table(tier: Tier, freeze: bool) -> None:
     """early_reply.py, ROLE "wait" and "wake": one bot waits on a futex in a page of a file every sandbox binds (the same
     key everywhere) after writing its reply itself; the next bot asked wakes it and reports how many
-    it woke. Settled (stopped) before the other bot runs, the waiter has left the futex queue: 0.
-    Without freezing (the control) the waiter is still queued and the other bot sees it: 1."""
+    it woke. Strong tier: a shared wake is refused (-1), frozen or not, so no game can wake another's
+    waiter, also one running at the same time. Plain tier: settled (stopped) before the other bot runs,
+    the waiter has left the futex queue: 0; without freezing (the control) it is seen: 1."""
     source = (ROOT / "tests" / "sandbox" / "hostile" / "early_reply.py").read_text().replace('ROLE = "spin"', 'ROLE = "wait"')
     limits = fast_limits(freeze=freeze, bank_ms=5000)
     waiter = BotProcess.start(BotBundle("waiter", source), limits, tier)
@@ -358,7 +359,7 @@ def test_a_futex_on_a_shared_file_carries_nothing_between_bots_of_a_table(tier: 
         time.sleep(0.05)  # the waiter is now in its futex wait (or stopped)
         reply = waker.request({"type": "decide", "id": 1})
         assert reply.status is Status.OK
-        assert reply.message["woke"] == (0 if freeze else 1)
+        assert reply.message["woke"] == (-1 if tier is Tier.STRONG else 0 if freeze else 1)
     finally:
         waiter.close()
         waker.close()

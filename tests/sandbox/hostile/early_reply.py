@@ -64,7 +64,7 @@ def act(message):
     reply = {"id": message.get("id"), "action": options[0]}
     if ROLE == "wake":
         reply["woke"] = _futex(FUTEX_WAKE, 1)
-        if reply["woke"]:
+        if reply["woke"] > 0:  # -1: the wake was refused
             reply["action"] = {"type": "plant", "field": 99}  # illegal on purpose: the channel worked
         return reply
     fd = _reply_pipe()
