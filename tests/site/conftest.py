@@ -119,8 +119,8 @@ def build_ladder(folder: Path) -> dict:
                 (["submit", str(bots / "greedy_bot.py"), "--name", "glutton", "--author", "arena tests"], ok)]
     if (bots / "trader_bot.py").is_file():
         commands.append((["submit", str(bots / "trader_bot.py"), "--name", "merchant", "--author", "Tina & Tom"], ok))
-    # a short test (4 pairs): a wide Elo margin and 25% error rates, so that it ends with a verdict
-    quick = ["--elo1", str(SPRT_ELO1), "--alpha", "0.25", "--beta", "0.25", "--max-pairs", "30"]
+    # a short test (3 pairs): a wide Elo margin and 40% error rates, so that it ends with a verdict soon
+    quick = ["--elo1", str(SPRT_ELO1), "--alpha", "0.4", "--beta", "0.4", "--max-pairs", "30"]
     commands += [
         (["season", "run", "--name", "spring", "--games", "12", "--players", "3-4", "--seed", "11"], ok),
         (["submit", str(changed), "--name", "glutton"], ok),
