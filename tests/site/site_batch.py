@@ -5,8 +5,10 @@ logging stay out of the test process; `python -m arena` itself is run for real e
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,12 +30,14 @@ def run_batch(db: Path, commands: list[tuple[list[str], tuple[int, ...] | None]]
               timeout: float = 900) -> list[Outcome]:
     """Run ``arena --db DB ARGS`` for each (ARGS, allowed exit codes or None for any) in order, stopping
     after the first command whose exit code is not allowed; the outcomes of the commands that ran."""
-    results = cwd / f".batch-{len(list(cwd.glob('.batch-*')))}.json"
+    handle, name = tempfile.mkstemp(suffix=".json", prefix="arena-batch-", dir=cwd)
+    os.close(handle)
+    results = Path(name)
     request = json.dumps({"db": f"sqlite:///{db}", "commands": [[args, ok] for args, ok in commands],
                           "results": str(results)})
     done = subprocess.run([sys.executable, __file__], input=request, capture_output=True, text=True,
                           timeout=timeout, cwd=cwd)
-    assert done.returncode == 0 and results.is_file(), f"the batch failed:\n{done.stdout}\n{done.stderr}"
+    assert done.returncode == 0 and results.stat().st_size, f"the batch failed:\n{done.stdout}\n{done.stderr}"
     outcomes = [Outcome(**o) for o in json.loads(results.read_text())]
     results.unlink()
     return outcomes
