@@ -2,22 +2,26 @@
 headless Chromium driven by Selenium with the system chromedriver (never selenium-manager downloads)."""
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 from sqlalchemy import func
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, VersionFormat, make_engine, source_hash
+from site_batch import run_batch
 
 PROJECT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = PROJECT / "screenshots"
 HOSTILE = "<script>alert(1)</script>"
+SPRT_ELO1 = 150  # the stored tests' H1 margin (test_site_browser.py quotes it)
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -30,13 +34,6 @@ def run_arena(db: Path, *args: str, timeout: float = 600) -> subprocess.Complete
                             capture_output=True, text=True, timeout=timeout, cwd=db.parent)
     assert result.returncode == 0, f"arena {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}"
     return result
-
-
-def run_sprt(db: Path, *args: str) -> None:
-    """`arena test ARGS`, whatever its verdict (exit 0 H1, 3 H0, 4 undecided)."""
-    result = subprocess.run([sys.executable, "-m", "arena", "-q", "--db", f"sqlite:///{db}", "test", *args],
-                            capture_output=True, text=True, timeout=600, cwd=db.parent)
-    assert result.returncode in (0, 3, 4), f"arena test {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}"
 
 
 def fix_seed_key(db: Path) -> None:
@@ -83,45 +80,82 @@ def add_hostile_bot(db: Path) -> int:
 
 @pytest.fixture(scope="session")
 def ladder(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The ladder of `build_ladder` and its site, built once per test run (pytest-xdist workers share it)."""
+    return built_once(tmp_path_factory, "site-ladder", build_ladder)
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], dict]) -> dict:
+    """``build(folder)`` once per test run: under pytest-xdist the first worker to ask builds it in the run's
+    shared temporary folder while the others wait on a lock, then every worker reads what it wrote."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return build(tmp_path_factory.mktemp(name))
+    root = tmp_path_factory.getbasetemp().parent  # this run's folder, shared by its workers
+    folder, record = root / name, root / f"{name}.json"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not record.is_file():
+            shutil.rmtree(folder, ignore_errors=True)  # a worker that failed half-way
+            folder.mkdir()
+            value = build(folder)
+            record.write_text(json.dumps({k: str(v) if isinstance(v, Path) else v for k, v in value.items()}))
+        stored = json.loads(record.read_text())
+    return {k: Path(v) if k in ("db", "folder", "site") else v for k, v in stored.items()}
+
+
+def build_ladder(folder: Path) -> dict:
     """Example bots through `arena submit` under names of their own (built-in names are reserved): dice
     (random_bot.py, with a script as author), glutton (greedy_bot.py) and merchant (trader_bot.py); two
     sandboxed classic seasons (glutton gets a second version in between), a small duel and a small solo
-    season, two `arena test` runs of the built-in bots (classic with a field, duel), then the hostile bot
-    and its game."""
-    folder = tmp_path_factory.mktemp("site-ladder")
+    season, two short `arena test` runs of the built-in bots (classic with a field, duel), then the hostile
+    bot and its game, an audit flag, and the site (`arena site build`). The arena commands before the
+    site run in one process (site_batch.py)."""
     db = folder / "ladder.sqlite"
     bots = PROJECT / "bots"
-    run_arena(db, "submit", str(bots / "random_bot.py"), "--name", "dice", "--author", HOSTILE)
-    run_arena(db, "submit", str(bots / "greedy_bot.py"), "--name", "glutton", "--author", "arena tests")
-    if (bots / "trader_bot.py").is_file():
-        run_arena(db, "submit", str(bots / "trader_bot.py"), "--name", "merchant", "--author", "Tina & Tom")
     fix_seed_key(db)  # chosen seeds are keyed with the database's secret: a fixed one keeps this ladder the same
-    run_arena(db, "season", "run", "--name", "spring", "--games", "12", "--players", "3-4", "--seed", "11")
     changed = folder / "glutton_v2.py"
     changed.write_text((bots / "greedy_bot.py").read_text() + "\n# second version\n")
-    run_arena(db, "submit", str(changed), "--name", "glutton")
-    run_arena(db, "season", "run", "--name", "summer", "--games", "6", "--players", "3", "--seed", "12")
-    run_arena(db, "season", "run", "--name", "duel-1", "--variant", "duel", "--games", "8", "--seed", "13")
-    run_arena(db, "season", "run", "--name", "solo-1", "--variant", "solo", "--games", "3", "--seed", "14")
-    run_sprt(db, "trader", "--against", "random", "--field", "random,greedy", "--elo1", "50", "--max-pairs", "30",
-             "--name", "trader-vs-random")
-    run_sprt(db, "trader", "--against", "random", "--format", "duel", "--elo1", "50", "--max-pairs", "30",
-             "--name", "duel-test")
+    ok, sprt = (0,), (0, 3, 4)  # `arena test`, whatever its verdict (exit 0 H1, 3 H0, 4 undecided)
+    commands = [(["submit", str(bots / "random_bot.py"), "--name", "dice", "--author", HOSTILE], ok),
+                (["submit", str(bots / "greedy_bot.py"), "--name", "glutton", "--author", "arena tests"], ok)]
+    if (bots / "trader_bot.py").is_file():
+        commands.append((["submit", str(bots / "trader_bot.py"), "--name", "merchant", "--author", "Tina & Tom"], ok))
+    # a short test (3 pairs): a wide Elo margin and 40% error rates, so that it ends with a verdict soon
+    quick = ["--elo1", str(SPRT_ELO1), "--alpha", "0.4", "--beta", "0.4", "--max-pairs", "30"]
+    commands += [
+        (["season", "run", "--name", "spring", "--games", "12", "--players", "3-4", "--seed", "11"], ok),
+        (["submit", str(changed), "--name", "glutton"], ok),
+        (["season", "run", "--name", "summer", "--games", "6", "--players", "3", "--seed", "12"], ok),
+        (["season", "run", "--name", "duel-1", "--variant", "duel", "--games", "8", "--seed", "13"], ok),
+        (["season", "run", "--name", "solo-1", "--variant", "solo", "--games", "3", "--seed", "14"], ok),
+        (["-q", "test", "trader", "--against", "random", "--field", "random,greedy", *quick, "--name", "trader-vs-random"],
+         sprt),
+        (["-q", "test", "trader", "--against", "random", "--format", "duel", *quick, "--name", "duel-test"], sprt),
+    ]
+    outcomes = run_batch(db, commands, folder)
+    for (args, allowed), outcome in zip(commands, outcomes):
+        assert outcome.returncode in allowed, f"arena {' '.join(args)} failed:\n{outcome.stdout}\n{outcome.stderr}"
+    assert len(outcomes) == len(commands)
     hostile_game = add_hostile_bot(db)
     flag_pair(db, "dice", "merchant")
-    return {"db": db, "folder": folder, "hostile_game": hostile_game}
+    site = folder / "site"
+    result = run_arena(db, "site", "build", "--out", str(site))
+    index = Path(result.stdout.strip().splitlines()[-1])
+    assert index == site.resolve() / "index.html" and index.is_file()
+    return {"db": db, "folder": folder, "hostile_game": hostile_game, "site": site}
 
 
 def flag_pair(db: Path, a: str, b: str) -> None:
-    """A standing audit flag on bots ``a`` and ``b`` with the evidence `arena audit` measured on this
-    ladder's games (honest bots are not flagged by it: the flag itself is set here, for the pages)."""
-    import json
-
+    """A standing audit flag on bots ``a`` and ``b`` with the evidence the audit (`arena audit --json
+    --all` calls `run_audit`) measured on this ladder's games (honest bots are not flagged by it: the flag
+    itself is set here, for the pages)."""
+    from arena.audit_store import run_audit
     from arena.db import AuditFlag
 
-    report = json.loads(run_arena(db, "audit", "--json", "--all").stdout)
-    evidence = next(p for p in report["pairs"] if p["bots"] == sorted([a, b])) | {"flagged": True}
     engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        audited, _ = run_audit(session, "classic")
+        report = json.loads(json.dumps(audited.to_json()))
+    evidence = next(p for p in report["pairs"] if p["bots"] == sorted([a, b])) | {"flagged": True}
     with Session(engine) as session:
         ids = {bot.name: bot.id for bot in session.exec(select(Bot)).all()}
         session.add(AuditFlag(bot_a=ids[min(a, b)], bot_b=ids[max(a, b)], scope="variant classic",  # type: ignore[arg-type]
@@ -132,11 +166,7 @@ def flag_pair(db: Path, a: str, b: str) -> None:
 
 @pytest.fixture(scope="session")
 def site(ladder: dict) -> Path:
-    out = ladder["folder"] / "site"
-    result = run_arena(ladder["db"], "site", "build", "--out", str(out))
-    index = Path(result.stdout.strip().splitlines()[-1])
-    assert index == out.resolve() / "index.html" and index.is_file()
-    return out
+    return Path(ladder["site"])
 
 
 def browser_missing() -> str | None:

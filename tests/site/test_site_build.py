@@ -19,6 +19,7 @@ from arena.site import ChartPoint, SiteError, build_site, public_replay, rating_
 from engine import classic_rules, new_game
 from engine.policies import random_action
 from engine.replay import Replay
+from site_batch import run_batch
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -170,8 +171,8 @@ def test_demo_ends_by_building_the_site(tmp_path: Path) -> None:
     with engine.begin() as conn:  # a user's bot that took a built-in bot's name before names were reserved
         conn.execute(sql_text("INSERT INTO bot (name, author, builtin, created_at) VALUES ('random', 'me', 0, '2024-01-01')"))
     engine.dispose()
-    result = subprocess.run([sys.executable, "-m", "arena", "--db", db, "-q",
-                             "demo", "--games", "4"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    result = subprocess.run([sys.executable, "-m", "arena", "--db", db, "-q",  # one game seats all 3 bosses
+                             "demo", "--games", "1"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "a submitted bot is named 'random'; the built-in random is not entered as a boss" in result.stderr
     last = result.stdout.strip().splitlines()[-1]
@@ -201,13 +202,14 @@ def test_solo_deals_stay_unpublished_until_the_season_is_closed(tmp_path: Path) 
     assert "greedy" in solo and not re.search(r"games/\d+\.html", solo)
     assert not any(f"games/{i}.html" in p.read_text() for p in out.rglob("*.html") for i in ids)
 
-    closed = arena("season", "close", "cave")
+    closed, again, nope = run_batch(tmp_path / "solo.sqlite", [  # one process for the three commands
+        (["-q", "season", "close", "cave"], None), (["-q", "season", "run", "--name", "cave", "--games", "3"], None),
+        (["-q", "season", "close", "nope"], None)], tmp_path)
     assert closed.returncode == 0 and "its deals are published" in closed.stdout
-    again = arena("season", "run", "--name", "cave", "--games", "3")
     assert again.returncode != 0 and "season 'cave' is closed" in again.stderr
     build_site(engine, out, "solo", workers=1)
     assert all((out / "games" / f"{i}.html").exists() for i in ids)
-    assert arena("season", "close", "nope").returncode == 2
+    assert nope.returncode == 2
 
 
 def test_a_replay_error_quotes_no_deck_seed() -> None:
