@@ -95,16 +95,17 @@ def make_account() -> None:
             return
         made = subprocess.run(["useradd", "--system", "--home-dir", str(HOME), "--shell", "/bin/sh", USER],
                               capture_output=True, text=True)
-        if made.returncode not in (0, 9):  # 9: it exists (made meanwhile); else e.g. /etc/passwd locked by that other useradd
+        if made.returncode not in (0, 9):  # 9: made meanwhile; else e.g. /etc/passwd locked by the other useradd
             time.sleep(0.5)
     assert subprocess.run(["id", USER], capture_output=True).returncode == 0, made and made.stderr
 
 
 def imports_from(src: Path) -> bool:
     """Whether the account's environment finds this checkout's packages in the copy ``src``."""
-    found = as_user("python", "-c", "import importlib.util as u; "
-                    "print(*(u.find_spec(n).origin for n in ('arena', 'engine', 'sandbox')), sep='\\n')", cwd=WORK)
-    return found.returncode == 0 and found.stdout.split() == [str(src / n / "__init__.py") for n in ("arena", "engine", "sandbox")]
+    packages = ("arena", "engine", "sandbox")
+    found = as_user("python", "-c", f"import importlib.util as u; print(*(u.find_spec(n).origin for n in {packages!r}))",
+                    cwd=WORK)
+    return found.returncode == 0 and found.stdout.split() == [str(src / n / "__init__.py") for n in packages]
 
 
 def test_an_ordinary_user_gets_the_strong_tier_in_user_namespaces(account: Path) -> None:
