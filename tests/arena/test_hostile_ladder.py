@@ -1,8 +1,9 @@
-"""Hostile bots that got onto the ladder and misbehave later, each through a real season (the
-`arena` command, a pool of 2 workers, the strong sandbox). Whatever they do: the season finishes,
-every game is rated (none void: no bot can turn its loss into a void), the misbehaving bot ranks
-below every well-behaved seat in each game it spoiled, the database rerates to itself, and no bot
-process is left running. The bots are in tests/sandbox/hostile/.
+"""Hostile bots that got onto the ladder and misbehave later, all in one real season (the `arena`
+command, a pool of 2 workers, the strong sandbox) whose tables the test chose: each hostile bot sits
+with bosses, and some with a second hostile bot or a partner, at every game of its table. Whatever they
+do: the season finishes, every game is rated (none void: no bot can turn its loss into a void), each
+misbehaving bot ranks below every well-behaved seat in each game it spoiled, the database rerates to
+itself, and no bot process is left running. The bots are in tests/sandbox/hostile/.
 """
 from __future__ import annotations
 
@@ -11,14 +12,18 @@ import os
 import re
 import sqlite3
 import time
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from arena_helpers import db_url, fix_seed_key, run_arena
 from sqlmodel import Session
 
-from arena.db import make_engine
-from arena.submit import register
+from arena.db import make_engine, stored_id
+from arena.planning import Planner, SeasonSettings, get_or_create_season
+from arena.rankings import load_book
+from arena.submit import register, register_bosses
 from engine import ClassicGame, classic_rules
 from sandbox import Tier, close_fork_servers, detect_tier
 from sandbox.isolation import SLOT_UIDS
@@ -60,20 +65,120 @@ def bot_processes() -> set[tuple[int, int]]:
     return found
 
 
-def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "random,greedy,trader",
-                   extra: tuple[str, ...] = (), partner: str | None = None) -> dict:
-    """Enter ``source`` as bot 'hostile' (as if it had passed `arena submit`), run a season with the
-    bosses, and check what every hostile season must show. Returns the seats of every game."""
-    db = tmp_path / "ladder.sqlite"
-    before = bot_processes()  # an earlier test's are not this one's
+@dataclass(frozen=True)
+class Ladder:
+    """What the shared season left: each game's seats (bot name -> (status, rank)), the length of each
+    game's replay, the season's summary line, and the bot processes that ran before it."""
+
+    seats: dict[int, dict[str, tuple[str, int]]]
+    replay_bytes: dict[int, int]
+    line: str
+    before: set[tuple[int, int]]
+
+    def games_of(self, name: str) -> dict[int, dict[str, tuple[str, int]]]:
+        return {match: seats for match, seats in self.seats.items() if name in seats}
+
+    def statuses(self, name: str) -> list[str]:
+        return [seats[name][0] for seats in self.games_of(name).values()]
+
+    def failures_reported(self) -> list[str]:
+        """The items of 'bot failures this run: ...', one per bot: ``name N (status N, ...)``."""
+        return re.findall(r"[\w.-]+ \d+ \([^)]*\)", self.line.partition("bot failures this run: ")[2])
+
+
+SEASON = "hostile"
+BOSSES = ("random", "greedy", "trader")
+SHAPES = {"deep-in-action": "protocol", "deep-object": "protocol", "wide": "illegal", "bignum": "illegal",
+          "bad-utf8": "protocol", "nan": "protocol", "wrong-types": "protocol"}
+
+
+def ladder_bots() -> dict[str, tuple[str, str]]:
+    """name -> (source, author) of every submitted bot of the shared season; each has an author of its own,
+    as if it had passed `arena submit` (a partner is another author's bot, as colluders would enter it)."""
+    sources = {f"deep-{target}": hostile_source("deep_json", TARGET=target, SHAPE="deep")
+               for target in ("hello",) + DECISION_KINDS}
+    sources |= {f"shape-{shape}": hostile_source("deep_json", TARGET="plant_first", SHAPE=shape) for shape in SHAPES}
+    sources |= {
+        "when-behind": hostile_source("deep_json", TARGET="when-behind"),
+        "flood-legal": hostile_source("offer_flood", MODE="legal"),
+        "flood-huge": hostile_source("offer_flood", MODE="huge"),
+        "seed-searcher": (HOSTILE / "seed_searcher.py").read_text(),
+        "early-spin": hostile_source("early_reply", SPIN_S=0.2),
+        "futex-wait": hostile_source("early_reply", ROLE="wait", WAIT_S=0.05),
+        "futex-wake": hostile_source("early_reply", ROLE="wake"),
+        "proc-mem": (HOSTILE / "proc_mem.py").read_text(),
+        "tamper": (HOSTILE / "fork_server_tamper.py").read_text(),
+        "memoriser": (HOSTILE / "memoriser.py").read_text(),
+        "covert-receive": hostile_source("covert_channel", ROLE="receive"),
+        "covert-send": hostile_source("covert_channel", ROLE="send"),
+    }
+    return {name: (source, f"mallory-{name}") for name, source in sources.items()}
+
+
+#: The shared season's tables, each played once per seat rotation (a table of n seats: n games, every bot
+#: in every seat). Two hostile bots share a table where neither's fault can hide the other's: a seat that
+#: forfeits is played by the default policy, and the bosses stay at every table.
+TABLES: tuple[tuple[str, ...], ...] = (
+    ("deep-hello", "deep-plant_first", *BOSSES),
+    ("deep-plant_second", "deep-trade_offer", *BOSSES),
+    ("deep-trade_respond", "deep-trade_confirm", *BOSSES),
+    ("deep-plant_traded", "when-behind", *BOSSES),
+    ("shape-deep-in-action", "shape-deep-object", "shape-wide", "greedy", "trader"),
+    ("shape-bignum", "shape-bad-utf8", "shape-nan", "random", "trader"),
+    ("shape-wrong-types", "flood-huge", "early-spin", "random", "greedy"),
+    ("memoriser", "proc-mem", *BOSSES),
+    ("memoriser", "tamper", *BOSSES),
+    ("flood-legal", "seed-searcher", *BOSSES),
+    ("futex-wait", "futex-wake", "random", "greedy"),
+    ("covert-receive", "covert-send", "random", "greedy"),
+)
+
+
+def planned_games(name: str) -> int:
+    return sum(len(table) for table in TABLES if name in table)
+
+
+class ChosenTables:
+    """Stands in for the matchmaker while the test plans the season: the next of the chosen tables
+    (version ids in seat order). Which bots meet is not what these tests check; that every hostile bot
+    meets the bosses at a known number of games is what they need."""
+
+    def __init__(self, tables: list[list[int]]) -> None:
+        self.tables = tables
+
+    def size(self, min_players: int, max_players: int, available: int) -> int:
+        return len(self.tables[0])
+
+    def table(self, candidates: object, size: int, apart_pairs: object = frozenset()) -> list[int]:
+        return self.tables.pop(0)
+
+
+@pytest.fixture(scope="module")
+def ladder(tmp_path_factory: pytest.TempPathFactory) -> Ladder:
+    """Every hostile bot of ``ladder_bots`` entered on one ladder, its tables planned (``TABLES``, a fixed
+    seed key and season seed 1: the same deals every run), then played by a real `arena season run` (it
+    resumes the planned season). Checks what every hostile season must show: it finishes, every game is
+    rated (none void: no bot can turn its loss into a void), every boss's seat is ok and every seat that
+    failed ranks below every seat that did not, the run's summary line counts each bot's failures, the
+    database rerates to itself, and no bot process is left running."""
+    db = tmp_path_factory.mktemp("hostile-ladder") / "ladder.sqlite"
+    # A fixed key: the seed searcher matches its hand and first turned-up cards against thousands of deals, and
+    # on a fresh key now and then a wrong deal matches those seven cards by chance (CI saw it once)
+    fix_seed_key(db)
+    before = bot_processes()  # an earlier test's are not this season's
+    games = sum(len(table) for table in TABLES)
     engine = make_engine(db_url(db))
     with Session(engine) as session:
-        register(session, "hostile", source, "mallory", variants=("classic",))
-        if partner is not None:  # a colluding bot, entered under another author's name
-            register(session, "partner", partner, "trudy", variants=("classic",))
+        ids = {entered.bot.name: stored_id(entered.version) for entered in register_bosses(session, BOSSES)}
+        for name, (source, author) in ladder_bots().items():
+            ids[name] = stored_id(register(session, name, source, author, variants=("classic",)).version)
+        season = get_or_create_season(session, SeasonSettings(SEASON, games=games, min_players=4, max_players=5, seed=1))
+        planner = Planner(session, season, load_book(session, "classic"))
+        planner.matchmaker = ChosenTables([[ids[name] for name in table] for table in TABLES])  # type: ignore[assignment]
+        while planner.remaining():
+            planner.plan()
     engine.dispose()
-    result = run_arena("season", "run", "--name", "hostile", "--games", str(games), "--workers", "2",
-                       "--players", "4", "--bosses", bosses, *extra, db=db, timeout=900)  # 4 seats: every bot at every table
+    result = run_arena("season", "run", "--name", SEASON, "--workers", "2", db=db, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
     with sqlite3.connect(db) as con:
@@ -83,15 +188,23 @@ def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "r
             "JOIN match ON matchseat.match_id = match.id JOIN botversion ON matchseat.version_id = botversion.id "
             "JOIN bot ON botversion.bot_id = bot.id").fetchall()
     assert len(statuses) == games and set(statuses) == {"done"}, statuses  # every game rated, none void
-    games_seen: dict[int, dict[str, tuple[str, int]]] = {}
-    for match_id, name, status, rank, _ in rows:
-        games_seen.setdefault(match_id, {})[name] = (status, rank)
-    for match_id, seats in games_seen.items():
-        status, rank = seats["hostile"]
-        if status != "ok":
-            others = [r for n, (s, r) in seats.items() if n != "hostile" and s == "ok"]
-            assert all(rank > r for r in others), (match_id, seats)  # it spoiled only its own game
-        assert all(s == "ok" for n, (s, _) in seats.items() if n != "hostile"), (match_id, seats)
+    seats: dict[int, dict[str, tuple[str, int]]] = {}
+    replay_bytes: dict[int, int] = {}
+    for match_id, name, status, rank, size in rows:
+        seats.setdefault(match_id, {})[name] = (status, rank)
+        replay_bytes[match_id] = size
+    failures: dict[str, Counter[str]] = {}
+    for match_id, game in seats.items():
+        assert all(game[boss][0] == "ok" for boss in BOSSES if boss in game), (match_id, game)
+        ok_ranks = [rank for status, rank in game.values() if status == "ok"]
+        for name, (status, rank) in game.items():
+            if status != "ok":
+                assert all(rank > r for r in ok_ranks), (match_id, name, game)  # it spoiled only its own game
+                failures.setdefault(name, Counter())[status] += 1
+    line = next(line for line in result.stdout.splitlines() if line.startswith(f"season {SEASON}:"))
+    summary = ", ".join(f"{name} {sum(c.values())} ({', '.join(f'{k} {v}' for k, v in c.most_common())})"
+                        for name, c in sorted(failures.items(), key=lambda kv: (-sum(kv[1].values()), kv[0])))
+    assert line == f"season {SEASON}: {games} games rated, 0 void; bot failures this run: {summary}"
     rerate = run_arena("leaderboard", "--rerate", db=db)
     assert rerate.returncode == 0 and "rerated classic: 0 ratings differed" in rerate.stderr, rerate.stderr
     close_fork_servers()  # this test process's own (idle) fork servers, from earlier tests, are not the season's
@@ -99,51 +212,105 @@ def hostile_season(tmp_path: Path, source: str, games: int = 6, bosses: str = "r
     while bot_processes() - before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert bot_processes() - before == set()
-    return {"seats": games_seen, "stdout": result.stdout, "replay_bytes": [r[4] for r in rows]}
+    return Ladder(seats, replay_bytes, line, before)
 
 
-def hostile_statuses(season: dict) -> list[str]:
-    return [seats["hostile"][0] for seats in season["seats"].values()]
+def hostile_statuses(ladder: Ladder, name: str) -> list[str]:
+    """``name``'s status in each of its games, after checking what each hostile bot must show: it played
+    every game planned for it, it ranks below every well-behaved seat in each game it spoiled, every boss
+    at its tables was ok, and none of the season's bot processes runs."""
+    games = ladder.games_of(name)
+    assert len(games) == planned_games(name), (name, games)
+    for match_id, seats in games.items():
+        status, rank = seats[name]
+        if status != "ok":
+            assert all(rank > r for n, (s, r) in seats.items() if n != name and s == "ok"), (match_id, seats)
+        assert all(s == "ok" for n, (s, _) in seats.items() if n in BOSSES), (match_id, seats)
+    assert bot_processes() - ladder.before == set()
+    return ladder.statuses(name)
 
 
 @pytest.mark.parametrize("target", ("hello",) + DECISION_KINDS)
-def test_deep_json_at_every_message_kind_is_the_bots_fault(tmp_path: Path, target: str) -> None:
-    season = hostile_season(tmp_path, hostile_source("deep_json", TARGET=target, SHAPE="deep"))
-    statuses = hostile_statuses(season)
+def test_deep_json_at_every_message_kind_is_the_bots_fault(ladder: Ladder, target: str) -> None:
+    name = f"deep-{target}"
+    statuses = hostile_statuses(ladder, name)
     assert set(statuses) <= {"ok", "protocol"}
     if target in ("hello", "plant_first"):  # asked in every game
         assert set(statuses) == {"protocol"}
     else:
         assert "protocol" in statuses, f"the hostile bot was never asked {target}"
     failures = statuses.count("protocol")
-    line = next(line for line in season["stdout"].splitlines() if line.startswith("season hostile:"))
-    assert line == f"season hostile: 6 games rated, 0 void; bot failures this run: hostile {failures} (protocol {failures})"
+    assert f"{name} {failures} (protocol {failures})" in ladder.failures_reported(), ladder.line
 
 
-@pytest.mark.parametrize("shape, status", [
-    ("deep-in-action", "protocol"), ("deep-object", "protocol"), ("wide", "illegal"), ("bignum", "illegal"),
-    ("bad-utf8", "protocol"), ("nan", "protocol"), ("wrong-types", "protocol"),
-])
-def test_malformed_replies_of_every_shape_are_the_bots_fault(tmp_path: Path, shape: str, status: str) -> None:
-    season = hostile_season(tmp_path, hostile_source("deep_json", TARGET="plant_first", SHAPE=shape))
-    assert set(hostile_statuses(season)) == {status}
+@pytest.mark.parametrize("shape, status", SHAPES.items())
+def test_malformed_replies_of_every_shape_are_the_bots_fault(ladder: Ladder, shape: str, status: str) -> None:
+    assert set(hostile_statuses(ladder, f"shape-{shape}")) == {status}
 
 
-def test_a_bot_that_spoils_only_when_losing_ranks_last_in_those_games(tmp_path: Path) -> None:
-    season = hostile_season(tmp_path, hostile_source("deep_json", TARGET="when-behind"), games=10)
-    statuses = hostile_statuses(season)
+def test_a_bot_that_spoils_only_when_losing_ranks_last_in_those_games(ladder: Ladder) -> None:
+    statuses = hostile_statuses(ladder, "when-behind")
     assert set(statuses) <= {"ok", "protocol"} and "protocol" in statuses
 
 
-def test_a_flood_of_legal_offers_stays_small(tmp_path: Path) -> None:
-    season = hostile_season(tmp_path, hostile_source("offer_flood", MODE="legal"))
-    assert set(hostile_statuses(season)) == {"ok"}
-    assert max(season["replay_bytes"]) < 1_000_000  # was 190 MB for one game before C-6.9
+def test_a_flood_of_legal_offers_stays_small(ladder: Ladder) -> None:
+    assert set(hostile_statuses(ladder, "flood-legal")) == {"ok"}
+    sizes = [ladder.replay_bytes[match] for match in ladder.games_of("flood-legal")]
+    assert max(sizes) < 1_000_000  # was 190 MB for one game before C-6.9
 
 
-def test_an_offer_wanting_more_than_exists_is_illegal(tmp_path: Path) -> None:
-    season = hostile_season(tmp_path, hostile_source("offer_flood", MODE="huge"))
-    assert set(hostile_statuses(season)) == {"illegal"}
+def test_an_offer_wanting_more_than_exists_is_illegal(ladder: Ladder) -> None:
+    assert set(hostile_statuses(ladder, "flood-huge")) == {"illegal"}
+
+
+def test_a_seed_searcher_learns_nothing_from_a_small_season_seed(ladder: Ladder) -> None:
+    assert set(hostile_statuses(ladder, "seed-searcher")) == {"ok"}  # "illegal" would mean it recovered a deal
+
+
+def test_a_bot_that_computes_after_its_reply_forfeits_without_slowing_the_table(ladder: Ladder) -> None:
+    """early_reply (ROLE "spin") writes its reply early and keeps computing: it is stopped before the next seat is
+    asked, and its late second line answers the wrong request, so it forfeits (protocol) every game."""
+    assert set(hostile_statuses(ladder, "early-spin")) == {"protocol"}
+
+
+def test_a_futex_on_a_shared_file_carries_nothing_at_a_real_table(ladder: Ladder) -> None:
+    """early_reply, ROLE "wait": the hostile bot waits on a futex of a shared file after writing its reply
+    itself; its partner (another author) wakes that futex at each of its decisions and plays
+    illegally if anyone was waiting. The waiter is stopped before any other seat is asked, so the
+    partner never finds it: every partner game is ok (the waiter's late line costs it its games)."""
+    statuses = hostile_statuses(ladder, "futex-wait")
+    assert all("futex-wake" in seats for seats in ladder.games_of("futex-wait").values())
+    assert hostile_statuses(ladder, "futex-wake") == ["ok"] * 4
+    assert set(statuses) == {"protocol"}
+
+
+def test_no_process_of_its_sandbox_is_in_reach_at_a_real_table(ladder: Ladder) -> None:
+    """proc_mem: at every decision the hostile bot opens the memory of any other process its /proc
+    shows (code planted there would run without a seccomp filter) and plays illegally if it could.
+    Every game is ok: it reaches nothing, with uid slots as in a user namespace."""
+    assert hostile_statuses(ladder, "proc-mem") == ["ok"] * 5
+
+
+def test_a_bot_leaves_nothing_for_the_next_game_at_a_real_table(ladder: Ladder) -> None:
+    """fork_server_tamper: at every decision the hostile bot tries to leave something in /dev, on the
+    host's device nodes or in its fork server's limits, reads machine-wide counters and grows pipes,
+    and plays illegally if anything worked or an earlier game left a trace. Every game is ok."""
+    assert hostile_statuses(ladder, "tamper") == ["ok"] * 5
+
+
+def test_a_memoriser_remembers_nothing_across_seat_rotations(ladder: Ladder) -> None:
+    """Two tables of 5 seats, seat-rotated deals: every deal is played 5 times in a row by the same bots,
+    then a second table deals again. The memoriser plays illegally in any game where it finds a memory of
+    an earlier one."""
+    assert hostile_statuses(ladder, "memoriser") == ["ok"] * 10
+
+
+def test_two_colluding_bots_find_no_channel_between_their_sandboxes(ladder: Ladder) -> None:
+    """Sender and receiver at every table (with two bosses): locks and watches on the files every
+    sandbox binds, IPC objects, files in /tmp and /dev/shm. The receiver must read nothing."""
+    assert set(hostile_statuses(ladder, "covert-receive")) == {"ok"}
+    assert all("covert-send" in seats for seats in ladder.games_of("covert-receive").values())
+    assert set(hostile_statuses(ladder, "covert-send")) == {"ok"}
 
 
 def test_a_bot_that_behaves_only_in_smoke_games_is_refused(tmp_path: Path) -> None:
@@ -187,14 +354,6 @@ def test_season_names_are_bounded_and_printable(tmp_path: Path) -> None:
     assert result.returncode == 2 and "control character" in result.stderr
 
 
-def test_a_seed_searcher_learns_nothing_from_a_small_season_seed(tmp_path: Path) -> None:
-    # A fixed key: the searcher matches its hand and first turned-up cards against thousands of deals, and
-    # on a fresh key now and then a wrong deal matches those seven cards by chance (CI saw it once)
-    fix_seed_key(tmp_path / "ladder.sqlite")
-    season = hostile_season(tmp_path, (HOSTILE / "seed_searcher.py").read_text(), extra=("--seed", "1"))
-    assert set(hostile_statuses(season)) == {"ok"}  # "illegal" would mean it recovered a deal
-
-
 @pytest.mark.parametrize("seed", ["0", "1", "7"])
 def test_a_seed_searcher_learns_nothing_from_a_small_play_seed(tmp_path: Path, seed: str) -> None:
     db = tmp_path / "ladder.sqlite"
@@ -206,54 +365,3 @@ def test_a_seed_searcher_learns_nothing_from_a_small_play_seed(tmp_path: Path, s
     # the chosen seed still reproduces the game on this database
     assert json.loads(again.stdout)["seats"] == [dict(s, time_ms=t["time_ms"]) for s, t in
                                                  zip(seats, json.loads(again.stdout)["seats"])]
-
-
-def test_a_bot_that_computes_after_its_reply_forfeits_without_slowing_the_table(tmp_path: Path) -> None:
-    """early_reply (ROLE "spin") writes its reply early and keeps computing: it is stopped before the next seat is
-    asked, and its late second line answers the wrong request, so it forfeits (protocol) every game."""
-    season = hostile_season(tmp_path, hostile_source("early_reply", SPIN_S=0.2))
-    assert set(hostile_statuses(season)) == {"protocol"}
-
-
-def test_a_futex_on_a_shared_file_carries_nothing_at_a_real_table(tmp_path: Path) -> None:
-    """early_reply, ROLE "wait": the hostile bot waits on a futex of a shared file after writing its reply
-    itself; its partner (another author) wakes that futex at each of its decisions and plays
-    illegally if anyone was waiting. The waiter is stopped before any other seat is asked, so the
-    partner never finds it: every partner game is ok (the waiter's late line costs it its games)."""
-    source = hostile_source("early_reply", ROLE="wait", WAIT_S=0.05)
-    season = hostile_season(tmp_path, source, games=4, bosses="random,greedy",
-                            partner=hostile_source("early_reply", ROLE="wake"))
-    assert [seats["partner"][0] for seats in season["seats"].values()] == ["ok"] * 4
-    assert set(hostile_statuses(season)) == {"protocol"}
-
-
-def test_no_process_of_its_sandbox_is_in_reach_at_a_real_table(tmp_path: Path) -> None:
-    """proc_mem: at every decision the hostile bot opens the memory of any other process its /proc
-    shows (code planted there would run without a seccomp filter) and plays illegally if it could.
-    Every game is ok: it reaches nothing, with uid slots as in a user namespace."""
-    season = hostile_season(tmp_path, (HOSTILE / "proc_mem.py").read_text(), games=4)
-    assert hostile_statuses(season) == ["ok"] * 4
-
-
-def test_a_bot_leaves_nothing_for_the_next_game_at_a_real_table(tmp_path: Path) -> None:
-    """fork_server_tamper: at every decision the hostile bot tries to leave something in /dev, on the
-    host's device nodes or in its fork server's limits, reads machine-wide counters and grows pipes,
-    and plays illegally if anything worked or an earlier game left a trace. Every game is ok."""
-    season = hostile_season(tmp_path, (HOSTILE / "fork_server_tamper.py").read_text(), games=6)
-    assert hostile_statuses(season) == ["ok"] * 6
-
-
-def test_a_memoriser_remembers_nothing_across_seat_rotations(tmp_path: Path) -> None:
-    """4 seats, seat-rotated deals: every deal is played 4 times in a row by the same bots. The
-    memoriser plays illegally in any game where it finds a memory of an earlier one."""
-    season = hostile_season(tmp_path, (HOSTILE / "memoriser.py").read_text(), games=8)
-    assert hostile_statuses(season) == ["ok"] * 8
-
-
-def test_two_colluding_bots_find_no_channel_between_their_sandboxes(tmp_path: Path) -> None:
-    """Sender and receiver at every table (with two bosses): locks and watches on the files every
-    sandbox binds, IPC objects, files in /tmp and /dev/shm. The receiver must read nothing."""
-    season = hostile_season(tmp_path, hostile_source("covert_channel", ROLE="receive"), bosses="random,greedy",
-                            partner=hostile_source("covert_channel", ROLE="send"))
-    assert set(hostile_statuses(season)) == {"ok"}
-    assert all("partner" in seats for seats in season["seats"].values())

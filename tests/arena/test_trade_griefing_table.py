@@ -63,7 +63,9 @@ def play(mode: str, seed: int, limits: Limits) -> GameRecord:
             player.close()
 
 
-@pytest.mark.parametrize("fork_server,seeds", [(True, (5, 6)), (False, (7,))], ids=["forked", "cold"])
+# one deal per tier: the bots play deterministically (fixed deal and bot seeds), so each deal's counts are
+# the same every run; many deals are compared in process by tests/engine/test_trade_griefing.py
+@pytest.mark.parametrize("fork_server,seeds", [(True, (5,)), (False, (7,))], ids=["forked", "cold"])
 def test_an_honest_slow_bot_finishes_every_griefed_game_within_the_stated_factor(fork_server, seeds):
     limits = Limits(**{**LIMITS.__dict__, "fork_server": fork_server})
     try:

@@ -12,6 +12,7 @@ import os
 import pwd
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -61,8 +62,7 @@ def account() -> Path:
     """The account, a copy of this checkout in its home, and its environment; returns the copy."""
     if os.geteuid() != 0 or shutil.which("runuser") is None:
         pytest.skip("making an unprivileged account needs root (CI runs the suite as root)")
-    if subprocess.run(["id", USER], capture_output=True).returncode != 0:
-        subprocess.run(["useradd", "--system", "--home-dir", str(HOME), "--shell", "/bin/sh", USER], check=True)
+    make_account()
     HOME.mkdir(mode=0o755, exist_ok=True)
     shutil.chown(HOME, USER, USER)
     WORK.mkdir(mode=0o755, exist_ok=True)
@@ -71,16 +71,41 @@ def account() -> Path:
     assert user.pw_uid != 0 and user.pw_gid != 0
     src = WORK / "src"
     _copy_checkout(src)
-    stamp = hashlib.sha256((PROJECT / "pyproject.toml").read_bytes()).hexdigest()
+    # the editable install maps the packages' names to the copy's folders, always this path (WORK is
+    # fixed per checkout): a fresh copy needs no new install until pyproject.toml changes
+    stamp = hashlib.sha256((PROJECT / "pyproject.toml").read_bytes() + str(src).encode()).hexdigest()
     venv = WORK / "venv"
-    if not venv_is_current(venv, stamp):
+    if not (venv_is_current(venv, stamp) and imports_from(src)):
+        (WORK / "venv.stamp").unlink(missing_ok=True)  # written again only once the install succeeded
         shutil.rmtree(venv, ignore_errors=True)
         made = as_user("/usr/bin/python3", "-m", "venv", str(venv), cwd=WORK)
         assert made.returncode == 0, made.stderr
+        installed = as_user(str(venv / "bin" / "pip"), "install", "-q", "-e", f"{src}[test]", cwd=src)
+        assert installed.returncode == 0, installed.stderr[-2000:]
+        assert imports_from(src)
         (WORK / "venv.stamp").write_text(stamp)
-    installed = as_user(str(venv / "bin" / "pip"), "install", "-q", "-e", f"{src}[test]", cwd=src)
-    assert installed.returncode == 0, installed.stderr[-2000:]
     return src
+
+
+def make_account() -> None:
+    """The unprivileged account, made unless it exists; another clone's suite may be making it at the same moment."""
+    made = None
+    for _ in range(10):
+        if subprocess.run(["id", USER], capture_output=True).returncode == 0:
+            return
+        made = subprocess.run(["useradd", "--system", "--home-dir", str(HOME), "--shell", "/bin/sh", USER],
+                              capture_output=True, text=True)
+        if made.returncode not in (0, 9):  # 9: made meanwhile; else e.g. /etc/passwd locked by the other useradd
+            time.sleep(0.5)
+    assert subprocess.run(["id", USER], capture_output=True).returncode == 0, made and made.stderr
+
+
+def imports_from(src: Path) -> bool:
+    """Whether the account's environment finds this checkout's packages in the copy ``src``."""
+    packages = ("arena", "engine", "sandbox")
+    found = as_user("python", "-c", f"import importlib.util as u; print(*(u.find_spec(n).origin for n in {packages!r}))",
+                    cwd=WORK)
+    return found.returncode == 0 and found.stdout.split() == [str(src / n / "__init__.py") for n in packages]
 
 
 def test_an_ordinary_user_gets_the_strong_tier_in_user_namespaces(account: Path) -> None:
