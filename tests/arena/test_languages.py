@@ -23,6 +23,20 @@ pytestmark = pytest.mark.skipif(detect_tier() is not Tier.STRONG and os.environ.
                                 reason="the strong tier (bubblewrap) is needed to run submitted bots")
 
 
+def test_the_example_bots_play_the_same_game_in_every_language() -> None:
+    """The three example bots take the first legal option the same way: from the same seed, the same game."""
+    results = []
+    for bot in ("first_option_bot.js", "first_option_bot.c", "first_option_bot.pl"):
+        spec = [f"exec:perl {EXAMPLES / bot}", "--unsafe"] if bot.endswith(".pl") else [str(EXAMPLES / bot)]
+        played = run_arena("play", *spec, "greedy", "random", "--seed", "11", "--json")
+        assert played.returncode == 0, played.stderr
+        seats = json.loads(played.stdout)["seats"]
+        assert [s["status"] for s in seats] == ["ok"] * 3, seats
+        assert seats[0]["decisions"] > 30
+        results.append([(s["coins"], s["rank"]) for s in seats])
+    assert results[0] == results[1] == results[2]
+
+
 def test_javascript_and_c_bots_are_submitted_and_play_a_season(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
     for bot in ("first_option_bot.js", "first_option_bot.c"):
@@ -71,36 +85,16 @@ def test_a_language_whose_runtime_is_missing_is_refused_in_one_line(tmp_path: Pa
         "which is not installed"]
 
 
-def talker(tmp_path: Path) -> Path:
-    """The JavaScript example bot, which also writes its seat to stderr: the same moves, something to show."""
+def test_an_author_sees_their_bots_stderr_after_a_game_that_went_fine(tmp_path: Path) -> None:
+    """`arena play --stderr`: a bot's own debugging output, failed or not (before, only failures showed it)."""
     bot = tmp_path / "talker.js"
     bot.write_text((EXAMPLES / "first_option_bot.js").read_text().replace(
         "if (message.type === 'hello') {", "if (message.type === 'hello') {\n    console.error('seat ' + message.seat + ' of ' + message.players);"))
-    return bot
-
-
-def test_the_example_bots_play_the_same_game_in_every_language_and_show_their_stderr_when_asked(tmp_path: Path) -> None:
-    """The three example bots take the first legal option the same way: from the same seed, the same
-    game (the JavaScript one as the talker, whose stderr shows only with --stderr). `arena play
-    --stderr`: a bot's own debugging output, failed or not (before, only failures showed it)."""
-    results = []
-    for bot in ("talker.js", "first_option_bot.c", "first_option_bot.pl"):
-        spec = ([f"exec:perl {EXAMPLES / bot}", "--unsafe"] if bot.endswith(".pl")
-                else [str(talker(tmp_path))] if bot == "talker.js" else [str(EXAMPLES / bot)])
-        played = run_arena("play", *spec, "greedy", "random", "--seed", "11", "--json")
-        assert played.returncode == 0, played.stderr
-        seats = json.loads(played.stdout)["seats"]
-        assert [s["status"] for s in seats] == ["ok"] * 3, seats
-        assert seats[0]["decisions"] > 30
-        results.append([(s["coins"], s["rank"]) for s in seats])
-        if bot == "talker.js":
-            quiet = played
-    assert results[0] == results[1] == results[2]
-
-    played = run_arena("play", str(talker(tmp_path)), "greedy", "random", "--seed", "5", "--stderr")
+    played = run_arena("play", str(bot), "greedy", "random", "--seed", "5", "--stderr")
     assert played.returncode == 0, played.stderr
     assert "seat 0 (talker) stderr:\n  | seat 0 of 3\n" in played.stderr
     assert "seat 1 (greedy_bot) stderr: nothing" in played.stderr
+    quiet = run_arena("play", str(bot), "greedy", "random", "--seed", "5")
     assert "seat 0 of 3" not in quiet.stderr  # only when asked
 
 
