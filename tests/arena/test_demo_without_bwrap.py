@@ -26,7 +26,7 @@ def test_demo_runs_the_builtin_bots_in_the_plain_tier_when_bwrap_is_missing(tmp_
                                capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env)
     assert submitted.returncode == 0, submitted.stderr
 
-    result = subprocess.run([sys.executable, "-m", "arena", "--db", db, "-q", "demo", "--games", "6"],
+    result = subprocess.run([sys.executable, "-m", "arena", "--db", db, "-q", "demo", "--games", "2"],
                             capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     notes = [line for line in result.stderr.splitlines() if line.startswith("note: no strong sandbox here")]

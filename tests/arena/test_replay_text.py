@@ -1,6 +1,9 @@
 """Watching a game in the terminal: `arena replay FILE` (and `arena game show N`) with --turns, one
 sentence per event grouped by turn, and --step K, the public position after K actions; checked
-against the engine replaying the same game."""
+against the engine replaying the same game. One game per format is played by the real `arena play`
+(module fixture, fixed seed key) and shared by the tests that read it; the extra Princes deals are
+played in this process by the function `arena play --in-process` calls, and printed by the function
+`arena replay --turns` prints."""
 from __future__ import annotations
 
 import json
@@ -8,24 +11,50 @@ import re
 from pathlib import Path
 
 import pytest
-from arena_helpers import run_arena
+from arena_helpers import fix_seed_key, run_arena
 
+from arena.cli.trust import builtin_bot
+from arena.referee import InProcessPlayer, play_game
+from arena.replay_text import turns_text
 from engine import new_game, rules_for
 from engine.events import event_to_json
 from engine.replay import Replay
 
-
-def played(tmp_path: Path, variant: str, bots: list[str], seed: int) -> tuple[Path, Replay]:
-    path = tmp_path / f"{variant}.json"
-    result = run_arena("play", *bots, "--variant", variant, "--in-process", "--seed", str(seed), "--replay", str(path),
-                       db=tmp_path / "ladder.sqlite")
-    assert result.returncode == 0, result.stderr
-    return path, Replay.loads(path.read_text())
+#: the bots and the ``--seed`` of the one game per format played through the CLI
+GAMES = {"classic": (["random", "greedy", "trader"], 5), "duel": (["greedy", "trader"], 0), "solo": (["greedy"], 0)}
 
 
-def test_turns_give_one_line_per_event_and_a_block_per_turn(tmp_path: Path) -> None:
-    path, replay = played(tmp_path, "classic", ["random", "greedy", "trader"], 3)
-    shown = run_arena("replay", str(path), "--turns", db=tmp_path / "ladder.sqlite")
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("ladder") / "ladder.sqlite"
+    fix_seed_key(db)
+    return db
+
+
+@pytest.fixture(scope="module")
+def games(db: Path) -> dict[str, tuple[Path, Replay]]:
+    """variant -> (replay file, replay) of a game played by `arena play --in-process --replay`."""
+    folder = db.parent
+    found = {}
+    for variant, (bots, seed) in GAMES.items():
+        path = folder / f"{variant}.json"
+        result = run_arena("play", *bots, "--variant", variant, "--in-process", "--seed", str(seed),
+                           "--replay", str(path), db=db)
+        assert result.returncode == 0, result.stderr
+        found[variant] = path, Replay.loads(path.read_text())
+    return found
+
+
+def played_here(variant: str, bots: list[str], seed: int) -> Replay:
+    """A game of trusted bots played in this process, as `arena play --in-process` plays it."""
+    players = [InProcessPlayer(builtin_bot(bot) or bot) for bot in bots]
+    record = play_game(rules_for(variant), seed, players, bot_seeds=list(range(len(bots))))
+    return Replay.loads(record.replay_text)
+
+
+def test_turns_give_one_line_per_event_and_a_block_per_turn(games: dict[str, tuple[Path, Replay]], db: Path) -> None:
+    path, replay = games["classic"]
+    shown = run_arena("replay", str(path), "--turns", db=db)
     assert shown.returncode == 0, shown.stderr
     head, *body = shown.stdout.rstrip("\n").split("\n")
     assert head.startswith(f"classic-v3  {len(replay.actions)} actions  random_bot")
@@ -39,14 +68,22 @@ def test_turns_give_one_line_per_event_and_a_block_per_turn(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("variant, bots", [("duel", ["greedy", "trader"]), ("solo", ["greedy"])])
-def test_every_event_of_a_princes_game_reads_as_a_sentence(tmp_path: Path, variant: str, bots: list[str]) -> None:
-    """Several seeds, so that task claims, tributes, reshuffles and the end all come up; each event one line."""
+def test_every_event_of_a_princes_game_reads_as_a_sentence(games: dict[str, tuple[Path, Replay]], db: Path,
+                                                         variant: str, bots: list[str]) -> None:
+    """Several deals, so that task claims, tributes, reshuffles and the end all come up; each event one
+    line. The first is the CLI's game and `arena replay --turns`; the others are printed by its function."""
+    assert bots == GAMES[variant][0]
     kinds: set[str] = set()
     for seed in range(4):
-        path, replay = played(tmp_path, variant, bots, seed)
-        shown = run_arena("replay", str(path), "--turns", db=tmp_path / "ladder.sqlite")
-        assert shown.returncode == 0, shown.stderr
-        lines = [line for line in shown.stdout.rstrip("\n").split("\n")[1:] if line]
+        if seed == 0:
+            path, replay = games[variant]
+            shown = run_arena("replay", str(path), "--turns", db=db)
+            assert shown.returncode == 0, shown.stderr
+            text = shown.stdout.rstrip("\n").split("\n", 1)[1]  # after the line of seats
+        else:
+            replay = played_here(variant, bots, seed)
+            text = turns_text(replay)
+        lines = [line for line in text.split("\n") if line]
         assert len(lines) == len(replay.events)
         for event, line in zip(replay.events, lines):
             kinds.add(type(event).__name__)
@@ -58,10 +95,11 @@ def test_every_event_of_a_princes_game_reads_as_a_sentence(tmp_path: Path, varia
 
 @pytest.mark.parametrize("variant, bots, step", [("classic", ["random", "greedy", "trader"], 40),
                                                  ("duel", ["greedy", "trader"], 25), ("solo", ["greedy"], 12)])
-def test_a_step_shows_the_engines_position_after_that_many_actions(tmp_path: Path, variant: str, bots: list[str],
-                                                                    step: int) -> None:
-    path, replay = played(tmp_path, variant, bots, 5)
-    shown = run_arena("replay", str(path), "--step", str(step), db=tmp_path / "ladder.sqlite")
+def test_a_step_shows_the_engines_position_after_that_many_actions(games: dict[str, tuple[Path, Replay]], db: Path,
+                                                                    variant: str, bots: list[str], step: int) -> None:
+    assert bots == GAMES[variant][0]
+    path, replay = games[variant]
+    shown = run_arena("replay", str(path), "--step", str(step), db=db)
     assert shown.returncode == 0, shown.stderr
     game = new_game(rules_for(replay.rules_id), len(replay.seats), replay.seed)
     for _, action in replay.actions[:step]:
@@ -75,9 +113,8 @@ def test_a_step_shows_the_engines_position_after_that_many_actions(tmp_path: Pat
         assert line in shown.stdout, (line, shown.stdout)
 
 
-def test_replay_mistakes_are_one_line(tmp_path: Path) -> None:
-    path, replay = played(tmp_path, "classic", ["random", "greedy", "trader"], 2)
-    db = tmp_path / "ladder.sqlite"
+def test_replay_mistakes_are_one_line(games: dict[str, tuple[Path, Replay]], db: Path, tmp_path: Path) -> None:
+    path, replay = games["classic"]
     beyond = run_arena("replay", str(path), "--step", str(len(replay.actions) + 1), db=db)
     assert beyond.returncode == 2
     assert beyond.stderr.strip() == f"Error: step {len(replay.actions) + 1} is not in this game: it has steps 0 to {len(replay.actions)}"

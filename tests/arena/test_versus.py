@@ -1,9 +1,8 @@
 """`arena test NEW --against OLD`: the sequential test's arithmetic, the pairing of deals, and the
 command end to end with real sandboxed bots (a clearly stronger bot reaches H1; a bot against its
-own copy never does)."""
+own copy never does: tests/arena/test_versus_stored.py)."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,9 +13,6 @@ from arena.sprt import Hypotheses, Pentanomial, deal_score, elo_of_score, score_
 from arena.match import SeatEntry
 from arena.versus import NEW, OLD, duel_scores, pair_task
 from sandbox import Limits, Tier
-
-BOTS = Path(__file__).resolve().parents[2] / "bots"
-
 
 def test_the_log_likelihood_ratio_moves_with_the_evidence() -> None:
     h = Hypotheses(0, 50, 0.05, 0.05)
@@ -69,21 +65,6 @@ def test_a_duel_pair_is_one_deal_with_the_seats_swapped() -> None:
 
 
 @pytest.mark.slow
-def test_a_stronger_bot_reaches_h1_and_a_copy_never_does(tmp_path: Path) -> None:
-    db = tmp_path / "ladder.sqlite"
-    better = run_arena("-q", "test", "trader", "--against", "random", "--field", "random,greedy", "--elo1", "50",
-                       "--max-pairs", "60", db=db)
-    assert better.returncode == 0, better.stdout + better.stderr
-    assert better.stdout.startswith("H1: trader_bot is better than random_bot (pairs ")
-    copy = tmp_path / "greedy_copy.py"
-    shutil.copy(BOTS / "greedy_bot.py", copy)
-    same = run_arena("-q", "test", str(copy), "--against", "greedy", "--field", "random,trader", "--elo1", "50",
-                     "--max-pairs", "12", db=db)
-    assert same.returncode in (3, 4), same.stdout + same.stderr  # H0 or undecided, never H1
-    assert same.stdout.startswith(("H0: greedy_copy is not better than greedy_bot", "inconclusive after 12 pairs"))
-
-
-@pytest.mark.slow
 def test_bad_test_arguments_are_one_line(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
     reversed_h = run_arena("test", "trader", "--against", "random", "--elo0", "5", "--elo1", "0", db=db)
@@ -95,7 +76,9 @@ def test_bad_test_arguments_are_one_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_test_plays_on_a_dask_cluster_as_a_season_does(tmp_path: Path) -> None:
+def test_a_stronger_bot_reaches_h1_on_a_dask_cluster_as_a_season_does(tmp_path: Path) -> None:
+    """One test played end to end, on dask (the local executor plays the tests of test_versus_stored.py,
+    where a copy of a bot never reaches H1)."""
     db = tmp_path / "ladder.sqlite"
     better = run_arena("-q", "test", "trader", "--against", "random", "--field", "random,greedy", "--elo1", "50",
                        "--max-pairs", "60", "--executor", "dask-local", "--workers", "2", db=db)

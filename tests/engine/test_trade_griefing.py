@@ -29,8 +29,20 @@ def griefer_file(tmp_path: Path, mode: str) -> Path:
     return path
 
 
+#: (rules id, mode, honest bot, players, seed) -> the game's record
+PLAYED: dict[tuple[str, str, str, int, int], GameRecord] = {}
+
+
 def play(rules: Rules, tmp_path: Path, mode: str, honest: str, players: int, seed: int) -> GameRecord:
-    """One game with the griefer (or its twin) at seat 0."""
+    """One game with the griefer (or its twin) at seat 0; the same game is played once a module (the
+    bots are seeded, so it is the same record) and shared by the tests that read it."""
+    key = (rules.id, mode, honest, players, seed)
+    if key not in PLAYED:
+        PLAYED[key] = play_once(rules, tmp_path, mode, honest, players, seed)
+    return PLAYED[key]
+
+
+def play_once(rules: Rules, tmp_path: Path, mode: str, honest: str, players: int, seed: int) -> GameRecord:
     seats = [InProcessPlayer(griefer_file(tmp_path, mode), "griefer")]
     seats += [InProcessPlayer(ROOT / "bots" / f"{honest}_bot.py", f"{honest}{k}") for k in range(1, players)]
     record = play_game(rules, seed, seats, Limits(decision_ms=50.0), bot_seeds=list(range(players)))
