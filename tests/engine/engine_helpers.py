@@ -108,7 +108,10 @@ def buy_or_harvest(game: Game, rng: random.Random, harvest_rate: float, **random
 def hidden_permuted(game: G, seat: int, rng: random.Random) -> G:
     """A copy in which what ``seat`` may not know is changed: the deck's order and the other hands
     (their cards redistributed among the deck and those hands, sizes kept)."""
-    other = copy.deepcopy(game, {id(game.events): [], id(game.history): [], id(game.rules): game.rules})
+    # the copy's own generator is a new one: copying the old one's state was most of the copy's cost,
+    # and the deck it would shuffle is permuted here anyway
+    other = copy.deepcopy(game, {id(game.events): [], id(game.history): [], id(game.rules): game.rules,
+                                 id(game._rng): random.Random(0)})
     others = [p for p in range(len(game.seats)) if p != seat]
     pool = list(other.deck) + [b for p in others for b in other.seats[p].hand]
     rng.shuffle(pool)
