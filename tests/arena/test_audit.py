@@ -25,8 +25,9 @@ if os.environ.get("CI") == "true" and not STRONG:
 pytestmark = pytest.mark.skipif(not STRONG, reason="strong tier (bubblewrap + seccomp, root) unavailable")
 
 # Season lengths: with the fixed seed key every verdict below holds with a wide margin at these lengths
-# (a feeder's t is near 3 times its threshold after 24 games, a kingmaker gives 6 times what others do);
-# the honest season stays the longest, as more games would show a bias between honest bots more clearly.
+# (measured: a feeder's t 11.2 against a threshold of 4.1 after 24 games; a kingmaker gives 6.5 times what
+# the others do; a part-time feeder's big games at z 4.0 after 30, every other direction's at 0); the
+# honest season stays the longest, as more games would show a bias between honest bots more clearly.
 SEASON_GAMES = "40"
 COLLUDED_GAMES, KINGMAKER_GAMES, PART_TIME_GAMES = "24", "24", "30"
 FEEDER, PARTNER = "sunflower", "marigold"  # names that say nothing of what the bots do
