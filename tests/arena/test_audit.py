@@ -24,7 +24,12 @@ if os.environ.get("CI") == "true" and not STRONG:
     raise RuntimeError("CI without the strong sandbox tier: the audit's hostile seasons must run there")
 pytestmark = pytest.mark.skipif(not STRONG, reason="strong tier (bubblewrap + seccomp, root) unavailable")
 
+# Season lengths: with the fixed seed key every verdict below holds with a wide margin at these lengths
+# (measured: a feeder's t 11.2 against a threshold of 4.1 after 24 games; a kingmaker gives 6.5 times what
+# the others do; a part-time feeder's big games at z 4.0 after 30, every other direction's at 0); the
+# honest season stays the longest, as more games would show a bias between honest bots more clearly.
 SEASON_GAMES = "40"
+COLLUDED_GAMES, KINGMAKER_GAMES, PART_TIME_GAMES = "24", "24", "30"
 FEEDER, PARTNER = "sunflower", "marigold"  # names that say nothing of what the bots do
 
 
@@ -84,7 +89,7 @@ def colluded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     before the audit at the season's end stored anything; and that season's standard error."""
     db = ladder(tmp_path_factory.mktemp("colluded"), {FEEDER: ("Ann", colluder_source("feeder")),
                                                      PARTNER: ("Bob", colluder_source("partner"))})
-    stderr = season(db, "spring")
+    stderr = season(db, "spring", COLLUDED_GAMES)
     engine = make_engine(f"sqlite:///{db}")
     with Session(engine) as session:  # as if the season had ended before its audit: each test audits itself
         for flag in session.exec(select(AuditFlag)).all():
@@ -94,21 +99,28 @@ def colluded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return db, stderr
 
 
-def copy_of(colluded: tuple[Path, str], tmp_path: Path) -> Path:
-    db = tmp_path / "ladder.sqlite"
-    shutil.copy(colluded[0], db)
-    return db
+def copy_of(db: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "ladder.sqlite"
+    shutil.copy(db, copy)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def audited(colluded: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """A copy of the colluded ladder after one `arena audit --json` (it stored the flag), and that report."""
+    db = copy_of(colluded[0], tmp_path_factory.mktemp("audited"))
+    return db, audit_json(db)
 
 
 def test_the_audit_flags_a_colluding_pair_of_two_authors_and_nobody_else(colluded: tuple[Path, str],
+                                                                          audited: tuple[Path, dict],
                                                                           tmp_path: Path) -> None:
     assert f"audit: {PARTNER} and {FEEDER} are flagged" in colluded[1]  # the season's own audit, at its end
-    db = copy_of(colluded, tmp_path)
-    together = sum(1 for t in tables_of(db, "spring") if {FEEDER, PARTNER} <= t)
+    together = sum(1 for t in tables_of(colluded[0], "spring") if {FEEDER, PARTNER} <= t)
     assert together >= 15, f"the pair shared only {together} tables"
-    report = audit_json(db)
+    db, report = copy_of(audited[0], tmp_path), audited[1]  # the first audit of the season's games
     pairs = {tuple(p["bots"]): p for p in report["pairs"]}
-    assert report["games"] == int(SEASON_GAMES)
+    assert report["games"] == int(COLLUDED_GAMES)
     assert pairs[(PARTNER, FEEDER)]["flagged"] is True
     assert [b for b, p in pairs.items() if p["flagged"]] == [(PARTNER, FEEDER)]
     flow = pairs[(PARTNER, FEEDER)]["flow"][f"{FEEDER}->{PARTNER}"]
@@ -119,12 +131,11 @@ def test_the_audit_flags_a_colluding_pair_of_two_authors_and_nobody_else(collude
     assert text.returncode == 0 and "FLAGGED" in text.stdout and f"{PARTNER} / {FEEDER}" in text.stdout
 
 
-def test_a_flagged_pair_never_shares_a_table_until_it_is_cleared(colluded: tuple[Path, str], tmp_path: Path) -> None:
-    db = copy_of(colluded, tmp_path)
-    audit_json(db)
-    season(db, "summer", "24")
+def test_a_flagged_pair_never_shares_a_table_until_it_is_cleared(audited: tuple[Path, dict], tmp_path: Path) -> None:
+    db = copy_of(audited[0], tmp_path)
+    season(db, "summer", "12")
     summer = tables_of(db, "summer")
-    assert len(summer) == 24 and not [t for t in summer if {FEEDER, PARTNER} <= t]
+    assert len(summer) == 12 and not [t for t in summer if {FEEDER, PARTNER} <= t]
     listed = run_arena("audit", "list", db=db)
     assert listed.returncode == 0 and "standing" in listed.stdout
     cleared = run_arena("audit", "clear", FEEDER, PARTNER, db=db)
@@ -132,7 +143,7 @@ def test_a_flagged_pair_never_shares_a_table_until_it_is_cleared(colluded: tuple
     assert "cleared" in run_arena("audit", "list", db=db).stdout
     again = audit_json(db)  # the old games no longer count for this pair, and it shared none since
     assert not any(p["flagged"] for p in again["pairs"]) and again["newly_flagged"] == []
-    autumn = season(db, "autumn", "30")
+    autumn = season(db, "autumn", "15")
     assert [t for t in tables_of(db, "autumn") if {FEEDER, PARTNER} <= t], "a cleared pair is seated again"
     assert f"audit: {PARTNER} and {FEEDER} are flagged" in autumn  # and its new games flag it again
     assert run_arena("audit", "clear", FEEDER, PARTNER, db=db).returncode == 0
@@ -142,10 +153,9 @@ def test_a_flagged_pair_never_shares_a_table_until_it_is_cleared(colluded: tuple
     assert unknown.returncode != 0 and "no season 'winter'" in unknown.stderr and "Traceback" not in unknown.stderr
 
 
-def test_the_site_shows_flagged_pairs_on_their_page_and_on_both_bots_pages(colluded: tuple[Path, str],
+def test_the_site_shows_flagged_pairs_on_their_page_and_on_both_bots_pages(audited: tuple[Path, dict],
                                                                            tmp_path: Path) -> None:
-    db = copy_of(colluded, tmp_path)
-    audit_json(db)
+    db = copy_of(audited[0], tmp_path)
     out = tmp_path / "site"
     result = run_arena("site", "build", "--out", str(out), db=db)
     assert result.returncode == 0, result.stderr
@@ -159,7 +169,7 @@ def test_the_site_shows_flagged_pairs_on_their_page_and_on_both_bots_pages(collu
 
 def test_a_kingmaker_is_named_a_giver(tmp_path: Path) -> None:
     db = ladder(tmp_path, {"saint": ("Eve", colluder_source("kingmaker"))})
-    season(db, "gifts", "40")
+    season(db, "gifts", KINGMAKER_GAMES)
     report = audit_json(db)
     assert [g["bot"] for g in report["givers"]] == ["saint"]
     giver = report["givers"][0]
@@ -171,7 +181,7 @@ def test_a_feeder_that_feeds_in_a_third_of_its_games_stands_out_by_its_big_games
     """A part-time feeder keeps its mean under the margin; its big games set it apart from every other
     direction. (It is flagged in 12 of 30 seasons of 100 games: docs/benchmarks.md.)"""
     db = ladder(tmp_path, {FEEDER: ("Ann", colluder_source("sometimes")), PARTNER: ("Bob", colluder_source("partner"))})
-    season(db, "part-time")
+    season(db, "part-time", PART_TIME_GAMES)
     report = audit_json(db)
     directions = [(p, name, d) for p in report["pairs"] for name, d in p["flow"].items()]
     pair, _, fed = next(x for x in directions if x[1] == f"{FEEDER}->{PARTNER}")

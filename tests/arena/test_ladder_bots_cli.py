@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
+import pytest
 from arena_helpers import db_url, run_arena
 from sqlmodel import Session
 
@@ -14,9 +16,11 @@ from arena.submit import register
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
 
-def ladder(tmp_path: Path) -> Path:
-    """alpha (two versions: greedy, then greedy changed), beta (random), trader as a boss, 3 games."""
-    db = tmp_path / "ladder.sqlite"
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """alpha (two versions: greedy, then greedy changed), beta (random), trader as a boss, 3 games:
+    one real season for the module."""
+    db = tmp_path_factory.mktemp("played") / "ladder.sqlite"
     engine = make_engine(db_url(db))
     with Session(engine) as session:
         register(session, "alpha", (BOTS / "greedy_bot.py").read_text(), "ann")
@@ -28,8 +32,17 @@ def ladder(tmp_path: Path) -> Path:
     return db
 
 
-def test_bots_lists_every_format_best_first(tmp_path: Path) -> None:
-    db = ladder(tmp_path)
+@pytest.fixture
+def ladder(played: Path, tmp_path: Path) -> Path:
+    """A private copy of the played ladder (the file is shared by the module's tests)."""
+    db = tmp_path / "ladder.sqlite"
+    with sqlite3.connect(played) as source, sqlite3.connect(db) as target:
+        source.backup(target)
+    return db
+
+
+def test_bots_lists_every_format_best_first(ladder: Path) -> None:
+    db = ladder
     listed = run_arena("bots", db=db)
     assert listed.returncode == 0, listed.stderr
     header, *rows = listed.stdout.strip().splitlines()
@@ -42,8 +55,8 @@ def test_bots_lists_every_format_best_first(tmp_path: Path) -> None:
     assert alpha[4:6] == [f"{score['score']:.2f}", f"({score['games']})"] and alpha[6:] == ["-", "-"]  # no duel or solo games
 
 
-def test_play_takes_a_ladder_bot_by_name_or_version(tmp_path: Path) -> None:
-    db = ladder(tmp_path)
+def test_play_takes_a_ladder_bot_by_name_or_version(ladder: Path) -> None:
+    db = ladder
     game = run_arena("play", "alpha@1", "beta", "trader", "--json", db=db)
     assert game.returncode == 0, game.stderr
     seats = json.loads(game.stdout)["seats"]
@@ -59,8 +72,8 @@ def test_play_takes_a_ladder_bot_by_name_or_version(tmp_path: Path) -> None:
     assert in_process.stderr.strip() == "Error: bots of the ladder run in the sandbox only: drop --in-process"
 
 
-def test_a_retired_bot_leaves_the_boards_and_seasons_and_can_come_back(tmp_path: Path) -> None:
-    db = ladder(tmp_path)
+def test_a_retired_bot_leaves_the_boards_and_seasons_and_can_come_back(ladder: Path) -> None:
+    db = ladder
     retired = run_arena("bots", "retire", "beta", db=db)
     assert retired.returncode == 0 and retired.stdout.strip() == "beta retired (version 1 was current); its games stay on the site"
     again = run_arena("bots", "retire", "beta", db=db)
