@@ -115,6 +115,8 @@ class Context:
                 self._engine = make_engine(self.db_url)
             except DatabaseError as exc:
                 raise click.ClickException(str(exc)) from None
+            # closed with the command, not at exit: SQLite writes its log back into the file on the last close
+            click.get_current_context().call_on_close(self._engine.dispose)
         return self._engine
 
 

@@ -48,3 +48,29 @@ def test_an_escaping_exception_shows_its_traceback(tmp_path: Path, monkeypatch: 
     result = run_in_process(["--db", db_url(tmp_path / "l.sqlite"), "leaderboard"])
     assert result.returncode == 1
     assert "Traceback (most recent call last)" in result.stderr and "RuntimeError: a bug in the board" in result.stderr
+
+
+def test_a_command_leaves_its_writes_in_the_database_file(tmp_path: Path) -> None:
+    """The command closes its database when it ends, as a process that exits does: a plain copy of the
+    file then holds what it wrote (SQLite keeps a write in its log file until the last connection closes;
+    a copy without it once lost an audit's stored flag)."""
+    import shutil
+    import sqlite3
+
+    from arena.db import make_engine
+    from arena.submit import register
+    from sqlmodel import Session
+
+    db = tmp_path / "l.sqlite"
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        register(session, "mybot", (Path(__file__).parents[2] / "bots" / "greedy_bot.py").read_text(), "me",
+                 variants=("classic",))
+    engine.dispose()
+    assert run_arena("bots", "retire", "mybot", db=db).returncode == 0
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(db, copy)  # the file alone, without its -wal
+    with sqlite3.connect(copy) as con:
+        active = con.execute("SELECT botversion.active FROM botversion JOIN bot ON bot.id = botversion.bot_id "
+                             "WHERE bot.name = 'mybot'").fetchall()
+    assert active == [(0,)]
