@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import logging
 import math
@@ -48,6 +49,25 @@ def cpu_follows(tier: Tier) -> bool:
     if tier is Tier.PLAIN or isolation.confinement() is isolation.Confinement.USER_NAMESPACE:
         return True
     return _has_cap_sys_resource()
+
+
+_DIGESTS: dict[int, tuple[Mapping[str, str], str]] = {}  # id -> (the mapping, kept alive so its id is not reused; digest)
+
+
+def modules_digest(modules: Mapping[str, str]) -> str:
+    """What a fork server is chosen by: the bundle's modules by content. An ``id`` alone was reused by
+    a later bundle once the first was freed, which then got a server without its own modules."""
+    cached = _DIGESTS.get(id(modules))
+    if cached is not None and cached[0] is modules:
+        return cached[1]
+    digest = hashlib.sha256()
+    for name in sorted(modules):
+        digest.update(f"{len(name)}:{name}{len(modules[name])}:".encode())
+        digest.update(modules[name].encode())
+    if len(_DIGESTS) >= 64:
+        _DIGESTS.clear()
+    _DIGESTS[id(modules)] = (modules, digest.hexdigest())
+    return _DIGESTS[id(modules)][1]
 
 
 class BotProcess:
@@ -201,7 +221,7 @@ class BotProcess:
         """Strong tier from a fork server: a fresh child of a warmed template (sandbox/zygote.py)."""
         modules = boot.pop("modules")
         # a program's template imports nothing and binds its runtime: one for every program of that runtime
-        key = (id(self.bundle.modules) if self.language.is_python else binds, interp.executable)
+        key = (modules_digest(self.bundle.modules) if self.language.is_python else binds, interp.executable)
         pool = zygote.zygote_pool()
         template = pool.acquire(key, modules, tuple(name for name in modules if name != BOT_MODULE), python,
                                 max(10_000.0, self.limits.startup_ms), binds)  # the template's start is not the bot's

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import ECHO_SOURCE, assert_gone, fast_limits
 
-from sandbox import BotBundle, BotProcess, Limits, SandboxError, Status, Tier, modules_from_package
+from sandbox import BotBundle, BotProcess, Limits, SandboxError, Status, Tier, close_fork_servers, modules_from_package
 from sandbox import isolation
 from sandbox.isolation import Confinement
 from sandbox.freezing import PIPE_READ_WAITS
@@ -185,6 +185,7 @@ def test_an_honest_bot_at_rest_is_never_signalled(tier: Tier) -> None:
 
 
 def test_strong_tier_unavailable_raises_sandbox_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    close_fork_servers()  # an idle fork server of the same bundle was checked when it started, and is used
     monkeypatch.setattr(isolation, "strong_tier_problem", lambda interp: "bwrap not found (test)")
     with pytest.raises(SandboxError, match="bwrap not found"):
         BotProcess.start(BotBundle("b", ECHO_SOURCE), fast_limits(), Tier.STRONG)
@@ -267,3 +268,14 @@ def test_a_message_over_the_bound_is_the_referees_fault(tier: Tier) -> None:
         assert bot.request({"type": "decide", "pad": "x" * 900}).status is Status.OK
         with pytest.raises(SandboxError, match="exceeds the bound of 1000"):
             bot.request({"type": "decide", "pad": "x" * 1000})
+
+
+def test_fork_servers_are_chosen_by_what_the_modules_hold_not_where_they_live() -> None:
+    from sandbox.process import modules_digest
+
+    first = {"mysdk": "A = 1\n"}
+    was = modules_digest(first)
+    del first
+    second = {"mysdk": "A = 2\n"}  # may take the freed mapping's address, as a later bundle did
+    assert modules_digest(second) != was
+    assert modules_digest(dict(second)) == modules_digest(second) and modules_digest({}) != was
