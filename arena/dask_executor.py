@@ -121,9 +121,12 @@ class DaskExecutor(TableExecutor):
             self._told.add(worker)
             log.warning("Dask worker %s has no strong sandbox (%s): it gets no tables", worker, why)
 
-    def submit(self, task: TableTask, key: str | None = None) -> None:
+    def submit(self, task: TableTask, key: str | None = None, strict: bool = False) -> None:
+        """Send a table to the cluster: a strong-tier table to the workers with the strong sandbox (to
+        any worker if they are busy or gone, unless ``strict``: a table one refused waits for them)."""
         key = key or f"table-{task.games[0].match_id}-{uuid.uuid4().hex[:8]}"
-        where = {"workers": sorted(self._strong), "allow_other_workers": True} if task.tier is Tier.STRONG and self._strong else {}
+        where = ({"workers": sorted(self._strong), "allow_other_workers": not strict}
+                 if task.tier is Tier.STRONG and self._strong else {})
         future = self._client.submit(_run_table_on_worker, task, key=key, pure=False, **where)
         self._tables[key] = task
         self._completed.add(future)
@@ -138,12 +141,13 @@ class DaskExecutor(TableExecutor):
             except TableRefused as refused:  # a worker without the strong tier: the table goes elsewhere
                 self._refused_by(refused.worker, refused.why)
                 tries = self._refusals.pop(future.key, 0) + 1
-                if tries >= MAX_REFUSALS:
+                if tries >= MAX_REFUSALS or not self._strong:
                     return void_table(matches, f"no Dask worker with a strong sandbox took the table "
                                                f"({tries} refusals)")
                 again = f"{future.key.split('-again')[0]}-again{tries}"
                 self._refusals[again] = tries
-                self.submit(task, again)
+                # only a strong worker now: an idle weak one took it again at once while they were busy
+                self.submit(task, again, strict=True)
             except Exception as exc:  # KilledWorker after too many lost workers: the arena's fault, void the table
                 return void_table(matches, f"the table failed on the Dask cluster: "
                                            f"{' '.join(str(exc).split()) or type(exc).__name__}")
