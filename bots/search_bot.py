@@ -95,6 +95,7 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
         self.playouts = 0
         self.overrides = 0  # searches that chose against the heuristic
         self.search_ms = 0.0
+        self.late_passes = 0  # passes begun with the budget spent: none, the search stops at the first check past it
 
     # ------------------------------------------------------------ the search
     def search(self, request: Request, candidates: list, view: View, kind: DecisionKind,
@@ -114,7 +115,10 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
         budget = min(self.budget_ms, 0.05 * request.time_left_ms) / 1000.0
         scores: list[list[float]] = [[] for _ in candidates]
         rules, me = self.rules, request.me
+        checked = started  # the clock when the budget was last looked at: a pass begins only if it was not spent
         while True:
+            if checked - started > budget:
+                self.late_passes += 1
             seed = self.rng.getrandbits(32)
             try:
                 hidden = sample_hidden(rules, view, self.tracker.discard, self.tracker.treasuries,
@@ -125,7 +129,8 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
                 game = build_game(rules, view, hidden, kind, seed)
                 play(game)
                 scores[k].append(playout(game, me, self.horizon))
-            if time.perf_counter() - started > budget:
+            checked = time.perf_counter()
+            if checked - started > budget:
                 break
         n = len(scores[0])
         self.searches += 1
