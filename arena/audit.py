@@ -273,7 +273,12 @@ def _binomial_z(k: int, n: int, p: float) -> float:
     """The normal quantile of P(X >= k) for X ~ Binomial(n, p): how surprising k of n is at rate p."""
     if k == 0 or n == 0:
         return 0.0
-    tail = math.fsum(math.comb(n, x) * p ** x * (1 - p) ** (n - x) for x in range(k, n + 1))
+    if p <= 0.0 or p >= 1.0:
+        tail = 1.0 if p >= 1.0 else 0.0
+    else:  # in logarithms: C(n, x) of a long ladder's thousands of shared games is too big for a float
+        log_p, log_q, log_n = math.log(p), math.log1p(-p), math.lgamma(n + 1)
+        tail = math.fsum(math.exp(log_n - math.lgamma(x + 1) - math.lgamma(n - x + 1) + x * log_p + (n - x) * log_q)
+                         for x in range(k, n + 1))
     return -_normal.inv_cdf(min(max(tail, 1e-15), 1 - 1e-15))  # z 7.9 at most: beyond any bound used
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from arena.audit import AuditGame, audit, table_scores, trade_flows
 from engine import Accept, Confirm, EndTrading, Offer, classic_rules, new_game
 from engine.actions import DecisionKind
@@ -141,3 +143,21 @@ def test_a_gift_is_valued_in_the_receivers_fields_and_counted_from_giver_to_rece
     assert flows, "a gift of two cards moved value"
     assert all(v > 0 for v in flows.values())
     assert (receiver, giver) not in flows or flows[(receiver, giver)] < flows.get((giver, receiver), 0.0)
+
+
+def test_the_big_games_tail_holds_for_a_long_ladder() -> None:
+    """3000 shared games: C(3000, x) is too big for a float (the end-of-season audit of a 3000-game
+    season stopped with OverflowError); the tail in logarithms equals the exact sum where both work."""
+    import math
+    from statistics import NormalDist
+
+    from arena.audit import _binomial_z
+
+    def exact(k: int, n: int, p: float) -> float:
+        tail = math.fsum(math.comb(n, x) * p ** x * (1 - p) ** (n - x) for x in range(k, n + 1))
+        return -NormalDist().inv_cdf(min(max(tail, 1e-15), 1 - 1e-15))
+
+    for k, n, p in ((3, 10, 0.1), (5, 20, 0.05), (7, 40, 0.2), (30, 200, 0.1)):
+        assert _binomial_z(k, n, p) == pytest.approx(exact(k, n, p), abs=1e-9)
+    assert 7.9 < _binomial_z(1200, 3000, 0.3) < 8.0 and 3.0 < _binomial_z(10, 3000, 0.001) < 3.2
+    assert _binomial_z(900, 3000, 0.3) == pytest.approx(-NormalDist().inv_cdf(0.5), abs=0.05)
