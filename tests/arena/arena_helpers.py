@@ -53,7 +53,6 @@ def run_in_process(args: list[str]) -> subprocess.CompletedProcess[str]:
     """`arena ARGS` through click's test runner in this process: the same exit code, stdout and stderr as
     the real command, an escaping exception's traceback on stderr as Python would print it; the
     logging and environment the command sets up are put back afterwards."""
-    import gc
     import logging
     import traceback
 
@@ -70,7 +69,6 @@ def run_in_process(args: list[str]) -> subprocess.CompletedProcess[str]:
         root.setLevel(level)
         os.environ.clear()
         os.environ.update(environ)
-        gc.collect()  # the command's database engine, and with it its SQLite connections
     stderr = result.stderr
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         stderr += "".join(traceback.format_exception(result.exception))
@@ -81,7 +79,8 @@ def run_arena(*args: str, db: Path | str | None = None, timeout: float = 300) ->
     """`arena ARGS` (with ``--db`` for ``db``): in this process for a command of ``IN_PROCESS``, else as a
     real process."""
     prefix = ["--db", db_url(db)] if db else []
-    if command_of(args) in IN_PROCESS or command_of(args)[:1] in IN_PROCESS:
+    words = command_of(args)
+    if words in IN_PROCESS or words[:1] in IN_PROCESS:
         return run_in_process([*prefix, *args])
     return subprocess.run([*ARENA, *prefix, *args], capture_output=True, text=True, timeout=timeout)
 
