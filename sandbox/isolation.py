@@ -89,7 +89,9 @@ DENIED_MADVISE = (20, 21)
 #: futex operations that wake or move other tasks' waiters, refused (EPERM) unless marked private
 #: (FUTEX_PRIVATE_FLAG, 128): a shared futex on a page of a file every sandbox binds has the same key in
 #: every sandbox, so a waiter in one game is a bit a bot of another game, running at the same time, could
-#: read by waking it. Threads use private futexes; the kernel's own wake at a thread's exit is no syscall.
+#: read by waking it. A program without threads has no waiter of its own to wake. A program with threads
+#: keeps them: its runtime may wake its own threads with shared futexes (libstdc++'s atomic waits, in node)
+#: and, refused, a JavaScript bot hung under load; for it the channel stays open (docs/sandbox.md).
 #: FUTEX_WAKE 1, REQUEUE 3, CMP_REQUEUE 4, WAKE_OP 5, UNLOCK_PI 7, WAKE_BITSET 10, CMP_REQUEUE_PI 12.
 SHARED_FUTEX_WAKES = (1, 3, 4, 5, 7, 10, 12)
 FUTEX_PRIVATE_FLAG = 128  # also FUTEX2_PRIVATE, in the flags of futex_wake(2)
@@ -238,6 +240,18 @@ MAP_SHARED = 0x01  # MAP_SHARED_VALIDATE (0x03) has the bit too
 MAP_GROWSDOWN = 0x0100  # a stack mapping: RLIMIT_DATA does not count it
 
 
+def _deny_shared_futex_wakes(filt: Any, denied: Any) -> None:
+    import pyseccomp
+
+    for op in SHARED_FUTEX_WAKES:  # the operation and its private bit, not the clock bit (256)
+        filt.add_rule(denied, "futex", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFF, op))
+    try:  # the futex2 calls (Linux 6.7): a shared wake, and a requeue (its flags are in memory)
+        filt.add_rule(denied, "futex_wake", pyseccomp.Arg(3, pyseccomp.MASKED_EQ, FUTEX_PRIVATE_FLAG, 0))
+        filt.add_rule(denied, "futex_requeue")
+    except (OSError, ValueError, RuntimeError):
+        log.debug("seccomp: futex_wake and futex_requeue unknown to this libseccomp")
+
+
 @functools.lru_cache(maxsize=3)
 def seccomp_program(kind: Filter = Filter.PYTHON) -> bytes:
     """The BPF program (built once per kind with libseccomp through pyseccomp) that the runner installs."""
@@ -272,13 +286,8 @@ def seccomp_program(kind: Filter = Filter.PYTHON) -> bytes:
             log.debug("seccomp: syscall %r unknown on this architecture", name)
     for advice in DENIED_MADVISE:
         filt.add_rule(denied, "madvise", pyseccomp.Arg(2, pyseccomp.EQ, advice))
-    for op in SHARED_FUTEX_WAKES:  # the operation and its private bit, not the clock bit (256)
-        filt.add_rule(denied, "futex", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFF, op))
-    try:  # the futex2 calls (Linux 6.7): a shared wake, and a requeue (its flags are in memory)
-        filt.add_rule(denied, "futex_wake", pyseccomp.Arg(3, pyseccomp.MASKED_EQ, FUTEX_PRIVATE_FLAG, 0))
-        filt.add_rule(denied, "futex_requeue")
-    except (OSError, ValueError, RuntimeError):
-        log.debug("seccomp: futex_wake and futex_requeue unknown to this libseccomp")
+    if kind is not Filter.THREADED_PROGRAM:
+        _deny_shared_futex_wakes(filt, denied)
     for command in DENIED_FCNTL:
         for name in ("fcntl", "fcntl64"):
             try:

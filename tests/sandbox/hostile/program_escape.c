@@ -17,6 +17,14 @@
 
 static void *idle(void *arg) { return arg; }
 
+static int shared_word = 0;
+
+static void *wait_shared(void *arg) { /* a shared futex wait, as libstdc++'s std::atomic::wait makes it */
+    struct timespec limit = {1, 0}; /* within the decision limit when the wake is refused */
+    syscall(SYS_futex, &shared_word, 0 /* FUTEX_WAIT, not private */, 0, &limit, NULL, 0);
+    return arg;
+}
+
 static long attack(const char *line) {
     if (strstr(line, "\"fork\"")) {
         pid_t pid = fork();
@@ -29,6 +37,18 @@ static long attack(const char *line) {
         int rc = pthread_create(&t, NULL, idle, NULL);
         if (rc == 0) { pthread_join(t, NULL); return 0; }
         return -rc;
+    }
+    if (strstr(line, "\"futex-wake\"")) { /* wakes its own thread's shared futex wait: how many it woke */
+        pthread_t t;
+        long woke = 0;
+        int rc = pthread_create(&t, NULL, wait_shared, NULL);
+        for (int i = 0; i < 80 && woke == 0; i++) { /* until the thread waits (or, alone, once) */
+            woke = syscall(SYS_futex, &shared_word, 1 /* FUTEX_WAKE, not private */, 1, NULL, NULL, 0);
+            if (woke < 0) woke = -errno;
+            if (woke == 0 && rc == 0) usleep(10000); else break;
+        }
+        if (rc == 0) pthread_join(t, NULL);
+        return woke;
     }
     if (strstr(line, "\"clone3\"")) return syscall(SYS_clone3, NULL, 0) < 0 ? -errno : 0;
     if (strstr(line, "\"socket\"")) return socket(AF_INET, SOCK_STREAM, 0) < 0 ? -errno : 0;
