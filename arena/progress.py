@@ -23,11 +23,11 @@ class ProgressReporter:
     ``earlier_rate`` (games a minute, e.g. ``earlier_rate(session, variant)``) gives the first ETAs,
     until this run has played ``WARM_UP_GAMES``; this run's pace is measured from its first result."""
 
-    def __init__(self, stream: TextIO = sys.stderr, quiet: bool = False, interval_s: float = 5.0,
+    def __init__(self, stream: TextIO | None = None, quiet: bool = False, interval_s: float = 5.0,
                  earlier_rate: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
-        self.stream = stream
+        self.stream = sys.stderr if stream is None else stream  # the stream of the call, not of the import
         self.quiet = quiet
-        self.tty = stream.isatty()
+        self.tty = self.stream.isatty()
         self.interval_s = interval_s
         self.earlier_rate = earlier_rate
         self.clock = clock

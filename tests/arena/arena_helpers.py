@@ -24,12 +24,26 @@ def db_url(db: Path | str) -> str:
     return db if isinstance(db, str) and "://" in db else f"sqlite:///{db}"
 
 
-#: commands that only read or copy the database: they start no process and set no signal handler, so
-#: they run inside the test's process (0.8 s of interpreter start saved each); every other command,
-#: and each of these at least once elsewhere, runs as a real `python -m arena` process
+#: commands that run inside the test's process (0.7 s of interpreter start and imports saved each): the
+#: read-only ones, and those that play (submit, play, season run, test) with the same sandboxes, worker
+#: processes and files; site build, demo and every other command run as a real `python -m arena`, and so
+#: does each of these at least once (tests/arena/test_in_process.py compares both ways, and the tests that
+#: signal or kill a command start it themselves)
 IN_PROCESS = {("audit",), ("backup",), ("bots",), ("game",), ("leaderboard",), ("replay",),
-              ("season", "close"), ("season", "list"), ("season", "show"), ("test", "list")}
+              ("season", "close"), ("season", "list"), ("season", "show"), ("season", "run"), ("test",),
+              ("submit",), ("play",)}
 GLOBAL_OPTIONS_WITH_VALUE = {"--db", "--log-file"}
+#: what of the environment the arena reads (tools on PATH, its own and Dask's settings, the interpreter's):
+#: a test that changed it (a PATH without bwrap, a format module to load) gets a real process, whose
+#: caches and registries are its own
+ARENA_ENVIRONMENT = ("PATH", "ARENA_", "DASK_", "PYTHON", "LD_")
+
+
+def arena_environment() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k == "PATH" or k.startswith(ARENA_ENVIRONMENT)}
+
+
+START_ENVIRONMENT = arena_environment()
 
 
 def command_of(args: tuple[str, ...]) -> tuple[str, ...]:
@@ -49,38 +63,76 @@ def command_of(args: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(words)
 
 
+def _as_text(raw: bytes) -> str:
+    """Bytes as ``subprocess.run(text=True)`` reads them: the locale's encoding, universal newlines."""
+    import io
+    import locale
+
+    return io.TextIOWrapper(io.BytesIO(raw), encoding=locale.getpreferredencoding(False)).read()
+
+
 def run_in_process(args: list[str]) -> subprocess.CompletedProcess[str]:
-    """`arena ARGS` through click's test runner in this process: the same exit code, stdout and stderr as
-    the real command, an escaping exception's traceback on stderr as Python would print it; the
-    logging and environment the command sets up are put back afterwards."""
+    """`arena ARGS` in this process, as the real command would run: file descriptors 1 and 2 go to files
+    for the command and every process it starts (a forked worker's traceback lands there too), an
+    escaping exception prints its traceback and exits 1, and the logging, signal handlers, environment
+    and fork servers the command set up are put back or closed afterwards."""
     import logging
+    import tempfile
     import traceback
 
-    from click.testing import CliRunner
-
     from arena.cli import cli
+    from sandbox import close_fork_servers
 
     root = logging.getLogger()
     handlers, level, environ = root.handlers[:], root.level, dict(os.environ)
-    try:
-        result = CliRunner().invoke(cli, args, prog_name="arena")
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
-        os.environ.clear()
-        os.environ.update(environ)
-    stderr = result.stderr
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        stderr += "".join(traceback.format_exception(result.exception))
-    return subprocess.CompletedProcess(["arena", *args], result.exit_code, result.stdout, stderr)
+    signals = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    streams, unraisable = (sys.stdout, sys.stderr, sys.stdin), sys.unraisablehook
+    code = 0
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, open(os.devnull, "rb") as null:
+        for stream in streams[:2]:
+            stream.flush()
+        saved = [os.dup(fd) for fd in (0, 1, 2)]
+        for fd, target in ((0, null), (1, out), (2, err)):
+            os.dup2(target.fileno(), fd)
+        sys.stdin = open(0, closefd=False, encoding="utf-8")
+        sys.stdout = open(1, "w", closefd=False, encoding="utf-8")
+        sys.stderr = open(2, "w", closefd=False, encoding="utf-8", errors="backslashreplace")
+        try:
+            cli.main(args, prog_name="arena")
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+            if stop.code is not None and not isinstance(stop.code, int):
+                print(stop.code, file=sys.stderr)
+        except BaseException as exc:  # noqa: BLE001 - what Python does with an uncaught exception
+            traceback.print_exception(exc, file=sys.stderr)
+            code = 1
+        finally:
+            close_fork_servers()
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            for fd, old in zip((0, 1, 2), saved):
+                os.dup2(old, fd)
+                os.close(old)
+            sys.stdout, sys.stderr, sys.stdin = streams
+            sys.unraisablehook = unraisable
+            for number, handler in signals.items():
+                signal.signal(number, handler)
+            root.handlers[:] = handlers
+            root.setLevel(level)
+            os.environ.clear()
+            os.environ.update(environ)
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(["arena", *args], code, _as_text(out.read()), _as_text(err.read()))
 
 
 def run_arena(*args: str, db: Path | str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """`arena ARGS` (with ``--db`` for ``db``): in this process for a command of ``IN_PROCESS``, else as a
-    real process."""
+    """`arena ARGS` (with ``--db`` for ``db``): in this process for a command of ``IN_PROCESS`` while the
+    environment is the worker's own, else as a real process."""
     prefix = ["--db", db_url(db)] if db else []
     words = command_of(args)
-    if words in IN_PROCESS or words[:1] in IN_PROCESS:
+    in_process = os.environ.get("ARENA_TESTS_IN_PROCESS", "1") != "0"  # 0: every command a real process
+    if in_process and (words in IN_PROCESS or words[:1] in IN_PROCESS) and arena_environment() == START_ENVIRONMENT:
         return run_in_process([*prefix, *args])
     return subprocess.run([*ARENA, *prefix, *args], capture_output=True, text=True, timeout=timeout)
 

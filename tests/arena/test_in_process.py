@@ -1,19 +1,23 @@
-"""The tests run read-only `arena` commands inside their own process (arena_helpers.IN_PROCESS): each
-such command gives the same exit code, stdout and stderr there as a real `python -m arena` process."""
+"""The tests run most `arena` commands inside their own process (arena_helpers.IN_PROCESS): each such
+command gives the same exit code, stdout and stderr there as a real `python -m arena` process."""
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
-from arena_helpers import ARENA, IN_PROCESS, command_of, db_url, run_arena, run_in_process
+from arena_helpers import ARENA, IN_PROCESS, command_of, db_url, fix_seed_key, run_arena, run_in_process
 
 COMMANDS = [
     ("leaderboard",), ("leaderboard", "--json"), ("leaderboard", "--variant", "nope"), ("bots",),
     ("bots", "retire", "ghost"), ("game", "show", "7"), ("game", "show", "x"), ("season", "list"),
     ("season", "show", "ghost"), ("season", "close", "ghost"), ("audit",), ("audit", "list"),
     ("audit", "--json"), ("test", "list"), ("replay", "missing.json"), ("backup", "/nonexistent/dir/copy.sqlite"),
+    ("submit", "/no/such/bot.py"), ("play", "nobody", "greedy"), ("season", "run", "--games", "2"),
+    ("test", "nobody", "greedy"), ("test", "resume", "9"),
 ]
+BOTS = Path(__file__).parents[2] / "bots"
 
 
 def test_every_in_process_command_is_compared_here() -> None:
@@ -31,11 +35,58 @@ def test_in_process_gives_what_the_real_command_gives(tmp_path: Path, args: tupl
     assert (here.returncode, here.stdout, here.stderr.replace(str(tmp_path / "here"), "DIR")) == shown
 
 
-def test_a_playing_command_still_runs_as_a_process(tmp_path: Path) -> None:
+def test_other_commands_and_a_changed_environment_run_a_real_process(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     assert command_of(("--db", "x", "-q", "season", "run", "--games", "2")) == ("season", "run")
-    result = run_arena("season", "run", "--games", "x", db=tmp_path / "l.sqlite")
+    result = run_arena("site", "build", "--bogus", db=tmp_path / "l.sqlite")
     assert isinstance(result.args, list) and result.args[:len(ARENA)] == ARENA
-    assert result.returncode == 2 and "'x' is not a valid integer" in result.stderr
+    assert result.returncode == 2 and "No such option '--bogus'" in result.stderr
+    assert run_arena("season", "run", "--games", "x", db=tmp_path / "l.sqlite").args[0] == "arena"
+    monkeypatch.setenv("ARENA_FORMATS", "no_such_format_module")  # a registry the worker must not keep
+    result = run_arena("season", "run", "--games", "x", db=tmp_path / "l.sqlite")
+    assert result.args[:len(ARENA)] == ARENA
+    assert result.returncode == 2 and "cannot load format module 'no_such_format_module'" in result.stderr
+
+
+def test_a_played_game_is_the_same_in_process(tmp_path: Path) -> None:
+    """The same seed on databases with the same key plays the same game either way (times aside), and
+    writes to the same tables."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "here").mkdir()
+    runs = []
+    for where, run in (("real", None), ("here", run_in_process)):
+        db = tmp_path / where / "l.sqlite"
+        fix_seed_key(db)
+        args = ["--db", db_url(db), "play", "--seed", "42", "greedy", "trader", "greedy"]
+        result = run(args) if run else subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        lines = result.stdout.splitlines()
+        runs.append((lines[0].rsplit("  ", 1)[0], [line.split()[:6] for line in lines[1:]], result.stderr))
+    assert runs[0] == runs[1]
+    assert runs[0][1][0] == ["seat", "bot", "coins", "rank", "status", "decisions"]
+
+
+def test_a_forked_workers_output_reaches_the_commands_stderr(tmp_path: Path) -> None:
+    """A process the command starts writes to the same standard error as the command (file descriptor 2),
+    so what a worker prints is checked as it would be in a real process."""
+    import click
+
+    from arena.cli import cli
+
+    @cli.command("echo-from-child", hidden=True)
+    def echo_from_child() -> None:
+        pid = os.fork()
+        if pid == 0:
+            os.write(2, b"from the child\n")
+            os._exit(0)
+        os.waitpid(pid, 0)
+        click.echo("from the parent", err=True)
+
+    try:
+        result = run_in_process(["echo-from-child"])
+    finally:
+        cli.commands.pop("echo-from-child")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "from the child\nfrom the parent\n")
 
 
 def test_an_escaping_exception_shows_its_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -73,3 +73,14 @@ def test_the_earlier_pace_is_the_newest_stretch_of_games_of_the_format(tmp_path:
         session.commit()
         assert earlier_rate(session, "classic") == 30.0
         assert earlier_rate(session, "duel") is None
+
+
+def test_the_reporter_writes_to_the_standard_error_of_its_time() -> None:
+    """Without a stream it writes to ``sys.stderr`` as it is when made (a redirected one too), not as it
+    was when the module was imported."""
+    import contextlib
+
+    caught = io.StringIO()
+    with contextlib.redirect_stderr(caught):
+        ProgressReporter()(SeasonProgress(planned=2, done=2, played_now=2))
+    assert caught.getvalue().startswith("2/2 games")
