@@ -33,14 +33,15 @@ IN_PROCESS = {("audit",), ("backup",), ("bots",), ("game",), ("leaderboard",), (
               ("season", "close"), ("season", "list"), ("season", "show"), ("season", "run"), ("test",),
               ("submit",), ("play",)}
 GLOBAL_OPTIONS_WITH_VALUE = {"--db", "--log-file"}
-#: what of the environment the arena reads (tools on PATH, its own and Dask's settings, the interpreter's):
+#: what of the environment the arena reads (tools on PATH, its own and Dask's settings, where Python finds
+#: modules; not PYTHONHASHSEED, which importing Dask's nanny sets for good):
 #: a test that changed it (a PATH without bwrap, a format module to load) gets a real process, whose
 #: caches and registries are its own
-ARENA_ENVIRONMENT = ("PATH", "ARENA_", "DASK_", "PYTHON", "LD_")
+ARENA_ENVIRONMENT = ("ARENA_", "DASK_", "LD_")
 
 
 def arena_environment() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k == "PATH" or k.startswith(ARENA_ENVIRONMENT)}
+    return {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH") or k.startswith(ARENA_ENVIRONMENT)}
 
 
 START_ENVIRONMENT = arena_environment()

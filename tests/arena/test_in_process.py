@@ -42,6 +42,8 @@ def test_other_commands_and_a_changed_environment_run_a_real_process(tmp_path: P
     assert isinstance(result.args, list) and result.args[:len(ARENA)] == ARENA
     assert result.returncode == 2 and "No such option '--bogus'" in result.stderr
     assert run_arena("season", "run", "--games", "x", db=tmp_path / "l.sqlite").args[0] == "arena"
+    monkeypatch.setenv("PYTHONHASHSEED", "6640")  # what importing Dask's nanny leaves behind: no matter
+    assert run_arena("season", "run", "--games", "x", db=tmp_path / "l.sqlite").args[0] == "arena"
     monkeypatch.setenv("ARENA_FORMATS", "no_such_format_module")  # a registry the worker must not keep
     result = run_arena("season", "run", "--games", "x", db=tmp_path / "l.sqlite")
     assert result.args[:len(ARENA)] == ARENA
