@@ -33,7 +33,10 @@ def run(name: str, messages: list[dict], limits: Limits) -> tuple[list[Reply], B
 
 
 def test_a_javascript_bot_cannot_spawn_connect_write_read_or_signal(fork_server: bool, witness_strong: BotProcess) -> None:
-    replies, _ = run("program_escape.js", [{"type": "decide", "mode": "escape"}], fast_limits(fork_server=fork_server))
+    # the checks are on what it said, not its pace: a decision limit a loaded machine cannot reach (2 s ran
+    # out once while a browser test ran beside the suite)
+    replies, _ = run("program_escape.js", [{"type": "decide", "mode": "escape"}],
+                     fast_limits(decision_ms=20000, fork_server=fork_server))
     assert replies[0].status is Status.OK, replies[0]
     said = replies[0].message
     assert said is not None
