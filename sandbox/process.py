@@ -30,6 +30,9 @@ __all__ = ["BotProcess", "BOT_MODULE"]
 log = logging.getLogger(__name__)
 
 REAP_TIMEOUT_S = 5.0
+#: a bot whose output ended is a crash if it exits within this, else a disconnect: a runner that reports
+#: an exception and exits took over 0.2 s on a machine at load 12 and was called a disconnect
+EXIT_AFTER_EOF_S = 2.0
 
 
 @functools.lru_cache(maxsize=1)
@@ -379,7 +382,7 @@ class BotProcess:
         # EOF on stdout: exited (crash), or closed stdout but still running (disconnect)
         self._rest.thaw()
         try:
-            self._exit_code = self._popen.wait(timeout=0.2)
+            self._exit_code = self._popen.wait(timeout=EXIT_AFTER_EOF_S)
         except subprocess.TimeoutExpired:
             return Reply(Status.DISCONNECT, None, outcome.elapsed_ms, f"closed its output during {during} but kept running")
         except SandboxError as exc:  # the fork server went away: the machine's fault

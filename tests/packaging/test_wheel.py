@@ -3,6 +3,7 @@ environment and use the arena from another folder, where no checkout is in reach
 from __future__ import annotations
 
 import json
+import os
 import site
 import subprocess
 import sys
@@ -12,7 +13,9 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    """Without $PYTHONPATH: a developer's (a checkout's folder on it) would put that checkout before the wheel."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
 
 
 def site_dirs() -> list[str]:
