@@ -409,6 +409,7 @@ class ClassicGame(Game):
 
     def _finish(self) -> None:
         """C-7.3: discard every card outside the fields, cash in every field, rank by coins."""
+        self._keep_final_hands()
         for seat, s in enumerate(self.seats):
             self.discard.extend(s.hand)
             self.discard.extend(s.trade)

@@ -457,6 +457,7 @@ class PrincesGame(Game):
     def _finish(self, reason: str, seat: int | None) -> None:
         """P-7 / S-6: discard what is not planted, cash in every field, final tribute, result."""
         self.events.append(EndTriggered(reason, seat))
+        self._keep_final_hands()
         self.end_reason = reason
         self.over = True  # from here on cash-ins are not part of anybody's turn
         for s in self.seats:
