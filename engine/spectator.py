@@ -165,7 +165,7 @@ def public_state(game: Any) -> PublicState:
 @dataclass(frozen=True, slots=True)
 class Step:
     """One step of a game: who acted (``None`` for the deal), the events that action caused (for
-    the deal, those of the deal), each as its sentence, and the public state after it."""
+    the deal, those of the deal), one sentence per event, and the public state after it."""
 
     number: int
     seat: int | None
@@ -183,8 +183,7 @@ def replay_steps(replay: Replay, rules: Rules | None = None) -> list[Step]:
     names = list(replay.seats)
     game = new_game(rules, len(replay.seats), replay.seed)
     events = tuple(game.events)
-    steps = [Step(0, None, events, (deal_sentence(rules, len(names)),)
-                  + tuple(describe(e, names, rules, game.active) for e in events), public_state(game))]
+    steps = [Step(0, None, events, tuple(describe(e, names, rules, game.active) for e in events), public_state(game))]
     for number, (seat, action) in enumerate(replay.actions, start=1):
         if game.over or game.to_move != seat:
             raise ReplayMismatch(f"step {number}: seat {None if game.over else game.to_move} is to move, "
@@ -237,14 +236,16 @@ def _diff_state(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[st
     return out
 
 
-def steps_json(steps: Sequence[Step]) -> dict[str, Any]:
-    """The JSON a viewer draws from: ``{"format", "steps": [{"seat", "text", "state"}]}``, where the
+def steps_json(steps: Sequence[Step], rules: Rules) -> dict[str, Any]:
+    """The JSON a viewer draws from: ``{"format", "steps": [{"seat", "events", "text", "state"}]}``
+    (``events``: how many events the step holds; ``text``: its sentences, the deal's first at step 0), where the
     first state is whole and every later one holds only what changed since the one before (``seats``
     as an object of the changed seats by index, and every object by its changed keys); ``apply_diff`` (and site/static/replay.js) undo it."""
     out, before = [], None
     for step in steps:
         state = step.state.to_json()
-        out.append({"seat": step.seat, "text": list(step.sentences), "state": _diff_state(before, state)})
+        deal = [deal_sentence(rules, len(state["seats"]))] if step.number == 0 else []
+        out.append({"seat": step.seat, "events": len(step.events), "text": deal + list(step.sentences), "state": _diff_state(before, state)})
         before = state
     return {"format": SPECTATOR_FORMAT, "steps": out}
 

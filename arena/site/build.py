@@ -32,7 +32,7 @@ from arena.site.chart import ChartPoint, llr_chart, rating_chart
 from arena.site.errors import SiteError
 from arena.site.html import Fragments, fmt_date, fmt_day, fmt_num, fmt_pct, pages_of
 from arena.site.model import BotInfo, GameRow, Ladder, SeatRow, Tally, load_ladder
-from arena.site.replays import princes_steps, public_replay, script_json
+from arena.site.replays import spectator_json
 
 MARKER = ".arena-site"
 GAMES_PER_PAGE = 100
@@ -409,9 +409,7 @@ class SiteBuilder:
                     rules_meta[game.rules_id] = _rules_meta(game.rules_id)
                 princes = rules_meta[game.rules_id].get("princes") is not None
                 try:
-                    events, hints = public_replay(replay) if replay else ("[]", '{"o":[],"c":[],"p":[]}')
-                    if princes and replay:
-                        hints = princes_steps(replay)  # the viewer shows these snapshots, step by step
+                    steps = spectator_json(replay) if replay else ""
                 except SiteError as exc:
                     raise SiteError(f"game {match_id}: {exc}") from None
                 meta = {"rules": rules_meta[game.rules_id],
@@ -421,7 +419,7 @@ class SiteBuilder:
                 text = template.render(root="../", built_at=self.built_at, ladder=ladder, game=game,
                                        seat_rows=self.frag.seat_rows(game),
                                        season=seasons.get(game.season_id), meta=meta,
-                                       events=Markup(events), hints=Markup(script_json(hints)),
+                                       steps=Markup(steps),
                                        has_replay=bool(replay), princes=princes)
                 (self.out / f"games/{match_id}.html").write_text(text, encoding="utf-8")
                 written += 1
