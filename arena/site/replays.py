@@ -11,12 +11,17 @@ from engine.spectator import replay_steps, steps_json
 
 from arena.site.errors import SiteError
 
-_SEED = re.compile(r'("seed"\s*:\s*)-?[0-9]+')
+_SEED = re.compile(r"""(["']seed["']\s*:\s*)-?[0-9]+""")  # in JSON and in a Python repr
+
+
+def _blank(text: str) -> str:
+    """``text`` with every deck seed in it blanked (a seed may deal other games)."""
+    return _SEED.sub(r"\1?", text)
 
 
 def _head(text: str) -> str:
-    """The start of a replay for an error message, its deck seed blanked (it may deal other games)."""
-    return repr(_SEED.sub(r"\1?", text[:160])[:120])
+    """The start of a replay for an error message, its deck seed blanked."""
+    return repr(_blank(text[:160])[:120])
 
 
 def script_json(text: str) -> str:
@@ -31,9 +36,9 @@ def spectator_json(text: str) -> str:
         replay = Replay.loads(text)
         rules = rules_for(replay.rules_id)
     except (ValueError, RecursionError) as exc:
-        raise SiteError(f"malformed replay {_head(text)}: {exc}") from None
+        raise SiteError(f"malformed replay {_head(text)}: {_blank(str(exc))}") from None
     try:
         steps = replay_steps(replay, rules)
     except ValueError as exc:
-        raise SiteError(f"replay {_head(text)} does not re-simulate to its record: {exc}") from None
+        raise SiteError(f"replay {_head(text)} does not re-simulate to its record: {_blank(str(exc))}") from None
     return script_json(json.dumps(steps_json(steps, rules), separators=(",", ":")))
