@@ -50,8 +50,8 @@ def cards(rules: Rules, beans: Sequence[Bean]) -> str:
 
 
 def task_text(task: str) -> str:
-    """A vine task's text without its final stop, quoted, after its id: ``V05 “Any player …”``."""
-    return f"{task} “{TASKS.get(task, 'an unknown task').rstrip('.')}”"
+    """A vine task's text without its final stop, quoted (a reader knows a task by its text, not its id)."""
+    return f"“{TASKS[task].rstrip('.')}”" if task in TASKS else f"task {task}"
 
 
 def describe(event: Event, names: Sequence[str], rules: Rules, active: int) -> str:
@@ -108,14 +108,14 @@ def describe(event: Event, names: Sequence[str], rules: Rules, active: int) -> s
     if isinstance(e, TaskClaimed):
         if e.task == CASTLE:
             return f"{name(e.seat)} enters the Castle."
-        return f"{name(e.seat)} fulfils task {task_text(e.task)} and moves onto card {e.position}."
+        return f"{name(e.seat)} fulfils the task {task_text(e.task)} and moves onto card {e.position}."
     if isinstance(e, TributePaid):
         return f"{name(e.seat)} pays {len(e.paid)} gold as tribute and moves onto card {e.position}."
     if isinstance(e, FigureMoved):
         castle = rules.princes is not None and e.position == rules.princes.cards + 1
         return f"The {e.figure} figure moves " + ("into the Castle." if castle else f"onto card {e.position}.")
     if isinstance(e, VineRevealed):
-        return f"Vine card {e.position} is turned face up: task {task_text(e.task)}."
+        return f"Vine card {e.position} is turned face up: {task_text(e.task)}."
     if isinstance(e, EndTriggered):
         if e.reason == "castle":
             return f"{'A player' if e.seat is None else name(e.seat)} reached the Castle: the game ends."

@@ -415,7 +415,8 @@ class SiteBuilder:
                 meta = {"rules": rules_meta[game.rules_id],
                         "seats": [_seat_label(ladder.bot_of(s.version_id).name, ladder.versions[s.version_id].number)
                                   for s in game.seats],
-                        "coins": [s.coins for s in game.seats], "ranks": [s.rank for s in game.seats]}
+                        "coins": [s.coins for s in game.seats], "ranks": [s.rank for s in game.seats],
+                        "failures": [[s.seat, s.failure_step, s.status] for s in game.seats if s.failure_step is not None]}
                 text = template.render(root="../", built_at=self.built_at, ladder=ladder, game=game,
                                        seat_rows=self.frag.seat_rows(game),
                                        season=seasons.get(game.season_id), meta=meta,
@@ -446,7 +447,8 @@ def _rules_meta(rules_id: str) -> dict[str, Any]:
     meta = {"id": rules.id, "hand_size": rules.hand_size, "deck_size": rules.deck_size,
             "gifts_by_consent": rules.gifts_by_consent,
             "start_fields": rules.start_fields, "turn_up": rules.turn_up, "draw": rules.draw,
-            "reshuffles": rules.reshuffles, "beans": {t.bean.value: t.name for t in rules.bean_types}}
+            "reshuffles": rules.reshuffles, "beans": {t.bean.value: t.name for t in rules.bean_types},
+            "meters": {t.bean.value: list(t.beanometer) for t in rules.bean_types}}
     if rules.princes is not None:
         meta["princes"] = {"solo": rules.princes.solo, "castle": rules.princes.cards + 1,
                            "tasks": {t: TASKS[t] for t in rules.princes.tasks},  # the full text: a card's tooltip

@@ -55,8 +55,39 @@
 
   function chip(meta, bean, label, extra) {
     var node = el("span", "chip bean-" + (bean || "none") + (extra ? " " + extra : ""), label);
-    if (bean) node.title = beanName(meta, bean);
+    if (bean) { node.title = beanName(meta, bean); node.setAttribute("data-bean", bean); }
     return node;
+  }
+
+  var SVG = "http://www.w3.org/2000/svg";
+
+  function svgNode(tag, attrs, text) {
+    var node = document.createElementNS(SVG, tag), key;
+    for (key in attrs) node.setAttribute(key, String(attrs[key]));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // A field drawn as its bean card: the bean's name, how many are planted, and the beanometer (the beans
+  // needed for 1, 2, 3, 4 coins; the step already reached is marked).
+  function beanCard(meta, bean, count) {
+    var name = beanName(meta, bean), meter = (meta.rules.meters || {})[bean] || [];
+    var svg = svgNode("svg", { "class": "bean-card", viewBox: "0 0 64 88", role: "img",
+                              "aria-label": count + " × " + name });
+    svg.appendChild(svgNode("title", {}, count + " × " + name));
+    svg.appendChild(svgNode("rect", { "class": "face bean-" + bean, x: 1, y: 1, width: 62, height: 86, rx: 7 }));
+    svg.appendChild(svgNode("text", { "class": "name", x: 32, y: 15, "text-anchor": "middle" }, name.replace(/ bean$/, "")));
+    svg.appendChild(svgNode("text", { "class": "count", x: 32, y: 52, "text-anchor": "middle" }, String(count)));
+    var slots = meter.length || 1;
+    meter.forEach(function (need, k) {
+      var x = 4 + k * (56 / slots), w = 56 / slots - 2, reached = need !== null && count >= need;
+      var cell = svgNode("g", { "class": "meter" + (need === null ? " none" : "") + (reached ? " reached" : "") });
+      cell.appendChild(svgNode("rect", { x: x, y: 64, width: w, height: 20, rx: 3 }));
+      cell.appendChild(svgNode("text", { x: x + w / 2, y: 73, "text-anchor": "middle" }, need === null ? "–" : String(need)));
+      cell.appendChild(svgNode("text", { "class": "coins", x: x + w / 2, y: 82, "text-anchor": "middle" }, String(k + 1)));
+      svg.appendChild(cell);
+    });
+    return svg;
   }
 
   var LOCKED = "locked: received in a trade, it must be planted";
@@ -105,6 +136,13 @@
     var head = el("div", "seat-head");
     head.appendChild(el("span", "seat-name", meta.seats[i]));
     if (i === s.active && !s.over) head.appendChild(el("span", "badge", "active"));
+    (meta.failures || []).forEach(function (f) {  // [seat, step, status]: it failed there; defaults play for it since
+      if (f[0] !== i || s.step < f[1]) return;
+      var mark = el("span", "badge failed", s.step === f[1] ? f[2] + " here" : f[2] + " at step " + f[1]);
+      mark.title = "this seat's bot failed (" + f[2] + ") answering the request of step " + f[1] +
+        "; from then on the referee plays for it (see the results above)";
+      head.appendChild(mark);
+    });
     if (i === s.to_move && s.decision) {
       var deciding = el("span", "badge deciding", DECISIONS[s.decision] || s.decision.replace(/_/g, " "));
       deciding.setAttribute("data-decision", s.decision);
@@ -125,8 +163,10 @@
     var fields = el("div", "fields");
     seat.fields.forEach(function (f, index) {
       var box = el("div", "field" + (f[0] ? "" : " empty"));
+      box.setAttribute("data-bean", f[0] || "");
+      box.setAttribute("data-count", String(f[1]));
       box.appendChild(el("span", "field-no", String(index + 1)));
-      if (f[0]) box.appendChild(chip(meta, f[0], beanName(meta, f[0]) + " × " + f[1]));
+      if (f[0]) box.appendChild(beanCard(meta, f[0], f[1]));
       else box.appendChild(el("span", "muted", "empty"));
       fields.appendChild(box);
     });
@@ -209,8 +249,8 @@
       var info = document.getElementById("table-info");
       info.textContent = "";
       info.appendChild(el("span", "", s.over ? "game over" : "turn " + (s.turn + 1)));
-      info.appendChild(el("span", "", "deck " + s.deck));
-      var discard = el("span", "", "discard " + s.discard + (s.top ? ", top " : ""));
+      info.appendChild(el("span", "deck", "deck " + s.deck));
+      var discard = el("span", "discard", "discard " + s.discard + (s.top ? ", top " : ""));
       if (s.top) discard.appendChild(chip(meta, s.top, beanName(meta, s.top)));
       info.appendChild(discard);
       info.appendChild(el("span", "", "reshuffles " + s.reshuffles + " of " + meta.rules.reshuffles));
@@ -335,6 +375,13 @@
       else if (e.key === "Home") { e.preventDefault(); go(0); }
       else if (e.key === "End") { e.preventDefault(); go(last); }
     });
+    var download = document.getElementById("replay-download");
+    if (download) {  // the steps this page draws, as a file: public like the page (no seed, no hidden card)
+      download.addEventListener("click", function () {
+        var blob = new Blob([document.getElementById("replay-steps").textContent], { type: "application/json" });
+        download.href = URL.createObjectURL(blob);
+      });
+    }
     var initial = fromHash();
     go(initial === null ? 0 : initial, false);
     window.BohnanzaReplay = {
@@ -350,11 +397,11 @@
     var info = document.getElementById("table-info");
     info.textContent = "";
     info.appendChild(el("span", "", s.over ? "game over" : "turn " + (s.turn + 1) + (s.decision ? " · " + s.decision.replace(/_/g, " ") : "")));
-    info.appendChild(el("span", "", "supply " + s.deck));
-    var discard = el("span", "", "discard " + s.discard + (s.top ? ", top " : ""));
+    info.appendChild(el("span", "deck", "supply " + s.deck));
+    var discard = el("span", "discard", "discard " + s.discard + (s.top ? ", top " : ""));
     if (s.top) discard.appendChild(chip(meta, s.top, beanName(meta, s.top)));
     info.appendChild(discard);
-    info.appendChild(el("span", "", "box " + t.box + " gold"));
+    info.appendChild(el("span", "box", "box " + t.box + " gold"));
     info.appendChild(el("span", "", "reshuffles " + s.reshuffles + " of " + meta.rules.reshuffles));
     var middle = document.getElementById("middle");
     middle.textContent = "";
