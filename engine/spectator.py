@@ -103,7 +103,7 @@ class PublicState:
                 seats=tuple(_seat_from(s) for s in data["seats"]),
                 trade=None if trade is None else TradeView(
                     int(trade["round"]), int(trade["max_rounds"]), _offer_from(trade["offer"]),
-                    tuple(_offer_from(r) for r in trade["responses"])),  # type: ignore[misc]
+                    tuple(r for r in map(_offer_from, trade["responses"]) if r is not None)),
                 princes=None if princes is None else PrincesTable(
                     int(princes["box"]), tuple((Bean.parse(b), int(n)) for b, n in princes["middle"]),
                     tuple(None if t is None else str(t) for t in princes["vine"]),
