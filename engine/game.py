@@ -168,6 +168,10 @@ class Game:
     def view(self, seat: int) -> Any:
         raise NotImplementedError
 
+    def public_state(self) -> Any:
+        """What a spectator sees now (engine/spectator.py ``PublicState``); each kind of game builds its own."""
+        raise NotImplementedError
+
     def view_json(self, seat: int) -> dict[str, Any]:
         """The JSON of ``view(seat)``; a variant may make it faster straight from its state."""
         return self.view(seat).to_json()  # type: ignore[no-any-return]

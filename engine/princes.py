@@ -25,6 +25,7 @@ from engine.events import (
 )
 from engine.rules import Rules
 from engine.vine import CASTLE, TASKS
+from engine.spectator import PublicState, princes_public_state
 from engine.views import PrincesView, TurnRecord, princes_view
 
 K = DecisionKind
@@ -149,6 +150,10 @@ class PrincesGame(Game):
     def view(self, seat: int) -> PrincesView:
         """What ``seat`` may see now (P-8)."""
         return princes_view(self, seat)
+
+    def public_state(self) -> PublicState:
+        """What a spectator sees now: the public table, no hand until the game is over."""
+        return princes_public_state(self)
 
     def neutral_positions(self) -> tuple[tuple[str, int], ...]:
         return (("violet", self.violet), ("red", self.red)) if self.solo else ()

@@ -131,27 +131,23 @@ def _seat_from(data: Mapping[str, Any]) -> PublicSeat:
 
 
 def public_state(game: Any) -> PublicState:
-    """The public table of ``game`` (a ``ClassicGame`` or ``PrincesGame``) now, at step ``len(game.history)``."""
-    princes = getattr(game, "princes", None) is not None
+    """The public table of ``game`` now, at step ``len(game.history)``: each kind of game builds its
+    own (``game.public_state()``, like ``game.view(seat)``), so a new kind of game brings its spectator."""
+    state: PublicState = game.public_state()
+    return state
+
+
+def _seats(game: Any, trade_areas: bool, figures: bool) -> tuple[PublicSeat, ...]:
     revealed = game.final_hands if game.over else None
-    seats = tuple(
+    return tuple(
         PublicSeat(s.coins, len(s.hand), tuple(FieldView(b, n) for b, n in zip(s.field_beans, s.field_counts)),
-                   () if princes else tuple(TradeCard(b, locked) for b, locked in zip(s.trade, s.trade_locked)),
-                   s.position if princes else None,
+                   tuple(TradeCard(b, locked) for b, locked in zip(s.trade, s.trade_locked)) if trade_areas else (),
+                   s.position if figures else None,
                    None if revealed is None else tuple(revealed[i]))
         for i, s in enumerate(game.seats))
-    trade = None
-    if not princes and game.phase is not None and game.phase.value.startswith("trade"):
-        offer = game.offer
-        trade = TradeView(
-            game.trade_round, game.rules.max_trade_rounds,
-            None if offer is None else OfferView(game.active, offer.to, offer.give, offer.want),
-            tuple(OfferView(r.seat, game.active, r.give, r.want, r.accept) for r in game.responses))
-    table = None
-    if princes:
-        table = PrincesTable(len(game.box), tuple(game.middle.items()),
-                             tuple(t if k < game.revealed else None for k, t in enumerate(game.vine)),
-                             game.neutral_positions(), game.castle)
+
+
+def _state(game: Any, seats: tuple[PublicSeat, ...], trade: TradeView | None, table: PrincesTable | None) -> PublicState:
     decision = game.decision
     return PublicState(
         rules_id=game.rules.id, step=len(game.history), turn=game.turn, active=game.active, over=game.over,
@@ -160,6 +156,27 @@ def public_state(game: Any) -> PublicState:
         deck_size=len(game.deck), discard_size=len(game.discard),
         discard_top=game.discard[-1] if game.discard else None, reshuffles=game.reshuffles,
         seats=seats, trade=trade, princes=table, ranks=None if game.result is None else game.result.ranks)
+
+
+def classic_public_state(game: Any) -> PublicState:
+    """The spectator's state of a ``ClassicGame``: trading areas and the trading round under way."""
+    trade = None
+    if game.phase is not None and game.phase.value.startswith("trade"):
+        offer = game.offer
+        trade = TradeView(
+            game.trade_round, game.rules.max_trade_rounds,
+            None if offer is None else OfferView(game.active, offer.to, offer.give, offer.want),
+            tuple(OfferView(r.seat, game.active, r.give, r.want, r.accept) for r in game.responses))
+    return _state(game, _seats(game, trade_areas=True, figures=False), trade, None)
+
+
+def princes_public_state(game: Any) -> PublicState:
+    """The spectator's state of a ``PrincesGame`` (duel, solo): figures, the box, the middle, the vine
+    (face-down cards as ``None``) and the neutral figures."""
+    table = PrincesTable(len(game.box), tuple(game.middle.items()),
+                         tuple(t if k < game.revealed else None for k, t in enumerate(game.vine)),
+                         game.neutral_positions(), game.castle)
+    return _state(game, _seats(game, trade_areas=False, figures=True), None, table)
 
 
 @dataclass(frozen=True, slots=True)
