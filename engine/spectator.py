@@ -191,13 +191,16 @@ class Step:
     state: PublicState
 
 
-def replay_steps(replay: Replay, rules: Rules | None = None) -> list[Step]:
-    """Every step of ``replay``, re-simulated by the engine (step 0 the deal); raises ``ReplayMismatch``
-    (a ``ValueError``) when the actions do not play or the events differ from the record."""
+def replay_steps(replay: Replay, rules: Rules | None = None, names: Sequence[str] | None = None) -> list[Step]:
+    """Every step of ``replay``, re-simulated by the engine (step 0 the deal), its sentences naming the
+    seats ``names`` (by default the replay's); raises ``ReplayMismatch`` (a ``ValueError``) when the
+    actions do not play or the events differ from the record."""
     from engine import new_game  # late: engine/__init__ imports this module's siblings
 
     rules = rules or rules_for(replay.rules_id)
-    names = list(replay.seats)
+    names = list(replay.seats if names is None else names)
+    if len(names) != len(replay.seats):
+        raise ValueError(f"{len(names)} names {names!r} for a game of {len(replay.seats)} seats")
     game = new_game(rules, len(replay.seats), replay.seed)
     events = tuple(game.events)
     steps = [Step(0, None, events, tuple(describe(e, names, rules, game.active) for e in events), public_state(game))]

@@ -408,15 +408,15 @@ class SiteBuilder:
                 if game.rules_id not in rules_meta:
                     rules_meta[game.rules_id] = _rules_meta(game.rules_id)
                 princes = rules_meta[game.rules_id].get("princes") is not None
-                try:
-                    steps = spectator_json(replay) if replay else ""
-                except SiteError as exc:
-                    raise SiteError(f"game {match_id}: {exc}") from None
-                meta = {"rules": rules_meta[game.rules_id],
-                        "seats": [_seat_label(ladder.bot_of(s.version_id).name, ladder.versions[s.version_id].number)
-                                  for s in game.seats],
+                names = [_seat_label(ladder.bot_of(s.version_id).name, ladder.versions[s.version_id].number)
+                         for s in game.seats]
+                meta = {"rules": rules_meta[game.rules_id], "seats": names,
                         "coins": [s.coins for s in game.seats], "ranks": [s.rank for s in game.seats],
                         "failures": [[s.seat, s.failure_step, s.status] for s in game.seats if s.failure_step is not None]}
+                try:  # the sentences name the seats as the page does
+                    steps = spectator_json(replay, names) if replay else ""
+                except SiteError as exc:
+                    raise SiteError(f"game {match_id}: {exc}") from None
                 text = template.render(root="../", built_at=self.built_at, ladder=ladder, game=game,
                                        seat_rows=self.frag.seat_rows(game),
                                        season=seasons.get(game.season_id), meta=meta,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Sequence
 
 from engine.replay import Replay
 from engine.rules import rules_for
@@ -29,16 +30,16 @@ def script_json(text: str) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def spectator_json(text: str) -> str:
+def spectator_json(text: str, names: Sequence[str] | None = None) -> str:
     """The steps a game page's viewer draws (``steps_json``), as JSON text safe inside a <script>
-    element, from a stored replay re-simulated by the engine."""
+    element, from a stored replay re-simulated by the engine; ``names`` are how the page names the seats."""
     try:
         replay = Replay.loads(text)
         rules = rules_for(replay.rules_id)
     except (ValueError, RecursionError) as exc:
         raise SiteError(f"malformed replay {_head(text)}: {_blank(str(exc))}") from None
     try:
-        steps = replay_steps(replay, rules)
+        steps = replay_steps(replay, rules, names)
     except ValueError as exc:
         raise SiteError(f"replay {_head(text)} does not re-simulate to its record: {_blank(str(exc))}") from None
     return script_json(json.dumps(steps_json(steps, rules), separators=(",", ":")))

@@ -234,11 +234,11 @@ def test_the_viewer_draws_the_engines_spectator_state_at_every_step(browser, sit
     for match in matches:
         replay = Replay.loads(match.replay)  # type: ignore[arg-type]
         rules = rules_for(replay.rules_id)
-        steps = replay_steps(replay)
-        texts = [" ".join(step["text"]) for step in steps_json(steps, rules)["steps"]]
         open_page(browser, site / "games" / f"{match.id}.html")
         drawn = json.loads(browser.execute_script(DRAWN))
-        names = drawn["seats"]
+        names = drawn["seats"]  # as the page names them
+        steps = replay_steps(replay, rules, names)
+        texts = [" ".join(step["text"]) for step in steps_json(steps, rules)["steps"]]
         assert len(drawn["steps"]) == len(steps) == len(replay.actions) + 1
         for step, text, got in zip(steps, texts, drawn["steps"]):
             assert got == drawn_as_expected(rules, names, step, text), (match.id, step.number)
