@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import pytest
+from golden_helpers import GOLDEN, replay_golden
 
 from engine import Offer, Pass, classic_rules, new_game, rules_for
 from engine.actions import Accept, Confirm, DecisionKind
@@ -189,3 +190,23 @@ def test_numbers_agree_with_their_nouns_in_every_sentence_of_many_games() -> Non
                     assert line[0].isupper() or line.startswith("seat"), line
                     assert line.endswith("."), line
     assert {"1 card."} <= seen
+
+
+@pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.json")), ids=lambda p: p.stem)
+def test_the_golden_games_steps_are_the_spectators(path) -> None:
+    """The golden files number their moves the same way: the decision the spectator names at step k is
+    the golden file's step k (seat and kind); every event has its sentence."""
+    game, doc = replay_golden(path)
+    steps = replay_steps(Replay.of(game, [f"seat{i}" for i in range(doc["players"])]))
+    assert len(steps) == len(doc["steps"]) + 1
+    for step, golden in zip(steps, doc["steps"]):
+        assert (step.state.to_move, step.state.decision) == (golden["seat"], golden["kind"]), (path.name, step.number)
+        assert step.number == golden["step"]
+    assert steps[-1].state.over and steps[-1].state.to_move is None
+    sentences = [line for step in steps for line in step.sentences]
+    assert len(sentences) == len(game.events) and all(line.endswith(".") for line in sentences)
+    gifts = [e for e in game.events if type(e).__name__ == "Offered" and not e.want]  # type: ignore[union-attr]
+    forced = not game.rules.gifts_by_consent
+    for gift in gifts:
+        line = describe(gift, [f"seat{i}" for i in range(doc["players"])], game.rules, 0)
+        assert ("(no consent needed)" in line) == forced and (" gives " in line) == forced, line
