@@ -412,7 +412,9 @@ class SiteBuilder:
                          for s in game.seats]
                 meta = {"rules": rules_meta[game.rules_id], "seats": names,
                         "coins": [s.coins for s in game.seats], "ranks": [s.rank for s in game.seats],
-                        "failures": [[s.seat, s.failure_step, s.status] for s in game.seats if s.failure_step is not None]}
+                        "failures": [[s.seat, s.failure_step, s.status,
+                                      f"../bots/{ladder.bot_of(s.version_id).id}.html#failure-{match_id}-{s.seat}"]
+                                     for s in game.seats if s.failure_step is not None]}
                 try:  # the sentences name the seats as the page does
                     steps = spectator_json(replay, names) if replay else ""
                 except SiteError as exc:

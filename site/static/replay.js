@@ -136,11 +136,12 @@
     var head = el("div", "seat-head");
     head.appendChild(el("span", "seat-name", meta.seats[i]));
     if (i === s.active && !s.over) head.appendChild(el("span", "badge", "active"));
-    (meta.failures || []).forEach(function (f) {  // [seat, step, status]: it failed there; defaults play for it since
+    (meta.failures || []).forEach(function (f) {  // [seat, step, status, evidence]: it failed there; defaults play since
       if (f[0] !== i || s.step < f[1]) return;
-      var mark = el("span", "badge failed", s.step === f[1] ? f[2] + " here" : f[2] + " at step " + f[1]);
+      var mark = el(f[3] ? "a" : "span", "badge failed", s.step === f[1] ? f[2] + " here" : f[2] + " at step " + f[1]);
+      if (f[3]) mark.href = f[3];  // its evidence: the request, its own output (the bot's page)
       mark.title = "this seat's bot failed (" + f[2] + ") answering the request of step " + f[1] +
-        "; from then on the referee plays for it (see the results above)";
+        "; from then on the referee plays for it";
       head.appendChild(mark);
     });
     if (i === s.to_move && s.decision) {
@@ -181,12 +182,18 @@
     return panel;
   }
 
-  function offerText(meta, o) {
-    var give = o.give.map(function (b) { return beanName(meta, b); }).join(", ") || "nothing";
-    var want = o.want.map(function (b) { return beanName(meta, b); }).join(", ") || "nothing";
-    if (o.accept) return meta.seats[o.seat] + " accepts";
-    return meta.seats[o.seat] + " offers " + give + " for " + want +
-      (o.to === null || o.to === undefined ? " to everybody" : " to " + meta.seats[o.to]);
+  // An offer drawn as one: who offers what (the cards as chips) for what, to whom; an acceptance says so.
+  function offerNode(meta, o, response) {
+    var node = el("span", "offer" + (response ? " response" : ""));
+    node.appendChild(el("span", "who", meta.seats[o.seat]));
+    if (o.accept) { node.appendChild(el("span", "", " accepts")); return node; }
+    node.appendChild(el("span", "", " offers "));
+    if (!o.give.length) node.appendChild(el("span", "muted", "nothing"));
+    o.give.forEach(function (b) { node.appendChild(chip(meta, b, beanName(meta, b), "give")); });
+    node.appendChild(el("span", "", o.want.length ? " for " : " as a gift"));
+    o.want.forEach(function (b) { node.appendChild(chip(meta, b, beanName(meta, b), "want")); });
+    node.appendChild(el("span", "", o.to === null || o.to === undefined ? " · to everybody" : " · to " + meta.seats[o.to]));
+    return node;
   }
 
   // The trading round under way: the active player's offer and the answers so far.
@@ -198,8 +205,8 @@
     box.hidden = false;
     box.appendChild(el("span", "label", "trading, round " + (s.trade.round + 1) + " of " + s.trade.max_rounds + ": "));
     if (!s.trade.offer && !s.trade.responses.length) box.appendChild(el("span", "muted", "no offer yet"));
-    if (s.trade.offer) box.appendChild(el("span", "offer", offerText(meta, s.trade.offer)));
-    s.trade.responses.forEach(function (r) { box.appendChild(el("span", "offer response", offerText(meta, r))); });
+    if (s.trade.offer) box.appendChild(offerNode(meta, s.trade.offer, false));
+    s.trade.responses.forEach(function (r) { box.appendChild(offerNode(meta, r, true)); });
   }
 
   function start() {
