@@ -20,7 +20,7 @@ from engine.events import (
     Accepted, Offered, Passed, Traded, TradingEnded, TurnedUp, TurnStarted,
 )
 from engine.rules import Rules
-from engine.spectator import PublicState, classic_public_state
+from engine.spectator import PublicState, classic_public_state, classic_public_state_json
 from engine.views import View, classic_view, classic_view_json
 
 _PASS = Pass()
@@ -89,6 +89,9 @@ class ClassicGame(Game):
     def public_state(self) -> PublicState:
         """What a spectator sees now: the public table, no hand until the game is over."""
         return classic_public_state(self)
+
+    def public_state_json(self) -> dict[str, Any]:
+        return classic_public_state_json(self)
 
     def card_count(self) -> int:
         """Every card in the game, wherever it lies (a conservation check)."""

@@ -172,6 +172,10 @@ class Game:
         """What a spectator sees now (engine/spectator.py ``PublicState``); each kind of game builds its own."""
         raise NotImplementedError
 
+    def public_state_json(self) -> dict[str, Any]:
+        """``public_state().to_json()``, made straight from the state."""
+        raise NotImplementedError
+
     def view_json(self, seat: int) -> dict[str, Any]:
         """The JSON of ``view(seat)``; a variant may make it faster straight from its state."""
         return self.view(seat).to_json()  # type: ignore[no-any-return]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from engine.cards import Bean
-from engine.events import Event
+from engine.events import Event, event_to_json
 from engine.narration import deal_sentence, describe
 from engine.replay import Replay, ReplayMismatch
 from engine.rules import Rules, rules_for
@@ -179,6 +179,62 @@ def princes_public_state(game: Any) -> PublicState:
     return _state(game, _seats(game, trade_areas=False, figures=True), None, table)
 
 
+def public_state_json(game: Any) -> dict[str, Any]:
+    """``public_state(game).to_json()`` made straight from the state (a site build makes one per step of
+    every game: no state objects); tests check both agree on every step of many games."""
+    state: dict[str, Any] = game.public_state_json()
+    return state
+
+
+_NAMES: dict[Bean | None, str | None] = {**{b: b.value for b in Bean}, None: None}  # faster than .value
+
+
+def _seats_json(game: Any, trade_areas: bool, figures: bool) -> list[dict[str, Any]]:
+    revealed = game.final_hands if game.over else None
+    names = _NAMES
+    return [{"coins": len(s.treasury), "hand_size": len(s.hand),
+             "fields": [[names[b], n] for b, n in zip(s.field_beans, s.field_counts)],
+             "trade_area": [[names[b], locked] for b, locked in zip(s.trade, s.trade_locked)] if trade_areas else [],
+             "figure": s.position if figures else None,
+             "hand": None if revealed is None else [names[b] for b in revealed[i]]}
+            for i, s in enumerate(game.seats)]
+
+
+def _state_json(game: Any, seats: list[dict[str, Any]], trade: dict[str, Any] | None,
+                table: dict[str, Any] | None) -> dict[str, Any]:
+    over, result = game.over, game.result
+    return {
+        "rules_id": game.rules.id, "step": len(game.history), "turn": game.turn, "active": game.active,
+        "over": over, "to_move": None if over else game.to_move,
+        "decision": None if over or game.phase is None else game.phase.value,
+        "deck": len(game.deck), "discard": len(game.discard),
+        "top": _NAMES[game.discard[-1]] if game.discard else None, "reshuffles": game.reshuffles,
+        "seats": seats, "trade": trade, "princes": table, "ranks": None if result is None else list(result.ranks),
+    }
+
+
+def classic_public_state_json(game: Any) -> dict[str, Any]:
+    trade = None
+    if game.phase is not None and game.phase.value.startswith("trade"):
+        offer, active = game.offer, game.active
+        trade = {
+            "round": game.trade_round, "max_rounds": game.rules.max_trade_rounds,
+            "offer": None if offer is None else {"seat": active, "to": offer.to, "give": [b.value for b in offer.give],
+                                                 "want": [b.value for b in offer.want], "accept": False},
+            "responses": [{"seat": r.seat, "to": active, "give": [b.value for b in r.give],
+                           "want": [b.value for b in r.want], "accept": r.accept} for r in game.responses],
+        }
+    return _state_json(game, _seats_json(game, trade_areas=True, figures=False), trade, None)
+
+
+def princes_public_state_json(game: Any) -> dict[str, Any]:
+    revealed = game.revealed
+    table = {"box": len(game.box), "middle": [[b.value, n] for b, n in game.middle.items()],
+             "vine": [t if k < revealed else None for k, t in enumerate(game.vine)],
+             "neutral": [[name, pos] for name, pos in game.neutral_positions()], "castle": game.castle}
+    return _state_json(game, _seats_json(game, trade_areas=False, figures=True), None, table)
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """One step of a game: who acted (``None`` for the deal), the events that action caused (for
@@ -221,6 +277,42 @@ def replay_steps(replay: Replay, rules: Rules | None = None, names: Sequence[str
                      min(len(game.events), len(replay.events)))
         raise ReplayMismatch(f"events differ from event {first} on")
     return steps
+
+
+def replay_json(replay: Replay, rules: Rules | None = None, names: Sequence[str] | None = None,
+                recorded: Sequence[Any] | None = None) -> dict[str, Any]:
+    """``steps_json(replay_steps(replay, rules, names), rules)`` made straight from the game's states
+    (what a site build embeds in every game page; tests check both agree). ``recorded``: the events'
+    JSON to check the game against instead of ``replay.events`` (decoding them costs more than this)."""
+    from engine import new_game
+
+    rules = rules or rules_for(replay.rules_id)
+    names = list(replay.seats if names is None else names)
+    if len(names) != len(replay.seats):
+        raise ValueError(f"{len(names)} names {names!r} for a game of {len(replay.seats)} seats")
+    game = new_game(rules, len(replay.seats), replay.seed)
+    before = public_state_json(game)
+    out = [{"seat": None, "events": len(game.events),
+            "text": [deal_sentence(rules, len(names))] + [describe(e, names, rules, game.active) for e in game.events],
+            "state": before}]
+    for number, (seat, action) in enumerate(replay.actions, start=1):
+        if game.over or game.to_move != seat:
+            raise ReplayMismatch(f"step {number}: seat {None if game.over else game.to_move} is to move, "
+                                 f"the replay says {seat}")
+        start, active = len(game.events), game.active
+        try:
+            game.apply(action)
+        except ValueError as exc:
+            raise ReplayMismatch(f"step {number}: {exc}") from None
+        state = public_state_json(game)
+        out.append({"seat": seat, "events": len(game.events) - start,
+                    "text": [describe(e, names, rules, active) for e in game.events[start:]],
+                    "state": _diff_state(before, state)})
+        before = state
+    if (tuple(game.events) != replay.events if recorded is None
+            else [event_to_json(e) for e in game.events] != list(recorded)):
+        raise ReplayMismatch("events differ from the record")
+    return {"format": SPECTATOR_FORMAT, "steps": out}
 
 
 def step_after_events(replay: Replay, events: int) -> int:

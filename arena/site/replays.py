@@ -8,7 +8,7 @@ from typing import Sequence
 
 from engine.replay import Replay
 from engine.rules import rules_for
-from engine.spectator import replay_steps, steps_json
+from engine.spectator import replay_json
 
 from arena.site.errors import SiteError
 
@@ -31,15 +31,19 @@ def script_json(text: str) -> str:
 
 
 def spectator_json(text: str, names: Sequence[str] | None = None) -> str:
-    """The steps a game page's viewer draws (``steps_json``), as JSON text safe inside a <script>
+    """The steps a game page's viewer draws (``steps_json``, made by ``replay_json``), as JSON text safe inside a <script>
     element, from a stored replay re-simulated by the engine; ``names`` are how the page names the seats."""
     try:
-        replay = Replay.loads(text)
+        data = json.loads(text)
+        replay = Replay.from_json(data, events=False)  # the events are compared as JSON: cheaper
         rules = rules_for(replay.rules_id)
-    except (ValueError, RecursionError) as exc:
+        recorded = data["events"]
+        if not isinstance(recorded, list):
+            raise ValueError(f"events are not a list: {str(recorded)[:40]!r}")
+    except (ValueError, RecursionError, TypeError, KeyError) as exc:
         raise SiteError(f"malformed replay {_head(text)}: {_blank(str(exc))}") from None
     try:
-        steps = replay_steps(replay, rules, names)
+        steps = replay_json(replay, rules, names, recorded)
     except ValueError as exc:
         raise SiteError(f"replay {_head(text)} does not re-simulate to its record: {_blank(str(exc))}") from None
-    return script_json(json.dumps(steps_json(steps, rules), separators=(",", ":")))
+    return script_json(json.dumps(steps, separators=(",", ":")))

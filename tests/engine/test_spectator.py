@@ -14,7 +14,9 @@ from engine.cards import Bean
 from engine.narration import describe
 from engine.policies import random_action
 from engine.replay import Replay, ReplayMismatch
-from engine.spectator import PublicState, apply_diff, public_state, replay_steps, step_after_events, steps_json
+from engine.spectator import (
+    PublicState, apply_diff, public_state, public_state_json, replay_json, replay_steps, step_after_events, steps_json,
+)
 
 TABLES = [("classic", 3), ("classic", 4), ("classic", 5), ("duel", 2), ("solo", 1)]
 SEEDS = range(6)
@@ -62,6 +64,7 @@ def check(game, state: PublicState) -> None:
         assert [[(f.bean, f.count) for f in fs] for fs in view.fields] == \
             [[(f.bean, f.count) for f in s.fields] for s in state.seats]
     assert state.ranks == (game.result.ranks if game.result else None)
+    assert public_state_json(game) == state.to_json()  # the fast path a site build takes
 
 
 @pytest.mark.parametrize("variant, players", TABLES)
@@ -121,7 +124,8 @@ def test_the_state_does_not_depend_on_hidden_cards() -> None:
 def test_the_json_round_trips_whole_and_through_its_diffs(variant: str, players: int) -> None:
     replay, _, _ = played(variant, players, 11)
     steps = replay_steps(replay)
-    data = json.loads(json.dumps(steps_json(steps, rules_for(variant))))  # what the site ships: JSON text
+    data = json.loads(json.dumps(steps_json(steps, rules_for(variant))))
+    assert replay_json(replay) == data  # the site's fast path makes the same JSON
     assert data["format"] == 1 and len(data["steps"]) == len(steps)
     whole: dict | None = None
     for step, shipped in zip(steps, data["steps"]):
