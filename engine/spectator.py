@@ -2,7 +2,7 @@
 
 A *step* is one action of the replay: step 0 is the position after the deal, step k the position once
 the first k actions were played (``replay.actions[k - 1]`` led to it, with the events it caused). The
-CLI's ``--step K``, a failed seat's evidence ("after step K") and the site's ``#step-K`` all count this
+CLI's ``--step K``, a failed seat's evidence ("at step K") and the site's ``#step-K`` all count this
 way (docs/protocol.md, "Steps").
 
 A state never holds a hand's cards or the deck's order while the game runs; once it is over, the
