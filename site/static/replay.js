@@ -300,7 +300,7 @@
       }
     }
 
-    function fromHash() {  // #step-K, or #event-N: the position once N events had happened (a bot page's links)
+    function fromHash() {  // #step-K, or an older link #event-N
       var match = /^#(step|event)-(\d+)$/.exec(location.hash);
       if (!match) return null;
       var n = parseInt(match[2], 10);
