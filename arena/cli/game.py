@@ -8,8 +8,7 @@ import click
 from sqlmodel import Session, col, select
 
 from arena.replay_text import position_text, turns_text
-from engine.errors import IllegalAction
-from engine.replay import Replay
+from engine.replay import Replay, ReplayMismatch
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season
 from arena.ladder import deals_secret
@@ -26,15 +25,16 @@ def game() -> None:
 
 TURNS = click.option("--turns", is_flag=True, help="Then the whole game, one event a line, turn by turn.")
 STEP = click.option("--step", type=click.IntRange(min=0), default=None,
-                    help="Then the public position after this many actions (0: the deal).")
+                    help="Then the public position at this step: after this many actions (0: the deal); "
+                         "a failed seat's evidence and the site's #step-K count the same way.")
 
 
 def show_replay(replay: Replay, turns: bool, step: int | None) -> None:
     """Both texts are made before anything is printed: a replay whose actions the engine refuses (an
-    edited file: ``IllegalAction`` is a ``ValueError``) or a step beyond the game is one line."""
+    edited file) or a step beyond the game is one line."""
     try:
         texts = ([turns_text(replay)] if turns else []) + ([position_text(replay, step)] if step is not None else [])
-    except IllegalAction as exc:
+    except ReplayMismatch as exc:
         raise UserError(f"the replay does not play: {exc}") from None
     except ValueError as exc:  # a step beyond the game
         raise UserError(str(exc)) from None
