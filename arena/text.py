@@ -50,6 +50,11 @@ def shown(value: str | None, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\N{HORIZONTAL ELLIPSIS}"
 
 
+def solo_result(rank: int | None) -> str:
+    """A game played alone as a person would say it: rank 1 is a win, anything else a loss."""
+    return "-" if rank is None else "won" if rank == 1 else "lost"
+
+
 def failure_text(seat: int, name: str, status: str, detail: str, request: str, step: int | None, log: str) -> str:
     """Why a seat failed, for its author: the status and detail, the request it was answering (and
     the replay step), then its own last output on stderr, each line marked, control characters

@@ -11,7 +11,7 @@ from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, Season
 from arena.dask_executor import DaskExecutor
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
-from arena.ladder import LadderError, SeasonProgress, SeasonSettings, close_season, deals_secret, leaderboard, rerate, run_season
+from arena.ladder import LadderError, SeasonProgress, TooFewBots, SeasonSettings, close_season, deals_secret, leaderboard, rerate, run_season
 from arena.progress import ProgressReporter, earlier_rate
 from arena.seeds import database_key, deal_id
 from arena.text import TextError, check_text, shown
@@ -135,6 +135,10 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
                               prepare=(lambda session: register_bosses(session, boss_names)) if boss_names else None)
     except SubmissionError as exc:
         raise UserError(str(exc)) from None
+    except TooFewBots as exc:
+        hint = ("enter the built-in bots with --bosses all (or some of "
+                f"{','.join(builtin_bots())}), or submit more bots with 'arena submit'")
+        raise UserError(f"{exc}: {hint}" if not boss_names else str(exc)) from None
     except (LadderError, DatabaseError, ExecutorError) as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (systemd, Kubernetes, timeout): the same clean stop
