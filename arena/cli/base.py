@@ -15,7 +15,7 @@ from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, database_url, make_engin
 from arena.formats import format_of
 from arena.paths import new_file_refused
 from arena.rankings import Standing
-from arena.text import terminal
+from arena.text import plural, terminal
 
 
 class UserError(click.ClickException):
@@ -135,11 +135,6 @@ def board_table(rows: Sequence[Standing], variant: str = "classic") -> str:
         return (f"no {variant} games yet, so nobody is ranked; {plural(len(rows), 'bot')} "
                 f"{'plays' if len(rows) == 1 else 'play'} {variant}: {names}")
     return format_table(format_of(variant).ranking.table(rows))
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 coin``, ``2 coins``: a count with its noun."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def format_table(rows: Sequence[Sequence[str]]) -> str:

@@ -18,7 +18,7 @@ from arena.progress import ProgressReporter
 from arena.formats import formats
 from arena.rankings import RatedStanding, WinRateStanding
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
-from arena.text import failure_text, shown, solo_result
+from arena.text import failure_text, plural, shown, solo_result
 from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, existing_bot, read_bot, read_bot_file,
                           plays_formats, retire,
                           names_taken_by_submissions, register, register_bosses, smoke_failure, smoke_games)
@@ -223,7 +223,7 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
             done = register(session, name, source, author, variants=passed, language=language)
         except SubmissionError as exc:  # e.g. a boss took the name during the smoke games
             raise UserError(str(exc)) from None
-        games = "; ".join(f"{variant} {r.seats[mine[variant]].coins} coins, " + (
+        games = "; ".join(f"{variant} {plural(r.seats[mine[variant]].coins, 'coin')}, " + (
             f"rank {r.seats[mine[variant]].rank} of {len(r.seats)}" if len(r.seats) > 1
             else solo_result(r.seats[0].rank))
             for variant, r in records.items() if variant in passed)
