@@ -8,6 +8,7 @@ from typing import Any, Callable, Generic, Iterable, Sequence, TypeVar
 from markupsafe import Markup, escape
 
 from arena.formats import format_of
+from arena.text import solo_result
 
 from arena.site.model import BotInfo, GameRow, Ladder, SeatRow, VersionInfo
 
@@ -138,7 +139,8 @@ class Fragments:
             Column("finished", lambda gs: fmt_date(gs[0].finished_at), "nowrap"),
             Column("version", lambda gs: f"v{versions[gs[1].version_id].number}"),
             Column("coins", lambda gs: str(gs[1].coins), "num"),
-            Column("rank", lambda gs: f"{gs[1].rank}/{len(gs[0].seats)}", "num"),
+            Column("rank", lambda gs: solo_result(gs[1].rank) if len(gs[0].seats) == 1 else f"{gs[1].rank}/{len(gs[0].seats)}",
+                   "num"),
             Column("status", lambda gs: self.status(gs[1]) + (' <span class="fail">void</span>' if gs[0].status == "void" else "")),
             Column("table (coins; ★ first)", lambda gs: self.players(gs[0]), "players"),
         ]
@@ -181,6 +183,7 @@ class Fragments:
             detail = f' <code class="detail">{escape(s.detail)}</code>' if s.detail else ""
             rows.append(f'<tr class="{"winner" if s.rank == 1 else ""}"><td>{s.seat}</td>'
                         f"<td>{self.bot_link(bot, '../', self.ladder.versions[s.version_id])}</td>"
-                        f'<td class="num coins">{s.coins}</td><td class="num rank">{s.rank}</td>'
+                        f'<td class="num coins">{s.coins}</td>'
+                        f'<td class="num rank">{solo_result(s.rank) if len(game.seats) == 1 else s.rank}</td>'
                         f"<td>{self.status(s)}{detail}{self.evidence(s)}</td></tr>")
         return Markup("\n".join(rows))

@@ -156,3 +156,20 @@ def test_the_stylesheet_never_cuts_a_word_to_fit() -> None:
     css = (PROJECT / "site" / "static" / "style.css").read_text(encoding="utf-8")
     assert "break-all" not in css
     assert re.search(r"^td \{ overflow-wrap: break-word; \}", css, re.M)  # a cell is never narrower than its longest word
+
+
+def test_a_solo_game_row_says_won_or_lost_not_a_rank_of_one() -> None:
+    from datetime import datetime
+
+    from arena.site.html import Fragments
+    from arena.site.model import BotInfo, GameRow, Ladder, SeatRow, VersionInfo
+
+    when = datetime(2026, 1, 2, 3, 4)
+    bot = BotInfo(1, "alone", "", False, when)
+    version = VersionInfo(7, 1, 1, True, when, 25.0, 8.3)
+    games = [GameRow(id, 1, id, "done", "solo-v1", when, 1.0, None, [SeatRow(id, 0, 7, coins, rank, "ok", "")])
+             for id, coins, rank in ((1, 0, 2), (2, 9, 1))]
+    frag = Fragments(Ladder({1: bot}, {7: version}, [], games, [], {1: "s"}))
+    rows = frag.bot_game_rows([(g, g.seats[0]) for g in games], filterable=False)
+    assert '<td class="num">lost</td>' in rows and '<td class="num">won</td>' in rows and "2/1" not in rows
+    assert '<td class="num rank">lost</td>' in frag.seat_rows(games[0])
