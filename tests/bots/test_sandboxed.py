@@ -6,9 +6,10 @@ import subprocess
 import sys
 
 
-def test_four_bots_play_a_sandboxed_game() -> None:
+def test_four_bots_play_a_sandboxed_game(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # in tmp_path: `--seed` makes the database arena.sqlite in the working folder
     result = subprocess.run([sys.executable, "-m", "arena", "play", "trader", "search", "greedy", "random",
-                             "--seed", "1", "--json"], capture_output=True, text=True, timeout=600)
+                             "--seed", "1", "--json"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     record = json.loads(result.stdout)
     assert record["void"] is None
