@@ -39,6 +39,19 @@ def pages(ladder: dict, site: Path) -> dict[str, Path]:
 
 END = """document.body.dispatchEvent(new KeyboardEvent("keydown", {key: "End", code: "End", bubbles: true,
                                                                cancelable: true}));"""
+EVERY_STEP = """
+const key = k => document.body.dispatchEvent(new KeyboardEvent("keydown", {key: k, code: k, bubbles: true, cancelable: true}));
+const label = document.getElementById("step-label"), wide = [];
+key("Home");
+for (let i = 0; i < 5000; i++) {
+  for (const p of document.querySelectorAll(".seat-panel"))
+    if (p.scrollWidth > p.clientWidth + 1) wide.push(label.textContent.trim());
+  const before = label.textContent;
+  key("ArrowRight");
+  if (label.textContent === before) break;
+}
+return [...new Set(wide)].slice(0, 5);
+"""
 LAYOUT = """
 const width = window.innerWidth;
 const out = {width: width, page: document.documentElement.scrollWidth, nav: [], cut: [], tables: [], panels: []};
@@ -72,6 +85,8 @@ def test_every_page_fits_a_phone(phone, ladder: dict, site: Path, screenshots: P
         assert layout["cut"] == [], f"{name}: names cut between lines: {layout['cut']}"
         assert layout["tables"] == [], f"{name}: tables past the screen's edge: {layout['tables']}"
         assert layout["panels"] == [], f"{name}: replay panels wider than themselves: {layout['panels']}"
+        if name == "game page":  # every step: no field's cards ever wider than the seat's panel
+            assert phone.execute_script(EVERY_STEP) == [], f"{name}: panels wider than themselves"
         if name in ("leaderboard", "bot page", "game page"):
             phone.save_screenshot(str(screenshots / f"phone-{name.replace(' ', '-')}.png"))  # as docs/screenshots/
 
