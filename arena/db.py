@@ -7,7 +7,7 @@ import os
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from sqlalchemy import BigInteger, UniqueConstraint, event
 from sqlalchemy.engine import Engine, make_url
@@ -260,8 +260,9 @@ def sqlite_file_problem(url: str) -> str | None:
     return None
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url`` (SQLite or PostgreSQL) with the schema created (or checked) on first use."""
+def make_engine(url: str, on_upgrade: Callable[[int, int], object] | None = None) -> Engine:
+    """An engine for ``url`` (SQLite or PostgreSQL) with the schema created (or checked) on first use;
+    ``on_upgrade(old, new)`` is told when an older schema was upgraded."""
     url = database_url(url)
     shown = shown_url(url)
     try:
@@ -307,6 +308,8 @@ def make_engine(url: str) -> Engine:
                 row.value = str(SCHEMA_VERSION)
                 session.add(row)
                 session.commit()
+        if version < SCHEMA_VERSION and on_upgrade is not None:
+            on_upgrade(version, SCHEMA_VERSION)
     except (OperationalError, DBAPIError) as exc:
         raise DatabaseError(f"cannot open database {shown!r}: {one_line(exc.orig or exc)}") from None
     return engine

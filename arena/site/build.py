@@ -270,7 +270,9 @@ class SiteBuilder:
             head: list[dict[str, Any]] = sorted(({"bot": ladder.bots[b], "games": int(r[0]), "wins": int(r[1]), "losses": int(r[2]),
                             "win_rate": r[1] / r[0], "coin_diff": r[3] / r[0]} for b, r in h2h.items()),
                           key=lambda r: (-r["games"], r["bot"].name))
-            versions = [{"version": v, "tally": per_version.get(v.id, Tally())} for v in reversed(bot.versions)]
+            numbers = sorted(v.number for v in bot.versions)
+            versions = [{"version": v, "tally": per_version.get(v.id, Tally()),
+                         "superseded_by": next((n for n in numbers if n > v.number), None)} for v in reversed(bot.versions)]
             chart = rating_chart(history.get(bot.id, []), f"Rating history of {bot.name}")
             lists = pages_of(mine, BOT_GAMES_PER_PAGE)
             flags = [f for f in self.flags if bot.name in f.bots]
