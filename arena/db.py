@@ -7,7 +7,7 @@ import os
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from sqlalchemy import BigInteger, UniqueConstraint, event
 from sqlalchemy.engine import Engine, make_url
@@ -17,10 +17,11 @@ from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 from arena.paths import new_file_refused
 from arena.text import storable
 
-SCHEMA_VERSION = 6  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+SCHEMA_VERSION = 7  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (VersusTest, VersusBot, VersusPair: new tables, made by create_all)
 #                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
+#                    7: MatchSeat.failure_step counts actions (the replay's step), no longer events
 DEFAULT_DB = "sqlite:///arena.sqlite"
 DB_ENV = "ARENA_DB"
 ADVISORY_KEY = 424242  # PostgreSQL: the lock of the one writer (advisory locks are per database)
@@ -259,8 +260,9 @@ def sqlite_file_problem(url: str) -> str | None:
     return None
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url`` (SQLite or PostgreSQL) with the schema created (or checked) on first use."""
+def make_engine(url: str, on_upgrade: Callable[[int, int], object] | None = None) -> Engine:
+    """An engine for ``url`` (SQLite or PostgreSQL) with the schema created (or checked) on first use;
+    ``on_upgrade(old, new)`` is told when an older schema was upgraded."""
     url = database_url(url)
     shown = shown_url(url)
     try:
@@ -298,12 +300,16 @@ def make_engine(url: str) -> Engine:
             _upgrade_to_3(engine)
         if version < 4:
             _upgrade_to_4(engine)
+        if version < 7:
+            _upgrade_to_7(engine)
         with Session(engine) as session:
             row = session.get(Meta, "schema_version") or Meta(key="schema_version", value="")
             if row.value != str(SCHEMA_VERSION):
                 row.value = str(SCHEMA_VERSION)
                 session.add(row)
                 session.commit()
+        if version < SCHEMA_VERSION and on_upgrade is not None:
+            on_upgrade(version, SCHEMA_VERSION)
     except (OperationalError, DBAPIError) as exc:
         raise DatabaseError(f"cannot open database {shown!r}: {one_line(exc.orig or exc)}") from None
     return engine
@@ -365,6 +371,27 @@ def _upgrade_to_4(engine: Engine) -> None:
         if "language" not in columns:
             conn.execute(text("ALTER TABLE botversion ADD COLUMN language VARCHAR NOT NULL DEFAULT 'python'"))
         conn.execute(text("UPDATE meta SET value = '4' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_7(engine: Engine) -> None:
+    """Schema 6 -> 7: a failed seat's ``failure_step`` becomes the replay's step (actions played, the
+    one numbering of engine/spectator.py) instead of the number of events before the request."""
+    from sqlalchemy import text
+
+    from engine.replay import Replay
+    from engine.spectator import step_after_events
+
+    with engine.begin() as conn:
+        rows = conn.execute(text("SELECT matchseat.id, matchseat.failure_step, \"match\".replay FROM matchseat "
+                                 "JOIN \"match\" ON \"match\".id = matchseat.match_id "
+                                 "WHERE matchseat.failure_step IS NOT NULL")).all()
+        for seat_id, events, replay in rows:
+            try:
+                step = step_after_events(Replay.loads(replay), int(events)) if replay else None
+            except ValueError:  # a replay this arena cannot play again: the position is unknown
+                step = None
+            conn.execute(text("UPDATE matchseat SET failure_step = :s WHERE id = :i"), {"s": step, "i": seat_id})
+        conn.execute(text("UPDATE meta SET value = '7' WHERE key = 'schema_version'"))
 
 
 def _storable_parameters(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,

@@ -22,10 +22,12 @@ from arena.db import DatabaseError, Match, MatchSeat, Season, exclusive_run, now
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
 from arena.match import MatchOutcome
-from arena.planning import LadderError, Planner, SeasonSettings, get_or_create_season, group_tables, table_task
+from arena.planning import (LadderError, Planner, SeasonSettings, TooFewBots, check_enough_bots, get_or_create_season,
+                            group_tables, table_task)
 from arena.rankings import RankingError, Standing, load_book
 from arena.ratings import RatingBook
 from arena.seeds import database_key
+from engine import rules_for
 from sandbox import Limits, Tier
 
 log = logging.getLogger(__name__)
@@ -153,6 +155,9 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
         with Session(engine) as session:
             if prepare is not None:
                 prepare(session)
+            if session.exec(select(Season).where(Season.name == settings.name)).first() is None:
+                check_enough_bots(session, settings.name, settings.variant,
+                                  settings.min_players or rules_for(settings.variant).min_players, settings.builtin_only)
             season_id = get_or_create_season(session, settings).id
         engine.dispose()  # no database connection may cross the fork of a local pool
         try:
@@ -171,6 +176,8 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                     Match.season_id == season.id, Match.status == "planned")).all())
                 if backlog:
                     log.info("season %s: resuming %d planned tables", season.name, len(backlog))
+                elif planner.remaining() > 0 and not planner.solo:  # before the first progress line
+                    check_enough_bots(session, season.name, season.variant, season.min_players, settings.builtin_only)
                 on_progress(progress)
                 tables_in_flight = 0  # two per worker, so that no worker waits for the coordinator
                 while True:
@@ -233,5 +240,5 @@ def leaderboard(session: Session, variant: str = "classic", season: str | None =
         raise LadderError(str(exc)) from None
 
 
-__all__ = ["DatabaseError", "LadderError", "SeasonProgress", "SeasonSettings", "close_season", "deals_secret",
+__all__ = ["DatabaseError", "LadderError", "SeasonProgress", "SeasonSettings", "TooFewBots", "close_season", "deals_secret",
            "leaderboard", "record_outcome", "rerate", "run_season"]

@@ -29,6 +29,28 @@ class LadderError(RuntimeError):
     """A season cannot run as asked (too few bots, a machine fault during a match)."""
 
 
+class TooFewBots(LadderError):
+    """Too few active bots (or authors) play a season's format for one table."""
+
+
+def check_enough_bots(session: Session, name: str, variant: str, min_players: int, builtin_only: bool = False) -> None:
+    """Raise ``TooFewBots`` unless the active bots of ``variant`` fill a table of ``min_players`` bots of
+    different authors (checked before a season is made, so that a refused one leaves nothing behind)."""
+    versions = active_versions(session, variant)
+    if builtin_only:
+        versions = [(b, v) for b, v in versions if b.builtin]
+    need = max(1, min_players)
+    if len(versions) < need:
+        have = "none is" if not versions else "1 is" if len(versions) == 1 else f"{len(versions)} are"
+        raise TooFewBots(f"season {name!r} needs at least {need} active {'bot that plays' if need == 1 else 'bots that play'} "
+                         f"{variant}; {have} registered")
+    groups = [author_group(b) for b, _ in versions]
+    authors = len({g for g in groups if g is not None}) + groups.count(None)  # as ``distinct`` counts them
+    if authors < need:
+        raise TooFewBots(f"season {name!r} needs bots of at least {need} different authors that play {variant}; "
+                         f"{authors} {'is' if authors == 1 else 'are'} active")
+
+
 def match_seed(season_seed: int, number: int) -> int:
     return random.Random(f"{season_seed}/{number}").getrandbits(63)
 
@@ -119,8 +141,7 @@ class Planner:
         per_bot: list[list[tuple[int, list[int]]]] = []
         versions = self._versions()
         if not versions:
-            raise LadderError(f"season {self.season.name!r} needs at least 1 active bot that plays "
-                              f"{self.season.variant}, none is registered")
+            check_enough_bots(self.session, self.season.name, self.season.variant, 1, self.builtin_only)
         for _, version in versions:
             version_id = stored_id(version)
             todo = [seed for seed in seeds if seed not in have.get(version_id, set())]
@@ -161,14 +182,9 @@ class Planner:
             return self.plan_solo()
         versions = self._versions()
         by_id = {v.id: v for _, v in versions}
-        if len(versions) < self.season.min_players:
-            raise LadderError(f"season {self.season.name!r} needs at least {self.season.min_players} active bots "
-                              f"that play {self.season.variant}, {len(versions)} are registered")
+        check_enough_bots(self.session, self.season.name, self.season.variant, self.season.min_players, self.builtin_only)
         candidates = [Candidate(stored_id(v), self.book.get(stored_id(v)), self.season_seats[stored_id(v)], author_group(b))
                       for b, v in versions]
-        if distinct(candidates) < self.season.min_players:
-            raise LadderError(f"season {self.season.name!r} needs bots of at least {self.season.min_players} "
-                              f"different authors that play {self.season.variant}; {distinct(candidates)} are active")
         size = self.matchmaker.size(self.season.min_players, self.season.max_players, distinct(candidates))
         table = self.matchmaker.table(candidates, size, kept_apart(self.session))
         if len(table) < self.season.min_players:

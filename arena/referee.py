@@ -55,8 +55,8 @@ MAX_FAILURE_LOG = 4000
 @dataclass(frozen=True)
 class Failure:
     """Why a seat failed, for its author: the request it was answering (``hello`` or a decision
-    kind), when it was asked (``step``: the number of public events before it; the site's replay
-    opens there with ``#event-<step>``), and the bot's
+    kind), when it was asked (``step``: the number of actions played before it, the replay's step
+    (engine/spectator.py); ``arena game show N --step K`` and the site's ``#step-K`` show it), and the bot's
     own last output on stderr (the runner's traceback, its prints), at most ``MAX_FAILURE_LOG``
     characters. Nothing in it comes from another seat."""
 
@@ -135,7 +135,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
 
     def ask(seat: int, message: dict[str, Any]) -> dict[str, Any] | None:
         """One request to one seat; None (and the seat forfeits) on any failure of the bot's."""
-        asked[seat] = (message.get("kind") or message.get("type") or "?", len(game.events))
+        asked[seat] = (message.get("kind") or message.get("type") or "?", len(game.history))
         try:
             reply = players[seat].request(message)
         except SandboxError:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import difflib
 import errno
 import os
 import random
@@ -245,7 +246,8 @@ def existing_bot(session: Session, name: str, builtin: bool = False) -> Bot | No
 def register(session: Session, name: str, source: str, author: str = "", builtin: bool = False,
              variants: Sequence[str] = ("classic",), language: str = "python") -> Registered:
     """Store ``source`` as the newest version of bot ``name`` (one transaction), to be scheduled in ``variants``.
-    The same source again only updates the variants it plays."""
+    The same source again stores nothing new: it keeps the formats it plays (``plays_formats``), and
+    only a format registered since then is decided by ``variants``."""
     check_name(name, builtin)
     check_author(author)
     digest = source_hash(source)
@@ -257,12 +259,14 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
     current = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active == True)).first()  # noqa: E712
     plays = {f.name for f in formats() if f.name in variants}
     if current is not None and current.sha256 == digest and current.language == language:
+        # the same code keeps the formats it plays (a smoke game is one drawn table: passing or failing
+        # it again says nothing new); only a format registered since the version was stored is decided now
         rows = {row.variant: row for row in session.exec(select(VersionFormat).where(
             VersionFormat.version_id == current.id)).all()}
-        for fmt in formats():  # a format registered since its version was stored starts from the default
-            row = rows.get(fmt.name) or VersionFormat(version_id=stored_id(current), variant=fmt.name, prior_mu=MU)
-            row.plays = fmt.name in plays
-            session.add(row)
+        for fmt in formats():
+            if fmt.name not in rows:
+                session.add(VersionFormat(version_id=stored_id(current), variant=fmt.name, prior_mu=MU,
+                                          plays=fmt.name in plays))
         session.commit()
         session.refresh(current)
         return Registered(bot, current, False)
@@ -295,6 +299,13 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
     return Registered(bot, version, True)
 
 
+def plays_formats(session: Session, version: BotVersion) -> list[str]:
+    """The formats ``version`` is scheduled in, in registration order."""
+    plays = {row.variant for row in session.exec(select(VersionFormat).where(
+        VersionFormat.version_id == version.id, VersionFormat.plays == True)).all()}  # noqa: E712
+    return [f.name for f in formats() if f.name in plays]
+
+
 def retire(session: Session, name: str) -> BotVersion:
     """Stop scheduling bot ``name``: its current version is no longer active, so it leaves the boards
     and plans; its games and ratings stay. A later submission under the name becomes its next version."""
@@ -309,6 +320,14 @@ def retire(session: Session, name: str) -> BotVersion:
     session.commit()
     session.refresh(current)
     return current
+
+
+def did_you_mean(name: str, known: Sequence[str]) -> str:
+    """``"; did you mean 'greedy'?"`` when ``name`` is a near miss of one of ``known`` (a typo, a
+    ``_bot`` suffix, other case), else ``""``."""
+    plain = name.casefold().removesuffix(".py").removesuffix("_bot")
+    close = difflib.get_close_matches(plain, [k.casefold() for k in known], n=1, cutoff=0.6)
+    return f"; did you mean {known[[k.casefold() for k in known].index(close[0])]!r}?" if close else ""
 
 
 def builtin_bots() -> dict[str, Path]:
@@ -329,7 +348,8 @@ def register_bosses(session: Session, names: Sequence[str]) -> list[Registered]:
     known = builtin_bots()
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise SubmissionError(f"no built-in bot {unknown[0]!r}; the bosses are {', '.join(known)}")
+        raise SubmissionError(f"no built-in bot {unknown[0]!r}; the bosses are {', '.join(known)}"
+                              + did_you_mean(unknown[0], list(known)))
     for name in names:
         existing_bot(session, name, builtin=True)  # raises, naming the first clash
     return [register(session, name, known[name].read_text(encoding="utf-8"), "arena", builtin=True,

@@ -50,13 +50,24 @@ def shown(value: str | None, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\N{HORIZONTAL ELLIPSIS}"
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 coin``, ``2 coins``: a count with its noun (nouns with a plain plural only)."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def solo_result(rank: int | None) -> str:
+    """A game played alone as a person would say it: rank 1 is a win, anything else a loss."""
+    return "-" if rank is None else "won" if rank == 1 else "lost"
+
+
 def failure_text(seat: int, name: str, status: str, detail: str, request: str, step: int | None, log: str) -> str:
     """Why a seat failed, for its author: the status and detail, the request it was answering (and
-    the replay step), then its own last output on stderr, each line marked, control characters
+    the replay step it was asked at: ``arena game show N --step K`` shows that position), then its
+    own last output on stderr, each line marked, control characters
     replaced (the bot wrote it)."""
     lines = [f"seat {seat} ({shown(name)}) {status}: {shown(detail, 500)}"]
     if request:
-        lines.append(f"  while answering {shown(request)}" + (f" (after event {step} of the replay)" if step is not None else ""))
+        lines.append(f"  while answering {shown(request)}" + (f" (at step {step} of the replay)" if step is not None else ""))
     for line in log.rstrip("\n").splitlines() if log.strip() else ["(it wrote nothing on stderr)"]:
         lines.append("  | " + shown(line, 500))
     return "\n".join(lines)

@@ -13,6 +13,7 @@ from sqlmodel import Session, col, select
 
 from arena.db import VersusBot, VersusPair, VersusTest, now, source_hash, stored_id
 from arena.sprt import Hypotheses, Pentanomial
+from arena.text import plural
 
 ROLES = ("NEW", "OLD")  # the names of roles 0 and 1; the field's bots are "field 1", "field 2", ...
 
@@ -176,7 +177,7 @@ def verdict_text(settings: VersusSettings, verdict: str | None, pairs: int, fini
     """The verdict as the command line and the site say it."""
     new, old = settings.bots[0].name, settings.bots[1].name
     if not finished:
-        return f"not decided yet: {pairs} pairs counted ('arena test resume {settings.name}' continues)"
+        return f"not decided yet: {plural(pairs, 'pair')} counted ('arena test resume {settings.name}' continues)"
     return {"H1": f"H1: {new} is better than {old}",
             "H0": f"H0: {new} is not better than {old} by {settings.hypotheses.elo1:g} Elo",
-            None: f"inconclusive after {pairs} pairs"}[verdict]
+            None: f"inconclusive after {plural(pairs, 'pair')}"}[verdict]

@@ -1,4 +1,4 @@
-"""Pure Bohnanza rules engine: card data, rules, state machine, views, replays. No I/O but reading card data.
+"""Pure Bohnanza rules engine: card data, rules, state machine, views, replays, what a spectator sees. No I/O but reading card data.
 
 Names are imported lazily (PEP 562), so that a bot importing only ``engine.actions`` does not pay
 for the whole engine at start-up inside its sandbox.
@@ -20,6 +20,7 @@ _EXPORTS = {
     "engine.results": ("GameResult", "rank_by_coins"),
     "engine.rules": ("PrincesRules", "Rules", "classic_rules", "duel_rules", "rules_for", "solo_rules"),
     "engine.views": ("PrincesView", "View", "view_from_json"),
+    "engine.spectator": ("PublicState", "public_state", "replay_steps"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from engine.results import GameResult, rank_by_coins  # noqa: F401
     from engine.rules import PrincesRules, Rules, classic_rules, duel_rules, rules_for, solo_rules  # noqa: F401
     from engine.views import PrincesView, View, view_from_json  # noqa: F401
+    from engine.spectator import PublicState, public_state, replay_steps  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:

@@ -20,6 +20,7 @@ from engine.events import (
     Accepted, Offered, Passed, Traded, TradingEnded, TurnedUp, TurnStarted,
 )
 from engine.rules import Rules
+from engine.spectator import PublicState, classic_public_state, classic_public_state_json
 from engine.views import View, classic_view, classic_view_json
 
 _PASS = Pass()
@@ -84,6 +85,13 @@ class ClassicGame(Game):
 
     def view_json(self, seat: int) -> dict[str, Any]:
         return classic_view_json(self, seat)
+
+    def public_state(self) -> PublicState:
+        """What a spectator sees now: the public table, no hand until the game is over."""
+        return classic_public_state(self)
+
+    def public_state_json(self) -> dict[str, Any]:
+        return classic_public_state_json(self)
 
     def card_count(self) -> int:
         """Every card in the game, wherever it lies (a conservation check)."""
@@ -409,6 +417,7 @@ class ClassicGame(Game):
 
     def _finish(self) -> None:
         """C-7.3: discard every card outside the fields, cash in every field, rank by coins."""
+        self._keep_final_hands()
         for seat, s in enumerate(self.seats):
             self.discard.extend(s.hand)
             self.discard.extend(s.trade)

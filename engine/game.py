@@ -59,6 +59,7 @@ class Game:
     reshuffles: int
     _rng: Any
     _decision: Decision | None
+    final_hands: tuple[tuple[Bean, ...], ...] | None  # every hand as the game ended, before it was discarded
 
     def __init__(self, rules: Any, players: int, seed: int) -> None:  # each game deals its own way
         raise NotImplementedError
@@ -80,6 +81,7 @@ class Game:
         self.over, self.result = False, None
         self.phase = None
         self._decision = None
+        self.final_hands = None
 
     def _deal_hands(self) -> None:
         """Every seat gets its starting fields, then ``hand_size`` cards dealt one at a time around the table."""
@@ -111,6 +113,10 @@ class Game:
 
     def _start_turn(self) -> None:
         raise NotImplementedError
+
+    def _keep_final_hands(self) -> None:
+        """Remember every hand as the game ends: public from then on (a spectator sees them revealed)."""
+        self.final_hands = tuple(tuple(s.hand) for s in self.seats)
 
     def _end_game(self, ranks: tuple[int, ...] | None = None) -> None:
         """Record the result: every seat's coins and ``ranks`` (by default ranked by coins)."""
@@ -162,6 +168,14 @@ class Game:
     def view(self, seat: int) -> Any:
         raise NotImplementedError
 
+    def public_state(self) -> Any:
+        """What a spectator sees now (engine/spectator.py ``PublicState``); each kind of game builds its own."""
+        raise NotImplementedError
+
+    def public_state_json(self) -> dict[str, Any]:
+        """``public_state().to_json()``, made straight from the state."""
+        raise NotImplementedError
+
     def view_json(self, seat: int) -> dict[str, Any]:
         """The JSON of ``view(seat)``; a variant may make it faster straight from its state."""
         return self.view(seat).to_json()  # type: ignore[no-any-return]
@@ -205,6 +219,7 @@ class Game:
         self.over, self.result = False, None
         self.events, self.history = [], []
         self._decision = None
+        self.final_hands = None
 
     def _do_harvest(self, seat: int, action: Harvest) -> None:
         s = self.seats[seat]

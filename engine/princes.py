@@ -10,7 +10,7 @@ import copy
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from engine.actions import (
     Action, BuyField, ClaimTask, DecisionKind, DiscardHand, DiscardMiddle, Harvest, Pass, PayTribute,
@@ -25,6 +25,7 @@ from engine.events import (
 )
 from engine.rules import Rules
 from engine.vine import CASTLE, TASKS
+from engine.spectator import PublicState, princes_public_state, princes_public_state_json
 from engine.views import PrincesView, TurnRecord, princes_view
 
 K = DecisionKind
@@ -149,6 +150,13 @@ class PrincesGame(Game):
     def view(self, seat: int) -> PrincesView:
         """What ``seat`` may see now (P-8)."""
         return princes_view(self, seat)
+
+    def public_state(self) -> PublicState:
+        """What a spectator sees now: the public table, no hand until the game is over."""
+        return princes_public_state(self)
+
+    def public_state_json(self) -> dict[str, Any]:
+        return princes_public_state_json(self)
 
     def neutral_positions(self) -> tuple[tuple[str, int], ...]:
         return (("violet", self.violet), ("red", self.red)) if self.solo else ()
@@ -457,6 +465,7 @@ class PrincesGame(Game):
     def _finish(self, reason: str, seat: int | None) -> None:
         """P-7 / S-6: discard what is not planted, cash in every field, final tribute, result."""
         self.events.append(EndTriggered(reason, seat))
+        self._keep_final_hands()
         self.end_reason = reason
         self.over = True  # from here on cash-ins are not part of anybody's turn
         for s in self.seats:

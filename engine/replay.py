@@ -44,14 +44,16 @@ class Replay:
         return json.dumps(self.to_json(), separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Replay:
+    def from_json(cls, data: Mapping[str, Any], events: bool = True) -> Replay:
+        """The replay of ``data``; ``events=False`` leaves its events empty (for a caller that compares
+        their JSON itself, as ``engine.spectator.replay_json`` can)."""
         if not isinstance(data, Mapping) or data.get("format") != REPLAY_FORMAT:
             raise ValueError(f"not a replay of format {REPLAY_FORMAT}: {str(data)[:80]!r}")
         try:
             return cls(
                 rules_id=str(data["rules_id"]), seed=int(data["seed"]), seats=tuple(map(str, data["seats"])),
                 actions=tuple((int(seat), action_from_json(a)) for seat, a in data["actions"]),
-                events=tuple(event_from_json(e) for e in data["events"]),
+                events=tuple(event_from_json(e) for e in data["events"]) if events else (),
                 result=None if data["result"] is None else GameResult.from_json(data["result"]),
                 forfeits=tuple(int(s) for s in data.get("forfeits", ())),
             )

@@ -27,6 +27,26 @@ def card_data_path() -> Path:
                             "reinstall bohnanza-arena")
 
 
+#: the module a bot's sandbox carries the card data in (a sandbox has no files): ``CARD_DATA_MODULE.TEXT``
+CARD_DATA_MODULE = "engine._card_data"
+
+
+def card_data_text() -> str:
+    """The text of seeds/beans.json: from the file, or inside a bot's sandbox from the module its
+    bundle carries (``card_data_module``)."""
+    import importlib
+
+    try:
+        return str(importlib.import_module(CARD_DATA_MODULE).TEXT)
+    except ImportError:
+        return card_data_path().read_text("utf-8")
+
+
+def card_data_module() -> str:
+    """The source of the ``CARD_DATA_MODULE`` a sandbox bundle carries: the card data as one string."""
+    return f"TEXT = {card_data_path().read_text('utf-8')!r}\n"
+
+
 @dataclass(frozen=True)
 class PrincesRules:
     """The constants of the Princes variants (duel and solo) that the seed leaves open.
@@ -176,7 +196,7 @@ class Rules:
 def classic_rules() -> Rules:
     """The base game of seed 002 for 3-5 players (rules id ``classic-v3``: gifts by consent, bounded
     offers, trading ends after two rounds in a row without a deal)."""
-    return Rules(variant="classic", version=3, bean_types=parse_bean_types(card_data_path().read_text("utf-8")))
+    return Rules(variant="classic", version=3, bean_types=parse_bean_types(card_data_text()))
 
 
 @cache
@@ -195,7 +215,7 @@ def classic_v1_rules() -> Rules:
 
 
 def _beans_without_garden() -> tuple[BeanType, ...]:
-    types = parse_bean_types(card_data_path().read_text("utf-8"))
+    types = parse_bean_types(card_data_text())
     return tuple(t for t in types if t.bean is not Bean.GARDEN)
 
 

@@ -44,6 +44,8 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "sandbox/test_hostile_programs.py": ("slow", "hostile"),
     "site/test_site_browser.py": ("slow", "browser"),
     "site/test_site_build.py": ("slow",),
+    "site/test_site_tables.py": ("slow",),
+    "site/test_site_phone.py": ("slow", "browser"),
     "packaging/test_wheel.py": ("slow",),
 }
 #: the tiers whose files run first, in this order (the rest keeps the order of its files)

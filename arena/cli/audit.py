@@ -9,7 +9,7 @@ from sqlmodel import Session
 from arena.audit import BIG, MARGIN, AuditReport, Direction
 from arena.audit_store import AuditError, clear_flag, run_audit, stored_flags
 from arena.formats import format_of
-from arena.text import shown
+from arena.text import plural, shown
 
 from arena.cli.base import Context, UserError, cli, echo, format_table, pass_context
 
@@ -53,7 +53,7 @@ def audit(click_ctx: click.Context, ctx: Context, season_name: str | None, varia
 
 
 def report_text(report: AuditReport, show_all: bool) -> str:
-    lines = [f"{report.games} games audited, {len(report.pairs)} pairs of bots of different authors tested"]
+    lines = [f"{plural(report.games, 'game')} audited, {plural(len(report.pairs), 'pair')} of bots of different authors tested"]
     shown_pairs = [p for p in report.pairs if show_all or p.flagged or p.top_t >= 0]
     if shown_pairs:
         rows = [("pair", "games", "A->B excess (to others, t, big games)", "B->A excess (to others, t, big games)",

@@ -11,11 +11,11 @@ from typing import Sequence
 import click
 from sqlalchemy.engine import Engine, make_url
 
-from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, database_url, make_engine
+from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, database_url, make_engine, shown_url
 from arena.formats import format_of
 from arena.paths import new_file_refused
 from arena.rankings import Standing
-from arena.text import terminal
+from arena.text import plural, terminal
 
 
 class UserError(click.ClickException):
@@ -108,11 +108,14 @@ class Context:
         name = make_url(url).database or ""
         return name == ":memory:" or (bool(name) and Path(name).exists())
 
+    def _upgraded(self, old: int, new: int) -> None:
+        echo(f"database {shown_url(database_url(self.db_url))}: schema upgraded from version {old} to {new}", err=True)
+
     @property
     def engine(self) -> Engine:
         if self._engine is None:
             try:
-                self._engine = make_engine(self.db_url)
+                self._engine = make_engine(self.db_url, on_upgrade=self._upgraded)
             except DatabaseError as exc:
                 raise click.ClickException(str(exc)) from None
             # closed with the command, not at exit: SQLite writes its log back into the file on the last close
@@ -127,6 +130,10 @@ def board_table(rows: Sequence[Standing], variant: str = "classic") -> str:
     """A format's board as text (its ranking says which columns)."""
     if not rows:
         return "no bots on the ladder yet"
+    if not any(row.games for row in rows):  # ranks 1..N on priors alone would look like results
+        names = ", ".join(row.shown_name for row in rows)
+        return (f"no {variant} games yet, so nobody is ranked; {plural(len(rows), 'bot')} "
+                f"{'plays' if len(rows) == 1 else 'play'} {variant}: {names}")
     return format_table(format_of(variant).ranking.table(rows))
 
 

@@ -8,13 +8,12 @@ import click
 from sqlmodel import Session, col, select
 
 from arena.replay_text import position_text, turns_text
-from engine.errors import IllegalAction
-from engine.replay import Replay
+from engine.replay import Replay, ReplayMismatch
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season
 from arena.ladder import deals_secret
 from arena.seeds import database_key, deal_id
-from arena.text import failure_text, shown
+from arena.text import failure_text, shown, solo_result
 
 from arena.cli.base import Context, UserError, echo, cli, format_table, pass_context
 
@@ -26,15 +25,16 @@ def game() -> None:
 
 TURNS = click.option("--turns", is_flag=True, help="Then the whole game, one event a line, turn by turn.")
 STEP = click.option("--step", type=click.IntRange(min=0), default=None,
-                    help="Then the public position after this many actions (0: the deal).")
+                    help="Then the public position at this step: after this many actions (0: the deal); "
+                         "a failed seat's evidence and the site's #step-K count the same way.")
 
 
 def show_replay(replay: Replay, turns: bool, step: int | None) -> None:
     """Both texts are made before anything is printed: a replay whose actions the engine refuses (an
-    edited file: ``IllegalAction`` is a ``ValueError``) or a step beyond the game is one line."""
+    edited file) or a step beyond the game is one line."""
     try:
         texts = ([turns_text(replay)] if turns else []) + ([position_text(replay, step)] if step is not None else [])
-    except IllegalAction as exc:
+    except ReplayMismatch as exc:
         raise UserError(f"the replay does not play: {exc}") from None
     except ValueError as exc:  # a step beyond the game
         raise UserError(str(exc)) from None
@@ -66,10 +66,12 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None) -> None:
             f"{match.status}")
     if match.void_reason:
         head += f" ({shown(match.void_reason, 500)})"
-    table = [("seat", "bot", "version", "coins", "rank", "status", "detail")]
+    solo = len(rows) == 1
+    table = [("seat", "bot", "version", "coins", "result" if solo else "rank", "status", "detail")]
     for seat, version, bot in rows:
         table.append((str(seat.seat), shown(bot.name), str(version.number), "-" if seat.coins is None else str(seat.coins),
-                      "-" if seat.rank is None else str(seat.rank), seat.status or "-", shown(seat.detail, 200)))
+                      solo_result(seat.rank) if solo else "-" if seat.rank is None else str(seat.rank),
+                      seat.status or "-", shown(seat.detail, 200)))
     echo(head)
     echo(format_table(table))
     for seat, version, bot in rows:
@@ -96,6 +98,8 @@ def replay_command(path: str, turns: bool, step: int | None) -> None:
         raise UserError(f"{path!r} is not a replay: {exc}") from None
     result = replay.result
     echo(f"{replay.rules_id}  {len(replay.actions)} actions  " + ", ".join(
-        f"{name}" + (f" {result.coins[i]} (rank {result.ranks[i]})" if result else "") + (" forfeited" if i in replay.forfeits else "")
+        f"{name}" + ((f" {result.coins[i]} ({solo_result(result.ranks[i])})" if len(replay.seats) == 1
+                      else f" {result.coins[i]} (rank {result.ranks[i]})") if result else "")
+        + (" forfeited" if i in replay.forfeits else "")
         for i, name in enumerate(replay.seats)))
     show_replay(replay, turns, step if step is not None or turns else len(replay.actions))

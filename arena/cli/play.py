@@ -18,9 +18,9 @@ from arena.progress import ProgressReporter
 from arena.formats import formats
 from arena.rankings import RatedStanding, WinRateStanding
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
-from arena.text import failure_text, shown
+from arena.text import failure_text, plural, shown, solo_result
 from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, existing_bot, read_bot, read_bot_file,
-                          retire,
+                          plays_formats, retire,
                           names_taken_by_submissions, register, register_bosses, smoke_failure, smoke_games)
 from arena.referee import GameRecord, InProcessPlayer, Player, play_game
 from engine import rules_for
@@ -166,10 +166,11 @@ def failure_texts(record: GameRecord, seats: Sequence[int] | None = None) -> lis
 
 
 def result_table(record: GameRecord, seed: int | None) -> str:
-    rows = [("seat", "bot", "coins", "rank", "status", "decisions", "time ms", "detail")]
+    solo = len(record.seats) == 1  # alone at the table: won or lost, not "rank 2" of one
+    rows = [("seat", "bot", "coins", "result" if solo else "rank", "status", "decisions", "time ms", "detail")]
     for i, s in enumerate(record.seats):
-        rows.append((str(i), s.name, str(s.coins), str(s.rank), s.status.value, str(s.decisions),
-                     f"{s.time_ms:.0f}", s.detail))
+        rows.append((str(i), s.name, str(s.coins), solo_result(s.rank) if solo else str(s.rank), s.status.value,
+                     str(s.decisions), f"{s.time_ms:.0f}", s.detail))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
     lines = [f"{record.rules_id}  " + (f"seed {seed}  " if seed is not None else "") + f"{record.seconds:.2f} s"]
     for r in rows:
@@ -222,17 +223,21 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
             done = register(session, name, source, author, variants=passed, language=language)
         except SubmissionError as exc:  # e.g. a boss took the name during the smoke games
             raise UserError(str(exc)) from None
-        games = "; ".join(f"{variant} {r.seats[mine[variant]].coins} coins, " + (
+        games = "; ".join(f"{variant} {plural(r.seats[mine[variant]].coins, 'coin')}, " + (
             f"rank {r.seats[mine[variant]].rank} of {len(r.seats)}" if len(r.seats) > 1
-            else "won" if r.seats[0].rank == 1 else "lost")
+            else solo_result(r.seats[0].rank))
             for variant, r in records.items() if variant in passed)
         if done.new:
             echo(f"{name} version {done.version.number} registered for {', '.join(passed)} (smoke games: {games})")
         else:
-            echo(f"{name} is unchanged: version {done.version.number} already has this source "
-                       f"(plays {', '.join(passed)})")
+            plays = plays_formats(session, done.version)
+            echo(f"{name} is unchanged: version {done.version.number} already has this source; nothing was "
+                 f"stored and it still plays {', '.join(plays) or 'no format'}")
         for variant, why in failures.items():
-            if why:
+            if why and not done.new and variant in plays:
+                echo(f"its smoke game in {variant} failed this time ({why}); it still plays {variant}, as the "
+                     "same code did before", err=True)
+            elif why:
                 echo(f"not scheduled in {variant}: {why}", err=True)
                 for text in failure_texts(records[variant], [mine[variant]]):
                     echo(text, err=True)

@@ -11,10 +11,10 @@ from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, Season
 from arena.dask_executor import DaskExecutor
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
-from arena.ladder import LadderError, SeasonProgress, SeasonSettings, close_season, deals_secret, leaderboard, rerate, run_season
+from arena.ladder import LadderError, SeasonProgress, TooFewBots, SeasonSettings, close_season, deals_secret, leaderboard, rerate, run_season
 from arena.progress import ProgressReporter, earlier_rate
 from arena.seeds import database_key, deal_id
-from arena.text import TextError, check_text, shown
+from arena.text import TextError, check_text, plural, shown
 from arena.submit import SubmissionError, builtin_bots, register_bosses
 from engine import rules_for
 from sandbox import Limits
@@ -135,12 +135,16 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
                               prepare=(lambda session: register_bosses(session, boss_names)) if boss_names else None)
     except SubmissionError as exc:
         raise UserError(str(exc)) from None
+    except TooFewBots as exc:
+        hint = ("enter the built-in bots with --bosses all (or some of "
+                f"{','.join(builtin_bots())}), or submit more bots with 'arena submit'")
+        raise UserError(f"{exc}: {hint}" if not boss_names else str(exc)) from None
     except (LadderError, DatabaseError, ExecutorError) as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (systemd, Kubernetes, timeout): the same clean stop
         raise click.ClickException(f"interrupted; finished games are saved: 'arena season run --name {name}' resumes")
     if not ctx.quiet:
-        echo(f"season {name}: {progress.done} games rated, {progress.void} void; "
+        echo(f"season {name}: {plural(progress.done, 'game')} rated, {progress.void} void; "
                    f"bot failures this run: {progress.failure_summary()}")
     with Session(engine) as session:
         _, flagged = run_audit(session, season=name)
@@ -191,7 +195,7 @@ def season_show(ctx: Context, name: str) -> None:
         if s is None:
             raise UserError(f"no season named {name!r}")
         counts = season_counts(session, s)
-        done = (f"{counts.get('done', 0)} games done on {s.games} deals per bot" if format_of(s.variant).same_deals
+        done = (f"{plural(counts.get('done', 0), 'game')} done on {plural(s.games, 'deal')} per bot" if format_of(s.variant).same_deals
                 else f"{counts.get('done', 0)}/{s.games} games done")
         echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, "
                    f"{done}, {counts.get('void', 0)} void, "

@@ -6,6 +6,7 @@ from pathlib import Path
 import click
 
 from arena.paths import new_file_refused
+from arena.text import plural
 
 from arena.cli.base import Context, UserError, echo, cli, pass_context
 
@@ -39,6 +40,6 @@ def site_build(ctx: Context, out: str, variant: str, workers: int | None) -> Non
         raise click.ClickException(f"cannot write the site to {out!r}: {exc.strerror or exc}"
                                    + (f" ({exc.filename})" if exc.filename else "")) from None
     if not ctx.quiet:
-        echo(f"{summary.pages} pages ({summary.games} games) in {summary.seconds:.1f} s", err=True)
+        echo(f"{plural(summary.pages, 'page')} ({plural(summary.games, 'game')}) in {summary.seconds:.1f} s", err=True)
     echo(str(summary.index.resolve()))
 

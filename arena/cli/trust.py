@@ -10,7 +10,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion
-from arena.submit import SubmissionError, builtin_bots, read_bot, read_bot_file
+from arena.submit import SubmissionError, builtin_bots, did_you_mean, read_bot, read_bot_file
 from sandbox import Tier, detect_tier, strong_tier_missing
 
 from arena.cli.base import UserError
@@ -38,7 +38,8 @@ def resolve_bot(spec: str, ladder: Callable[[str], tuple[str, str, str] | None] 
             if found is not None:
                 return found[0], found[1], False, found[2]
             known = ", ".join(builtin_bots())
-            raise UserError(f"no bot {spec!r}: not a file, not a built-in bot ({known}), not a bot of this ladder")
+            raise UserError(f"no bot {spec!r}: not a file, not a built-in bot ({known}), not a bot of this ladder"
+                            + did_you_mean(spec, list(builtin_bots())))
     try:
         source, language = read_bot(read_bot_file(path), str(path))
     except SubmissionError as exc:  # also a file its owner alone may read

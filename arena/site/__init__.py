@@ -10,6 +10,6 @@ from __future__ import annotations
 from arena.site.build import BuildSummary, build_site
 from arena.site.chart import ChartPoint, rating_chart
 from arena.site.errors import SiteError
-from arena.site.replays import public_replay, script_json
+from arena.site.replays import script_json, spectator_json
 
-__all__ = ["BuildSummary", "ChartPoint", "SiteError", "build_site", "public_replay", "rating_chart", "script_json"]
+__all__ = ["BuildSummary", "ChartPoint", "SiteError", "build_site", "rating_chart", "script_json", "spectator_json"]

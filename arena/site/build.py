@@ -32,7 +32,7 @@ from arena.site.chart import ChartPoint, llr_chart, rating_chart
 from arena.site.errors import SiteError
 from arena.site.html import Fragments, fmt_date, fmt_day, fmt_num, fmt_pct, pages_of
 from arena.site.model import BotInfo, GameRow, Ladder, SeatRow, Tally, load_ladder
-from arena.site.replays import princes_steps, public_replay, script_json
+from arena.site.replays import spectator_json
 
 MARKER = ".arena-site"
 GAMES_PER_PAGE = 100
@@ -270,7 +270,9 @@ class SiteBuilder:
             head: list[dict[str, Any]] = sorted(({"bot": ladder.bots[b], "games": int(r[0]), "wins": int(r[1]), "losses": int(r[2]),
                             "win_rate": r[1] / r[0], "coin_diff": r[3] / r[0]} for b, r in h2h.items()),
                           key=lambda r: (-r["games"], r["bot"].name))
-            versions = [{"version": v, "tally": per_version.get(v.id, Tally())} for v in reversed(bot.versions)]
+            numbers = sorted(v.number for v in bot.versions)
+            versions = [{"version": v, "tally": per_version.get(v.id, Tally()),
+                         "superseded_by": next((n for n in numbers if n > v.number), None)} for v in reversed(bot.versions)]
             chart = rating_chart(history.get(bot.id, []), f"Rating history of {bot.name}")
             lists = pages_of(mine, BOT_GAMES_PER_PAGE)
             flags = [f for f in self.flags if bot.name in f.bots]
@@ -408,20 +410,21 @@ class SiteBuilder:
                 if game.rules_id not in rules_meta:
                     rules_meta[game.rules_id] = _rules_meta(game.rules_id)
                 princes = rules_meta[game.rules_id].get("princes") is not None
-                try:
-                    events, hints = public_replay(replay) if replay else ("[]", '{"o":[],"c":[],"p":[]}')
-                    if princes and replay:
-                        hints = princes_steps(replay)  # the viewer shows these snapshots, step by step
+                names = [_seat_label(ladder.bot_of(s.version_id).name, ladder.versions[s.version_id].number)
+                         for s in game.seats]
+                meta = {"rules": rules_meta[game.rules_id], "seats": names,
+                        "coins": [s.coins for s in game.seats], "ranks": [s.rank for s in game.seats],
+                        "failures": [[s.seat, s.failure_step, s.status,
+                                      f"../bots/{ladder.bot_of(s.version_id).id}.html#failure-{match_id}-{s.seat}"]
+                                     for s in game.seats if s.failure_step is not None]}
+                try:  # the sentences name the seats as the page does
+                    steps = spectator_json(replay, names) if replay else ""
                 except SiteError as exc:
                     raise SiteError(f"game {match_id}: {exc}") from None
-                meta = {"rules": rules_meta[game.rules_id],
-                        "seats": [_seat_label(ladder.bot_of(s.version_id).name, ladder.versions[s.version_id].number)
-                                  for s in game.seats],
-                        "coins": [s.coins for s in game.seats], "ranks": [s.rank for s in game.seats]}
                 text = template.render(root="../", built_at=self.built_at, ladder=ladder, game=game,
                                        seat_rows=self.frag.seat_rows(game),
                                        season=seasons.get(game.season_id), meta=meta,
-                                       events=Markup(events), hints=Markup(script_json(hints)),
+                                       steps=Markup(steps),
                                        has_replay=bool(replay), princes=princes)
                 (self.out / f"games/{match_id}.html").write_text(text, encoding="utf-8")
                 written += 1
@@ -448,7 +451,8 @@ def _rules_meta(rules_id: str) -> dict[str, Any]:
     meta = {"id": rules.id, "hand_size": rules.hand_size, "deck_size": rules.deck_size,
             "gifts_by_consent": rules.gifts_by_consent,
             "start_fields": rules.start_fields, "turn_up": rules.turn_up, "draw": rules.draw,
-            "reshuffles": rules.reshuffles, "beans": {t.bean.value: t.name for t in rules.bean_types}}
+            "reshuffles": rules.reshuffles, "beans": {t.bean.value: t.name for t in rules.bean_types},
+            "meters": {t.bean.value: list(t.beanometer) for t in rules.bean_types}}
     if rules.princes is not None:
         meta["princes"] = {"solo": rules.princes.solo, "castle": rules.princes.cards + 1,
                            "tasks": {t: TASKS[t] for t in rules.princes.tasks},  # the full text: a card's tooltip

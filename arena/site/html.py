@@ -1,12 +1,14 @@
 """Formatting and the table rows repeated across pages, built once in Python."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Generic, Iterable, Sequence, TypeVar
 
 from markupsafe import Markup, escape
 
 from arena.formats import format_of
+from arena.text import solo_result
 
 from arena.site.model import BotInfo, GameRow, Ladder, SeatRow, VersionInfo
 
@@ -24,6 +26,31 @@ def fmt_date(value: datetime | None) -> str:
 
 def fmt_day(value: datetime | None) -> str:
     return "–" if value is None else value.strftime("%Y-%m-%d")
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Column(Generic[T]):
+    """One column of a table built in Python: its header and the markup of its cell in each row."""
+
+    title: str
+    cell: Callable[[T], str]
+    css: str = ""  # the class of its header and cells ("num", "nowrap", "players")
+
+
+def head(columns: Sequence[Column[Any]]) -> Markup:
+    """The ``<thead>`` of ``columns``."""
+    cells = "".join(f'<th class="{c.css}">{escape(c.title)}</th>' if c.css in ("num",) else f"<th>{escape(c.title)}</th>"
+                    for c in columns)
+    return Markup(f"<thead><tr>{cells}</tr></thead>")
+
+
+def row(columns: Sequence[Column[T]], item: T, attributes: str = "") -> str:
+    """One ``<tr>`` of ``columns`` for ``item``: exactly one cell under each header."""
+    cells = "".join(f'<td class="{c.css}">{c.cell(item)}</td>' if c.css else f"<td>{c.cell(item)}</td>" for c in columns)
+    return f"<tr{attributes}>{cells}</tr>"
 
 
 def pages_of(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
@@ -75,43 +102,91 @@ class Fragments:
             return '<span class="ok">ok</span>'
         return Fragments.failure(seat).strip() or "–"
 
-    def game_rows(self, games: Iterable[GameRow], root: str, show_season: bool) -> Markup:
+    # A list of games is one component: its header cells and every row's cells come from the same
+    # columns, so that no page can have a header without its cell (the bug of a `format` header with
+    # no format cell, which put every header over the wrong column).
+    def game_columns(self, root: str, show_season: bool) -> list[Column[GameRow]]:
+        """The columns of a list of games (the all-games pages, a season's pages)."""
         names = self.ladder.season_names
-        rows = []
-        for g in games:
-            season = (f'<td><a href="{root}seasons/{g.season_id}.html">{escape(names.get(g.season_id, "?"))}</a></td>'
-                      if show_season else "")
-            state = (f'<span class="fail" title="{escape(g.void_reason or "")}">void</span>' if g.status == "void"
-                     else "rated")
-            rows.append(f'<tr><td><a href="{root}games/{g.id}.html">#{g.id}</a></td>'
-                        f'<td class="nowrap">{fmt_date(g.finished_at)}</td>{season}'
-                        f'<td class="players">{self.players(g)}</td><td>{state}</td></tr>')
-        return Markup("\n".join(rows))
+        columns: list[Column[GameRow]] = [
+            Column("game", lambda g: f'<a href="{root}games/{g.id}.html">#{g.id}</a>'),
+            Column("format", lambda g: format_of(g.rules_id).name),
+            Column("finished", lambda g: fmt_date(g.finished_at), "nowrap"),
+        ]
+        if show_season:
+            columns.append(Column("season", lambda g: f'<a href="{root}seasons/{g.season_id}.html">'
+                                                      f'{escape(names.get(g.season_id, "?"))}</a>'))
+        columns += [
+            Column("players (coins; ★ first)", self.players, "players"),
+            Column("status", lambda g: f'<span class="fail" title="{escape(g.void_reason or "")}">void</span>'
+                   if g.status == "void" else "rated"),
+        ]
+        return columns
+
+    def game_head(self, show_season: bool) -> Markup:
+        return head(self.game_columns("", show_season))
+
+    def game_rows(self, games: Iterable[GameRow], root: str, show_season: bool) -> Markup:
+        columns = self.game_columns(root, show_season)
+        return Markup("\n".join(row(columns, g) for g in games))
+
+    def bot_game_columns(self) -> list[Column[tuple[GameRow, SeatRow]]]:
+        """The columns of a bot's games, each seen from the bot's seat."""
+        versions = self.ladder.versions
+        return [
+            Column("game", lambda gs: f'<a href="../games/{gs[0].id}.html">#{gs[0].id}</a>'),
+            Column("format", lambda gs: format_of(gs[0].rules_id).name),
+            Column("finished", lambda gs: fmt_date(gs[0].finished_at), "nowrap"),
+            Column("version", lambda gs: f"v{versions[gs[1].version_id].number}"),
+            Column("coins", lambda gs: str(gs[1].coins), "num"),
+            Column("rank", lambda gs: solo_result(gs[1].rank) if len(gs[0].seats) == 1 else f"{gs[1].rank}/{len(gs[0].seats)}",
+                   "num"),
+            Column("status", lambda gs: self.status(gs[1]) + (' <span class="fail">void</span>' if gs[0].status == "void" else "")),
+            Column("table (coins; ★ first)", lambda gs: self.players(gs[0]), "players"),
+        ]
+
+    def bot_game_head(self) -> Markup:
+        return head(self.bot_game_columns())
 
     def bot_game_rows(self, games: Iterable[tuple[GameRow, SeatRow]], filterable: bool) -> Markup:
         """One row per game of a bot, from the bot's seat; ``filterable`` adds the opponents' ids."""
         versions = self.ladder.versions
+        columns = self.bot_game_columns()
         rows = []
         for g, s in games:
             opponents = ""
             if filterable:
                 opponents = ' data-opponents=" ' + " ".join(
                     str(versions[o.version_id].bot_id) for o in g.seats if o.seat != s.seat) + ' "'
-            void = ' <span class="fail">void</span>' if g.status == "void" else ""
-            rows.append(f'<tr{opponents}><td><a href="../games/{g.id}.html">#{g.id}</a></td>'
-                        f'<td>{format_of(g.rules_id).name}</td>'
-                        f'<td class="nowrap">{fmt_date(g.finished_at)}</td><td>v{versions[s.version_id].number}</td>'
-                        f'<td class="num">{s.coins}</td><td class="num">{s.rank}/{len(g.seats)}</td>'
-                        f'<td>{self.status(s)}{void}</td><td class="players">{self.players(g)}</td></tr>')
+            rows.append(row(columns, (g, s), opponents))
         return Markup("\n".join(rows))
+
+    @staticmethod
+    def evidence(seat: SeatRow) -> str:
+        """Why a failed seat failed, as its bot's page shows it: the request it was answering, at which
+        step, and its last output; an anchor of its own (``#seat-N-evidence``) that the bot's page links to."""
+        if seat.status in (None, "ok"):
+            return ""
+        parts = []
+        if seat.failure_request:
+            step = f" (at step {seat.failure_step} of the replay)" if seat.failure_step is not None else ""
+            parts.append(f'<p>while answering <code>{escape(seat.failure_request)}</code>{escape(step)}</p>')
+        parts.append(f'<pre class="log">{escape(seat.failure_log)}</pre>' if seat.failure_log.strip()
+                     else '<p class="muted">nothing on stderr</p>')
+        return (f'<details class="evidence" id="seat-{seat.seat}-evidence"><summary>evidence</summary>'
+                f'{"".join(parts)}</details>')
 
     def seat_rows(self, game: GameRow) -> Markup:
         rows = []
         for s in game.seats:
             bot = self.ladder.bot_of(s.version_id)
             detail = f' <code class="detail">{escape(s.detail)}</code>' if s.detail else ""
+            if s.failure_step is not None:  # where it happened in the replay below, and its evidence
+                detail += (f' <a class="failed-at" href="#step-{s.failure_step}">at step {s.failure_step}</a>'
+                           f' · <a class="evidence" href="../bots/{bot.id}.html#failure-{game.id}-{s.seat}">evidence</a>')
             rows.append(f'<tr class="{"winner" if s.rank == 1 else ""}"><td>{s.seat}</td>'
                         f"<td>{self.bot_link(bot, '../', self.ladder.versions[s.version_id])}</td>"
-                        f'<td class="num coins">{s.coins}</td><td class="num rank">{s.rank}</td>'
-                        f"<td>{self.status(s)}{detail}</td></tr>")
+                        f'<td class="num coins">{s.coins}</td>'
+                        f'<td class="num rank">{solo_result(s.rank) if len(game.seats) == 1 else s.rank}</td>'
+                        f"<td>{self.status(s)}{detail}{self.evidence(s)}</td></tr>")
         return Markup("\n".join(rows))

@@ -1,148 +1,40 @@
-// Replay viewer: rebuilds the public table after every event from the page's embedded events and
-// trading-area hints (see arena/site.py: public_replay), then steps through them: by step, by turn (the steps
-// where a turn_started event falls) or playing one step at a time at a chosen speed.
+// Replay viewer: draws the engine's public state of every step (engine/spectator.py, shipped by the site
+// builder as JSON: the first state whole, every later one as what changed) and the engine's sentences; it
+// computes no state of its own. A step is one action (step 0: the deal); it steps by step, by turn (the
+// steps where the turn number changes) or plays one step at a time at a chosen speed.
 (function () {
   "use strict";
 
   function readJson(id) { return JSON.parse(document.getElementById(id).textContent); }
 
-  function copyState(s) {
-    return {
-      fields: s.fields.map(function (fs) { return fs.map(function (f) { return [f[0], f[1]]; }); }),
-      trade: s.trade.map(function (t) { return t.map(function (c) { return [c[0], c[1]]; }); }),
-      hands: s.hands.slice(), coins: s.coins.slice(), deck: s.deck, discard: s.discard, top: s.top,
-      active: s.active, turn: s.turn, reshuffles: s.reshuffles, over: s.over, ranks: s.ranks
-    };
+  // The inverse of the builder's diff (engine/spectator.py: apply_diff): objects merge key by key, the
+  // seats by index, anything else is replaced.
+  function merge(before, diff) {
+    if (before === null || typeof before !== "object" || Array.isArray(before) ||
+        diff === null || typeof diff !== "object" || Array.isArray(diff)) return diff;
+    var out = {}, key;
+    for (key in before) out[key] = before[key];
+    for (key in diff) out[key] = merge(before[key], diff[key]);
+    return out;
   }
 
-  // The public state after each event: states[0] is the deal, states[k] follows event k-1.
-  function buildStates(meta, events, hints) {
-    var n = meta.seats.length, rules = meta.rules, i, k;
-    var s = {
-      fields: [], trade: [], hands: [], coins: [], deck: rules.deck_size - n * rules.hand_size,
-      discard: 0, top: null, active: 0, turn: 0, reshuffles: 0, over: false, ranks: null
-    };
-    for (i = 0; i < n; i++) {
-      var fs = [];
-      for (k = 0; k < rules.start_fields; k++) fs.push([null, 0]);
-      s.fields.push(fs); s.trade.push([]); s.hands.push(rules.hand_size); s.coins.push(0);
-    }
-    // the cash-ins that end the game come right before game_ended; seat by seat, the hand and the
-    // trading area are discarded, then the fields cashed in (C-7.3)
-    var finish = -1, flushed = 0;
-    if (events.length && events[events.length - 1].type === "game_ended") {
-      finish = events.length - 1;
-      while (finish > 0 && events[finish - 1].type === "harvested") finish--;
-    }
-    function flushUpTo(seat) {
-      for (; flushed <= seat && flushed < n; flushed++) {
-        var t = s.trade[flushed];
-        s.discard += s.hands[flushed] + t.length;
-        if (s.hands[flushed]) s.top = "?";  // a hand card: its bean stays hidden
-        if (t.length) s.top = t[t.length - 1][0];
-        s.hands[flushed] = 0; s.trade[flushed] = [];
-      }
-    }
-    var oi = 0, ci = 0, pi = 0, responses = [], activeOffer = [], gift = null;
-    var taken = 0;  // cards of the old deck already taken by a turn-up or draw that then reshuffled
-    var states = [copyState(s)];
-    events.forEach(function (e, index) {
-      if (finish >= 0 && index >= finish) flushUpTo(e.type === "harvested" ? e.seat : n - 1);
-      switch (e.type) {
-        case "turn_started":
-          s.active = e.seat; s.turn = e.turn; responses = []; activeOffer = [];
-          break;
-        case "planted":
-          s.fields[e.seat][e.field] = [e.bean, s.fields[e.seat][e.field][1] + 1];
-          if (e.source === "hand") {
-            s.hands[e.seat] -= 1;
-          } else {
-            var area = s.trade[e.seat], card = hints.p[pi++];
-            if (card === undefined || !area[card] || area[card][0] !== e.bean) {  // not expected: fall back to the bean
-              card = area.findIndex(function (c) { return c[0] === e.bean; });
-            }
-            if (card >= 0) area.splice(card, 1);
-          }
-          break;
-        case "harvested":
-          s.fields[e.seat][e.field] = [null, 0];
-          s.coins[e.seat] += e.coins;
-          if (e.beans > e.coins) { s.discard += e.beans - e.coins; s.top = e.bean; }
-          break;
-        case "field_bought":
-          s.coins[e.seat] -= e.paid.length;
-          s.discard += e.paid.length;
-          if (e.paid.length) s.top = e.paid[e.paid.length - 1];
-          s.fields[e.seat].push([null, 0]);
-          break;
-        case "passed":
-          if (e.kind === "trade_offer") { responses = []; activeOffer = []; }
-          break;
-        case "turned_up":
-          e.beans.forEach(function (b) { s.trade[e.seat].push([b, false]); });
-          s.deck -= e.beans.length - taken; taken = 0;
-          break;
-        case "offered":
-          var given = hints.o[oi++] || [];
-          // a gift (an offer wanting nothing) is an offer like any other under gifts by consent
-          // (classic-v2, C-6.5); under classic-v1 it moved at once, with the next traded event
-          var forced = !e.want.length && !rules.gifts_by_consent;
-          if (e.seat === s.active) {
-            responses = [];
-            activeOffer = forced ? [] : given;
-          } else if (!forced) {
-            responses.push({ accept: false });
-          }
-          if (forced) gift = given;
-          break;
-        case "accepted":
-          responses.push({ accept: true });
-          break;
-        case "traded":
-          var fromTrade;
-          if (gift !== null) {
-            fromTrade = gift; gift = null;
-          } else {
-            var c = hints.c[ci++] || [0, []];
-            fromTrade = responses[c[0]] && responses[c[0]].accept ? activeOffer : c[1];
-          }
-          fromTrade.slice().sort(function (x, y) { return y - x; }).forEach(function (p) { s.trade[e.a].splice(p, 1); });
-          s.hands[e.a] -= e.a_gave.length - fromTrade.length;
-          s.hands[e.b] -= e.b_gave.length;
-          e.a_gave.forEach(function (b) { s.trade[e.b].push([b, true]); });
-          e.b_gave.forEach(function (b) { s.trade[e.a].push([b, true]); });
-          break;
-        case "trading_ended":
-          responses = []; activeOffer = [];
-          break;
-        case "drew":
-          s.hands[e.seat] += e.cards; s.deck -= e.cards - taken; taken = 0;
-          break;
-        case "reshuffled":
-          taken += s.deck; s.deck = e.deck; s.discard = 0; s.top = null; s.reshuffles = e.reshuffles;
-          break;
-        case "game_ended":
-          s.coins = e.coins.slice(); s.over = true; s.ranks = e.ranks.slice();
-          break;
-      }
-      states.push(copyState(s));
-    });
-    return states;
+  function applyDiff(before, diff) {
+    var out = {}, key;
+    for (key in before) out[key] = before[key];
+    for (key in diff) if (key !== "seats") out[key] = merge(before[key], diff[key]);
+    out.seats = before.seats.slice();
+    if (diff.seats) for (key in diff.seats) out.seats[+key] = merge(before.seats[+key], diff.seats[key]);
+    return out;
   }
 
-  function beanName(meta, bean) {
-    if (bean === "?") return "a hidden card";
-    return (meta.rules.beans[bean] || bean);
+  function states(shipped) {
+    var whole = null;
+    return shipped.steps.map(function (st) { whole = whole === null ? st.state : applyDiff(whole, st.state); return whole; });
   }
 
-  function cards(meta, beans) {
-    if (!beans.length) return "nothing";
-    var counts = {}, order = [];
-    beans.forEach(function (b) { if (!counts[b]) { counts[b] = 0; order.push(b); } counts[b] += 1; });
-    return order.map(function (b) { return (counts[b] > 1 ? counts[b] + " × " : "") + beanName(meta, b); }).join(", ");
-  }
+  function beanName(meta, bean) { return meta.rules.beans[bean] || bean; }
 
-  // A vine task's full text (engine/vine.py TASKS, without its final stop) and its short form (SHORT).
+  // A vine task's full text (engine/vine.py TASKS) and its short form (SHORT).
   function taskText(meta, task) {
     var text = (meta.rules.princes.tasks || {})[task];
     return text ? text.replace(/\.$/, "") : "task " + task;
@@ -154,56 +46,6 @@
 
   function ordinal(n) { return n + (n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"); }
 
-  function describe(meta, e, before) {
-    var name = function (seat) { return meta.seats[seat]; };
-    switch (e.type) {
-      case "turn_started": return "Turn " + (e.turn + 1) + ": " + name(e.seat) + " is the active player.";
-      case "planted": return name(e.seat) + " plants a " + beanName(meta, e.bean) + " from the " +
-        ({ hand: "hand", middle: "middle" }[e.source] || "trading area") + " in field " + (e.field + 1) + ".";
-      case "harvested": return name(e.seat) + " cashes in field " + (e.field + 1) + ": " + e.beans + " × " +
-        beanName(meta, e.bean) + " for " + e.coins + " coin" + (e.coins === 1 ? "" : "s") + ".";
-      case "field_bought": return name(e.seat) + " buys a third field, paying " + e.paid.length + " coins.";
-      case "passed":
-        return name(e.seat) + ({
-          plant_second: " does not plant a second card.", trade_offer: " makes no offer this round.",
-          discard_hand: " keeps the whole hand.", keep_middle: " ends the turn.",
-          trade_respond: " passes.", trade_confirm: " closes no deal this round."
-        }[e.kind] || " passes (" + e.kind + ").");
-      case "turned_up": return name(e.seat) + " turns up " + cards(meta, e.beans) + ".";
-      case "offered":
-        if (!e.want.length) return name(e.seat) + " gives " + cards(meta, e.give) + " to " + name(e.to) + ".";
-        return name(e.seat) + " offers " + cards(meta, e.give) + " for " + cards(meta, e.want) + " to " +
-          (e.to === null || e.to === undefined ? "everybody" : name(e.to)) + " (round " + (e.round + 1) + ").";
-      case "accepted": return name(e.seat) + " accepts the offer of " + name(before.active) + ".";
-      case "traded":
-        if (!e.a_gave.length) return name(e.b) + " gives " + cards(meta, e.b_gave) + " to " + name(e.a) + " as a gift.";
-        return name(e.a) + " gives " + cards(meta, e.a_gave) + " to " + name(e.b) +
-          (e.b_gave.length ? " for " + cards(meta, e.b_gave) : " as a gift") + ".";
-      case "trading_ended": return name(e.seat) + " ends trading after " + e.rounds + " round" + (e.rounds === 1 ? "" : "s") + ".";
-      case "drew": return name(e.seat) + " draws " + e.cards + " card" + (e.cards === 1 ? "" : "s") + ".";
-      case "reshuffled": return "The discard pile is shuffled into a new deck of " + e.deck + " cards (reshuffle " + e.reshuffles + ").";
-      case "game_ended": return "Game over. " + e.coins.map(function (c, i) {
-        return name(i) + " " + c + (meta.rules.princes ? " gold" : " coin" + (c === 1 ? "" : "s"));
-      }).join(", ") + (meta.rules.princes && meta.rules.princes.solo ? (e.ranks[0] === 1 ? ": won." : ": lost.") : ".");
-      // the Princes variants (duel, solo)
-      case "discarded": return name(e.seat) + " discards " + cards(meta, e.beans) + " from the " + e.source + ".";
-      case "took_discard": return name(e.seat) + " takes " + cards(meta, e.beans) + " from the discard pile into the middle.";
-      case "task_claimed":
-        if (e.task === "castle") return name(e.seat) + " enters the Castle.";
-        return name(e.seat) + " fulfils the task “" + taskText(meta, e.task) + "” and moves onto card " + e.position + ".";
-      case "tribute_paid": return name(e.seat) + " pays " + e.paid.length + " gold as tribute and moves onto card " + e.position + ".";
-      case "figure_moved": return "The " + e.figure + " figure moves " +
-        (e.position === meta.rules.princes.castle ? "into the Castle." : "onto card " + e.position + ".");
-      case "vine_revealed": return "Vine card " + e.position + " is turned face up: “" + taskText(meta, e.task) + "”.";
-      case "end_triggered": return ({
-        castle: (e.seat === null || e.seat === undefined ? "A player" : name(e.seat)) + " reached the Castle: the game ends.",
-        neutral: "A neutral figure reached the Castle: the game is lost.",
-        supply: "The supply is exhausted: the game ends."
-      }[e.reason] || "The game ends (" + e.reason + ").");
-    }
-    return e.type;
-  }
-
   function el(tag, cls, text) {
     var node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -213,8 +55,39 @@
 
   function chip(meta, bean, label, extra) {
     var node = el("span", "chip bean-" + (bean || "none") + (extra ? " " + extra : ""), label);
-    if (bean) node.title = beanName(meta, bean);
+    if (bean) { node.title = beanName(meta, bean); node.setAttribute("data-bean", bean); }
     return node;
+  }
+
+  var SVG = "http://www.w3.org/2000/svg";
+
+  function svgNode(tag, attrs, text) {
+    var node = document.createElementNS(SVG, tag), key;
+    for (key in attrs) node.setAttribute(key, String(attrs[key]));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // A field drawn as its bean card: the bean's name, how many are planted, and the beanometer (the beans
+  // needed for 1, 2, 3, 4 coins; the step already reached is marked).
+  function beanCard(meta, bean, count) {
+    var name = beanName(meta, bean), meter = (meta.rules.meters || {})[bean] || [];
+    var svg = svgNode("svg", { "class": "bean-card", viewBox: "0 0 64 88", role: "img",
+                              "aria-label": count + " × " + name });
+    svg.appendChild(svgNode("title", {}, count + " × " + name));
+    svg.appendChild(svgNode("rect", { "class": "face bean-" + bean, x: 1, y: 1, width: 62, height: 86, rx: 7 }));
+    svg.appendChild(svgNode("text", { "class": "name", x: 32, y: 15, "text-anchor": "middle" }, name.replace(/ bean$/, "")));
+    svg.appendChild(svgNode("text", { "class": "count", x: 32, y: 52, "text-anchor": "middle" }, String(count)));
+    var slots = meter.length || 1;
+    meter.forEach(function (need, k) {
+      var x = 4 + k * (56 / slots), w = 56 / slots - 2, reached = need !== null && count >= need;
+      var cell = svgNode("g", { "class": "meter" + (need === null ? " none" : "") + (reached ? " reached" : "") });
+      cell.appendChild(svgNode("rect", { x: x, y: 64, width: w, height: 20, rx: 3 }));
+      cell.appendChild(svgNode("text", { x: x + w / 2, y: 73, "text-anchor": "middle" }, need === null ? "–" : String(need)));
+      cell.appendChild(svgNode("text", { "class": "coins", x: x + w / 2, y: 82, "text-anchor": "middle" }, String(k + 1)));
+      svg.appendChild(cell);
+    });
+    return svg;
   }
 
   var LOCKED = "locked: received in a trade, it must be planted";
@@ -246,69 +119,110 @@
     return node;
   }
 
-  // A seat's panel: name and badge, a line of coins (gold), final place and hand size ending in `more`, the fields.
+  var DECISIONS = {
+    plant_first: "plants the front card", plant_second: "may plant a second card", trade_offer: "offers or ends trading",
+    trade_respond: "answers the offer", trade_confirm: "closes a deal or none", plant_traded: "plants a traded card",
+    take_middle: "plants or discards the middle", discard_hand: "may discard from the hand",
+    keep_middle: "plants from the middle or ends the turn"
+  };
+
+  // A seat's panel: name and badges (whose turn, who decides what), a line of coins (gold), final place and
+  // hand size ending in `more`, the fields, and every hand once the game is over.
   function seatPanel(meta, s, i, more) {
-    var p = meta.rules.princes, won = s.over && s.ranks && s.ranks[i] === 1;
-    var panel = el("div", "seat-panel" + (i === s.active && !s.over ? " active" : "") + (won ? " winner" : ""));
+    var p = meta.rules.princes, seat = s.seats[i], won = s.over && s.ranks && s.ranks[i] === 1;
+    var panel = el("div", "seat-panel" + (i === s.active && !s.over ? " active" : "") +
+      (i === s.to_move ? " to-move" : "") + (won ? " winner" : ""));
     panel.setAttribute("data-seat", String(i));
     var head = el("div", "seat-head");
     head.appendChild(el("span", "seat-name", meta.seats[i]));
     if (i === s.active && !s.over) head.appendChild(el("span", "badge", "active"));
+    (meta.failures || []).forEach(function (f) {  // [seat, step, status, evidence]: it failed there; defaults play since
+      if (f[0] !== i || s.step < f[1]) return;
+      var mark = el(f[3] ? "a" : "span", "badge failed", s.step === f[1] ? f[2] + " here" : f[2] + " at step " + f[1]);
+      if (f[3]) mark.href = f[3];  // its evidence: the request, its own output (the bot's page)
+      mark.title = "this seat's bot failed (" + f[2] + ") answering the request of step " + f[1] +
+        "; from then on the referee plays for it";
+      head.appendChild(mark);
+    });
+    if (i === s.to_move && s.decision) {
+      var deciding = el("span", "badge deciding", DECISIONS[s.decision] || s.decision.replace(/_/g, " "));
+      deciding.setAttribute("data-decision", s.decision);
+      head.appendChild(deciding);
+    }
     panel.appendChild(head);
     var line = el("div", "seat-line");
     line.appendChild(el("span", "", p ? "gold " : "coins "));
-    line.appendChild(el("b", "coins", String(s.coins[i])));
+    line.appendChild(el("b", "coins", String(seat.coins)));
     if (s.over) {
       line.appendChild(el("span", "final-rank",
         p && p.solo ? (won ? " · won" : " · lost") : " · " + ordinal(meta.ranks[i] || s.ranks[i]) + " place"));
     }
     line.appendChild(el("span", "", " · hand "));
-    line.appendChild(el("b", "hand-size", String(s.hands[i])));
+    line.appendChild(el("b", "hand-size", String(seat.hand_size)));
     more.forEach(function (node) { line.appendChild(node); });
     panel.appendChild(line);
     var fields = el("div", "fields");
-    s.fields[i].forEach(function (f, index) {
+    seat.fields.forEach(function (f, index) {
       var box = el("div", "field" + (f[0] ? "" : " empty"));
+      box.setAttribute("data-bean", f[0] || "");
+      box.setAttribute("data-count", String(f[1]));
       box.appendChild(el("span", "field-no", String(index + 1)));
-      if (f[0]) box.appendChild(chip(meta, f[0], beanName(meta, f[0]) + " × " + f[1]));
+      if (f[0]) box.appendChild(beanCard(meta, f[0], f[1]));
       else box.appendChild(el("span", "muted", "empty"));
       fields.appendChild(box);
     });
     panel.appendChild(fields);
+    if (seat.hand) {  // revealed: the game is over
+      var hand = el("div", "final-hand");
+      hand.appendChild(el("span", "label", "hand at the end: "));
+      if (!seat.hand.length) hand.appendChild(el("span", "muted", "empty"));
+      seat.hand.forEach(function (b) { hand.appendChild(chip(meta, b, beanName(meta, b))); });
+      panel.appendChild(hand);
+    }
     return panel;
+  }
+
+  // An offer drawn as one: who offers what (the cards as chips) for what, to whom; an acceptance says so.
+  function offerNode(meta, o, response) {
+    var node = el("span", "offer" + (response ? " response" : ""));
+    node.appendChild(el("span", "who", meta.seats[o.seat]));
+    if (o.accept) { node.appendChild(el("span", "", " accepts")); return node; }
+    node.appendChild(el("span", "", " offers "));
+    if (!o.give.length) node.appendChild(el("span", "muted", "nothing"));
+    o.give.forEach(function (b) { node.appendChild(chip(meta, b, beanName(meta, b), "give")); });
+    node.appendChild(el("span", "", o.want.length ? " for " : " as a gift"));
+    o.want.forEach(function (b) { node.appendChild(chip(meta, b, beanName(meta, b), "want")); });
+    node.appendChild(el("span", "", o.to === null || o.to === undefined ? " · to everybody" : " · to " + meta.seats[o.to]));
+    return node;
+  }
+
+  // The trading round under way: the active player's offer and the answers so far.
+  function renderTrade(meta, s) {
+    var box = document.getElementById("trade-round");
+    if (!box) return;
+    box.textContent = "";
+    if (!s.trade) { box.hidden = true; return; }
+    box.hidden = false;
+    box.appendChild(el("span", "label", "trading, round " + (s.trade.round + 1) + " of " + s.trade.max_rounds + ": "));
+    if (!s.trade.offer && !s.trade.responses.length) box.appendChild(el("span", "muted", "no offer yet"));
+    if (s.trade.offer) box.appendChild(offerNode(meta, s.trade.offer, false));
+    s.trade.responses.forEach(function (r) { box.appendChild(offerNode(meta, r, true)); });
   }
 
   function start() {
     var root = document.getElementById("replay");
     if (!root) return;
-    var meta = readJson("replay-meta"), events = readJson("replay-events");
-    var princes = !!meta.rules.princes, states, texts;
-    if (princes) {  // snapshots computed by the site builder: one step per action
-      var steps = readJson("replay-steps");
-      states = steps.map(function (st) { return st[1]; });
-      texts = steps.map(function (st, k) {
-        if (k === 0) return "The cards are dealt: " + meta.rules.hand_size + " to each of " + meta.seats.length +
-          (meta.seats.length === 1 ? " player" : " players") + "; the vine is laid out.";
-        return events.slice(steps[k - 1][0], st[0]).map(function (e) { return describe(meta, e, states[k - 1]); }).join(" ");
-      });
-    } else {
-      states = buildStates(meta, events, readJson("replay-hints"));
-      texts = ["The cards are dealt: " + meta.rules.hand_size + " to each of " + meta.seats.length + " players."];
-      events.forEach(function (e, i) { texts.push(describe(meta, e, states[i])); });
-    }
-    var last = states.length - 1, step = 0;
+    var meta = readJson("replay-meta"), shipped = readJson("replay-steps");
+    var princes = !!meta.rules.princes, all = states(shipped);
+    var texts = shipped.steps.map(function (st) { return st.text.join(" "); });
+    var eventsAfter = [], seen = 0;  // events once each step was played (an old #event-N link)
+    shipped.steps.forEach(function (st) { seen += st.events; eventsAfter.push(seen); });
+    var last = all.length - 1, step = 0;
     var range = document.getElementById("step-range");
     range.max = String(last);
-    // The steps at which a turn starts (a turn_started event): a classic step k follows event k-1, a Princes
-    // step k follows the events steps[k-1][0] .. steps[k][0]-1 (step 0: the ones of the deal).
-    var turns = [];  // [{step, turn}], in order
-    events.forEach(function (e, index) {
-      if (e.type !== "turn_started") return;
-      var k = index + 1;
-      if (princes) { k = 0; while (k < last && steps[k][0] <= index) k++; }
-      if (turns.length && turns[turns.length - 1].step === k) turns.pop();  // two in one step: the later counts
-      turns.push({ step: k, turn: e.turn });
-    });
+    // The steps at which a turn starts: step 0 (the deal starts turn 1) and every step that changed the turn.
+    var turns = [{ step: 0, turn: all[0].turn }];
+    for (var k = 1; k <= last; k++) if (all[k].turn !== all[k - 1].turn) turns.push({ step: k, turn: all[k].turn });
     var turnInput = document.getElementById("turn-input"), speed = document.getElementById("play-speed");
     var playButton = document.getElementById("play"), playing = false, timer = null;
     var turnCount = turns.length ? turns[turns.length - 1].turn + 1 : 0;
@@ -322,7 +236,7 @@
     }
 
     function render() {
-      var s = states[step], i;
+      var s = all[step], i;
       range.value = String(step);
       document.getElementById("step-label").textContent = "step " + step + " of " + last;
       document.getElementById("step-link").href = "#step-" + step;
@@ -338,12 +252,13 @@
       document.getElementById("turn-next").disabled = t + 1 >= turns.length;
 
       if (princes) { renderPrinces(meta, s); renderLog(); return; }
+      renderTrade(meta, s);
       var info = document.getElementById("table-info");
       info.textContent = "";
       info.appendChild(el("span", "", s.over ? "game over" : "turn " + (s.turn + 1)));
-      info.appendChild(el("span", "", "deck " + s.deck));
-      var discard = el("span", "", "discard " + s.discard + (s.discard ? ", top " : ""));
-      if (s.discard && s.top) discard.appendChild(s.top === "?" ? el("span", "muted", "hidden card") : chip(meta, s.top, beanName(meta, s.top)));
+      info.appendChild(el("span", "deck", "deck " + s.deck));
+      var discard = el("span", "discard", "discard " + s.discard + (s.top ? ", top " : ""));
+      if (s.top) discard.appendChild(chip(meta, s.top, beanName(meta, s.top)));
       info.appendChild(discard);
       info.appendChild(el("span", "", "reshuffles " + s.reshuffles + " of " + meta.rules.reshuffles));
 
@@ -353,8 +268,8 @@
         var panel = seatPanel(meta, s, i, []);
         var area = el("div", "trade-area");
         area.appendChild(el("span", "label", "trading area: "));
-        if (!s.trade[i].length) area.appendChild(el("span", "muted", "empty"));
-        s.trade[i].forEach(function (c) { area.appendChild(tradeChip(meta, c[0], c[1])); });
+        if (!s.seats[i].trade_area.length) area.appendChild(el("span", "muted", "empty"));
+        s.seats[i].trade_area.forEach(function (c) { area.appendChild(tradeChip(meta, c[0], c[1])); });
         panel.appendChild(area);
         panels.appendChild(panel);
       }
@@ -385,13 +300,13 @@
       }
     }
 
-    function fromHash() {  // #step-K, or #event-N: the position once N events had happened (a bot page's links)
+    function fromHash() {  // #step-K, or an older link #event-N
       var match = /^#(step|event)-(\d+)$/.exec(location.hash);
       if (!match) return null;
       var n = parseInt(match[2], 10);
-      if (match[1] === "step" || !princes) return n;  // a classic step is one event
-      var k = 0;
-      while (k < last && steps[k + 1][0] <= n) k++;
+      if (match[1] === "step") return n;
+      var k = 0;  // #event-N: the latest step at which N events had happened
+      while (k < last && eventsAfter[k + 1] <= n) k++;
       return k;
     }
 
@@ -467,39 +382,46 @@
       else if (e.key === "Home") { e.preventDefault(); go(0); }
       else if (e.key === "End") { e.preventDefault(); go(last); }
     });
+    var download = document.getElementById("replay-download");
+    if (download) {  // the steps this page draws, as a file: public like the page (no seed, no hidden card)
+      download.addEventListener("click", function () {
+        var blob = new Blob([document.getElementById("replay-steps").textContent], { type: "application/json" });
+        download.href = URL.createObjectURL(blob);
+      });
+    }
     var initial = fromHash();
     go(initial === null ? 0 : initial, false);
     window.BohnanzaReplay = {
-      states: states, texts: texts, go: go, step: function () { return step; }, last: last,
+      states: all, texts: texts, go: go, step: function () { return step; }, last: last,
       turns: turns, goTurn: goTurn, play: function () { setPlaying(true); }, pause: function () { setPlaying(false); },
       playing: function () { return playing; }, tradeChip: function (bean, locked) { return tradeChip(meta, bean, locked); }
     };
   }
 
-  // The Princes table (duel, solo) from one public snapshot (arena/site.py: princes_steps).
+  // The Princes table (duel, solo) from one public state (engine/spectator.py).
   function renderPrinces(meta, s) {
-    var p = meta.rules.princes, i;
+    var p = meta.rules.princes, t = s.princes, i;
     var info = document.getElementById("table-info");
     info.textContent = "";
-    info.appendChild(el("span", "", s.over ? "game over" : "turn " + (s.turn + 1) + (s.phase ? " · " + s.phase.replace("_", " ") : "")));
-    info.appendChild(el("span", "", "supply " + s.deck));
-    var discard = el("span", "", "discard " + s.discard + (s.top ? ", top " : ""));
+    info.appendChild(el("span", "", s.over ? "game over" : "turn " + (s.turn + 1) + (s.decision ? " · " + s.decision.replace(/_/g, " ") : "")));
+    info.appendChild(el("span", "deck", "supply " + s.deck));
+    var discard = el("span", "discard", "discard " + s.discard + (s.top ? ", top " : ""));
     if (s.top) discard.appendChild(chip(meta, s.top, beanName(meta, s.top)));
     info.appendChild(discard);
-    info.appendChild(el("span", "", "box " + s.box + " gold"));
+    info.appendChild(el("span", "box", "box " + t.box + " gold"));
     info.appendChild(el("span", "", "reshuffles " + s.reshuffles + " of " + meta.rules.reshuffles));
     var middle = document.getElementById("middle");
     middle.textContent = "";
     middle.appendChild(el("span", "label", "middle: "));
-    if (!s.middle.length) middle.appendChild(el("span", "muted", "empty"));
-    s.middle.forEach(function (m) { middle.appendChild(chip(meta, m[0], beanName(meta, m[0]) + " × " + m[1])); });
+    if (!t.middle.length) middle.appendChild(el("span", "muted", "empty"));
+    t.middle.forEach(function (m) { middle.appendChild(chip(meta, m[0], beanName(meta, m[0]) + " × " + m[1])); });
     var vine = document.getElementById("vine");
     vine.textContent = "";
     var here = {};  // position -> figures standing there
-    s.figures.forEach(function (pos, seat) { (here[pos] = here[pos] || []).push(meta.seats[seat]); });
-    s.neutral.forEach(function (n) { (here[n[1]] = here[n[1]] || []).push(n[0]); });
+    s.seats.forEach(function (seat, k) { (here[seat.figure] = here[seat.figure] || []).push(meta.seats[k]); });
+    t.neutral.forEach(function (n) { (here[n[1]] = here[n[1]] || []).push(n[0]); });
     for (i = 0; i <= p.castle; i++) {
-      var end = i === 0 || i === p.castle, task = end ? null : s.vine[i - 1];
+      var end = i === 0 || i === p.castle, task = end ? null : t.vine[i - 1];
       var card = el("span", "card" + (end ? " end" : task ? "" : " down"));
       card.setAttribute("data-position", String(i));
       if (end) {
@@ -516,12 +438,13 @@
     var panels = document.getElementById("seat-panels");
     panels.textContent = "";
     for (i = 0; i < meta.seats.length; i++) {
+      var at = s.seats[i].figure;
       panels.appendChild(seatPanel(meta, s, i, [el("span", "", " · figure "), el("b", "figure",
-        s.figures[i] === p.castle ? "in the Castle" : s.figures[i] === 0 ? "at the start" : "on card " + s.figures[i])]));
+        at === p.castle ? "in the Castle" : at === 0 ? "at the start" : "on card " + at)]));
     }
   }
 
-  window.BohnanzaReplayModel = { buildStates: buildStates, describe: describe };
+  window.BohnanzaReplayModel = { applyDiff: applyDiff };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

@@ -12,6 +12,7 @@ from sqlmodel import Session, select
 
 from arena.db import Bot, Match, MatchSeat, make_engine
 from arena.submit import register
+from engine.spectator import apply_diff
 
 
 def crasher(marker: str, kind: str = "plant_first") -> str:
@@ -31,14 +32,15 @@ def test_arena_play_shows_each_failed_seats_traceback_and_output_and_only_its_ow
     blocks = re.split(r"\n(?=seat \d )", text.stderr.strip())
     a, = [b for b in blocks if b.startswith("seat 0 (a) crash")]
     b, = [b for b in blocks if b.startswith("seat 1 (b) crash")]
-    assert "while answering plant_first (after event" in a and "while answering plant_second" in b
+    assert "while answering plant_first (at step " in a and "while answering plant_second" in b
     for block, mine, theirs in ((a, "MARK-A", "MARK-B"), (b, "MARK-B", "MARK-A")):
         assert f"| {mine} holds [" in block  # its print()
         assert "| Traceback (most recent call last):" in block and f"| ZeroDivisionError: {mine} divided by zero" in block
         assert theirs not in block
     as_json = run_arena("play", str(tmp_path / "a.py"), "greedy", "greedy", "--seed", "5", "--unsafe", "--json")
     seats = json.loads(as_json.stdout)["seats"]
-    assert seats[0]["failure"]["request"] == "plant_first" and seats[0]["failure"]["step"] >= 1
+    # seat 0 decides first: its first plant_first is asked at the deal's position, step 0 (no action played yet)
+    assert seats[0]["failure"]["request"] == "plant_first" and seats[0]["failure"]["step"] == 0
     assert "ZeroDivisionError: MARK-A divided by zero" in seats[0]["failure"]["log"]
     assert seats[1]["failure"] is None and seats[2]["failure"] is None
 
@@ -83,9 +85,17 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     assert f"game {game_id}  classic-v3" in shown.stdout and "crashy" in shown.stdout
     assert "while answering plant_first" in shown.stdout and "| ZeroDivisionError: MARK-L divided by zero" in shown.stdout
     step = seats[0].failure_step
+    crashed_seat = seats[0].seat
+    assert f"(at step {step} of the replay)" in shown.stdout
     watched = run_arena("game", "show", str(game_id), "--turns", "--step", "3", db=db)
     assert watched.returncode == 0, watched.stderr
-    assert "turn 1: " in watched.stdout and "step 3 of " in watched.stdout and "crashy: " in watched.stdout
+    assert "Turn 1: " in watched.stdout and "step 3 of " in watched.stdout and "crashy: " in watched.stdout
+    # one numbering: the evidence's step is the position the CLI shows at --step and the site at #step-K,
+    # the one where the crashed seat was to plant its first card
+    at = run_arena("game", "show", str(game_id), "--step", str(step), db=db)
+    assert at.returncode == 0, at.stderr
+    position = at.stdout.split(f"step {step} of ", 1)[1]
+    assert re.search(r"^\* crashy\S*: ", position, re.M) and re.search(r"^next: crashy\S* decides plant first$", position, re.M), position
     missing = run_arena("game", "show", "99999", db=db)
     assert missing.returncode != 0 and missing.stderr.strip() == "Error: no game 99999 in this database"
 
@@ -93,7 +103,14 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     built = run_arena("-q", "site", "build", "--out", str(site), db=db)
     assert built.returncode == 0, built.stderr
     page = (site / "bots" / f"{bot_id}.html").read_text()
-    assert f'href="../games/{game_id}.html#event-{step}"' in page
-    assert f"while answering plant_first (after event {step})" in page
+    assert f'href="../games/{game_id}.html#step-{step}"' in page
+    assert f"while answering plant_first (at step {step})" in page
+    game_page = (site / "games" / f"{game_id}.html").read_text()
+    shipped = json.loads(re.search(r'<script id="replay-steps" type="application/json">(.*?)</script>', game_page, re.S)
+                         .group(1))  # type: ignore[union-attr]
+    state = shipped["steps"][0]["state"]
+    for later in shipped["steps"][1:step + 1]:
+        state = apply_diff(state, later["state"])
+    assert state["step"] == step and state["to_move"] == crashed_seat and state["decision"] == "plant_first"
     log = re.search(r'<pre class="log">(.*?)</pre>', page, re.S)
     assert log and "ZeroDivisionError: MARK-L divided by zero" in log.group(1)

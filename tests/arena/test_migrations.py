@@ -65,7 +65,7 @@ def drop_language_column(engine) -> None:  # type: ignore[no-untyped-def]
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "6"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "7"  # type: ignore[union-attr]
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -121,7 +121,7 @@ def as_schema_2(url: str) -> None:
 def check_upgraded_from_2(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "6"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
         seat = session.exec(select(MatchSeat)).one()
         assert (seat.status, seat.detail) == ("crash", "exited with code 3 during request")  # kept as it was
         assert (seat.failure_request, seat.failure_step, seat.failure_log) == ("", None, "")  # not known then
@@ -147,13 +147,62 @@ def test_a_schema_3_database_learns_that_its_versions_are_python(url: str) -> No
     engine.dispose()
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "6"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
         version = session.exec(select(BotVersion)).one()
         assert (version.source, version.language) == ("def act(m): pass", "python")
         session.add(BotVersion(bot_id=version.bot_id, number=2, source="int main(){}", sha256="b" * 64, prior_sigma=2.0,
                                language="c"))
         session.commit()
         assert sorted(v.language for v in session.exec(select(BotVersion)).all()) == ["c", "python"]
+    engine.dispose()
+
+
+def test_a_schema_6_failure_step_of_events_becomes_the_replays_step(url: str) -> None:
+    """Schema 7 counts a failed seat's step in actions (the one step numbering, engine/spectator.py):
+    a schema-6 row counted the events before the request, and is converted by replaying the game."""
+    import random
+
+    from engine import new_game, rules_for
+    from engine.policies import random_action
+    from engine.replay import Replay
+
+    game = new_game(rules_for("classic"), 3, 9)
+    rng = random.Random(9)
+    events_at = []  # the events before each action (what schema 6 stored for a request then)
+    while not game.over:
+        events_at.append(len(game.events))
+        game.apply(random_action(game, rng))
+    replay = Replay.of(game, ["a", "b", "c"])
+    asked = {0: 0, 1: 17, 2: len(replay.actions) - 1}  # seat -> the action (step) its failed request came before
+    engine = make_engine(url)
+    with Session(engine) as session:
+        bot = Bot(name="crasher")
+        session.add(bot)
+        session.flush()
+        version = BotVersion(bot_id=bot.id, number=1, source="x", sha256="x".ljust(64, "0"), prior_sigma=2.0)
+        season = Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1)
+        session.add_all([version, season])
+        session.flush()
+        match = Match(season_id=season.id, number=0, table=0, seed=1, rules_id=replay.rules_id, status="done",  # type: ignore[arg-type]
+                      replay=replay.dumps())
+        session.add(match)
+        session.flush()
+        for seat, step in asked.items():
+            session.add(MatchSeat(match_id=match.id, seat=seat, version_id=version.id, status="crash",  # type: ignore[arg-type]
+                                  failure_request="trade_respond", failure_step=events_at[step]))
+        session.commit()
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE meta SET value = '6' WHERE key = 'schema_version'"))
+    engine.dispose()
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
+        steps = {s.seat: s.failure_step for s in session.exec(select(MatchSeat)).all()}
+    engine.dispose()
+    assert steps == asked
+    engine = make_engine(url)  # opened again: nothing converted twice
+    with Session(engine) as session:
+        assert {s.seat: s.failure_step for s in session.exec(select(MatchSeat)).all()} == asked
     engine.dispose()
 
 
@@ -167,7 +216,7 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
         session.add(row)
         session.commit()
     engine.dispose()
-    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 6"):
+    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 7"):
         make_engine(url)
 
 
@@ -188,7 +237,7 @@ def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
     engine = make_engine(url)
     assert set(VERSUS_TABLES) <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "6"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
         assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
         test = VersusTest(name="t", variant="classic", elo0=0, elo1=5, alpha=0.05, beta=0.05, max_pairs=10)
         session.add(test)
@@ -212,7 +261,7 @@ def test_a_schema_5_database_gains_the_audit_flags(url: str) -> None:
     engine = make_engine(url)
     assert "auditflag" in inspect(engine).get_table_names()
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "6"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
         bot = session.exec(select(Bot)).one()
         session.add(AuditFlag(bot_a=bot.id, bot_b=bot.id, scope="variant classic", evidence="{}"))  # type: ignore[arg-type]
         session.commit()

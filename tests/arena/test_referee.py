@@ -9,6 +9,7 @@ import pytest
 import arena.referee as referee
 from arena.referee import MAX_REPLAY_BYTES, play_game
 from engine import Harvest, classic_rules, rules_for
+from engine.spectator import replay_steps
 from engine.replay import resimulate
 from sandbox import Reply, SandboxError, Status
 
@@ -99,8 +100,12 @@ def test_anything_wrong_with_one_bots_output_is_that_bots_forfeit(kind: str, bad
     assert resimulate(record.replay).result == record.replay.result
     failure = seat.failure
     assert failure is not None and failure.log == "last words of p0"  # its own stderr, nobody else's
-    assert failure.request == kind and 0 <= failure.step <= len(record.replay.events)  # the events before it
-    assert kind == "hello" or failure.step >= 1  # a decision follows at least its turn's start
+    assert failure.request == kind and 0 <= failure.step <= len(record.replay.actions)  # the actions before it
+    if kind == "hello":
+        assert failure.step == 0
+    else:  # the replay's position at that step is the one the seat was asked about (one step numbering)
+        state = replay_steps(record.replay)[failure.step].state
+        assert (state.to_move, state.decision) == (0, kind)
     assert record.seats[1].failure is None and record.seats[2].failure is None
 
 

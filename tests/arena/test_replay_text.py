@@ -1,6 +1,7 @@
 """Watching a game in the terminal: `arena replay FILE` (and `arena game show N`) with --turns, one
-sentence per event grouped by turn, and --step K, the public position after K actions; checked
-against the engine replaying the same game. One game per format is played by the real `arena play`
+sentence per event grouped by turn (the engine's sentences, engine/narration.py), and --step K, the
+public position at step K (after K actions, the engine's spectator); checked against the engine replaying
+the same game. One game per format is played by the real `arena play`
 (module fixture, fixed seed key) and shared by the tests that read it; the extra Princes deals are
 played in this process by the function `arena play --in-process` calls, and printed by the function
 `arena replay --turns` prints."""
@@ -19,6 +20,7 @@ from arena.replay_text import turns_text
 from engine import new_game, rules_for
 from engine.events import event_to_json
 from engine.replay import Replay
+from engine.vine import TASKS
 
 #: the bots and the ``--seed`` of the one game per format played through the CLI
 GAMES = {"classic": (["random", "greedy", "trader"], 5), "duel": (["greedy", "trader"], 0), "solo": (["greedy"], 0)}
@@ -61,10 +63,11 @@ def test_turns_give_one_line_per_event_and_a_block_per_turn(games: dict[str, tup
     events = [line for line in body if line]
     turns = [e for e in replay.events if type(e).__name__ == "TurnStarted"]
     assert len(events) == len(replay.events) and len([line for line in body if not line]) == len(turns) - 1
-    assert [line for line in events if re.match(r"turn \d+: ", line)] == \
-        [f"turn {t.turn + 1}: {replay.seats[t.seat]} is the active player" for t in turns]  # type: ignore[attr-defined]
+    assert [line for line in events if re.match(r"Turn \d+: ", line)] == \
+        [f"Turn {t.turn + 1}: {replay.seats[t.seat]} is the active player." for t in turns]  # type: ignore[attr-defined]
     coins = replay.result.coins  # type: ignore[union-attr]
-    assert events[-1] == "game over: " + ", ".join(f"{n} {c} coins" for n, c in zip(replay.seats, coins))
+    assert events[-1] == "Game over. " + ", ".join(f"{n} {c} coin{'' if c == 1 else 's'}"
+                                                   for n, c in zip(replay.seats, coins)) + "."
 
 
 @pytest.mark.parametrize("variant, bots", [("duel", ["greedy", "trader"]), ("solo", ["greedy"])])
@@ -88,8 +91,9 @@ def test_every_event_of_a_princes_game_reads_as_a_sentence(games: dict[str, tupl
         for event, line in zip(replay.events, lines):
             kinds.add(type(event).__name__)
             assert line != event_to_json(event)["type"], line  # a sentence, not the bare event type
-        claimed = [line for line in lines if " fulfils task " in line]
-        assert all(re.search(r"fulfils task V\d\d \((?!\?\))", line) for line in claimed)  # with the task's text
+        claimed = [re.search(r" fulfils the task “([^”]+)” and moves onto card \d+\.$", line) for line in lines
+                   if " fulfils " in line]
+        assert all(m and m.group(1) + "." in TASKS.values() for m in claimed), claimed  # named by the task's text
     assert {"TaskClaimed", "VineRevealed", "GameEnded"} <= kinds
 
 
@@ -104,12 +108,12 @@ def test_a_step_shows_the_engines_position_after_that_many_actions(games: dict[s
     game = new_game(rules_for(replay.rules_id), len(replay.seats), replay.seed)
     for _, action in replay.actions[:step]:
         game.apply(action)
-    money = "coins" if variant == "classic" else "gold"
+    money = (lambda n: f"{n} coin" + ("" if n == 1 else "s")) if variant == "classic" else (lambda n: f"{n} gold")
     assert f"step {step} of {len(replay.actions)}: {replay.seats[replay.actions[step - 1][0]]} played" in shown.stdout
     assert f"deck {len(game.deck)}, discard {len(game.discard)}" in shown.stdout
     for seat, s in enumerate(game.seats):
         fields = ", ".join(f"{b.value} x{n}" if b else "empty" for b, n in zip(s.field_beans, s.field_counts))
-        line = f"{replay.seats[seat]}: {s.coins} {money}, hand {len(s.hand)}, fields [{fields}]"
+        line = f"{replay.seats[seat]}: {money(s.coins)}, hand {len(s.hand)}, fields [{fields}]"
         assert line in shown.stdout, (line, shown.stdout)
 
 
@@ -129,9 +133,33 @@ def test_replay_mistakes_are_one_line(games: dict[str, tuple[Path, Replay]], db:
     (tmp_path / "edited.json").write_text(json.dumps(edited))
     refused = run_arena("replay", str(tmp_path / "edited.json"), "--turns", db=db)
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
-    assert refused.stderr.startswith('Error: the replay does not play: illegal action {"type":"plant","field":7}')
-    assert "turn 1:" not in refused.stdout  # nothing of the game is printed before the refusal
+    assert refused.stderr.startswith('Error: the replay does not play: step 6: illegal action {"type":"plant","field":7}')
+    assert "Turn 1:" not in refused.stdout  # nothing of the game is printed before the refusal
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     deep = run_arena("replay", str(tmp_path / "deep.json"), db=db)
     assert deep.returncode == 2 and deep.stderr.strip().startswith(f"Error: {str(tmp_path / 'deep.json')!r} is not a replay")
     assert len(deep.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("variant", ["classic", "duel", "solo"])
+def test_the_final_position_reveals_every_hand_and_a_running_one_none(games: dict[str, tuple[Path, Replay]],
+                                                                      db: Path, variant: str) -> None:
+    """The position is the engine spectator's: no hand while the game runs (but who decides what next),
+    every hand as the game ended once it is over."""
+    path, replay = games[variant]
+    final = run_arena("replay", str(path), db=db)  # the final position by default
+    assert final.returncode == 0, final.stderr
+    game = new_game(rules_for(replay.rules_id), len(replay.seats), replay.seed)
+    for _, action in replay.actions:
+        game.apply(action)
+    assert game.final_hands is not None
+    for name, hand in zip(replay.seats, game.final_hands):
+        shown_hand = ", ".join(b.value for b in hand) if hand else "nothing"
+        assert re.search(rf"{re.escape(name)}: .*, hand at the end \[{re.escape(shown_hand)}\]", final.stdout), final.stdout
+    assert "next: " not in final.stdout
+    running = run_arena("replay", str(path), "--step", "2", db=db)
+    assert running.returncode == 0, running.stderr
+    assert "hand at the end" not in running.stdout
+    seat = replay.actions[2][0]  # who plays the third action decides at step 2
+    assert f"next: {replay.seats[seat]} decides " in running.stdout
+    assert f"* {replay.seats[seat]}: " in running.stdout

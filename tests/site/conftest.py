@@ -21,6 +21,7 @@ from site_batch import run_batch
 PROJECT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = PROJECT / "screenshots"
 HOSTILE = "<script>alert(1)</script>"
+EVIDENCE = "RuntimeError: </pre><script>alert(5)</script>"  # the last line of the hostile seat's stderr
 SPRT_ELO1 = 150  # the stored tests' H1 margin (test_site_browser.py quotes it)
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -70,8 +71,10 @@ def add_hostile_bot(db: Path) -> int:
         session.flush()
         for seat in session.exec(select(MatchSeat).where(MatchSeat.match_id == original.id)).all():
             data = {k: v for k, v in seat.model_dump().items() if k != "id"} | {"match_id": copy.id}
-            if seat.seat == 0:
-                data |= {"version_id": version.id, "status": "crash", "detail": "</script><script>alert(3)</script>"}
+            if seat.seat == 0:  # its evidence (the request, the step, its output) tries to close the page's <pre>
+                data |= {"version_id": version.id, "status": "crash", "detail": "</script><script>alert(3)</script>",
+                         "failure_request": "plant_second </code><script>alert(4)</script>", "failure_step": 5,
+                         "failure_log": f"Traceback (most recent call last):\n{EVIDENCE}\n"}
             session.add(MatchSeat(**data))
         session.add(Rating(version_id=version.id, variant="classic", mu=30.0, sigma=1.0, games=1))  # type: ignore[arg-type]
         session.commit()
@@ -106,7 +109,7 @@ def build_ladder(folder: Path) -> dict:
     """Example bots through `arena submit` under names of their own (built-in names are reserved): dice
     (random_bot.py, with a script as author), glutton (greedy_bot.py) and merchant (trader_bot.py); two
     sandboxed classic seasons (glutton gets a second version in between), a small duel and a small solo
-    season, two short `arena test` runs of the built-in bots (classic with a field, duel), then the hostile
+    season (closed, so that its games are published), two short `arena test` runs of the built-in bots (classic with a field, duel), then the hostile
     bot and its game, an audit flag, and the site (`arena site build`). The arena commands before the
     site run in one process (site_batch.py)."""
     db = folder / "ladder.sqlite"
@@ -127,6 +130,7 @@ def build_ladder(folder: Path) -> dict:
         (["season", "run", "--name", "summer", "--games", "6", "--players", "3", "--seed", "12"], ok),
         (["season", "run", "--name", "duel-1", "--variant", "duel", "--games", "8", "--seed", "13"], ok),
         (["season", "run", "--name", "solo-1", "--variant", "solo", "--games", "3", "--seed", "14"], ok),
+        (["season", "close", "solo-1"], ok),  # its deals published: the solo games get pages with replays
         (["-q", "test", "trader", "--against", "random", "--field", "random,greedy", *quick, "--name", "trader-vs-random"],
          sprt),
         (["-q", "test", "trader", "--against", "random", "--format", "duel", *quick, "--name", "duel-test"], sprt),

@@ -1,6 +1,7 @@
 """The built site in headless Chromium, opened from disk (file://): sorting, chart, replay, escaping."""
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from sqlmodel import Session, select
 from arena.db import Bot, BotVersion, Match, make_engine
 from engine import classic_rules, new_game, rules_for
 from engine.replay import Replay
+from engine.spectator import replay_steps
 
 HOSTILE = "<script>alert(1)</script>"  # the name conftest gives the hostile bot
 
@@ -47,6 +49,12 @@ def press_arrow_right(browser, times: int) -> list[tuple[str, str]]:
           seen.push([label.innerText.trim(), text.innerText.trim()]);
         }
         return seen;""", times)]
+
+
+def ends_the_game(text: str) -> bool:
+    """The last step's text: the sentences of its action, the last of them the game's end with the scores
+    (a step is one action; its sentences are the engine's, engine/narration.py)."""
+    return "Game over. " in text and text.rsplit("Game over. ", 1)[1].count(".") == 1 and text.endswith(".")
 
 
 def severe_console_messages(browser) -> list[str]:
@@ -125,7 +133,7 @@ def test_replay_steps_to_the_final_scores_of_the_page(browser, site: Path, ladde
     texts.update(text for _, text in walked)
     assert label.text == f"step {last} of {last}"
     assert browser.find_element(By.ID, "step-next").get_attribute("disabled") is not None
-    assert browser.find_element(By.ID, "event-text").text.startswith("Game over.")
+    assert ends_the_game(browser.find_element(By.ID, "event-text").text)
     assert any(" plants a " in t for t in texts) and any(" turns up " in t for t in texts)
     viewer_coins = [int(b.text) for b in browser.find_elements(By.CSS_SELECTOR, "#seat-panels .seat-panel b.coins")]
     assert viewer_coins == table_coins
@@ -134,43 +142,119 @@ def test_replay_steps_to_the_final_scores_of_the_page(browser, site: Path, ladde
     browser.get(page.resolve().as_uri() + "#step-42")
     browser.refresh()
     assert browser.find_element(By.ID, "step-label").text == f"step 42 of {last}"
-    browser.get(page.resolve().as_uri() + "#event-17")  # a bot page's failure link: a classic step is one event
+    # an older link to an event (#event-N): the latest step at which N events had happened
+    events_after = list(itertools.accumulate(len(s.events) for s in replay_steps(Replay.loads(match.replay))))
+    browser.get(page.resolve().as_uri() + "#event-17")
     browser.refresh()
-    assert browser.find_element(By.ID, "step-label").text == f"step 17 of {last}"
+    expected = max(k for k, n in enumerate(events_after) if n <= 17)
+    assert browser.find_element(By.ID, "step-label").text == f"step {expected} of {last}"
     browser.save_screenshot(str(screenshots / "game.png"))
     assert severe_console_messages(browser) == []
 
 
-def test_replay_viewer_rebuilds_the_engine_state_of_every_game(browser, site: Path, ladder: dict) -> None:
-    """After every action of every stored game, the viewer shows the engine's public table."""
+#: what the viewer drew at every step, read from the page (its DOM, not its data), in one WebDriver call
+DRAWN = """
+var R = window.BohnanzaReplay, out = [], meta = JSON.parse(document.getElementById("replay-meta").textContent);
+function all(root, sel, f) { return Array.prototype.map.call(root.querySelectorAll(sel), f); }
+function attr(name) { return function (n) { return n.getAttribute(name); }; }
+for (var k = 0; k <= R.last; k++) {
+  R.go(k, false);
+  var info = document.getElementById("table-info"), top = info.querySelector(".discard .chip");
+  var trade = document.getElementById("trade-round");
+  out.push({
+    step: R.step(), text: document.getElementById("event-text").textContent,
+    deck: info.querySelector(".deck").textContent, discard: info.querySelector(".discard").firstChild.textContent,
+    top: top ? top.getAttribute("data-bean") : null,
+    seats: all(document, "#seat-panels .seat-panel", function (p) { return {
+      name: p.querySelector(".seat-name").textContent,
+      coins: +p.querySelector("b.coins").textContent, hand_size: +p.querySelector("b.hand-size").textContent,
+      fields: all(p, ".field", function (f) { return [f.getAttribute("data-bean") || null, +f.getAttribute("data-count")]; }),
+      cards: all(p, ".field svg.bean-card", attr("aria-label")),
+      trade_area: all(p, ".trade-area .chip", function (c) { return [c.getAttribute("data-bean"), c.classList.contains("locked")]; }),
+      figure: p.querySelector("b.figure") ? p.querySelector("b.figure").textContent : null,
+      hand: p.querySelector(".final-hand") ? all(p, ".final-hand .chip", attr("data-bean")) : null,
+      to_move: p.classList.contains("to-move"),
+      decision: p.querySelector(".deciding") ? p.querySelector(".deciding").getAttribute("data-decision") : null
+    }; }),
+    vine: all(document, "#vine .card", function (c) { return [c.getAttribute("data-task"), all(c, ".fig", function (f) { return f.textContent; })]; }),
+    middle: all(document, "#middle .chip", function (c) { return [c.getAttribute("data-bean"), c.textContent]; }),
+    offers: trade && !trade.hidden ? trade.querySelectorAll(".offer").length : null
+  });
+}
+return JSON.stringify({seats: meta.seats, steps: out});
+"""
+
+
+def drawn_as_expected(rules, names: list[str], step, text: str) -> dict:
+    """What the viewer must draw for one step of the engine's spectator (engine/spectator.py)."""
+    s = step.state
+    princes = s.princes is not None
+
+    def figure(at: int) -> str:
+        return "in the Castle" if at == s.princes.castle else "at the start" if at == 0 else f"on card {at}"
+
+    want = {
+        "step": s.step, "text": text, "deck": f"{'supply' if princes else 'deck'} {s.deck_size}",
+        "discard": f"discard {s.discard_size}" + (", top " if s.discard_top else ""),
+        "top": s.discard_top.value if s.discard_top else None,
+        "seats": [{
+            "name": names[i], "coins": seat.coins, "hand_size": seat.hand_size,
+            "fields": [[f.bean.value if f.bean else None, f.count] for f in seat.fields],
+            "cards": [f"{f.count} × {rules.bean_type(f.bean).name}" for f in seat.fields if f.bean],
+            "trade_area": [[c.bean.value, c.locked] for c in seat.trade_area],
+            "figure": figure(seat.figure) if princes else None,
+            "hand": None if seat.hand is None else [b.value for b in seat.hand],
+            "to_move": s.to_move == i, "decision": s.decision if s.to_move == i else None,
+        } for i, seat in enumerate(s.seats)],
+        "vine": [], "middle": [], "offers": None,
+    }
+    if princes:
+        here: dict[int, list[str]] = {}
+        for i, seat in enumerate(s.seats):
+            here.setdefault(seat.figure, []).append(names[i])
+        for name, at in s.princes.neutral:
+            here.setdefault(at, []).append(name)
+        want["vine"] = [[None if k in (0, s.princes.castle) else s.princes.vine[k - 1], here.get(k, [])]
+                        for k in range(s.princes.castle + 1)]
+        want["middle"] = [[b.value, f"{rules.bean_type(b).name} × {n}"] for b, n in s.princes.middle]
+    elif s.trade is not None:
+        want["offers"] = (s.trade.offer is not None) + len(s.trade.responses)
+    return want
+
+
+@pytest.mark.parametrize("rules_id", [classic_rules().id, "duel-v1", "solo-v1"])
+def test_the_viewer_draws_the_engines_spectator_state_at_every_step(browser, site: Path, ladder: dict,
+                                                                     rules_id: str) -> None:
+    """Every step of every stored game of a format, as the page draws it (its DOM: piles, discard top,
+    fields as bean cards, trading areas, coins, hand sizes, figures, the middle, the vine, the trading
+    round, who decides what, the hands at the end, the step's sentences), is the engine spectator's
+    state and sentences of that step (engine/spectator.py), for classic, duel and solo."""
+    from engine.spectator import replay_steps, steps_json
+
     engine = make_engine(f"sqlite:///{ladder['db']}")
     with Session(engine) as session:
-        matches = session.exec(select(Match).where(Match.replay != None, Match.rules_id == classic_rules().id)).all()  # noqa: E711
-    assert len(matches) >= 18
-    compared = trades = 0
+        matches = session.exec(select(Match).where(Match.replay != None, Match.rules_id == rules_id)).all()  # noqa: E711
+    engine.dispose()
+    assert len(matches) >= {"classic-v3": 18, "duel-v1": 8, "solo-v1": 3}[rules_id]
+    compared = trades = ended = 0
     for match in matches:
         replay = Replay.loads(match.replay)  # type: ignore[arg-type]
-        game = new_game(rules_for(replay.rules_id), len(replay.seats), replay.seed)
+        rules = rules_for(replay.rules_id)
         open_page(browser, site / "games" / f"{match.id}.html")
-        # as one JSON string: chromedriver converts a big nested value far more slowly
-        states = json.loads(browser.execute_script("return JSON.stringify(window.BohnanzaReplay.states);"))
-        assert len(states) == len(replay.events) + 1
-        for _seat, action in replay.actions:
-            game.apply(action)
-            got = states[len(game.events)]
-            want = {
-                "fields": [[[b.value if b else None, n] for b, n in zip(s.field_beans, s.field_counts)]
-                           for s in game.seats],
-                "trade": [[[b.value, locked] for b, locked in zip(s.trade, s.trade_locked)] for s in game.seats],
-                "hands": [len(s.hand) for s in game.seats], "coins": [s.coins for s in game.seats],
-                "deck": len(game.deck), "discard": len(game.discard),
-            }
-            assert {key: got[key] for key in want} == want, (match.id, len(game.events), action)
-            if got["top"] != "?":  # a hand card on top of the discard pile at the end is not public
-                assert got["top"] == (game.discard[-1].value if game.discard else None)
+        drawn = json.loads(browser.execute_script(DRAWN))
+        names = drawn["seats"]  # as the page names them
+        steps = replay_steps(replay, rules, names)
+        texts = [" ".join(step["text"]) for step in steps_json(steps, rules)["steps"]]
+        assert len(drawn["steps"]) == len(steps) == len(replay.actions) + 1
+        for step, text, got in zip(steps, texts, drawn["steps"]):
+            assert got == drawn_as_expected(rules, names, step, text), (match.id, step.number)
             compared += 1
-        trades += sum(1 for e in replay.events if type(e).__name__ == "Traded")
-    assert compared > 2000 and trades > 0
+            trades += bool(got["offers"])
+        ended += steps[-1].state.over and all(seat["hand"] is not None for seat in drawn["steps"][-1]["seats"])
+    assert compared > {"classic-v3": 2000, "duel-v1": 500, "solo-v1": 60}[rules_id]
+    assert ended == len(matches)  # every game ends with every hand shown
+    assert rules_id != classic_rules().id or trades > 0  # trading rounds were drawn and compared
+    assert severe_console_messages(browser) == []
 
 
 def test_hostile_names_are_shown_as_text(browser, site: Path, ladder: dict) -> None:
@@ -267,24 +351,26 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
     replay = Replay.loads(match.replay)  # type: ignore[arg-type]
     page = site / "games" / f"{match.id}.html"
     html = page.read_text()
-    assert '"seed"' not in html and '"hand":' not in html and '"actions"' not in html
+    assert '"seed"' not in html and '"actions"' not in html
+    assert html.count('"hand":[') == len(replay.seats)  # the hands are shown once: at the last step
     open_page(browser, page)
     table_gold = [int(td.text) for td in browser.find_elements(By.CSS_SELECTOR, "#results td.coins")]
     label = browser.find_element(By.ID, "step-label")
     last = int(label.text.split()[-1])
     assert label.text == f"step 0 of {last}" and last == len(replay.actions)
     assert len(browser.find_elements(By.CSS_SELECTOR, "#vine .card")) == 30  # start, 28 cards, the Castle
-    states = browser.execute_script("return window.BohnanzaReplay.states;")
+    states = json.loads(browser.execute_script("return JSON.stringify(window.BohnanzaReplay.states);"))
     game = new_game(rules_for("duel"), 2, replay.seed)
     events_after = [len(game.events)]  # events once k actions were played
     for k, (_seat, action) in enumerate(replay.actions, start=1):
         game.apply(action)
         events_after.append(len(game.events))
         got = states[k]
-        assert got["fields"] == [[[b.value if b else None, n] for b, n in zip(s.field_beans, s.field_counts)]
-                                 for s in game.seats]
-        assert got["figures"] == [s.position for s in game.seats] and got["coins"] == [s.coins for s in game.seats]
-        assert got["middle"] == [[b.value, n] for b, n in game.middle.items()] and got["deck"] == len(game.deck)
+        assert [seat["fields"] for seat in got["seats"]] == [
+            [[b.value if b else None, n] for b, n in zip(s.field_beans, s.field_counts)] for s in game.seats]
+        assert [seat["figure"] for seat in got["seats"]] == [s.position for s in game.seats]
+        assert [seat["coins"] for seat in got["seats"]] == [s.coins for s in game.seats]
+        assert got["princes"]["middle"] == [[b.value, n] for b, n in game.middle.items()] and got["deck"] == len(game.deck)
     texts = set()
     body = browser.find_element(By.TAG_NAME, "body")
     for step in (1, 2):  # the keyboard itself, then the same key events from a script
@@ -310,12 +396,10 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
 
 
 def turn_start_steps(match: Match) -> list[tuple[int, int]]:
-    """(step, turn) of every turn_started event of a game, as the viewer counts steps: a classic step
-    follows one event; a Princes step follows one action (re-simulated here, step 0 is the deal)."""
+    """(step, turn) of every turn_started event of a game: a step follows one action (re-simulated
+    here, step 0 is the deal), in every format."""
     replay = Replay.loads(match.replay)  # type: ignore[arg-type]
     starts = [(i, e.turn) for i, e in enumerate(replay.events) if type(e).__name__ == "TurnStarted"]
-    if rules_for(replay.rules_id).princes is None:
-        return [(i + 1, turn) for i, turn in starts]
     game = new_game(rules_for(replay.rules_id), len(replay.seats), replay.seed)
     events_after = [len(game.events)]
     for _seat, action in replay.actions:
@@ -378,7 +462,7 @@ def test_replay_plays_and_pauses(browser, site: Path, ladder: dict) -> None:
     play.click()
     WebDriverWait(browser, 30).until(lambda b: not b.execute_script("return window.BohnanzaReplay.playing();"))
     assert label.text == f"step {last} of {last}" and play.text == "▶ play"
-    assert browser.find_element(By.ID, "event-text").text.startswith("Game over.")
+    assert ends_the_game(browser.find_element(By.ID, "event-text").text)
     time.sleep(0.3)
     assert current_step(browser) == last
     assert severe_console_messages(browser) == []
@@ -411,10 +495,8 @@ def test_replay_jumps_by_turn(browser, site: Path, ladder: dict, screenshots: Pa
                 " document.getElementById('event-text').innerText.trim()];")
             assert shown_step == step, (rules_id, index)
             assert turn_text == f"turn {turn + 1} of {count}"
-            if step:
-                assert f"Turn {turn + 1}: " in text
-                if rules_id.startswith("classic"):
-                    assert text.startswith(f"Turn {turn + 1}: ")
+            if step:  # the step's sentences hold the turn's start, once
+                assert text.count(f"Turn {turn + 1}: ") == 1, text
 
         next_button = browser.find_element(By.ID, "turn-next")
         for index in range(first + 1, 5):
@@ -486,9 +568,9 @@ def test_locked_cards_carry_a_drawn_lock_with_its_meaning(browser, site: Path, l
 
     match = first_match(ladder, classic_rules().id, traded=True)
     open_page(browser, site / "games" / f"{match.id}.html")
-    states = browser.execute_script("return window.BohnanzaReplay.states;")
-    locked = next(k for k, s in enumerate(states) if any(c[1] for area in s["trade"] for c in area))
-    want = sum(c[1] for area in states[locked]["trade"] for c in area)
+    states = json.loads(browser.execute_script("return JSON.stringify(window.BohnanzaReplay.states);"))
+    locked = next(k for k, s in enumerate(states) if any(c[1] for seat in s["seats"] for c in seat["trade_area"]))
+    want = sum(c[1] for seat in states[locked]["seats"] for c in seat["trade_area"])
     browser.execute_script("window.BohnanzaReplay.go(arguments[0]);", locked)
     chips = browser.find_elements(By.CSS_SELECTOR, "#seat-panels .trade-area .chip.locked")
     assert len(chips) == want > 0

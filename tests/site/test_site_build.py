@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 from arena.db import Bot, BotVersion, Match, MatchSeat, make_engine
 from arena.formats import format_of
 from arena.ladder import leaderboard
-from arena.site import ChartPoint, SiteError, build_site, public_replay, rating_chart, script_json
+from arena.site import ChartPoint, SiteError, build_site, rating_chart, script_json, spectator_json
 from engine import classic_rules, new_game
 from engine.policies import random_action
 from engine.replay import Replay
@@ -35,24 +35,29 @@ def random_replays(count: int) -> list[Replay]:
     return replays
 
 
-def test_public_replay_fast_path_equals_the_parsed_one_and_hides_hands() -> None:
+def test_a_game_page_ships_the_spectators_steps_and_no_hidden_card() -> None:
+    """The replay JSON of a game page is the engine spectator's (engine/spectator.py), with nothing
+    hidden in it: no seed, no action (hand positions), no hand before the last step."""
+    from engine.spectator import apply_diff, replay_steps, steps_json
+
     for replay in random_replays(6):
         text = replay.dumps()
-        events, hints = public_replay(text)
-        reformatted = public_replay(json.dumps(json.loads(text), indent=1))  # not Replay.dumps: parsed path
-        assert (events, hints) == reformatted
-        assert json.loads(events) == json.loads(text)["events"]
-        data = json.loads(hints)
-        actions = [a for _, a in json.loads(text)["actions"]]
-        assert len(data["o"]) == sum(a["type"] == "offer" for a in actions) > 0
-        assert len(data["c"]) == sum(a["type"] == "confirm" for a in actions)
-        assert len(data["p"]) == sum(a["type"] == "plant_traded" for a in actions) > 0
-        assert "give_hand" not in events + hints and '"seed"' not in events + hints
+        shipped = spectator_json(text)
+        assert "<" not in shipped and json.loads(shipped) == steps_json(replay_steps(replay), classic_rules())
+        assert spectator_json(json.dumps(json.loads(text), indent=1)) == shipped  # however the replay is written
+        assert '"seed"' not in shipped and "give_hand" not in shipped and '"actions"' not in shipped
+        steps = json.loads(shipped)["steps"]
+        assert len(steps) == len(replay.actions) + 1
+        state = steps[0]["state"]
+        for step in steps[1:-1]:
+            state = apply_diff(state, step["state"])
+            assert all(seat["hand"] is None for seat in state["seats"])
+        assert all(isinstance(seat["hand"], list) for seat in apply_diff(state, steps[-1]["state"])["seats"])
 
 
-def test_public_replay_refuses_garbage_quoting_it() -> None:
+def test_a_replay_that_is_not_one_is_refused_quoting_it() -> None:
     with pytest.raises(SiteError, match=r"malformed replay '\{\"format\": 2"):
-        public_replay('{"format": 2, "nothing": true}')
+        spectator_json('{"format": 2, "nothing": true}')
 
 
 def test_script_json_cannot_close_a_script_element() -> None:
@@ -137,7 +142,7 @@ def test_game_page_embeds_only_escaped_public_data(ladder: dict, site: Path) -> 
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # the name in the results table
     assert "\\u003cscript\\u003ealert(1)" in html  # the name in the viewer's JSON
     assert '"seed"' not in html and "give_hand" not in html
-    assert html.count("<script") == 4  # three JSON blocks and replay.js
+    assert html.count("<script") == 3  # two JSON blocks (the names, the steps) and replay.js
 
 
 def test_build_refuses_a_folder_it_did_not_make(ladder: dict, tmp_path: Path) -> None:
@@ -162,7 +167,7 @@ def test_rebuild_overwrites_and_removes_stale_pages(ladder: dict, tmp_path: Path
     second = build_site(engine, out, workers=1)
     assert second.pages == first.pages and second.games == first.games > 10
     assert not (out / "games" / "999999.html").exists() and not (out / "tests" / "999999.html").exists()
-    assert "replay-events" in (out / "games" / "1.html").read_text()
+    assert "replay-steps" in (out / "games" / "1.html").read_text()
 
 
 def test_demo_ends_by_building_the_site(tmp_path: Path) -> None:
@@ -214,14 +219,12 @@ def test_solo_deals_stay_unpublished_until_the_season_is_closed(tmp_path: Path) 
 
 def test_a_replay_error_quotes_no_deck_seed() -> None:
     """The build's error about a stored replay names it without its seed (it may deal other games)."""
-    from arena.site.replays import princes_steps
-
     seed = 4882791138442018865
     text = json.dumps({"format": 1, "rules_id": "solo-v1", "seed": seed, "seats": ["a"], "actions": [],
                        "events": [], "result": None}, separators=(",", ":"))
     with pytest.raises(SiteError, match="does not re-simulate") as raised:
-        princes_steps(text)
+        spectator_json(text)
     assert str(seed) not in str(raised.value) and '"rules_id":"solo-v1"' in str(raised.value)
     with pytest.raises(SiteError, match="malformed replay") as raised:
-        public_replay(text.replace('"actions":[]', '"actions":7'))
+        spectator_json(text.replace('"actions":[]', '"actions":7'))
     assert str(seed) not in str(raised.value)

@@ -1,0 +1,121 @@
+"""The site at a phone's width (390 px) in headless Chromium: the page never scrolls sideways (a wide
+table scrolls inside its own box), every navigation link is on screen, no bot name is cut between
+two lines, and no replay panel is wider than itself."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from sqlmodel import Session, select
+
+from arena.db import Bot, make_engine
+
+PHONE, WIDE, DESKTOP = (390, 844), (1400, 1000), (1280, 1000)  # a phone, a wide screen, the session browser's own
+
+
+@pytest.fixture
+def phone(browser) -> Iterator[object]:  # type: ignore[no-untyped-def]
+    """The session's browser at 390 px wide, put back to its own size afterwards (other tests share it)."""
+    browser.set_window_size(*PHONE)
+    try:
+        yield browser
+    finally:
+        browser.set_window_size(*DESKTOP)
+
+
+def pages(ladder: dict, site: Path) -> dict[str, Path]:
+    engine = make_engine(f"sqlite:///{ladder['db']}")
+    with Session(engine) as session:
+        ids = {b.name: b.id for b in session.exec(select(Bot)).all()}
+    engine.dispose()
+    return {"leaderboard": site / "index.html", "solo leaderboard": site / "solo.html",
+            "bot page": site / "bots" / f"{ids['merchant']}.html",
+            "bot games": site / "bots" / f"{ids['glutton']}-games-1.html",
+            "game page": site / "games" / f"{ladder['hostile_game']}.html",
+            "all games": site / "games" / "page-1.html", "seasons": site / "seasons" / "index.html",
+            "test page": next((site / "tests").glob("[0-9]*.html"))}
+
+
+END = """document.body.dispatchEvent(new KeyboardEvent("keydown", {key: "End", code: "End", bubbles: true,
+                                                               cancelable: true}));"""
+EVERY_STEP = """
+const key = k => document.body.dispatchEvent(new KeyboardEvent("keydown", {key: k, code: k, bubbles: true, cancelable: true}));
+const label = document.getElementById("step-label"), wide = [];
+key("Home");
+for (let i = 0; i < 5000; i++) {
+  for (const p of document.querySelectorAll(".seat-panel"))
+    if (p.scrollWidth > p.clientWidth + 1) wide.push(label.textContent.trim());
+  const before = label.textContent;
+  key("ArrowRight");
+  if (label.textContent === before) break;
+}
+return [...new Set(wide)].slice(0, 5);
+"""
+LAYOUT = """
+const width = window.innerWidth;
+const out = {width: width, page: document.documentElement.scrollWidth, nav: [], cut: [], tables: [], panels: []};
+for (const a of document.querySelectorAll("header.top a")) {
+  const r = a.getBoundingClientRect();
+  if (!(r.width > 0 && r.left >= 0 && r.right <= width + 0.5)) out.nav.push(a.textContent.trim());
+}
+for (const a of document.querySelectorAll("a.bot, .players .seat, .seat-head")) {
+  // a name on two lines has two boxes; a single word never should
+  if (!/\\s/.test(a.textContent.trim()) && a.getClientRects().length > 1) out.cut.push(a.textContent.trim());
+}
+for (const t of document.querySelectorAll("table")) {
+  if (t.getBoundingClientRect().right > width + 0.5) out.tables.push(t.id || t.className || "table");
+}
+for (const p of document.querySelectorAll(".seat-panel")) {
+  if (p.scrollWidth > p.clientWidth + 1) out.panels.push(p.textContent.trim().slice(0, 40));
+}
+return out;
+"""
+
+
+def test_every_page_fits_a_phone(phone, ladder: dict, site: Path, screenshots: Path) -> None:  # type: ignore[no-untyped-def]
+    for name, page in pages(ladder, site).items():
+        phone.get(page.resolve().as_uri())
+        if name == "game page":
+            phone.execute_script(END)  # the fullest table: the end (a seat has bought its third field)
+        layout = phone.execute_script(LAYOUT)
+        assert layout["width"] == PHONE[0], layout
+        assert layout["page"] <= PHONE[0], f"{name}: the page is {layout['page']} px wide at {PHONE[0]}"
+        assert layout["nav"] == [], f"{name}: navigation links off screen: {layout['nav']}"
+        assert layout["cut"] == [], f"{name}: names cut between lines: {layout['cut']}"
+        assert layout["tables"] == [], f"{name}: tables past the screen's edge: {layout['tables']}"
+        assert layout["panels"] == [], f"{name}: replay panels wider than themselves: {layout['panels']}"
+        if name == "game page":  # every step: no field's cards ever wider than the seat's panel
+            assert phone.execute_script(EVERY_STEP) == [], f"{name}: panels wider than themselves"
+        if name in ("leaderboard", "bot page", "game page"):
+            phone.save_screenshot(str(screenshots / f"phone-{name.replace(' ', '-')}.png"))  # as docs/screenshots/
+
+
+def test_a_wide_table_scrolls_inside_its_box_on_a_phone(phone, site: Path) -> None:  # type: ignore[no-untyped-def]
+    phone.get((site / "games" / "page-1.html").resolve().as_uri())
+    box = phone.execute_script("""const t = document.querySelector("table.games");
+        const before = t.scrollLeft; t.scrollLeft = 10000;
+        return {scroll: t.scrollWidth, client: t.clientWidth, moved: t.scrollLeft > before,
+                overflow: getComputedStyle(t).overflowX};""")
+    assert box["overflow"] == "auto" and box["scroll"] > box["client"] and box["moved"], box
+
+
+def test_the_desktop_layout_keeps_full_width_tables(browser, ladder: dict, site: Path,  # type: ignore[no-untyped-def]
+                                                    screenshots: Path) -> None:
+    browser.set_window_size(*WIDE)
+    try:
+        browser.get((site / "index.html").resolve().as_uri())
+        widths = browser.execute_script("""const t = document.getElementById("leaderboard");
+            return [t.getBoundingClientRect().width, document.querySelector("main").clientWidth,
+                    getComputedStyle(t).display, document.documentElement.scrollWidth, window.innerWidth];""")
+        assert widths[2] == "table" and abs(widths[0] - (widths[1] - 48)) < 2, widths  # main's padding: 1.5rem a side
+        assert widths[3] <= widths[4] == WIDE[0], widths
+        for name, page in pages(ladder, site).items():  # the pictures docs/screenshots/ keeps, at 1400 px
+            if name in ("leaderboard", "bot page", "game page"):
+                browser.get(page.resolve().as_uri())
+                if name == "game page":  # the end of the hostile game's deal, where a seat has three fields
+                    browser.execute_script(END)
+                    assert browser.execute_script(LAYOUT)["panels"] == []
+                browser.save_screenshot(str(screenshots / f"wide-{name.replace(' ', '-')}.png"))
+    finally:
+        browser.set_window_size(*DESKTOP)
