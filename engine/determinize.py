@@ -165,6 +165,7 @@ def build_game(rules: Rules, view: View, hidden: Hidden, kind: DecisionKind, see
     game._respond_queue = []
     game._round_quiet = True
     game._dealless = 0  # not in the view: a sample assumes the round may still run its full course
+    game.final_hands = None  # a game being decided has not ended
     game._round_dealt = False
     game._plant_queue = []
     game._decision = None

@@ -183,7 +183,7 @@ class Fragments:
             detail = f' <code class="detail">{escape(s.detail)}</code>' if s.detail else ""
             if s.failure_step is not None:  # where it happened in the replay below, and its evidence
                 detail += (f' <a class="failed-at" href="#step-{s.failure_step}">at step {s.failure_step}</a>'
-                           f' · <a class="evidence" href="../bots/{bot.id}.html#failure-{game.id}-{s.seat}">evidence</a>')
+                           f' · <a class="evidence-link" href="#seat-{s.seat}-evidence">evidence</a>')
             rows.append(f'<tr class="{"winner" if s.rank == 1 else ""}"><td>{s.seat}</td>'
                         f"<td>{self.bot_link(bot, '../', self.ladder.versions[s.version_id])}</td>"
                         f'<td class="num coins">{s.coins}</td>'

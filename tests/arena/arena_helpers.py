@@ -138,6 +138,15 @@ def run_arena(*args: str, db: Path | str | None = None, timeout: float = 300) ->
     return subprocess.run([*ARENA, *prefix, *args], capture_output=True, text=True, timeout=timeout)
 
 
+def missing(what: str) -> None:
+    """Skip a test whose prerequisite is missing; in CI, fail it."""
+    import pytest
+
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI must be able to run this test: {what}")
+    pytest.skip(what)
+
+
 def fix_seed_key(db: Path | str) -> None:
     """Give the database a fixed seed key: a season's deals are keyed with it (``--seed`` alone does not
     fix them), and a test whose verdict rests on the deals must see the same ones every run."""

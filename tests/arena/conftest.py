@@ -1,23 +1,16 @@
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+from arena_helpers import missing
 from pg_server import NoPostgres, PostgresServer
 
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "ladder.sqlite"
-
-
-def missing(what: str) -> None:
-    """Skip a test whose prerequisite is missing; in CI, fail it."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI must be able to run this test: {what}")
-    pytest.skip(what)
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,7 @@ import socket
 
 import pg_server
 import pytest
-from conftest import missing
+from arena_helpers import missing
 from pg_server import NoPostgres, PostgresServer
 
 

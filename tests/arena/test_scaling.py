@@ -30,7 +30,7 @@ from arena.match import run_table
 from arena.submit import register
 from arena_helpers import (ARENA, db_url, descendants, done_count, kill_mid_season, process_tree, run_arena, survivors,
                            wait_for_done)
-from conftest import missing
+from arena_helpers import missing
 from sandbox import Limits, detect_tier
 from sandbox.procscan import live_descendants
 

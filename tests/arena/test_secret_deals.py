@@ -85,7 +85,7 @@ def test_an_open_solo_seasons_deals_are_shown_nowhere_and_a_late_bot_cannot_read
             assert exits[what] == 2 and len(shown[what].splitlines()) == 1, shown[what]
             assert "secret until 'arena season close s'" in shown[what]
         assert not (tmp_path / "site-open" / "games" / f"{match_id}.html").exists()
-    assert "turn 1: " not in "".join(shown.values())
+    assert "Turn 1: " not in "".join(shown.values())
 
     # the attack: every number the arena printed becomes a candidate seed of a bot entered late
     candidates = sorted({int(n) for text in shown.values() for n in re.findall(r"\d{6,}", text)})
@@ -120,7 +120,7 @@ def test_an_open_solo_seasons_deals_are_shown_nowhere_and_a_late_bot_cannot_read
     listed = shown["season show"].splitlines()
     for match_id in games:
         assert exits[f"game show {match_id} --turns"] == exits[f"game show {match_id} --step 1"] == 0
-        assert "turn 1: " in shown[f"game show {match_id} --turns"]
+        assert "Turn 1: " in shown[f"game show {match_id} --turns"]
         assert (tmp_path / "site-closed" / "games" / f"{match_id}.html").is_file()
         assert any(line.split()[:1] == [str(match_id)] for line in listed), listed
     deal_of = {match_id: re.search(r"deal ([0-9a-f]{12})", shown[f"game show {match_id} --turns"]) for match_id in games}

@@ -17,11 +17,10 @@ from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, VersionFormat, make_engine, source_hash
 from site_batch import run_batch
+from site_values import EVIDENCE, PROJECT
 
-PROJECT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = PROJECT / "screenshots"
 HOSTILE = "<script>alert(1)</script>"
-EVIDENCE = "RuntimeError: </pre><script>alert(5)</script>"  # the last line of the hostile seat's stderr
 SPRT_ELO1 = 150  # the stored tests' H1 margin (test_site_browser.py quotes it)
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 from arena.db import Bot, make_engine
 from arena.site import build_site
 from arena.submit import register
-from conftest import EVIDENCE, PROJECT
+from site_values import EVIDENCE, PROJECT
 
 DATE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d|–")
 
@@ -119,6 +119,9 @@ def test_a_failed_seats_game_page_holds_its_evidence_and_its_bot_page_links_ther
     assert "at step 5 of the replay" in evidence.group(1)
     assert EVIDENCE not in html and "<script>alert(4)" not in html
     assert html.count('class="evidence"') == 1  # only the failed seat
+    # its row says at which step of the replay below, and opens the evidence under it
+    assert '<a class="failed-at" href="#step-5">at step 5</a>' in html
+    assert html.count('<a class="evidence-link" href="#seat-0-evidence">evidence</a>') == 1
     engine = make_engine(f"sqlite:///{ladder['db']}")
     with Session(engine) as session:
         hostile = session.exec(select(Bot).where(Bot.name.startswith("<script>"))).one()  # type: ignore[attr-defined]
