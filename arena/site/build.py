@@ -32,7 +32,7 @@ from arena.site.chart import ChartPoint, llr_chart, rating_chart
 from arena.site.errors import SiteError
 from arena.site.html import Fragments, fmt_date, fmt_day, fmt_num, fmt_pct, pages_of
 from arena.site.model import BotInfo, GameRow, Ladder, SeatRow, Tally, load_ladder
-from arena.site.replays import spectator_json
+from arena.site.replays import earlier_steps, spectator_json, steps_key
 
 MARKER = ".arena-site"
 GAMES_PER_PAGE = 100
@@ -417,16 +417,20 @@ class SiteBuilder:
                         "failures": [[s.seat, s.failure_step, s.status,
                                       f"../bots/{ladder.bot_of(s.version_id).id}.html#failure-{match_id}-{s.seat}"]
                                      for s in game.seats if s.failure_step is not None]}
-                try:  # the sentences name the seats as the page does
-                    steps = spectator_json(replay, names) if replay else ""
-                except SiteError as exc:
-                    raise SiteError(f"game {match_id}: {exc}") from None
+                page = self.out / f"games/{match_id}.html"
+                key = steps_key(replay or "", names)
+                steps = earlier_steps(page, key)
+                if steps is None:
+                    try:  # the sentences name the seats as the page does
+                        steps = spectator_json(replay, names) if replay else ""
+                    except SiteError as exc:
+                        raise SiteError(f"game {match_id}: {exc}") from None
                 text = template.render(root="../", built_at=self.built_at, ladder=ladder, game=game,
                                        seat_rows=self.frag.seat_rows(game),
                                        season=seasons.get(game.season_id), meta=meta,
-                                       steps=Markup(steps),
+                                       steps=Markup(steps), steps_key=key,
                                        has_replay=bool(replay), princes=princes)
-                (self.out / f"games/{match_id}.html").write_text(text, encoding="utf-8")
+                page.write_text(text, encoding="utf-8")
                 written += 1
         return written
 

@@ -2,8 +2,10 @@
 (engine/spectator.py), one public state and its sentences per step, never a hand before the end."""
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from pathlib import Path
 from typing import Sequence
 
 from engine.replay import Replay
@@ -47,3 +49,31 @@ def spectator_json(text: str, names: Sequence[str] | None = None) -> str:
     except ValueError as exc:
         raise SiteError(f"replay {_head(text)} does not re-simulate to its record: {_blank(str(exc))}") from None
     return script_json(json.dumps(steps, separators=(",", ":")))
+
+
+#: part of every steps key: a change to the spectator's JSON or its sentences changes it, so a rebuild
+#: makes every game's steps again instead of reusing an earlier build's
+STEPS_FORMAT = "spectator-1"
+_STEPS_OPEN = re.compile(r'<script id="replay-steps" type="application/json" data-key="([0-9a-f]{64})">')
+
+
+def steps_key(replay: str, names: Sequence[str]) -> str:
+    """What a game page's steps are made from: its stored replay, the seat names, the steps' format."""
+    digest = hashlib.sha256(STEPS_FORMAT.encode())
+    for part in (replay, *names):
+        digest.update(len(part.encode()).to_bytes(8, "big") + part.encode())
+    return digest.hexdigest()
+
+
+def earlier_steps(page: Path, key: str) -> str | None:
+    """The steps JSON an earlier build wrote into ``page`` for the same ``key``, or None: a recorded game
+    never changes, and re-simulating it is most of a game page's cost (docs/benchmarks.md)."""
+    try:
+        text = page.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    found = _STEPS_OPEN.search(text)
+    if found is None or found.group(1) != key:
+        return None
+    end = text.find("</script>", found.end())
+    return text[found.end():end] if end >= 0 else None

@@ -228,3 +228,38 @@ def test_a_replay_error_quotes_no_deck_seed() -> None:
     with pytest.raises(SiteError, match="malformed replay") as raised:
         spectator_json(text.replace('"actions":[]', '"actions":7'))
     assert str(seed) not in str(raised.value)
+
+
+def test_a_rebuild_reuses_the_steps_of_an_unchanged_game_only(ladder: dict, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recorded game never changes: a rebuild takes its steps from the earlier page when the replay,
+    the seat names and the steps' format are the same, and makes them again when any differs."""
+    import arena.site.build as build
+    from arena.site.replays import STEPS_FORMAT, steps_key
+
+    engine = make_engine(f"sqlite:///{ladder['db']}")
+    out = tmp_path / "site"
+    build_site(engine, out, workers=1)
+    pages = {p.name: p.read_text(encoding="utf-8") for p in (out / "games").glob("*.html")}
+    made: list[str] = []
+    real = build.spectator_json
+    monkeypatch.setattr(build, "spectator_json", lambda replay, names=None: made.append(replay) or real(replay, names))
+    page = out / "games" / "1.html"
+    key = re.search(r'data-key="([0-9a-f]{64})"', pages["1.html"])
+    assert key is not None
+    page.write_text(pages["1.html"].replace(key.group(1), "0" * 64))
+    build_site(engine, out, workers=1)
+    assert len(made) == 1  # only the page whose key no longer matched
+    steps = re.compile(r'<script id="replay-steps"[^>]*>(.*?)</script>', re.S)
+
+    def steps_of(texts: dict[str, str]) -> dict[str, str]:
+        return {name: found.group(1) for name, text in texts.items() if (found := steps.search(text))}
+
+    before = steps_of(pages)
+    assert len(before) > 10 and "1.html" in before
+    assert steps_of({p.name: p.read_text(encoding="utf-8") for p in (out / "games").glob("*.html")}) == before
+    assert steps_key("r", ["a", "b"]) != steps_key("r", ["a", "c"]) != steps_key("r", ["ab", ""])
+    monkeypatch.setattr("arena.site.replays.STEPS_FORMAT", STEPS_FORMAT + "-next")
+    made.clear()
+    build_site(engine, out, workers=1)
+    assert len(made) == len(before)  # a new format of the steps makes every game's again
