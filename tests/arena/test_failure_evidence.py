@@ -106,7 +106,7 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     assert f'href="../games/{game_id}.html#step-{step}"' in page
     assert f"while answering plant_first (at step {step})" in page
     game_page = (site / "games" / f"{game_id}.html").read_text()
-    shipped = json.loads(re.search(r'<script id="replay-steps" type="application/json">(.*?)</script>', game_page, re.S)
+    shipped = json.loads(re.search(r'<script id="replay-steps" type="application/json"[^>]*>(.*?)</script>', game_page, re.S)
                          .group(1))  # type: ignore[union-attr]
     state = shipped["steps"][0]["state"]
     for later in shipped["steps"][1:step + 1]:
