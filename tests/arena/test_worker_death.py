@@ -21,7 +21,7 @@ from sandbox.isolation import SLOT_UIDS, Confinement, confinement
 RUNNER = "__bohnanza_runner__"  # in the bootstrap of every sandboxed runner (sandbox/boot.py)
 
 SLOW_BOT = "import time\nfrom sandbox.sdk import Bot\n\nclass Slow(Bot):\n    def act(self, message):\n" \
-           "        time.sleep(0.01)\n        return super().act(message)\n"
+           "        time.sleep(0.005)\n        return super().act(message)\n"
 
 
 def bot_process(pid: int, tree: dict[int, tuple[int, str, str]]) -> bool:
