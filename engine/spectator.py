@@ -18,7 +18,7 @@ from engine.events import Event, event_to_json
 from engine.narration import deal_sentence, describe
 from engine.replay import Replay, ReplayMismatch
 from engine.rules import Rules, rules_for
-from engine.views import FieldView, OfferView, TradeCard, TradeView, _offer_from, _offer_json
+from engine.views import FieldView, OfferView, TradeCard, TradeView, _offer_from, _offer_json, trade_json
 
 #: the version of the JSON form below (``PublicState.to_json``, ``steps_json``)
 SPECTATOR_FORMAT = 1
@@ -214,16 +214,7 @@ def _state_json(game: Any, seats: list[dict[str, Any]], trade: dict[str, Any] | 
 
 
 def classic_public_state_json(game: Any) -> dict[str, Any]:
-    trade = None
-    if game.phase is not None and game.phase.value.startswith("trade"):
-        offer, active = game.offer, game.active
-        trade = {
-            "round": game.trade_round, "max_rounds": game.rules.max_trade_rounds,
-            "offer": None if offer is None else {"seat": active, "to": offer.to, "give": [b.value for b in offer.give],
-                                                 "want": [b.value for b in offer.want], "accept": False},
-            "responses": [{"seat": r.seat, "to": active, "give": [b.value for b in r.give],
-                           "want": [b.value for b in r.want], "accept": r.accept} for r in game.responses],
-        }
+    trade = trade_json(game)
     return _state_json(game, _seats_json(game, trade_areas=True, figures=False), trade, None)
 
 

@@ -100,6 +100,20 @@ class View:
             raise ValueError(f"malformed view {str(data)[:200]!r}: {exc}") from None
 
 
+def trade_json(game: Any) -> dict[str, Any] | None:
+    """The trading round under way as a view's JSON holds it (None outside trading), straight from the state."""
+    if game.phase is None or not game.phase.value.startswith("trade"):
+        return None
+    offer, active = game.offer, game.active
+    return {
+        "round": game.trade_round, "max_rounds": game.rules.max_trade_rounds,
+        "offer": None if offer is None else {"seat": active, "to": offer.to, "give": [b.value for b in offer.give],
+                                             "want": [b.value for b in offer.want], "accept": False},
+        "responses": [{"seat": r.seat, "to": active, "give": [b.value for b in r.give],
+                       "want": [b.value for b in r.want], "accept": r.accept} for r in game.responses],
+    }
+
+
 def _offer_json(offer: OfferView | None) -> dict[str, Any] | None:
     if offer is None:
         return None
@@ -147,16 +161,7 @@ def classic_view_json(game: Any, seat: int) -> dict[str, Any]:
     if not 0 <= seat < game.players:
         raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
     seats = game.seats
-    trade = None
-    if game.phase is not None and game.phase.value.startswith("trade"):
-        offer, active = game.offer, game.active
-        trade = {
-            "round": game.trade_round, "max_rounds": game.rules.max_trade_rounds,
-            "offer": None if offer is None else {"seat": active, "to": offer.to, "give": [b.value for b in offer.give],
-                                                 "want": [b.value for b in offer.want], "accept": False},
-            "responses": [{"seat": r.seat, "to": active, "give": [b.value for b in r.give],
-                           "want": [b.value for b in r.want], "accept": r.accept} for r in game.responses],
-        }
+    trade = trade_json(game)
     return {
         "rules_id": game.rules.id, "seat": seat, "players": game.players, "turn": game.turn, "active": game.active,
         "hand": [b.value for b in seats[seat].hand], "coins": seats[seat].coins,

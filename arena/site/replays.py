@@ -51,9 +51,21 @@ def spectator_json(text: str, names: Sequence[str] | None = None) -> str:
     return script_json(json.dumps(steps, separators=(",", ":")))
 
 
-#: part of every steps key: a change to the spectator's JSON or its sentences changes it, so a rebuild
-#: makes every game's steps again instead of reusing an earlier build's
-STEPS_FORMAT = "spectator-1"
+def _code_digest() -> str:
+    """The code that makes a game's steps (the spectator, its sentences, this module): a new version of
+    any of it changes every steps key, so a rebuild after an upgrade makes every game's steps again."""
+    import engine.narration
+    import engine.spectator
+
+    digest = hashlib.sha256()
+    for module in (engine.spectator, engine.narration):
+        digest.update(Path(module.__file__ or "").read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()
+
+
+#: part of every steps key
+STEPS_FORMAT = _code_digest()
 _STEPS_OPEN = re.compile(r'<script id="replay-steps" type="application/json" data-key="([0-9a-f]{64})">')
 
 

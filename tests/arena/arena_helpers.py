@@ -109,8 +109,8 @@ def run_in_process(args: list[str]) -> subprocess.CompletedProcess[str]:
             code = 1
         finally:
             close_fork_servers()
-            for stream in (sys.stdout, sys.stderr):
-                stream.flush()
+            for stream in (sys.stdout, sys.stderr, sys.stdin):
+                stream.close()  # flushed; the descriptor stays (closefd=False)
             for fd, old in zip((0, 1, 2), saved):
                 os.dup2(old, fd)
                 os.close(old)
