@@ -289,7 +289,8 @@ def _cpu_ticks(pid: int) -> int:
 
 
 def test_a_timer_signal_cannot_wake_a_frozen_bot(tier: Tier, witness: BotProcess) -> None:
-    """The bot arms a POSIX timer that sends SIGCONT every 2 ms, with a spinning handler. Strong tier:
+    """The bot arms POSIX timers that send SIGCONT (every 2 ms, and once at several later times), with a
+    spinning handler. Strong tier:
     timer_create is refused, and its CPU while frozen stays flat. Plain tier, the control: the timer
     arms and wakes the stopped bot, which computes on others' time -- and pays for it from its bank."""
     bot = BotProcess.start(hostile_bundle("self_waking"), fast_limits(bank_ms=2000), tier)
