@@ -60,6 +60,10 @@ def _set_meta(session: Session, key: str, value: int) -> None:
         session.add(row)
 
 
+def _rank_cell(rank: int | None) -> str:
+    return "-" if rank is None else str(rank)
+
+
 @dataclass(frozen=True, slots=True)
 class Standing:
     """One row of a board: a bot's active version in one format, and its place."""
@@ -67,7 +71,7 @@ class Standing:
     #: the board's column headers (``Ranking.table``), one per cell of ``cells()``
     columns: ClassVar[tuple[str, ...]] = ("rank", "bot", "version", "games")
 
-    rank: int  # 1 for the best; rows are built with 0 and ranked once sorted
+    rank: int | None  # 1 for the best; rows are built with 0 and ranked once sorted; None on a board without games
     name: str
     author: str
     builtin: bool  # a boss: one of the arena's reference bots
@@ -82,7 +86,7 @@ class Standing:
 
     def cells(self) -> tuple[str, ...]:
         """The row as text cells, one per ``columns``."""
-        return (str(self.rank), self.shown_name, str(self.version), str(self.games))
+        return (_rank_cell(self.rank), self.shown_name, str(self.version), str(self.games))
 
     def to_json(self) -> dict[str, Any]:
         """The row as ``arena leaderboard --json`` and the site's leaderboard JSON write it."""
@@ -101,7 +105,7 @@ class RatedStanding(Standing):
     sigma: float
 
     def cells(self) -> tuple[str, ...]:
-        return (str(self.rank), self.shown_name, str(self.version), f"{self.score:.2f}", f"{self.mu:.2f}",
+        return (_rank_cell(self.rank), self.shown_name, str(self.version), f"{self.score:.2f}", f"{self.mu:.2f}",
                 f"{self.sigma:.2f}", str(self.games))
 
     def to_json(self) -> dict[str, Any]:
@@ -125,7 +129,7 @@ class WinRateStanding(Standing):
     avg_gold: float | None  # None without games
 
     def cells(self) -> tuple[str, ...]:
-        return (str(self.rank), self.shown_name, str(self.version), str(self.games), str(self.wins),
+        return (_rank_cell(self.rank), self.shown_name, str(self.version), str(self.games), str(self.wins),
                 f"{self.win_rate:.1%}", f"{self.ci_low:.1%}-{self.ci_high:.1%}",
                 "-" if self.avg_gold is None else f"{self.avg_gold:.2f}")
 
@@ -140,7 +144,10 @@ _Row = TypeVar("_Row", bound=Standing)
 
 
 def _ranked(rows: list[_Row]) -> list[_Row]:
-    """``rows`` (sorted, best first) with their ranks."""
+    """``rows`` (sorted, best first) with their ranks; without a game on the board nobody is ranked
+    (1..N on priors alone would look like results)."""
+    if not any(row.games for row in rows):
+        return [replace(row, rank=None) for row in rows]
     return [replace(row, rank=rank) for rank, row in enumerate(rows, start=1)]
 
 

@@ -285,7 +285,11 @@ def bots_list(ctx: Context) -> None:
         return f"{row.win_rate:.0%} ({row.games})" if isinstance(row, WinRateStanding) else "-"
 
     first = shown_formats[0].name
-    order = sorted(bots, key=lambda bot: (boards[first][bot.name].rank if bot.name in boards[first] else 10**9, bot.name))
+    def place(bot: Bot) -> int:
+        row = boards[first].get(bot.name)
+        return 10**9 if row is None or row.rank is None else row.rank
+
+    order = sorted(bots, key=lambda bot: (place(bot), bot.name))
     rows = [("bot", "author", "version", "versions", *(f"{f.name} (games)" for f in shown_formats))]
     for bot in order:
         current = max((v.number for v in versions[bot.id] if v.active), default=None)

@@ -3,6 +3,7 @@ bots, a board without games, the same code submitted again, a solo game's result
 built-in name, an upgraded schema, and the schema version the docs state."""
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -70,6 +71,10 @@ def test_a_board_without_games_ranks_nobody(tmp_path: Path) -> None:
         assert board.returncode == 0, board.stderr
         assert board.stdout.strip() == f"no {variant} games yet, so nobody is ranked; 2 bots play {variant}: alpha, beta"
         assert "0.00" not in board.stdout and "rank " not in board.stdout
+        as_json = in_process(tmp_path, "leaderboard", "--variant", variant, "--json")
+        assert as_json.returncode == 0, as_json.stderr
+        rows = json.loads(as_json.stdout)
+        assert [row["name"] for row in rows] == ["alpha", "beta"] and [row["rank"] for row in rows] == [None, None]
 
 
 def test_the_same_code_again_keeps_the_formats_it_plays(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ stored `arena test` runs): one cell under each header, and the cells under `form
 what those headers say; a failed seat's game page holds its evidence; a board without games ranks nobody."""
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -153,6 +154,13 @@ def test_a_board_without_games_ranks_nobody(tmp_path: Path) -> None:
         assert [cells[0][0] for cells in board.rows] == ["–", "–"], (page, board.rows)
         if "score" in board.headers:
             assert {cells[board.headers.index("score")][0] for cells in board.rows} == {"–"}
+    for board_json in ("leaderboard.json", "leaderboard-duel.json", "leaderboard-solo.json"):
+        rows = json.loads((tmp_path / "site" / board_json).read_text(encoding="utf-8"))["rows"]
+        assert [(row["name"], row["rank"]) for row in rows] == [("alpha", None), ("beta", None)], board_json
+    bot_pages = [p for p in (tmp_path / "site" / "bots").glob("*.html") if p.stem.isdigit()]
+    assert len(bot_pages) == 2
+    for page in bot_pages:
+        assert re.search(r'rank <span class="figure">–</span>', page.read_text(encoding="utf-8")), page
 
 
 def test_the_stylesheet_never_cuts_a_word_to_fit() -> None:
