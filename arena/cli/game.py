@@ -62,8 +62,9 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None) -> None:
         rows = session.exec(select(MatchSeat, BotVersion, Bot).where(
             MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id)
             .order_by(col(MatchSeat.seat))).all()
+    published = season is not None and season.closed_at is not None  # its deals are dealt no more
     head = (f"game {number}  {match.rules_id}  season {shown(season.name if season else '?')}  deal {deal}  "
-            f"{match.status}")
+            + (f"deck seed {match.seed}  " if published else "") + match.status)
     if match.void_reason:
         head += f" ({shown(match.void_reason, 500)})"
     solo = len(rows) == 1

@@ -40,6 +40,9 @@ STDERR_SHOWN = 4000  # as much as a failure keeps (arena.referee.Failure)
               help="Reproduce a game: the same seed plays the same deal with the same bot seeds on this database "
                    "(keyed with its secret, so a bot cannot guess the deal), and is the seed printed. "
                    "Default: fresh randomness, and no seed printed.")
+@click.option("--deck-seed", type=click.IntRange(min=0, max=2**63 - 1), default=None,
+              help="Deal this deck seed as it is: a game of a closed season shows its own (`arena game show`, "
+                   "the site), so its deal can be played again by any bots; their own seeds are fresh.")
 @click.option("--replay", "replay_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the game's replay (JSON) to this file.")
 @click.option("--in-process", is_flag=True, help="Run the bots in this process (trusted bots only; no sandbox).")
@@ -53,8 +56,8 @@ STDERR_SHOWN = 4000  # as much as a failure keeps (arena.referee.Failure)
               help="After the game, print what each sandboxed bot wrote to its standard error (its last 4,000 "
                    "characters), failed or not: your bot's own debugging output.")
 @pass_context
-def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, replay_path: str | None, in_process: bool,
-         unsafe: bool, decision_ms: float, bank_ms: float, as_json: bool, show_stderr: bool) -> None:
+def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck_seed: int | None, replay_path: str | None,
+         in_process: bool, unsafe: bool, decision_ms: float, bank_ms: float, as_json: bool, show_stderr: bool) -> None:
     """Play one game between BOTS: built-in names such as 'random' and 'greedy', file paths, or bots of
     this ladder by name (their current version) or NAME@VERSION.
 
@@ -63,6 +66,8 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
     needs --unsafe. Bots in JavaScript (.js) and C (.c) are files like Python ones and run in the
     sandbox (docs/protocol.md). Exits 0 whenever the game was played to its end, bot failures included.
     """
+    if seed is not None and deck_seed is not None:
+        raise UserError("--seed and --deck-seed both choose the deal: give one")
     if replay_path:
         check_writable_file(replay_path, "--replay")  # before the game, not after it
     try:
@@ -86,7 +91,9 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, repl
     if in_process and any(not trusted and not Path(spec).is_file() and i not in programs
                           for i, (spec, (_, _, trusted, _)) in enumerate(zip(bots, resolved))):
         raise UserError("bots of the ladder run in the sandbox only: drop --in-process")
-    if seed is None:  # nothing to reproduce: fresh randomness, no database needed
+    if deck_seed is not None:  # a published deal, as it is
+        deck, seeds = deck_seed, None
+    elif seed is None:  # nothing to reproduce: fresh randomness, no database needed
         deck, seeds = random_seed(), None
     else:  # reproducible on this database only: the chosen seed is keyed with its secret (arena/seeds.py)
         with Session(ctx.engine) as session:

@@ -139,7 +139,9 @@ class SiteBuilder:
                 pool.terminate()
                 pool.join()
         self.pages += game_count
-        remove_stale(self.out, self.written | {f"games/{g.id}.html" for g in ladder.games})
+        closed = {s.id for s in ladder.seasons if s.closed_at is not None}
+        remove_stale(self.out, self.written | {f"games/{g.id}.html" for g in ladder.games}
+                     | {f"games/{replay_file(g.id)}" for g in ladder.games if g.season_id in closed})
         return BuildSummary(self.out, self.pages, game_count, time.perf_counter() - started)
 
     def other_pages(self, ladder: Ladder, history: dict[int, list[ChartPoint]]) -> int:
@@ -425,10 +427,14 @@ class SiteBuilder:
                         steps = spectator_json(replay, names) if replay else ""
                     except SiteError as exc:
                         raise SiteError(f"game {match_id}: {exc}") from None
+                season = seasons.get(game.season_id)
+                published = None  # a closed season's deals are dealt no more: its replay files and seeds are public
+                if replay and season is not None and season.closed_at is not None:
+                    published = {"file": replay_file(game.id), "seed": json.loads(replay)["seed"]}
+                    (self.out / "games" / published["file"]).write_text(replay, encoding="utf-8")
                 text = template.render(root="../", built_at=self.built_at, ladder=ladder, game=game,
-                                       seat_rows=self.frag.seat_rows(game),
-                                       season=seasons.get(game.season_id), meta=meta,
-                                       steps=Markup(steps), steps_key=key,
+                                       seat_rows=self.frag.seat_rows(game), season=season, meta=meta,
+                                       steps=Markup(steps), steps_key=key, published=published,
                                        has_replay=bool(replay), princes=princes)
                 page.write_text(text, encoding="utf-8")
                 written += 1
@@ -441,6 +447,11 @@ _BUILDER: SiteBuilder | None = None  # the builder a forked worker inherits
 def _game_pages_worker(first: int, last: int) -> int:
     assert _BUILDER is not None
     return _BUILDER.game_pages_between(first, last)
+
+
+def replay_file(match_id: int) -> str:
+    """The name of a published game's replay file, beside its page (``arena replay`` plays it)."""
+    return f"{match_id}.replay.json"
 
 
 def _seat_label(name: str, version: int) -> str:

@@ -1,6 +1,7 @@
-"""Secrets stay secret everywhere: no command, page or JSON shows a deck seed, nor a game of a solo season
-before `arena season close` (every bot of the season plays the same deals: a bot entered later that knew
-them would know its supply). A real season in the strong sandbox, the real `arena` command."""
+"""Secrets stay secret everywhere: no command, page or JSON shows a deck seed of a season still open, nor a
+game of a solo season before `arena season close` (every bot of the season plays the same deals: a bot
+entered later that knew them would know its supply); once closed, each game shows its own seed and
+nothing else does. A real season in the strong sandbox, the real `arena` command."""
 from __future__ import annotations
 
 import importlib.util
@@ -110,13 +111,47 @@ def test_an_open_solo_seasons_deals_are_shown_nowhere_and_a_late_bot_cannot_read
             "JOIN bot ON botversion.bot_id = bot.id WHERE bot.name = 'reader'")]
     assert statuses == ["ok"] * 3  # "illegal": it knew a deal's supply
 
-    # closed: the games are published (by match id and deal id), the deck seeds still are not
+    # closed: the games are published (by match id and deal id), each with its deck seed beside it (the
+    # season deals no more games), and no seed anywhere else
     closed = run_arena("season", "close", "s", db=db)
     assert closed.returncode == 0, closed.stderr
     games = season_games(db)
     assert len(games) == 9
-    shown, exits = everything_shown(db, tmp_path / "site-closed", games)
-    assert leaks(shown, seeds) == []
+    out = tmp_path / "site-closed"
+    shown, exits = everything_shown(db, out, games)
+    for what, seed in leaks(shown, seeds):
+        own = re.fullmatch(r"game show (\d+) --(?:turns|step 1)|site games/(\d+)\.(?:html|replay\.json)", what)
+        assert own is not None and games[int(own.group(1) or own.group(2))] == seed, (what, seed)
+    for match_id, seed in games.items():
+        assert f" deck seed {seed} " in shown[f"game show {match_id} --turns"].splitlines()[0]
+        assert f"Deck seed <code>{seed}</code>" in shown[f"site games/{match_id}.html"]
+        assert f'<a href="{match_id}.replay.json" download>' in shown[f"site games/{match_id}.html"]
+        assert Replay.loads(shown[f"site games/{match_id}.replay.json"]).seed == seed
+    # the published file plays again (`arena replay`), and its seed deals the same cards to any bot (the
+    # bots' own seeds are fresh: greedy's guesses of hidden cards differ, so its play may)
+    with sqlite3.connect(db) as con:
+        greedy = [m for (m,) in con.execute(
+            "SELECT matchseat.match_id FROM matchseat JOIN botversion ON matchseat.version_id = botversion.id "
+            "JOIN bot ON botversion.bot_id = bot.id WHERE bot.name = 'greedy' ORDER BY matchseat.match_id")]
+    assert len(greedy) == 3
+    stored = Replay.loads((out / "games" / f"{greedy[0]}.replay.json").read_text(encoding="utf-8"))
+    replayed = run_arena("replay", str(out / "games" / f"{greedy[0]}.replay.json"), "--turns", db=db)
+    assert replayed.returncode == 0 and "Turn 1: " in replayed.stdout, replayed.stderr
+    again = run_arena("play", "--variant", "solo", "greedy", "--deck-seed", str(stored.seed), "--in-process",
+                      "--replay", str(tmp_path / "again.json"), db=db)
+    assert again.returncode == 0, again.stderr
+    dealt = json.loads((tmp_path / "again.json").read_text())
+    events = json.loads((out / "games" / f"{greedy[0]}.replay.json").read_text(encoding="utf-8"))["events"]
+    opening = next(i for i, event in enumerate(events) if event["type"] == "turn_started")
+    assert dealt["seed"] == stored.seed and dealt["events"][:opening + 1] == events[:opening + 1]
+    assert [event["type"] for event in events[:opening]] == ["vine_revealed"] * 4  # the deal: the vine's tasks
+    both = run_arena("play", "--variant", "solo", "greedy", "--deck-seed", "1", "--seed", "1", db=db)
+    assert both.returncode == 2 and both.stderr.strip().endswith("--seed and --deck-seed both choose the deal: give one")
+    # a new season may not be dealt from the chosen seed of this one: its deals are public now
+    reused = run_arena("season", "run", "--name", "t", "--variant", "solo", "--games", "1", "--seed", "8",
+                       "--bosses", "greedy", db=db)
+    assert reused.returncode != 0 and "season 's' was dealt from --seed 8 already; choose another seed" in reused.stderr
+    assert "Traceback" not in reused.stderr and " t " not in f" {run_arena('season', 'list', db=db).stdout} "
     listed = shown["season show"].splitlines()
     for match_id in games:
         assert exits[f"game show {match_id} --turns"] == exits[f"game show {match_id} --step 1"] == 0

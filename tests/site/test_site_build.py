@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import text as sql_text
 from sqlmodel import Session, select
 
-from arena.db import Bot, BotVersion, Match, MatchSeat, make_engine
+from arena.db import Bot, BotVersion, Match, MatchSeat, Season, make_engine
 from arena.formats import format_of
 from arena.ladder import leaderboard
 from arena.site import ChartPoint, SiteError, build_site, rating_chart, script_json, spectator_json
@@ -143,6 +143,27 @@ def test_game_page_embeds_only_escaped_public_data(ladder: dict, site: Path) -> 
     assert "\\u003cscript\\u003ealert(1)" in html  # the name in the viewer's JSON
     assert '"seed"' not in html and "give_hand" not in html
     assert html.count("<script") == 3  # two JSON blocks (the names, the steps) and replay.js
+
+
+def test_a_closed_seasons_games_publish_their_seed_and_replay_file_an_open_ones_do_not(ladder: dict, site: Path) -> None:
+    """solo-1 is closed: each game page shows its deck seed and links its replay file, which plays
+    again; spring is open: a note says when they come, and no replay file is written."""
+    with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
+        rows = session.exec(select(Match, Season).where(Match.season_id == Season.id, Match.status == "done")).all()
+    closed = [(m, s) for m, s in rows if s.name == "solo-1"]
+    open_ = [(m, s) for m, s in rows if s.name == "spring"]
+    assert len(closed) >= 3 and open_
+    for match, _ in closed:
+        html = (site / "games" / f"{match.id}.html").read_text(encoding="utf-8")
+        assert f"Deck seed <code>{match.seed}</code>" in html
+        assert f'<a href="{match.id}.replay.json" download>replay file</a>' in html
+        published = (site / "games" / f"{match.id}.replay.json").read_text(encoding="utf-8")
+        assert published == match.replay and Replay.loads(published).seed == match.seed
+    for match, season in open_:
+        html = (site / "games" / f"{match.id}.html").read_text(encoding="utf-8")
+        assert str(match.seed) not in html and "Deck seed" not in html
+        assert f"published once season {season.name} is closed" in html
+        assert not (site / "games" / f"{match.id}.replay.json").exists()
 
 
 def test_build_refuses_a_folder_it_did_not_make(ladder: dict, tmp_path: Path) -> None:
