@@ -53,12 +53,6 @@
     return node;
   }
 
-  function chip(meta, bean, label, extra) {
-    var node = el("span", "chip bean-" + (bean || "none") + (extra ? " " + extra : ""), label);
-    if (bean) { node.title = beanName(meta, bean); node.setAttribute("data-bean", bean); }
-    return node;
-  }
-
   var SVG = "http://www.w3.org/2000/svg";
 
   function svgNode(tag, attrs, text) {
@@ -78,45 +72,80 @@
     svg.appendChild(svgNode("rect", { "class": "face bean-" + bean, x: 1, y: 1, width: 62, height: 86, rx: 7 }));
     svg.appendChild(svgNode("text", { "class": "name", x: 32, y: 15, "text-anchor": "middle" }, name.replace(/ bean$/, "")));
     svg.appendChild(svgNode("text", { "class": "count", x: 32, y: 52, "text-anchor": "middle" }, String(count)));
+    addMeter(svg, meter, count);
+    return svg;
+  }
+
+  // A beanometer along a large card's foot; the steps `planted` beans reach are marked (0 on a loose card).
+  function addMeter(svg, meter, planted) {
     var slots = meter.length || 1;
     meter.forEach(function (need, k) {
-      var x = 4 + k * (56 / slots), w = 56 / slots - 2, reached = need !== null && count >= need;
+      var x = 4 + k * (56 / slots), w = 56 / slots - 2, reached = need !== null && planted >= need;
       var cell = svgNode("g", { "class": "meter" + (need === null ? " none" : "") + (reached ? " reached" : "") });
       cell.appendChild(svgNode("rect", { x: x, y: 64, width: w, height: 20, rx: 3 }));
       cell.appendChild(svgNode("text", { x: x + w / 2, y: 73, "text-anchor": "middle" }, need === null ? "–" : String(need)));
       cell.appendChild(svgNode("text", { "class": "coins", x: x + w / 2, y: 82, "text-anchor": "middle" }, String(k + 1)));
       svg.appendChild(cell);
     });
-    return svg;
   }
 
   var LOCKED = "locked: received in a trade, it must be planted";
 
-  // A card of a trading area; one received in a trade carries a padlock drawn in SVG (no font needed).
-  function tradeChip(meta, bean, locked) {
-    var node = chip(meta, bean, beanName(meta, bean), locked ? "locked" : "");
-    if (!locked) return node;
-    node.title = beanName(meta, bean) + " (" + LOCKED + ")";
-    var ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("class", "lock");
-    svg.setAttribute("viewBox", "0 0 12 14");
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", LOCKED);
-    var title = document.createElementNS(ns, "title");
-    title.textContent = LOCKED;
+  // The padlock of a card received in a trade, drawn in SVG (no font needed) at (x, y).
+  function padlock(x, y, size) {
+    var lock = svgNode("svg", { "class": "lock", x: x, y: y, width: size, height: size * 14 / 12,
+                               viewBox: "0 0 12 14", role: "img", "aria-label": LOCKED });
+    lock.appendChild(svgNode("title", {}, LOCKED));
+    lock.appendChild(svgNode("rect", { x: 0, y: 0, width: 12, height: 14, rx: 2, "class": "lock-back" }));
+    lock.appendChild(svgNode("path", { d: "M3.5 6.5V4.2a2.5 2.5 0 0 1 5 0v2.3", fill: "none", stroke: "currentColor",
+                                       "stroke-width": 1.6 }));
+    lock.appendChild(svgNode("rect", { x: 1.5, y: 6.5, width: 9, height: 7, rx: 1.2, fill: "currentColor" }));
+    return lock;
+  }
+
+  // A card lying on the table (a trading area, the middle, the discard pile, a hand, an offer): its colour
+  // face, its name and a bean; `count` when the spot holds a stack. The large card adds the beanometer
+  // (the beans needed for 1, 2, 3, 4 coins), the small one (`o.small`) may carry a word (`o.note`).
+  // data-bean / data-count say what it shows; `o.label` is its accessible text.
+  function tableCard(meta, bean, o) {
+    var name = beanName(meta, bean), small = !!o.small, w = small ? 44 : 64, h = small ? 60 : 88;
+    var count = o.count || 1, short = name.replace(/ bean$/, "");
+    var svg = svgNode("svg", { "class": "bean-card table-card" + (small ? " small" : "") + (o.cls ? " " + o.cls : ""),
+                              viewBox: "0 0 " + w + " " + h, role: "img", "aria-label": o.label,
+                              "data-bean": bean, "data-count": count });
+    svg.appendChild(svgNode("title", {}, o.label));
+    svg.appendChild(svgNode("rect", { "class": "face bean-" + bean, x: 1, y: 1, width: w - 2, height: h - 2,
+                                      rx: small ? 5 : 7 }));
+    var title = svgNode("text", { "class": "name", x: w / 2, y: small ? 12 : 15, "text-anchor": "middle" }, short);
+    if (short.length > (small ? 7 : 11)) {  // a long name squeezed to the card's width
+      title.setAttribute("textLength", String(w - 6));
+      title.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    }
     svg.appendChild(title);
-    var shackle = document.createElementNS(ns, "path");
-    shackle.setAttribute("d", "M3.5 6.5V4.2a2.5 2.5 0 0 1 5 0v2.3");
-    shackle.setAttribute("fill", "none");
-    shackle.setAttribute("stroke", "currentColor");
-    shackle.setAttribute("stroke-width", "1.6");
-    svg.appendChild(shackle);
-    var body = document.createElementNS(ns, "rect");
-    body.setAttribute("x", "1.5"); body.setAttribute("y", "6.5"); body.setAttribute("width", "9");
-    body.setAttribute("height", "7"); body.setAttribute("rx", "1.2"); body.setAttribute("fill", "currentColor");
-    svg.appendChild(body);
-    node.appendChild(svg);
-    return node;
+    var cy = small ? (o.note ? 30 : 33) : 39, r = small ? 10.5 : 15;
+    svg.appendChild(svgNode("ellipse", { "class": "bean bean-" + bean, cx: w / 2, cy: cy, rx: r, ry: r * 0.68,
+                                         transform: "rotate(-25 " + w / 2 + " " + cy + ")" }));
+    svg.appendChild(svgNode("ellipse", { "class": "shine", cx: w / 2 - r * 0.35, cy: cy - r * 0.25, rx: r * 0.3,
+                                         ry: r * 0.14, transform: "rotate(-25 " + w / 2 + " " + cy + ")" }));
+    if (o.count) {
+      svg.appendChild(svgNode("text", { "class": "stack", x: w - 4, y: small ? h - 6 : 61, "text-anchor": "end" },
+                              "×" + count));
+    }
+    if (o.note) svg.appendChild(svgNode("text", { "class": "note", x: w / 2, y: h - 7, "text-anchor": "middle" }, o.note));
+    if (!small) addMeter(svg, (meta.rules.meters || {})[bean] || [], 0);
+    if (o.locked) svg.appendChild(padlock(w - (small ? 15 : 18), 3, small ? 11 : 13));
+    return svg;
+  }
+
+  // A card of a trading area; one received in a trade is marked locked (a padlock, its meaning in the label).
+  function tradeCard(meta, bean, locked) {
+    var name = beanName(meta, bean);
+    return tableCard(meta, bean, { cls: locked ? "locked" : "", locked: locked,
+                                   label: locked ? name + " (" + LOCKED + ")" : name });
+  }
+
+  function discardTop(meta, bean) {
+    return tableCard(meta, bean, { small: true, label: beanName(meta, bean) });
   }
 
   var DECISIONS = {
@@ -176,24 +205,30 @@
       var hand = el("div", "final-hand");
       hand.appendChild(el("span", "label", "hand at the end: "));
       if (!seat.hand.length) hand.appendChild(el("span", "muted", "empty"));
-      seat.hand.forEach(function (b) { hand.appendChild(chip(meta, b, beanName(meta, b))); });
+      seat.hand.forEach(function (b) { hand.appendChild(tableCard(meta, b, { small: true, label: beanName(meta, b) })); });
       panel.appendChild(hand);
     }
     return panel;
   }
 
-  // An offer drawn as one: who offers what (the cards as chips) for what, to whom; an acceptance says so.
+  // An offer drawn as one: who offers what (the cards, each marked "give" or "want") for what, to whom; an
+  // acceptance says so.
   function offerNode(meta, o, response) {
     var node = el("span", "offer" + (response ? " response" : ""));
     node.appendChild(el("span", "who", meta.seats[o.seat]));
     if (o.accept) { node.appendChild(el("span", "", " accepts")); return node; }
     node.appendChild(el("span", "", " offers "));
     if (!o.give.length) node.appendChild(el("span", "muted", "nothing"));
-    o.give.forEach(function (b) { node.appendChild(chip(meta, b, beanName(meta, b), "give")); });
+    o.give.forEach(function (b) { node.appendChild(offerCard(meta, b, "give")); });
     node.appendChild(el("span", "", o.want.length ? " for " : " as a gift"));
-    o.want.forEach(function (b) { node.appendChild(chip(meta, b, beanName(meta, b), "want")); });
+    o.want.forEach(function (b) { node.appendChild(offerCard(meta, b, "want")); });
     node.appendChild(el("span", "", o.to === null || o.to === undefined ? " · to everybody" : " · to " + meta.seats[o.to]));
     return node;
+  }
+
+  function offerCard(meta, bean, side) {
+    return tableCard(meta, bean, { small: true, cls: side, note: side,
+                                   label: beanName(meta, bean) + (side === "give" ? ", given" : ", wanted") });
   }
 
   // The trading round under way: the active player's offer and the answers so far.
@@ -258,7 +293,7 @@
       info.appendChild(el("span", "", s.over ? "game over" : "turn " + (s.turn + 1)));
       info.appendChild(el("span", "deck", "deck " + s.deck));
       var discard = el("span", "discard", "discard " + s.discard + (s.top ? ", top " : ""));
-      if (s.top) discard.appendChild(chip(meta, s.top, beanName(meta, s.top)));
+      if (s.top) discard.appendChild(discardTop(meta, s.top));
       info.appendChild(discard);
       info.appendChild(el("span", "", "reshuffles " + s.reshuffles + " of " + meta.rules.reshuffles));
 
@@ -269,7 +304,7 @@
         var area = el("div", "trade-area");
         area.appendChild(el("span", "label", "trading area: "));
         if (!s.seats[i].trade_area.length) area.appendChild(el("span", "muted", "empty"));
-        s.seats[i].trade_area.forEach(function (c) { area.appendChild(tradeChip(meta, c[0], c[1])); });
+        s.seats[i].trade_area.forEach(function (c) { area.appendChild(tradeCard(meta, c[0], c[1])); });
         panel.appendChild(area);
         panels.appendChild(panel);
       }
@@ -394,7 +429,7 @@
     window.BohnanzaReplay = {
       states: all, texts: texts, go: go, step: function () { return step; }, last: last,
       turns: turns, goTurn: goTurn, play: function () { setPlaying(true); }, pause: function () { setPlaying(false); },
-      playing: function () { return playing; }, tradeChip: function (bean, locked) { return tradeChip(meta, bean, locked); }
+      playing: function () { return playing; }
     };
   }
 
@@ -406,7 +441,7 @@
     info.appendChild(el("span", "", s.over ? "game over" : "turn " + (s.turn + 1) + (s.decision ? " · " + s.decision.replace(/_/g, " ") : "")));
     info.appendChild(el("span", "deck", "supply " + s.deck));
     var discard = el("span", "discard", "discard " + s.discard + (s.top ? ", top " : ""));
-    if (s.top) discard.appendChild(chip(meta, s.top, beanName(meta, s.top)));
+    if (s.top) discard.appendChild(discardTop(meta, s.top));
     info.appendChild(discard);
     info.appendChild(el("span", "box", "box " + t.box + " gold"));
     info.appendChild(el("span", "", "reshuffles " + s.reshuffles + " of " + meta.rules.reshuffles));
@@ -414,7 +449,9 @@
     middle.textContent = "";
     middle.appendChild(el("span", "label", "middle: "));
     if (!t.middle.length) middle.appendChild(el("span", "muted", "empty"));
-    t.middle.forEach(function (m) { middle.appendChild(chip(meta, m[0], beanName(meta, m[0]) + " × " + m[1])); });
+    t.middle.forEach(function (m) {  // a stack of one bean: its count on the card
+      middle.appendChild(tableCard(meta, m[0], { count: m[1], label: m[1] + " × " + beanName(meta, m[0]) }));
+    });
     var vine = document.getElementById("vine");
     vine.textContent = "";
     var here = {};  // position -> figures standing there

@@ -9,9 +9,10 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, make_engine
-from engine import classic_rules, new_game, rules_for
+from engine import Bean, classic_rules, new_game, rules_for
 from engine.replay import Replay
 from engine.spectator import replay_steps
+from engine.views import OfferView
 
 HOSTILE = "<script>alert(1)</script>"  # the name conftest gives the hostile bot
 
@@ -152,37 +153,54 @@ def test_replay_steps_to_the_final_scores_of_the_page(browser, site: Path, ladde
     assert severe_console_messages(browser) == []
 
 
-#: what the viewer drew at every step, read from the page (its DOM, not its data), in one WebDriver call
+#: what the viewer drew at every step, read from the page (its DOM, not its data), in one WebDriver call; a
+#: card on the table is an SVG card whose data-bean / data-count, label, count and note are read back
 DRAWN = """
 var R = window.BohnanzaReplay, out = [], meta = JSON.parse(document.getElementById("replay-meta").textContent);
 function all(root, sel, f) { return Array.prototype.map.call(root.querySelectorAll(sel), f); }
 function attr(name) { return function (n) { return n.getAttribute(name); }; }
+function text(n, sel) { var t = n.querySelector(sel); return t ? t.textContent : null; }
+function card(c) {
+  return [c.getAttribute("data-bean"), +c.getAttribute("data-count"), c.getAttribute("aria-label"), text(c, ":scope > title"),
+          text(c, "text.name"), text(c, "text.stack")];
+}
+function offerCard(c) {
+  return card(c).concat([text(c, "text.note"), getComputedStyle(c.querySelector(".face")).strokeDasharray !== "none"]);
+}
 for (var k = 0; k <= R.last; k++) {
   R.go(k, false);
-  var info = document.getElementById("table-info"), top = info.querySelector(".discard .chip");
+  var info = document.getElementById("table-info"), top = info.querySelector(".discard svg.bean-card");
   var trade = document.getElementById("trade-round");
   out.push({
     step: R.step(), text: document.getElementById("event-text").textContent,
     deck: info.querySelector(".deck").textContent, discard: info.querySelector(".discard").firstChild.textContent,
-    top: top ? top.getAttribute("data-bean") : null,
+    top: top ? top.getAttribute("data-bean") : null, top_card: top ? card(top) : null,
+    not_cards: all(document, "#replay [data-bean]:not(svg.bean-card):not(.field), #replay .chip", function (n) { return n.outerHTML; }),
     seats: all(document, "#seat-panels .seat-panel", function (p) { return {
       name: p.querySelector(".seat-name").textContent,
       coins: +p.querySelector("b.coins").textContent, hand_size: +p.querySelector("b.hand-size").textContent,
       fields: all(p, ".field", function (f) { return [f.getAttribute("data-bean") || null, +f.getAttribute("data-count")]; }),
       cards: all(p, ".field svg.bean-card", attr("aria-label")),
-      trade_area: all(p, ".trade-area .chip", function (c) { return [c.getAttribute("data-bean"), c.classList.contains("locked")]; }),
+      trade_area: all(p, ".trade-area svg.bean-card", function (c) { return [c.getAttribute("data-bean"), c.classList.contains("locked")]; }),
+      trade_cards: all(p, ".trade-area svg.bean-card", function (c) { return card(c).concat([c.querySelectorAll("svg.lock").length]); }),
       figure: p.querySelector("b.figure") ? p.querySelector("b.figure").textContent : null,
-      hand: p.querySelector(".final-hand") ? all(p, ".final-hand .chip", attr("data-bean")) : null,
+      hand: p.querySelector(".final-hand") ? all(p, ".final-hand svg.bean-card", attr("data-bean")) : null,
+      hand_cards: p.querySelector(".final-hand") ? all(p, ".final-hand svg.bean-card", card) : null,
       to_move: p.classList.contains("to-move"),
       decision: p.querySelector(".deciding") ? p.querySelector(".deciding").getAttribute("data-decision") : null
     }; }),
     vine: all(document, "#vine .card", function (c) { return [c.getAttribute("data-task"), all(c, ".fig", function (f) { return f.textContent; })]; }),
-    middle: all(document, "#middle .chip", function (c) { return [c.getAttribute("data-bean"), c.textContent]; }),
-    offers: trade && !trade.hidden ? trade.querySelectorAll(".offer").length : null
+    middle: all(document, "#middle svg.bean-card", card),
+    offers: trade && !trade.hidden ? trade.querySelectorAll(".offer").length : null,
+    offer_cards: trade && !trade.hidden ? all(trade, ".offer", function (o) { return {
+      who: text(o, ".who"), ends: o.lastChild.textContent,
+      give: all(o, "svg.bean-card.give", offerCard), want: all(o, "svg.bean-card.want", offerCard)
+    }; }) : null
   });
 }
 return JSON.stringify({seats: meta.seats, steps: out});
 """
+LOCKED = "locked: received in a trade, it must be planted"  # a locked card's label in replay.js
 
 
 def drawn_as_expected(rules, names: list[str], step, text: str) -> dict:
@@ -193,20 +211,35 @@ def drawn_as_expected(rules, names: list[str], step, text: str) -> dict:
     def figure(at: int) -> str:
         return "in the Castle" if at == s.princes.castle else "at the start" if at == 0 else f"on card {at}"
 
+    def card(bean: Bean, label: str, count: int = 1, stack: bool = False) -> list:
+        """An SVG card as DRAWN reads it: bean, count, label (as aria-label and title), short name, "×n"."""
+        name = rules.bean_type(bean).name
+        return [bean.value, count, label, label, name.removesuffix(" bean"), f"×{count}" if stack else None]
+
+    def offer(o: OfferView) -> dict:
+        return {"who": names[o.seat], "ends": " accepts" if o.accept else " · to " + ("everybody" if o.to is None else names[o.to]),
+                "give": [] if o.accept else [card(b, f"{rules.bean_type(b).name}, given") + ["give", False] for b in o.give],
+                "want": [] if o.accept else [card(b, f"{rules.bean_type(b).name}, wanted") + ["want", True] for b in o.want]}
+
     want = {
         "step": s.step, "text": text, "deck": f"{'supply' if princes else 'deck'} {s.deck_size}",
         "discard": f"discard {s.discard_size}" + (", top " if s.discard_top else ""),
         "top": s.discard_top.value if s.discard_top else None,
+        "top_card": card(s.discard_top, rules.bean_type(s.discard_top).name) if s.discard_top else None,
+        "not_cards": [],
         "seats": [{
             "name": names[i], "coins": seat.coins, "hand_size": seat.hand_size,
             "fields": [[f.bean.value if f.bean else None, f.count] for f in seat.fields],
             "cards": [f"{f.count} × {rules.bean_type(f.bean).name}" for f in seat.fields if f.bean],
             "trade_area": [[c.bean.value, c.locked] for c in seat.trade_area],
+            "trade_cards": [card(c.bean, rules.bean_type(c.bean).name + (f" ({LOCKED})" if c.locked else "")) + [int(c.locked)]
+                            for c in seat.trade_area],
             "figure": figure(seat.figure) if princes else None,
             "hand": None if seat.hand is None else [b.value for b in seat.hand],
+            "hand_cards": None if seat.hand is None else [card(b, rules.bean_type(b).name) for b in seat.hand],
             "to_move": s.to_move == i, "decision": s.decision if s.to_move == i else None,
         } for i, seat in enumerate(s.seats)],
-        "vine": [], "middle": [], "offers": None,
+        "vine": [], "middle": [], "offers": None, "offer_cards": None,
     }
     if princes:
         here: dict[int, list[str]] = {}
@@ -216,9 +249,10 @@ def drawn_as_expected(rules, names: list[str], step, text: str) -> dict:
             here.setdefault(at, []).append(name)
         want["vine"] = [[None if k in (0, s.princes.castle) else s.princes.vine[k - 1], here.get(k, [])]
                         for k in range(s.princes.castle + 1)]
-        want["middle"] = [[b.value, f"{rules.bean_type(b).name} × {n}"] for b, n in s.princes.middle]
+        want["middle"] = [card(b, f"{n} × {rules.bean_type(b).name}", n, stack=True) for b, n in s.princes.middle]
     elif s.trade is not None:
         want["offers"] = (s.trade.offer is not None) + len(s.trade.responses)
+        want["offer_cards"] = [offer(o) for o in ((s.trade.offer,) if s.trade.offer else ()) + s.trade.responses]
     return want
 
 
@@ -228,7 +262,9 @@ def test_the_viewer_draws_the_engines_spectator_state_at_every_step(browser, sit
     """Every step of every stored game of a format, as the page draws it (its DOM: piles, discard top,
     fields as bean cards, trading areas, coins, hand sizes, figures, the middle, the vine, the trading
     round, who decides what, the hands at the end, the step's sentences), is the engine spectator's
-    state and sentences of that step (engine/spectator.py), for classic, duel and solo."""
+    state and sentences of that step (engine/spectator.py), for classic, duel and solo. Every card on the
+    table (trading areas, the middle, the discard's top, the hands, the offers) is an SVG card whose bean,
+    count and text are the spectator's, and no card is drawn any other way."""
     from engine.spectator import replay_steps, steps_json
 
     engine = make_engine(f"sqlite:///{ladder['db']}")
@@ -237,6 +273,7 @@ def test_the_viewer_draws_the_engines_spectator_state_at_every_step(browser, sit
     engine.dispose()
     assert len(matches) >= {"classic-v3": 18, "duel-v1": 8, "solo-v1": 3}[rules_id]
     compared = trades = ended = 0
+    seen = dict.fromkeys(("top", "trade area", "locked", "hand", "middle", "stack", "give", "want"), 0)  # cards compared
     for match in matches:
         replay = Replay.loads(match.replay)  # type: ignore[arg-type]
         rules = rules_for(replay.rules_id)
@@ -250,10 +287,22 @@ def test_the_viewer_draws_the_engines_spectator_state_at_every_step(browser, sit
             assert got == drawn_as_expected(rules, names, step, text), (match.id, step.number)
             compared += 1
             trades += bool(got["offers"])
+            seats = got["seats"]
+            seen["top"] += got["top_card"] is not None
+            seen["trade area"] += sum(len(seat["trade_cards"]) for seat in seats)
+            seen["locked"] += sum(c[-1] for seat in seats for c in seat["trade_cards"])
+            seen["hand"] += sum(len(seat["hand_cards"] or ()) for seat in seats)
+            seen["middle"] += len(got["middle"])
+            seen["stack"] += sum(c[1] > 1 for c in got["middle"])
+            seen["give"] += sum(len(o["give"]) for o in got["offer_cards"] or ())
+            seen["want"] += sum(len(o["want"]) for o in got["offer_cards"] or ())
         ended += steps[-1].state.over and all(seat["hand"] is not None for seat in drawn["steps"][-1]["seats"])
     assert compared > {"classic-v3": 2000, "duel-v1": 500, "solo-v1": 60}[rules_id]
     assert ended == len(matches)  # every game ends with every hand shown
     assert rules_id != classic_rules().id or trades > 0  # trading rounds were drawn and compared
+    drawn_kinds = {kind for kind, n in seen.items() if n}  # every kind of card on the table was drawn and compared
+    assert drawn_kinds == ({"top", "trade area", "locked", "hand", "give", "want"} if rules_id == classic_rules().id
+                           else {"top", "hand", "middle", "stack"}), seen
     assert severe_console_messages(browser) == []
 
 
@@ -572,16 +621,17 @@ def test_locked_cards_carry_a_drawn_lock_with_its_meaning(browser, site: Path, l
     locked = next(k for k, s in enumerate(states) if any(c[1] for seat in s["seats"] for c in seat["trade_area"]))
     want = sum(c[1] for seat in states[locked]["seats"] for c in seat["trade_area"])
     browser.execute_script("window.BohnanzaReplay.go(arguments[0]);", locked)
-    chips = browser.find_elements(By.CSS_SELECTOR, "#seat-panels .trade-area .chip.locked")
-    assert len(chips) == want > 0
-    for chip in chips:
-        assert "locked" in chip.get_attribute("title") and "must be planted" in chip.get_attribute("title")
-        lock = chip.find_element(By.CSS_SELECTOR, "svg.lock")
+    cards = browser.find_elements(By.CSS_SELECTOR, "#seat-panels .trade-area svg.bean-card.locked")
+    assert len(cards) == want > 0
+    for card in cards:  # an SVG card: its tooltip is its <title>
+        title = card.find_element(By.CSS_SELECTOR, ":scope > title").get_attribute("textContent")
+        assert "locked" in title and "must be planted" in title and "must be planted" in card.get_attribute("aria-label")
+        lock = card.find_element(By.CSS_SELECTOR, "svg.lock")
         assert lock.get_attribute("role") == "img" and "must be planted" in lock.get_attribute("aria-label")
         assert lock.size["width"] > 4 and lock.size["height"] > 4 and lock.is_displayed()
-        after = browser.execute_script("return getComputedStyle(arguments[0], '::after').content;", chip)
+        after = browser.execute_script("return getComputedStyle(arguments[0], '::after').content;", card)
         assert after in ("none", "normal")  # no glyph from a font
-    plain = browser.find_elements(By.CSS_SELECTOR, "#seat-panels .trade-area .chip:not(.locked)")
+    plain = browser.find_elements(By.CSS_SELECTOR, "#seat-panels .trade-area svg.bean-card:not(.locked)")
     assert all(not c.find_elements(By.CSS_SELECTOR, "svg") for c in plain)
     assert "⚿" not in browser.find_element(By.ID, "replay").text
     browser.save_screenshot(str(screenshots / "locked-cards.png"))

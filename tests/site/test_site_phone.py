@@ -9,7 +9,9 @@ from typing import Iterator
 import pytest
 from sqlmodel import Session, select
 
-from arena.db import Bot, make_engine
+from arena.db import Bot, Match, make_engine
+from engine.replay import Replay
+from engine.spectator import replay_steps
 
 PHONE, WIDE, DESKTOP = (390, 844), (1400, 1000), (1280, 1000)  # a phone, a wide screen, the session browser's own
 
@@ -46,6 +48,7 @@ key("Home");
 for (let i = 0; i < 5000; i++) {
   for (const p of document.querySelectorAll(".seat-panel"))
     if (p.scrollWidth > p.clientWidth + 1) wide.push(label.textContent.trim());
+  if (document.documentElement.scrollWidth > window.innerWidth) wide.push("page at " + label.textContent.trim());
   const before = label.textContent;
   key("ArrowRight");
   if (label.textContent === before) break;
@@ -72,6 +75,44 @@ for (const p of document.querySelectorAll(".seat-panel")) {
 return out;
 """
 
+#: the step docs/screenshots show, then what it draws: SVG cards in fields, trading areas and the offer
+SHOWCASE = """
+window.BohnanzaReplay.go(arguments[0], false);
+const count = sel => document.querySelectorAll(sel).length;
+return {step: window.BohnanzaReplay.step(), fields: count("#seat-panels .field svg.bean-card"),
+        trade: count("#seat-panels .trade-area svg.bean-card"), chips: count("#replay .chip"),
+        give: count("#trade-round svg.bean-card.give"), want: count("#trade-round svg.bean-card.want")};
+"""
+
+
+def showcase_step(ladder: dict) -> int:
+    """The step of the hostile game that docs/screenshots show: a game in play, the first step after 20 (in
+    the engine spectator's steps) where a trading area and a field hold cards and an offer of cards is on
+    the table."""
+    engine = make_engine(f"sqlite:///{ladder['db']}")
+    with Session(engine) as session:
+        match = session.get(Match, ladder["hostile_game"])
+        assert match is not None and match.replay is not None
+        steps = replay_steps(Replay.loads(match.replay))
+    engine.dispose()
+    return next(step.number for step in steps
+                if step.number > 20 and any(seat.trade_area for seat in step.state.seats)
+                and any(f.bean for seat in step.state.seats for f in seat.fields)
+                and step.state.trade is not None and step.state.trade.offer is not None
+                and step.state.trade.offer.give and step.state.trade.offer.want)
+
+
+def show_game_in_play(browser, ladder: dict, top: str) -> None:  # type: ignore[no-untyped-def]
+    """The game page at its showcase step, checked to draw bean cards in fields, trading areas and the
+    offer and to fit its width, scrolled to the element ``top`` for the screenshot."""
+    step = showcase_step(ladder)
+    shown = browser.execute_script(SHOWCASE, step)
+    assert shown["step"] == step > 20 and shown["fields"] > 0 and shown["trade"] > 0 and shown["chips"] == 0, shown
+    assert shown["give"] > 0 and shown["want"] > 0, shown
+    layout = browser.execute_script(LAYOUT)
+    assert layout["page"] <= layout["width"] and layout["panels"] == [], layout
+    browser.execute_script("document.getElementById(arguments[0]).scrollIntoView();", top)
+
 
 def test_every_page_fits_a_phone(phone, ladder: dict, site: Path, screenshots: Path) -> None:  # type: ignore[no-untyped-def]
     for name, page in pages(ladder, site).items():
@@ -85,8 +126,9 @@ def test_every_page_fits_a_phone(phone, ladder: dict, site: Path, screenshots: P
         assert layout["cut"] == [], f"{name}: names cut between lines: {layout['cut']}"
         assert layout["tables"] == [], f"{name}: tables past the screen's edge: {layout['tables']}"
         assert layout["panels"] == [], f"{name}: replay panels wider than themselves: {layout['panels']}"
-        if name == "game page":  # every step: no field's cards ever wider than the seat's panel
+        if name == "game page":  # every step: no cards ever wider than the seat's panel or the page
             assert phone.execute_script(EVERY_STEP) == [], f"{name}: panels wider than themselves"
+            show_game_in_play(phone, ladder, "event-text")
         if name in ("leaderboard", "bot page", "game page"):
             phone.save_screenshot(str(screenshots / f"phone-{name.replace(' ', '-')}.png"))  # as docs/screenshots/
 
@@ -116,6 +158,7 @@ def test_the_desktop_layout_keeps_full_width_tables(browser, ladder: dict, site:
                 if name == "game page":  # the end of the hostile game's deal, where a seat has three fields
                     browser.execute_script(END)
                     assert browser.execute_script(LAYOUT)["panels"] == []
+                    show_game_in_play(browser, ladder, "replay")  # then the game in play, for the picture
                 browser.save_screenshot(str(screenshots / f"wide-{name.replace(' ', '-')}.png"))
     finally:
         browser.set_window_size(*DESKTOP)
