@@ -88,10 +88,8 @@ def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
                               f"not {low}-{high}")
         games = settings.games or (DEFAULT_SOLO_SEEDS if rules.max_players == 1 else DEFAULT_GAMES)
         chosen = settings.seed  # a chosen seed is keyed with the database's secret (arena/seeds.py)
-        seed = random_seed() if chosen is None else keyed(database_key(session), "season", chosen)
-        same = session.exec(select(Season).where(Season.seed == seed)).first()
-        if same is not None:  # its deals again, which a closed season has published
-            raise LadderError(f"season {same.name!r} was dealt from --seed {chosen} already; choose another seed")
+        # keyed with the name too: two seasons never share deals, which a closed one publishes
+        seed = random_seed() if chosen is None else keyed(database_key(session), "season", settings.name, chosen)
         season = Season(name=settings.name, variant=rules.variant, games=games,
                         min_players=low, max_players=high, rotate=settings.rotate, seed=seed)
         session.add(season)

@@ -7,7 +7,7 @@ hand. So a chosen seed is never used as it is: it is keyed with the database's s
 the operator of that database and for nobody else. Seeds nobody chose come from the system's
 randomness. Per game:
 
-- deck: ``season.seed`` (random, or ``keyed(key, "season", chosen)``) -> ``ladder.match_seed``;
+- deck: ``season.seed`` (random, or ``keyed(key, "season", name, chosen)``) -> ``ladder.match_seed``;
   ``arena play --seed S``: ``keyed(key, "play", S)``; smoke games: system randomness;
 - the bots' own randomness (``hello.bot_seed``): ``keyed(key, "bot", deck seed, seat)`` on the
   ladder and in ``arena play --seed``, else system randomness;
@@ -21,8 +21,8 @@ seed under the same key: equal for the games of one deal, useless for dealing it
 file (``arena play --replay``) holds its deck seed, because ``arena replay`` re-simulates from it:
 a ``"play"`` seed deals no ladder, smoke or test game, so it tells no more than the file's own events.
 A closed season plays no more games, so its games' deck seeds are public (``game show``, the site's
-game pages and replay files, ``arena play --deck-seed``); no season is dealt from a chosen seed that
-dealt another one.
+game pages and replay files, ``arena play --deck-seed``); a chosen season seed is keyed with the
+season's name, so no two seasons share a deal.
 """
 from __future__ import annotations
 

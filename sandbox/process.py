@@ -385,9 +385,10 @@ class BotProcess:
             self._exit_code = self._popen.wait(timeout=EXIT_AFTER_EOF_S)
         except subprocess.TimeoutExpired:
             return Reply(Status.DISCONNECT, None, outcome.elapsed_ms, f"closed its output during {during} but kept running")
-        except SandboxError as exc:  # the fork server went away: the machine's fault
-            log.error("%s: %s", self.bundle.name, exc)
-            return Reply(Status.CRASH, None, outcome.elapsed_ms, f"ended during {during}")
+        except SandboxError as exc:  # the fork server went away: the machine's fault, never a status of the bot's
+            self._kill()
+            raise SandboxError(f"bot {self.bundle.name!r} ended during {during} and its fork server went away: "
+                               f"{exc}") from None
         how = describe_exit(self._exit_code)
         # SIGXCPU comes from the kernel at the soft limit; a pid 1 ignores it and gets SIGKILL at the hard one
         if "SIGXCPU" in how or ("SIGKILL" in how and self._cpu_net_hit(outcome.elapsed_ms)):

@@ -79,7 +79,7 @@ def season() -> None:
               help="New seasons: play every deal once per seat rotation (same deck, luck cancels out; "
                    "every game starts every bot afresh).")
 @click.option("--seed", type=int, default=None,
-              help="Season seed, keyed with the database's secret (default: random).")
+              help="Season seed, keyed with the database's secret and the season's name (default: random).")
 @click.option("--bosses", default=None, metavar="NAMES",
               help="Enter built-in bots as fixed reference points first: comma-separated names "
                    "(random, greedy, trader, search) or 'all'. They stay on the ladder, marked (boss).")

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import ECHO_SOURCE, assert_gone, fast_limits
+from sandbox_helpers import ECHO_SOURCE, assert_gone, fast_limits, needs_strong
 
 from sandbox import BotBundle, BotProcess, Limits, SandboxError, Status, Tier, close_fork_servers, modules_from_package
 from sandbox import isolation
@@ -279,3 +280,18 @@ def test_fork_servers_are_chosen_by_what_the_modules_hold_not_where_they_live() 
     second = {"mysdk": "A = 2\n"}  # may take the freed mapping's address, as a later bundle did
     assert modules_digest(second) != was
     assert modules_digest(dict(second)) == modules_digest(second) and modules_digest({}) != was
+
+
+@needs_strong
+def test_a_fork_server_that_goes_away_is_the_machines_fault_not_the_bots() -> None:
+    """The bot exits during a request, and its exit status cannot be read because its fork server was
+    killed: a SandboxError (the game is void, test_referee.py), never a CRASH the bot would be rated for."""
+    source = "def act(m):\n    if m['type'] == 'decide':\n        raise SystemExit(3)\n    return {}\n"
+    with start(source, Tier.STRONG, fast_limits(fork_server=True)) as bot:
+        assert bot.request({"type": "hello"}).status is Status.OK
+        server = getattr(bot._popen, "zygote", None)
+        assert server is not None and server.pid is not None  # it was forked by a fork server
+        os.kill(server.pid, signal.SIGKILL)
+        with pytest.raises(SandboxError, match=r"bot 't' ended during request and its fork server went away"):
+            bot.request({"type": "decide"})
+    assert_gone(bot)
