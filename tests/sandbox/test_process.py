@@ -193,7 +193,7 @@ def test_strong_tier_unavailable_raises_sandbox_error(monkeypatch: pytest.Monkey
 
 
 def test_uid_slots_are_exclusive_and_run_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    if not isolation.os.geteuid() == 0:
+    if not os.geteuid() == 0:
         pytest.skip("uid slots need root")
     monkeypatch.setenv(isolation.CONFINEMENT_ENV, "uid-slots")
     slot_dir = tmp_path / "slots"

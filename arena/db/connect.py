@@ -1,0 +1,97 @@
+"""An engine for a database URL, with the schema made, checked or upgraded, and the hooks every
+connection and statement passes."""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
+from sqlmodel import Session, SQLModel, create_engine
+
+from arena.db.errors import DatabaseError, one_line
+from arena.db.migrations import _upgrade_to_2, _upgrade_to_3, _upgrade_to_4, _upgrade_to_7
+from arena.db.schema import SCHEMA_VERSION, Meta
+from arena.db.urls import database_url, driver_url, shown_url, sqlite_file_problem
+from arena.text import storable
+
+
+def make_engine(url: str, on_upgrade: Callable[[int, int], object] | None = None) -> Engine:
+    """An engine for ``url`` (SQLite or PostgreSQL) with the schema created (or checked) on first use;
+    ``on_upgrade(old, new)`` is told when an older schema was upgraded."""
+    url = database_url(url)
+    shown = shown_url(url)
+    try:
+        problem = sqlite_file_problem(url)
+    except (ArgumentError, ValueError) as exc:
+        raise DatabaseError(f"not a database URL: {shown!r} ({one_line(exc)})") from None
+    if problem is not None:
+        raise DatabaseError(problem)
+    try:
+        if url.startswith("sqlite"):
+            engine = create_engine(url, connect_args={"timeout": 30})
+        else:
+            engine = create_engine(driver_url(url), pool_pre_ping=True,
+                                   connect_args={"application_name": f"arena pid {os.getpid()}"}
+                                   if url.startswith(("postgresql", "postgres:")) else {})
+    except (ArgumentError, ValueError) as exc:
+        raise DatabaseError(f"not a database URL: {shown!r} ({one_line(exc)})") from None
+    except ModuleNotFoundError as exc:
+        extra = " (pip install 'bohnanza-arena[postgres]')" if "psycopg" in str(exc) else ""
+        raise DatabaseError(f"no driver for database URL {shown!r}: {exc}{extra}") from None
+    if url.startswith("sqlite"):
+        event.listen(engine, "connect", _sqlite_pragmas)
+    event.listen(engine, "before_cursor_execute", _storable_parameters, retval=True)
+    try:
+        SQLModel.metadata.create_all(engine)
+        with Session(engine) as session:
+            row = session.get(Meta, "schema_version")
+            version = SCHEMA_VERSION if row is None else int(row.value)
+        if version > SCHEMA_VERSION:
+            raise DatabaseError(f"database {shown!r} has schema version {version}, "
+                                f"newer than this arena's {SCHEMA_VERSION}; upgrade the arena")
+        if version < 2:
+            _upgrade_to_2(engine)
+        if version < 3:
+            _upgrade_to_3(engine)
+        if version < 4:
+            _upgrade_to_4(engine)
+        if version < 7:
+            _upgrade_to_7(engine)
+        with Session(engine) as session:
+            row = session.get(Meta, "schema_version") or Meta(key="schema_version", value="")
+            if row.value != str(SCHEMA_VERSION):
+                row.value = str(SCHEMA_VERSION)
+                session.add(row)
+                session.commit()
+        if version < SCHEMA_VERSION and on_upgrade is not None:
+            on_upgrade(version, SCHEMA_VERSION)
+    except (OperationalError, DBAPIError) as exc:
+        raise DatabaseError(f"cannot open database {shown!r}: {one_line(exc.orig or exc)}") from None
+    return engine
+
+
+def _storable_parameters(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
+                         executemany: bool) -> tuple[str, Any]:
+    """Every text a statement writes, as the database can hold it (``arena.text.storable``): the one
+    door through which a bot's failure log, a replay, a name or a source reaches SQLite or PostgreSQL."""
+    return statement, _storable(parameters)
+
+
+def _storable(value: Any) -> Any:
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, dict):
+        return {key: _storable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_storable(item) for item in value)
+    return value
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the recording coordinator
+    cursor.execute("PRAGMA synchronous=FULL")  # a recorded match survives a power cut
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()

@@ -1,0 +1,83 @@
+"""The steps that upgrade a database of an older schema version (arena.db.connect runs them in order)."""
+from __future__ import annotations
+
+from sqlalchemy.engine import Engine
+
+
+def _upgrade_to_2(engine: Engine) -> None:
+    """Schema 1 -> 2, in one transaction: the formats a version plays and its starting means, kept in
+    ``botversion`` as the texts ``variants`` ("classic,duel") and ``priors`` ("classic=31.2;duel=24.0",
+    else ``prior_mu`` everywhere), become ``versionformat`` rows, and those columns go. Schema 1 gained
+    columns during its life (``variants``, ``priors``, ``season.closed_at``): an older file lacks them,
+    which means classic only, ``prior_mu`` in every format, and open seasons."""
+    from sqlalchemy import inspect, text
+
+    inspector = inspect(engine)
+    columns = {c["name"] for c in inspector.get_columns("botversion")}
+    season_columns = {c["name"] for c in inspector.get_columns("season")}
+    with engine.begin() as conn:
+        if "closed_at" not in season_columns:
+            conn.execute(text("ALTER TABLE season ADD COLUMN closed_at TIMESTAMP NULL"))
+        if "prior_mu" not in columns:
+            return  # made by schema 2 already (a database whose version row was lost)
+        pick = ", ".join(["id", "prior_mu", "variants" if "variants" in columns else "'classic'",
+                          "priors" if "priors" in columns else "''"])
+        known = ("classic", "duel", "solo")  # every format schema 1 knew: a row for each, as register() makes
+        for version_id, prior_mu, variants, priors in conn.execute(text(f"SELECT {pick} FROM botversion")).all():
+            plays = set(filter(None, variants.split(",")))
+            means = dict(item.partition("=")[::2] for item in filter(None, priors.split(";")))
+            for variant in sorted(set(known) | plays | set(means)):
+                conn.execute(text("INSERT INTO versionformat (version_id, variant, plays, prior_mu) "
+                                  "VALUES (:v, :f, :p, :mu)"),
+                             {"v": version_id, "f": variant, "p": variant in plays,
+                              "mu": float(means.get(variant, prior_mu))})
+        for column in ("prior_mu", "variants", "priors"):
+            if column in columns:
+                conn.execute(text(f"ALTER TABLE botversion DROP COLUMN {column}"))
+        conn.execute(text("UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_3(engine: Engine) -> None:
+    """Schema 2 -> 3: the failure evidence of a seat (empty for the games recorded before)."""
+    from sqlalchemy import inspect, text
+
+    columns = {c["name"] for c in inspect(engine).get_columns("matchseat")}
+    added = {"failure_request": "VARCHAR NOT NULL DEFAULT ''", "failure_step": "INTEGER NULL",
+             "failure_log": "VARCHAR NOT NULL DEFAULT ''"}
+    with engine.begin() as conn:
+        for column, kind in added.items():
+            if column not in columns:
+                conn.execute(text(f"ALTER TABLE matchseat ADD COLUMN {column} {kind}"))
+        conn.execute(text("UPDATE meta SET value = '3' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_4(engine: Engine) -> None:
+    """Schema 3 -> 4: the language of a version (every version stored before is Python)."""
+    from sqlalchemy import inspect, text
+
+    columns = {c["name"] for c in inspect(engine).get_columns("botversion")}
+    with engine.begin() as conn:
+        if "language" not in columns:
+            conn.execute(text("ALTER TABLE botversion ADD COLUMN language VARCHAR NOT NULL DEFAULT 'python'"))
+        conn.execute(text("UPDATE meta SET value = '4' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_7(engine: Engine) -> None:
+    """Schema 6 -> 7: a failed seat's ``failure_step`` becomes the replay's step (actions played, the
+    one numbering of engine/spectator.py) instead of the number of events before the request."""
+    from sqlalchemy import text
+
+    from engine.replay import Replay
+    from engine.spectator import step_after_events
+
+    with engine.begin() as conn:
+        rows = conn.execute(text("SELECT matchseat.id, matchseat.failure_step, \"match\".replay FROM matchseat "
+                                 "JOIN \"match\" ON \"match\".id = matchseat.match_id "
+                                 "WHERE matchseat.failure_step IS NOT NULL")).all()
+        for seat_id, events, replay in rows:
+            try:
+                step = step_after_events(Replay.loads(replay), int(events)) if replay else None
+            except ValueError:  # a replay this arena cannot play again: the position is unknown
+                step = None
+            conn.execute(text("UPDATE matchseat SET failure_step = :s WHERE id = :i"), {"s": step, "i": seat_id})
+        conn.execute(text("UPDATE meta SET value = '7' WHERE key = 'schema_version'"))

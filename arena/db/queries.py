@@ -1,0 +1,45 @@
+"""Reading stored rows: ids, the versions that play, their starting means and formats, authors' groups."""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from arena.db.errors import DatabaseError
+from arena.db.schema import Bot, BotVersion, VersionFormat
+
+
+def author_group(bot: Bot) -> str | None:
+    """Bots of one author never share a table (they could play as a team); built-in bots are ours."""
+    author = " ".join(bot.author.split()).casefold()
+    return None if bot.builtin or not author else author
+
+
+def stored_id(row: Any) -> int:
+    """The id of a row that is in the database (SQLModel types ids as optional until a row is stored)."""
+    if row.id is None:
+        raise DatabaseError(f"{type(row).__name__} has no id: it was never stored")
+    return int(row.id)
+
+
+def active_versions(session: Session, variant: str | None = None) -> list[tuple[Bot, BotVersion]]:
+    """The current version of every bot, by bot name; with ``variant``, only those that play it."""
+    rows = session.exec(select(Bot, BotVersion).where(BotVersion.bot_id == Bot.id, BotVersion.active == True)  # noqa: E712
+                        .order_by(col(Bot.name))).all()
+    if variant is None:
+        return list(rows)
+    playing = set(session.exec(select(VersionFormat.version_id).where(
+        VersionFormat.variant == variant, VersionFormat.plays == True)).all())  # noqa: E712
+    return [(bot, version) for bot, version in rows if version.id in playing]
+
+
+def prior_means(session: Session, variant: str) -> dict[int, float]:
+    """The mean each version starts from in ``variant`` (versions without a row start from the default)."""
+    return dict(session.exec(select(VersionFormat.version_id, VersionFormat.prior_mu)
+                             .where(VersionFormat.variant == variant)).all())
+
+
+def played_formats(session: Session, version_id: int) -> list[str]:
+    """The formats a version plays, in no particular order."""
+    return list(session.exec(select(VersionFormat.variant).where(
+        VersionFormat.version_id == version_id, VersionFormat.plays == True)).all())  # noqa: E712

@@ -1,0 +1,188 @@
+"""The tables of the ladder (SQLModel): bots and versions, seasons, matches, seats, ratings, `arena test`
+runs and audit flags, and the schema version they make."""
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timezone
+from typing import Optional
+
+from sqlalchemy import BigInteger, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+SCHEMA_VERSION = 7  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+#                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
+#                    5: `arena test` runs (VersusTest, VersusBot, VersusPair: new tables, made by create_all)
+#                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
+#                    7: MatchSeat.failure_step counts actions (the replay's step), no longer events
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Meta(SQLModel, table=True):
+    key: str = Field(primary_key=True)
+    value: str
+
+
+class Bot(SQLModel, table=True):
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True)
+    author: str = ""
+    builtin: bool = False  # a reference bot ("boss") shipped with the arena
+    created_at: datetime = Field(default_factory=now)
+
+
+class BotVersion(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("bot_id", "number"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    number: int
+    source: str
+    language: str = "python"  # sandbox.languages: how the sandbox builds and runs the source
+    sha256: str = Field(index=True)
+    active: bool = True  # only the newest version of a bot is scheduled
+    created_at: datetime = Field(default_factory=now)
+    prior_sigma: float  # the uncertainty every version starts from (its means are per format: VersionFormat)
+
+
+class VersionFormat(SQLModel, table=True):
+    """One format for one version: whether it plays there (its smoke game passed) and the mean it
+    starts from there (its predecessor's mean, or the default for a first version)."""
+
+    version_id: int = Field(foreign_key="botversion.id", primary_key=True)
+    variant: str = Field(primary_key=True)
+    plays: bool = True
+    prior_mu: float
+
+
+class Rating(SQLModel, table=True):
+    """Current rating of a version in one variant; always equal to a replay of the snapshots."""
+
+    version_id: int = Field(foreign_key="botversion.id", primary_key=True)
+    variant: str = Field(primary_key=True)
+    mu: float
+    sigma: float
+    games: int = 0
+
+
+class Season(SQLModel, table=True):
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True)
+    variant: str
+    games: int  # matches planned in all
+    min_players: int
+    max_players: int
+    rotate: bool = False  # play each deal once per seat rotation
+    seed: int = Field(sa_type=BigInteger)  # 63 bits: PostgreSQL's INTEGER has 32
+    created_at: datetime = Field(default_factory=now)
+    finished_at: Optional[datetime] = None
+    closed_at: Optional[datetime] = None  # `arena season close`: no more games; shared deals may be published
+
+
+class Match(SQLModel, table=True):
+    id: Optional[int] = Field(default=None, primary_key=True)
+    season_id: int = Field(foreign_key="season.id", index=True)
+    number: int  # order of planning within the season
+    table: int  # number of the first match of its table: a table's games are played together, every bot afresh in each
+    seed: int = Field(sa_type=BigInteger)
+    rules_id: str
+    status: str = Field(default="planned", index=True)  # planned | done | void
+    rated_order: Optional[int] = Field(default=None, index=True, unique=True)  # global order of recording
+    planned_at: datetime = Field(default_factory=now)
+    finished_at: Optional[datetime] = None
+    seconds: Optional[float] = None
+    void_reason: Optional[str] = None
+    replay: Optional[str] = None  # JSON of engine.replay.Replay
+
+
+class MatchSeat(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("match_id", "seat"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    match_id: int = Field(foreign_key="match.id", index=True)
+    seat: int
+    version_id: int = Field(foreign_key="botversion.id", index=True)
+    coins: Optional[int] = None
+    rank: Optional[int] = None
+    status: Optional[str] = None  # ok | timeout | crash | illegal | protocol | disconnect
+    detail: str = ""
+    decisions: int = 0
+    time_ms: float = 0.0
+    # why it failed, for its author (arena.referee.Failure): the request it was answering, the replay
+    # step it was asked at, and its own last output on stderr
+    failure_request: str = ""
+    failure_step: Optional[int] = None
+    failure_log: str = ""
+
+
+class RatingSnapshot(SQLModel, table=True):
+    """A version's rating right after one rated match."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    match_id: int = Field(foreign_key="match.id", index=True)
+    version_id: int = Field(foreign_key="botversion.id", index=True)
+    variant: str
+    mu: float
+    sigma: float
+    games: int
+
+
+class VersusTest(SQLModel, table=True):
+    """One `arena test NEW --against OLD`: its settings, and its verdict once it ended (arena/versus.py)."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True)
+    variant: str  # the format its games are played in
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    max_pairs: int
+    void: int = 0  # pairs lost to a machine fault (not counted)
+    created_at: datetime = Field(default_factory=now)
+    finished_at: Optional[datetime] = None
+    verdict: Optional[str] = None  # H1 | H0 | None (undecided once finished: MAX-PAIRS reached)
+
+
+class VersusBot(SQLModel, table=True):
+    """A bot of a test as given and as resolved: role 0 is NEW, 1 OLD, 2.. the field in seat order.
+    The source is kept, so that resuming plays the same code."""
+
+    test_id: int = Field(foreign_key="versustest.id", primary_key=True)
+    role: int = Field(primary_key=True)
+    spec: str  # as the user gave it: built-in name, file path, NAME or NAME@N
+    name: str  # as resolved: the built-in's or file's name, NAME@N for a ladder bot
+    sha256: str
+    source: str
+    language: str = "python"  # sandbox.languages
+
+
+class VersusPair(SQLModel, table=True):
+    """One counted pair of a test, in the order it was counted: its two deal scores for NEW (0, 0.5, 1)."""
+
+    __table_args__ = (UniqueConstraint("test_id", "number"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    test_id: int = Field(foreign_key="versustest.id", index=True)
+    number: int  # 0, 1, 2, ... in counting order
+    first: float
+    second: float
+    recorded_at: datetime = Field(default_factory=now)
+
+
+class AuditFlag(SQLModel, table=True):
+    """A pair of bots the integrity audit flagged (arena/audit.py): never seated together while the
+    flag stands; ``arena audit clear A B`` clears it, and only games after ``cleared_after`` (a match
+    id) can flag the pair again."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    bot_a: int = Field(foreign_key="bot.id", index=True)  # the pair in name order
+    bot_b: int = Field(foreign_key="bot.id", index=True)
+    flagged_at: datetime = Field(default_factory=now)
+    scope: str  # what was audited: "variant classic", "season spring"
+    evidence: str  # the finding's JSON (arena.audit.PairFinding.to_json)
+    cleared_at: Optional[datetime] = None
+    cleared_after: Optional[int] = None  # the last match id when it was cleared
+
+
+def source_hash(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
