@@ -1,0 +1,249 @@
+"""The messages between the referee and a bot (docs/protocol.md): typed values, one JSON form each.
+
+The referee builds what it sends from these values and the SDK parses what it receives with them.
+The sandbox knows the protocol, not the rules: rules, views, events, options and actions travel here
+as their JSON, whose types the engine owns. Only the standard library is imported, because this
+module is shipped into every Python bot's sandbox with the SDK.
+
+``to_json()`` gives the message's JSON object, keys in wire order; ``from_json()`` parses one and
+raises ``MalformedMessage`` (a ``ValueError``) naming the field and quoting the input. Keys a parser
+does not know are ignored, so a bot keeps working when a later referee adds one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Mapping, Union
+
+__all__ = [
+    "PROTOCOL_VERSION", "MalformedMessage", "TimeLimits", "HelloMessage", "DecideMessage", "EndMessage",
+    "ReadyReply", "ActionReply", "Message", "MESSAGE_TYPES", "message_from_json",
+]
+
+PROTOCOL_VERSION = 1
+
+_ABSENT: Any = object()
+
+
+class MalformedMessage(ValueError):
+    """A message or reply that does not have the form docs/protocol.md gives it."""
+
+
+def _clip(value: object, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _object(data: object, what: str) -> Mapping[str, Any]:
+    if not isinstance(data, dict):
+        raise MalformedMessage(f"{what} must be a JSON object, got {_clip(data)}")
+    return data
+
+
+def _field(data: Mapping[str, Any], what: str, name: str, check: Callable[[Any], bool], expected: str,
+           default: Any = _ABSENT) -> Any:
+    """``data[name]`` if ``check`` accepts it; absent, ``default`` when given."""
+    value = data.get(name, _ABSENT)
+    if value is _ABSENT:
+        if default is not _ABSENT:
+            return default
+        raise MalformedMessage(f"{what} lacks field {name!r}: {_clip(data)}")
+    if not check(value):
+        raise MalformedMessage(f"{what} field {name!r} must be {expected}, got {_clip(value)} in {_clip(data)}")
+    return value
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_object(value: object) -> bool:
+    return isinstance(value, dict)
+
+
+def _list_of(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, list) and all(check(v) for v in value)
+
+
+def _check_type(data: Mapping[str, Any], what: str, kind: str) -> None:
+    if data.get("type") != kind:
+        raise MalformedMessage(f"{what} field 'type' must be {kind!r}, got {_clip(data.get('type'))} in {_clip(data)}")
+
+
+# ------------------------------------------------------------------ referee -> bot
+@dataclass(frozen=True)
+class TimeLimits:
+    """A seat's time rules as ``hello`` tells them: the per-decision limit and the game's bank. The
+    referee gives both; a field left out (the SDK always took ``limits`` as any object) is None and
+    stays out of the JSON."""
+
+    decision_ms: float | None = None
+    bank_ms: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: value for name, value in (("decision_ms", self.decision_ms), ("bank_ms", self.bank_ms))
+                if value is not None}
+
+    @classmethod
+    def from_json(cls, data: object) -> TimeLimits:
+        what = "hello limits"
+        data = _object(data, what)
+        return cls(_field(data, what, "decision_ms", _is_number, "a number", None),
+                   _field(data, what, "bank_ms", _is_number, "a number", None))
+
+
+@dataclass(frozen=True)
+class HelloMessage:
+    """The start of a game: the bot's seat, the table, the rules (their JSON), its seed and time.
+
+    ``seats``, ``limits`` and ``protocol`` may be absent from a message (the SDK always took them
+    as optional): they parse as ``()``, ``None`` and ``PROTOCOL_VERSION``."""
+
+    TYPE: ClassVar[str] = "hello"
+    EXPECTS_REPLY: ClassVar[bool] = True
+
+    seat: int
+    players: int
+    seats: tuple[str, ...]
+    rules: Mapping[str, Any]
+    bot_seed: int
+    limits: TimeLimits | None
+    protocol: int = PROTOCOL_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.TYPE, "protocol": self.protocol, "seat": self.seat,
+                               "players": self.players, "seats": list(self.seats), "rules": self.rules,
+                               "bot_seed": self.bot_seed}
+        if self.limits is not None:
+            out["limits"] = self.limits.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, data: object) -> HelloMessage:
+        what = "hello message"
+        data = _object(data, what)
+        _check_type(data, what, cls.TYPE)
+        limits = _field(data, what, "limits", _is_object, "a JSON object", None)
+        return cls(_field(data, what, "seat", _is_int, "an integer"),
+                   _field(data, what, "players", _is_int, "an integer"),
+                   tuple(_field(data, what, "seats", _list_of(lambda s: isinstance(s, str)), "a list of strings", [])),
+                   _field(data, what, "rules", _is_object, "a JSON object"),
+                   _field(data, what, "bot_seed", _is_int, "an integer"),
+                   None if limits is None else TimeLimits.from_json(limits),
+                   _field(data, what, "protocol", _is_int, "an integer", PROTOCOL_VERSION))
+
+
+@dataclass(frozen=True)
+class DecideMessage:
+    """One decision: its ``id`` (echoed by the reply), its kind, the seat's view, the public events
+    since the seat's previous decision, the legal options (all as JSON) and the time left.
+
+    ``events`` and ``time_left_ms`` may be absent (the SDK always took them as optional): they parse
+    as ``()`` and ``0.0``."""
+
+    TYPE: ClassVar[str] = "decide"
+    EXPECTS_REPLY: ClassVar[bool] = True
+
+    id: int
+    kind: str
+    view: Mapping[str, Any]
+    events: tuple[Mapping[str, Any], ...]
+    options: tuple[Mapping[str, Any], ...]
+    time_left_ms: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.TYPE, "id": self.id, "kind": self.kind, "view": self.view, "events": list(self.events),
+                "options": list(self.options), "time_left_ms": self.time_left_ms}
+
+    @classmethod
+    def from_json(cls, data: object) -> DecideMessage:
+        what = "decide message"
+        data = _object(data, what)
+        _check_type(data, what, cls.TYPE)
+        return cls(_field(data, what, "id", _is_int, "an integer"),
+                   _field(data, what, "kind", lambda k: isinstance(k, str), "a string"),
+                   _field(data, what, "view", _is_object, "a JSON object"),
+                   tuple(_field(data, what, "events", _list_of(_is_object), "a list of JSON objects", [])),
+                   tuple(_field(data, what, "options", _list_of(_is_object), "a list of JSON objects")),
+                   _field(data, what, "time_left_ms", _is_number, "a number", 0.0))
+
+
+@dataclass(frozen=True)
+class EndMessage:
+    """The result, told to every seat that did not fail; it gets no reply. Per seat: coins, ranks and
+    statuses (``sandbox.values.Status`` values)."""
+
+    TYPE: ClassVar[str] = "end"
+    EXPECTS_REPLY: ClassVar[bool] = False
+
+    seat: int
+    coins: tuple[int, ...]
+    ranks: tuple[int, ...]
+    statuses: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.TYPE, "seat": self.seat, "coins": list(self.coins), "ranks": list(self.ranks),
+                "statuses": list(self.statuses)}
+
+    @classmethod
+    def from_json(cls, data: object) -> EndMessage:
+        what = "end message"
+        data = _object(data, what)
+        _check_type(data, what, cls.TYPE)
+        return cls(_field(data, what, "seat", _is_int, "an integer"),
+                   tuple(_field(data, what, "coins", _list_of(_is_int), "a list of integers")),
+                   tuple(_field(data, what, "ranks", _list_of(_is_int), "a list of integers")),
+                   tuple(_field(data, what, "statuses", _list_of(lambda s: isinstance(s, str)), "a list of strings")))
+
+
+Message = Union[HelloMessage, DecideMessage, EndMessage]
+#: Every message the referee sends, by its ``type``
+MESSAGE_TYPES: Mapping[str, type[HelloMessage] | type[DecideMessage] | type[EndMessage]] = {
+    cls.TYPE: cls for cls in (HelloMessage, DecideMessage, EndMessage)}
+
+
+def message_from_json(data: object) -> Message:
+    """Parse any message of the referee's, by its ``type``."""
+    kind = _object(data, "message").get("type")
+    cls = MESSAGE_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise MalformedMessage(f"unknown message type {_clip(kind)} in {_clip(data)} "
+                               f"(known: {', '.join(MESSAGE_TYPES)})")
+    return cls.from_json(data)
+
+
+# ------------------------------------------------------------------ bot -> referee
+@dataclass(frozen=True)
+class ReadyReply:
+    """The reply to ``hello``; the runner also says it once the bot is loaded."""
+
+    TYPE: ClassVar[str] = "ready"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.TYPE}
+
+    @classmethod
+    def from_json(cls, data: object) -> ReadyReply:
+        _check_type(_object(data, "ready reply"), "ready reply", cls.TYPE)
+        return cls()
+
+
+@dataclass(frozen=True)
+class ActionReply:
+    """The reply to ``decide``: its ``id`` and the chosen action's JSON."""
+
+    id: int
+    action: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "action": self.action}
+
+    @classmethod
+    def from_json(cls, data: object) -> ActionReply:
+        what = "action reply"
+        data = _object(data, what)
+        return cls(_field(data, what, "id", _is_int, "an integer"),
+                   _field(data, what, "action", _is_object, "a JSON object"))
