@@ -1,4 +1,5 @@
-"""The messages between the referee and a bot (docs/protocol.md): typed values, one JSON form each.
+"""The messages between the referee and a bot (docs/protocol.md), and the runner's boot line: typed
+values, one JSON form each.
 
 The referee builds what it sends from these values and the SDK parses what it receives with them.
 The sandbox knows the protocol, not the rules: rules, views, events, options and actions travel here
@@ -11,12 +12,14 @@ does not know are ignored, so a bot keeps working when a later referee adds one.
 """
 from __future__ import annotations
 
+import binascii
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, Union
 
 __all__ = [
     "PROTOCOL_VERSION", "MalformedMessage", "TimeLimits", "HelloMessage", "DecideMessage", "EndMessage",
-    "ReadyReply", "ActionReply", "Message", "MESSAGE_TYPES", "message_from_json",
+    "ReadyReply", "ActionReply", "Message", "MESSAGE_TYPES", "message_from_json", "BootLimits", "BootProgram",
+    "BotBoot", "ForkServerBoot",
 ]
 
 PROTOCOL_VERSION = 1
@@ -247,3 +250,154 @@ class ActionReply:
         data = _object(data, what)
         return cls(_field(data, what, "id", _is_int, "an integer"),
                    _field(data, what, "action", _is_object, "a JSON object"))
+
+
+# ------------------------------------------------------------------ the runner's boot line
+# The first JSON line a runner (sandbox/runner.py) reads on its stdin after its own code: what to load
+# and how to confine itself. The runner imports nothing of ours and reads it as a plain dict; the tests
+# hold its keys to these values.
+@dataclass(frozen=True)
+class BootLimits:
+    """The rlimits the runner sets before the bot's code runs; None leaves one as it is."""
+
+    cpu: int
+    cpu_hard: int
+    address_space: int  # "as" on the wire
+    data: int | None
+    nofile: int
+    nproc: int | None
+    stack: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cpu": self.cpu, "cpu_hard": self.cpu_hard, "as": self.address_space, "data": self.data,
+                "nofile": self.nofile, "nproc": self.nproc, "stack": self.stack}
+
+    @classmethod
+    def from_json(cls, data: object) -> BootLimits:
+        what = "boot limits"
+        data = _object(data, what)
+
+        def get(name: str, optional: bool = False) -> Any:
+            return _field(data, what, name, lambda v: _is_int(v) or (optional and v is None),
+                          "an integer or null" if optional else "an integer")
+
+        return cls(get("cpu"), get("cpu_hard"), get("as"), get("data", True), get("nofile"), get("nproc", True),
+                   get("stack", True))
+
+
+@dataclass(frozen=True)
+class BootProgram:
+    """A bot in another language (sandbox/languages.py): its argv, whether its file is itself executed,
+    and the file's bytes (base64 on the wire)."""
+
+    argv: tuple[str, ...]
+    native: bool
+    file: bytes
+
+    def to_json(self) -> dict[str, Any]:
+        return {"argv": list(self.argv), "native": self.native,
+                "file": _to_base64(self.file)}
+
+    @classmethod
+    def from_json(cls, data: object) -> BootProgram:
+        what = "boot program"
+        data = _object(data, what)
+        return cls(tuple(_field(data, what, "argv", _list_of(lambda a: isinstance(a, str)), "a list of strings")),
+                   _field(data, what, "native", lambda v: isinstance(v, bool), "true or false"),
+                   _base64(data, what, "file"))
+
+
+@dataclass(frozen=True)
+class BotBoot:
+    """One bot's boot line: the limits, the bundle's modules (name -> ``[is_package, kind, payload]``;
+    None when a fork server that holds them forks the bot), the bot's module name and source (None for
+    a program), and its confinement: a seccomp filter (BPF bytes), the uid and gid to drop to, the
+    referee's pid to watch (plain tier), dropping every capability, sealing /proc and /dev."""
+
+    limits: BootLimits
+    modules: Mapping[str, list[Any]] | None
+    bot_module: str
+    bot: str | None
+    seccomp: bytes | None = None
+    uid: int | None = None
+    gid: int | None = None
+    parent: int | None = None
+    program: BootProgram | None = None
+    drop_caps: bool = False
+    seal_mounts: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"limits": self.limits.to_json()}
+        if self.modules is not None:
+            out["modules"] = self.modules
+        out.update({"bot_module": self.bot_module, "bot": self.bot,
+                    "seccomp": None if self.seccomp is None else _to_base64(self.seccomp),
+                    "uid": self.uid, "gid": self.gid, "parent": self.parent})
+        if self.program is not None:
+            out["program"] = self.program.to_json()
+        if self.drop_caps:
+            out["drop_caps"] = True
+        if self.seal_mounts:
+            out["seal_mounts"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, data: object) -> BotBoot:
+        what = "boot line"
+        data = _object(data, what)
+        program = _field(data, what, "program", _is_object, "a JSON object", None)
+
+        def optional_int(name: str) -> int | None:
+            return _field(data, what, name, lambda v: v is None or _is_int(v), "an integer or null", None)
+
+        def flag(name: str) -> bool:
+            return _field(data, what, name, lambda v: isinstance(v, bool), "true or false", False)
+
+        return cls(BootLimits.from_json(_field(data, what, "limits", _is_object, "a JSON object")),
+                   _field(data, what, "modules", _is_object, "a JSON object", None),
+                   _field(data, what, "bot_module", lambda v: isinstance(v, str), "a string"),
+                   _field(data, what, "bot", lambda v: v is None or isinstance(v, str), "a string or null"),
+                   None if data.get("seccomp") is None else _base64(data, what, "seccomp"),
+                   optional_int("uid"), optional_int("gid"), optional_int("parent"),
+                   None if program is None else BootProgram.from_json(program),
+                   flag("drop_caps"), flag("seal_mounts"))
+
+
+@dataclass(frozen=True)
+class ForkServerBoot:
+    """A fork server's boot line (sandbox/zygote.py): the control socket's descriptor, the trusted
+    modules, those it imports before forking, whether it seals /proc and /dev and makes itself
+    undumpable (its children share its uid)."""
+
+    control: int
+    modules: Mapping[str, list[Any]]
+    preload: tuple[str, ...]
+    seal_mounts: bool
+    undumpable: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"zygote": True, "control": self.control, "modules": self.modules, "preload": list(self.preload),
+                "seal_mounts": self.seal_mounts, "undumpable": self.undumpable}
+
+    @classmethod
+    def from_json(cls, data: object) -> ForkServerBoot:
+        what = "fork server boot line"
+        data = _object(data, what)
+        _field(data, what, "zygote", lambda v: v is True, "true")
+        flag = (lambda v: isinstance(v, bool), "true or false")
+        return cls(_field(data, what, "control", _is_int, "an integer"),
+                   _field(data, what, "modules", _is_object, "a JSON object"),
+                   tuple(_field(data, what, "preload", _list_of(lambda m: isinstance(m, str)), "a list of strings")),
+                   _field(data, what, "seal_mounts", *flag), _field(data, what, "undumpable", *flag))
+
+
+def _to_base64(data: bytes) -> str:
+    return binascii.b2a_base64(data, newline=False).decode("ascii")
+
+
+def _base64(data: Mapping[str, Any], what: str, name: str) -> bytes:
+    text = _field(data, what, name, lambda v: isinstance(v, str), "a base64 string")
+    try:
+        return binascii.a2b_base64(text.encode("ascii"))
+    except (UnicodeEncodeError, binascii.Error):
+        raise MalformedMessage(f"{what} field {name!r} must be a base64 string, got {_clip(text)}") from None
