@@ -24,7 +24,7 @@ from .boot import (
 from .procscan import processes_of_uid, processes_with_tag
 from .framing import Event, FramingError, Outcome, Pipes, decode, encode
 from .freezing import Freezer
-from .protocol import BotBoot
+from .protocol import READY_LINE, BotBoot
 from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier
 
 __all__ = ["BotProcess", "BOT_MODULE"]
@@ -171,7 +171,8 @@ class BotProcess:
             cmd = isolation.bwrap_argv(interp, binds=binds) + ["--", *cmd]
         else:
             boot = dataclasses.replace(boot, parent=os.getpid())
-        payload = runner_line(interp.same_as_parent) + json.dumps(boot.to_json(), separators=(",", ":")).encode() + b"\n"
+        payload = (runner_line(interp.same_as_parent) + json.dumps(boot.to_json(), separators=(",", ":")).encode()
+                   + b"\n")
 
         started = time.monotonic()
         deadline = started + self.limits.startup_ms / 1000.0
@@ -210,7 +211,7 @@ class BotProcess:
     def _ready(self, outcome: Outcome, started: float) -> bool:
         """Whether the start-up exchange ended with ``ready``; otherwise the bot fails with why."""
         self.startup_ms = (time.monotonic() - started) * 1000.0
-        if outcome.event is Event.LINE and outcome.line == b'{"type":"ready"}':
+        if outcome.event is Event.LINE and outcome.line == READY_LINE:
             log.debug("%s: ready in %.1f ms", self.bundle.name, self.startup_ms)
             return True
         if outcome.event is Event.TIMEOUT:

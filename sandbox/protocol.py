@@ -18,8 +18,8 @@ from typing import Any, Callable, ClassVar, Mapping, Union
 
 __all__ = [
     "PROTOCOL_VERSION", "MalformedMessage", "TimeLimits", "HelloMessage", "DecideMessage", "EndMessage",
-    "ReadyReply", "ActionReply", "Message", "MESSAGE_TYPES", "message_from_json", "BootLimits", "BootProgram",
-    "BotBoot", "ForkServerBoot",
+    "ReadyReply", "READY_LINE", "ActionReply", "Message", "MESSAGE_TYPES", "message_from_json", "BootLimits",
+    "BootProgram", "BotBoot", "ForkServerBoot",
 ]
 
 PROTOCOL_VERSION = 1
@@ -234,6 +234,10 @@ class ReadyReply:
         return cls()
 
 
+#: ``ReadyReply`` as one compact line (without its newline): what a runner writes once its bot is loaded
+READY_LINE = b'{"type":"ready"}'
+
+
 @dataclass(frozen=True)
 class ActionReply:
     """The reply to ``decide``: its ``id`` and the chosen action's JSON."""
@@ -400,4 +404,5 @@ def _base64(data: Mapping[str, Any], what: str, name: str) -> bytes:
     try:
         return binascii.a2b_base64(text.encode("ascii"))
     except (UnicodeEncodeError, binascii.Error):
-        raise MalformedMessage(f"{what} field {name!r} must be a base64 string, got {_clip(text)}") from None
+        raise MalformedMessage(f"{what} field {name!r} must be a base64 string, got {_clip(text)} "
+                               f"in {_clip(data)}") from None
