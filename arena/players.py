@@ -10,9 +10,10 @@ from sandbox.languages import language_named
 
 @cache
 def sdk_modules() -> Mapping[str, str]:
-    """The modules every sandboxed bot may import: the SDK and the engine it is typed with (with the
-    card data, so that ``engine.rules_for`` works there too)."""
+    """The modules every sandboxed bot may import: the SDK (with the protocol module it parses with) and
+    the engine it is typed with (with the card data, so that ``engine.rules_for`` works there too)."""
     import engine
+    import sandbox.protocol
     import sandbox.sdk
 
     from engine.rules import CARD_DATA_MODULE, card_data_module
@@ -20,6 +21,7 @@ def sdk_modules() -> Mapping[str, str]:
     modules = modules_from_package(Path(engine.__file__).parent, "engine")
     modules[CARD_DATA_MODULE] = card_data_module()  # the sandbox has no files: engine.rules_for reads it from here
     modules["sandbox.sdk"] = Path(sandbox.sdk.__file__).read_text(encoding="utf-8")
+    modules["sandbox.protocol"] = Path(sandbox.protocol.__file__).read_text(encoding="utf-8")
     return modules
 
 

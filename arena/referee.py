@@ -21,8 +21,8 @@ from engine.policies import default_action
 from engine.replay import Replay
 from engine.results import rank_by_coins
 from sandbox.framing import encode_with_list, splice_json
+from sandbox.protocol import DecideMessage, EndMessage, HelloMessage, ReadyReply, TimeLimits
 from sandbox.values import Limits, Reply, SandboxError, Status
-from sandbox.sdk import PROTOCOL_VERSION
 
 log = logging.getLogger(__name__)
 
@@ -191,13 +191,10 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
     request_id = 0
     try:
         for seat in range(n):
-            hello = ask(seat, {
-                "type": "hello", "protocol": PROTOCOL_VERSION, "seat": seat, "players": n,
-                "seats": [seat_label(k) for k in range(n)],
-                "rules": rules.to_json(), "bot_seed": seeds[seat],
-                "limits": {"decision_ms": limits.decision_ms, "bank_ms": limits.bank_ms},
-            })
-            if hello is not None and hello.get("type") != "ready":
+            hello = ask(seat, HelloMessage(
+                seat, n, tuple(seat_label(k) for k in range(n)), rules.to_json(), seeds[seat],
+                TimeLimits(limits.decision_ms, limits.bank_ms)).to_json())
+            if hello is not None and hello.get("type") != ReadyReply.TYPE:
                 forfeit(seat, Status.PROTOCOL, f"expected a ready reply to hello, got {_clip(hello)}")
         while not game.over:
             decision = game.decision
@@ -208,13 +205,10 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
                 continue
             request_id += 1
             events, texts = public_events(seen[seat])
-            message = encode_with_list({
-                "type": "decide", "id": request_id, "kind": decision.kind.value,
-                "view": game.view_json(seat),
-                "events": None,
-                "options": decision.to_json()["options"],
-                "time_left_ms": players[seat].time_left_ms(),
-            }, "events", events, texts)
+            message = encode_with_list(DecideMessage(
+                request_id, decision.kind.value, game.view_json(seat), tuple(events),
+                tuple(decision.to_json()["options"]), players[seat].time_left_ms(),
+            ).to_json(), "events", events, texts)
             seen[seat] = len(game.events)
             if decisions[seat] >= limits.max_decisions:  # the bots' CPU net is set from this bound
                 raise RuntimeError(f"seat {seat} would be asked more than Limits.max_decisions = "
@@ -237,8 +231,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
     ranks = final_ranks(rules, game, coins, forfeited)
     for seat, player in enumerate(players):
         if statuses[seat] is Status.OK:
-            player.notify({"type": "end", "seat": seat, "coins": list(coins), "ranks": list(ranks),
-                           "statuses": [s.value for s in statuses]})
+            player.notify(EndMessage(seat, tuple(coins), tuple(ranks), tuple(s.value for s in statuses)).to_json())
     seats = tuple(SeatOutcome(names[s], coins[s], ranks[s], statuses[s], details[s], decisions[s], round(time_ms[s], 3),
                               failures[s]) for s in range(n))
     replay = splice_json(Replay.of(game, names, forfeited).to_json(events=False), "events",

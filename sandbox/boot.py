@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .languages import Program
+from .protocol import BootLimits, BootProgram, BotBoot
 from .values import PACKAGE_SUFFIX, BotBundle, Limits
 
 #: The bot's own module in a bundle (its file); the other modules are trusted (the SDK, the engine)
@@ -106,25 +107,17 @@ PROGRAM_STACK = 8 << 20
 
 
 def boot_message(bundle: BotBundle, limits: Limits, marshalled: bool, program: Program | None = None,
-                 threads: bool = False, cpu_follows: bool = True) -> dict[str, Any]:
+                 threads: bool = False, cpu_follows: bool = True) -> BotBoot:
     """The runner's boot line for one bot, before a tier adds its confinement (``isolation.confine``):
     a Python bot with its modules, or a program (sandbox/languages.py) the runner executes."""
     memory = int(limits.memory_mb) * 1024 * 1024
     cpu, cpu_hard = cpu_rlimit(limits, cpu_follows)
-    boot: dict[str, Any] = {
-        "limits": {"cpu": cpu, "cpu_hard": cpu_hard, "as": RUNTIME_ADDRESS_SPACE if threads else memory,
-                   "data": memory if threads else None, "nofile": int(limits.max_open_files), "nproc": None,
-                   # the main stack is not data either: bounded on its own for a program
-                   "stack": PROGRAM_STACK if program is not None else None},
-        "modules": bundle_modules(bundle.modules, marshalled) if program is None else {},
-        "bot_module": BOT_MODULE,
-        "bot": bundle.source if program is None else None,
-        "seccomp": None,
-        "uid": None,
-        "gid": None,
-        "parent": None,
-    }
-    if program is not None:
-        boot["program"] = {"argv": list(program.argv), "native": program.native,
-                           "file": binascii.b2a_base64(program.file, newline=False).decode("ascii")}
-    return boot
+    return BotBoot(
+        BootLimits(cpu, cpu_hard, RUNTIME_ADDRESS_SPACE if threads else memory, memory if threads else None,
+                   int(limits.max_open_files), None,
+                   PROGRAM_STACK if program is not None else None),  # a program's main stack is not data either
+        bundle_modules(bundle.modules, marshalled) if program is None else {},
+        BOT_MODULE,
+        bundle.source if program is None else None,
+        program=None if program is None else BootProgram(tuple(program.argv), program.native, program.file),
+    )

@@ -1,6 +1,7 @@
 """One running bot: spawn, start-up handshake, deadline-bound requests, freezing, cleanup."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -23,6 +24,7 @@ from .boot import (
 from .procscan import processes_of_uid, processes_with_tag
 from .framing import Event, FramingError, Outcome, Pipes, decode, encode
 from .freezing import Freezer
+from .protocol import READY_LINE, BotBoot
 from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier
 
 __all__ = ["BotProcess", "BOT_MODULE"]
@@ -165,12 +167,12 @@ class BotProcess:
             if problem is not None:
                 raise SandboxError(f"strong tier requested but unavailable: {problem}")
             self._slot = isolation.acquire_slot()
-            isolation.confine(boot, self._slot, self._filter)
-            boot["seal_mounts"] = True
+            boot = dataclasses.replace(isolation.confine(boot, self._slot, self._filter), seal_mounts=True)
             cmd = isolation.bwrap_argv(interp, binds=binds) + ["--", *cmd]
         else:
-            boot["parent"] = os.getpid()
-        payload = runner_line(interp.same_as_parent) + json.dumps(boot, separators=(",", ":")).encode() + b"\n"
+            boot = dataclasses.replace(boot, parent=os.getpid())
+        payload = (runner_line(interp.same_as_parent) + json.dumps(boot.to_json(), separators=(",", ":")).encode()
+                   + b"\n")
 
         started = time.monotonic()
         deadline = started + self.limits.startup_ms / 1000.0
@@ -209,7 +211,7 @@ class BotProcess:
     def _ready(self, outcome: Outcome, started: float) -> bool:
         """Whether the start-up exchange ended with ``ready``; otherwise the bot fails with why."""
         self.startup_ms = (time.monotonic() - started) * 1000.0
-        if outcome.event is Event.LINE and outcome.line == b'{"type":"ready"}':
+        if outcome.event is Event.LINE and outcome.line == READY_LINE:
             log.debug("%s: ready in %.1f ms", self.bundle.name, self.startup_ms)
             return True
         if outcome.event is Event.TIMEOUT:
@@ -219,10 +221,12 @@ class BotProcess:
         self._fail(reply)
         return False
 
-    def _spawn_forked(self, interp: isolation.Interpreter, boot: dict[str, Any], python: str | None,
+    def _spawn_forked(self, interp: isolation.Interpreter, boot: BotBoot, python: str | None,
                       binds: tuple[str, ...]) -> None:
         """Strong tier from a fork server: a fresh child of a warmed template (sandbox/zygote.py)."""
-        modules = boot.pop("modules")
+        modules = boot.modules
+        assert modules is not None
+        boot = dataclasses.replace(boot, modules=None)  # the template holds them
         # a program's template imports nothing and binds its runtime: one for every program of that runtime
         key = (modules_digest(self.bundle.modules) if self.language.is_python else binds, interp.executable)
         pool = zygote.zygote_pool()
@@ -230,7 +234,7 @@ class BotProcess:
                                 max(10_000.0, self.limits.startup_ms), binds)  # the template's start is not the bot's
         self._zygote, self._zygote_key = template, key
         self._slot = template.slot
-        isolation.confine(boot, self._slot, self._filter)
+        boot = isolation.confine(boot, self._slot, self._filter)
         started = time.monotonic()
         deadline = started + self.limits.startup_ms / 1000.0
         try:
@@ -243,7 +247,8 @@ class BotProcess:
         self._pipes = Pipes(stdin, stdout, stderr, self.limits.max_line_bytes, self.limits.max_stderr_bytes)
         self._runner_pid = child.pid
         self._rest.before_running()  # bot code runs once the boot line is in
-        outcome = self._pipes.exchange(json.dumps(boot, separators=(",", ":")).encode() + b"\n", deadline, want_line=True)
+        outcome = self._pipes.exchange(json.dumps(boot.to_json(), separators=(",", ":")).encode() + b"\n", deadline,
+                                       want_line=True)
         if self._ready(outcome, started):
             self._rest.after_reply()
 

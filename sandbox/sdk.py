@@ -32,7 +32,7 @@ from engine.events import (
 from engine.rules import Rules
 from engine.views import FieldView, OfferView, PrincesView, TradeCard, TradeView, TurnRecord, View, view_from_json
 
-PROTOCOL_VERSION = 1
+from .protocol import PROTOCOL_VERSION, ActionReply, DecideMessage, EndMessage, HelloMessage, ReadyReply
 
 __all__ = [
     "Accept", "Accepted", "Action", "Bean", "best_plant", "Bot", "BuyField", "ClaimTask", "Confirm",
@@ -59,9 +59,9 @@ class Hello:
 
     @classmethod
     def from_json(cls, message: Mapping[str, Any]) -> Hello:
-        return cls(int(message["seat"]), int(message["players"]), Rules.from_json(message["rules"]),
-                   int(message["bot_seed"]), dict(message.get("limits", {})),
-                   tuple(str(s) for s in message.get("seats", ())), int(message.get("protocol", PROTOCOL_VERSION)))
+        hello = HelloMessage.from_json(message)
+        return cls(hello.seat, hello.players, Rules.from_json(hello.rules), hello.bot_seed,
+                   {} if hello.limits is None else hello.limits.to_json(), hello.seats, hello.protocol)
 
 
 class Request:
@@ -76,13 +76,14 @@ class Request:
                  events: tuple[Event, ...] | None, options: tuple[Action, ...], time_left_ms: float) -> None:
         self.id, self.kind, self.options, self.time_left_ms = id, kind, options, time_left_ms
         self._view, self._events = view, events
-        self._raw: Mapping[str, Any] | None = None
+        self._raw: DecideMessage | None = None
 
     @classmethod
     def from_json(cls, message: Mapping[str, Any]) -> Request:
-        request = cls(int(message["id"]), DecisionKind(message["kind"]), None, None,
-                      tuple(action_from_json(a) for a in message["options"]), float(message.get("time_left_ms", 0.0)))
-        request._raw = message
+        decide = DecideMessage.from_json(message)
+        request = cls(decide.id, DecisionKind(decide.kind), None, None,
+                      tuple(action_from_json(a) for a in decide.options), float(decide.time_left_ms))
+        request._raw = decide
         return request
 
     @property
@@ -90,13 +91,13 @@ class Request:
         """A PrincesView in the duel and solo variants."""
         if self._view is None:
             assert self._raw is not None  # made by from_json, or given a view
-            self._view = view_from_json(self._raw["view"])
+            self._view = view_from_json(self._raw.view)
         return self._view
 
     @property
     def events(self) -> tuple[Event, ...]:
         if self._events is None:
-            self._events = tuple(event_from_json(e) for e in (self._raw or {}).get("events", []))
+            self._events = tuple(event_from_json(e) for e in (self._raw.events if self._raw else ()))
         return self._events
 
     def __repr__(self) -> str:
@@ -132,17 +133,17 @@ class Bot:
     # -- the protocol, dispatched; override the methods below instead
     def act(self, message: Mapping[str, Any]) -> dict[str, Any] | None:
         kind = message.get("type")
-        if kind == "decide":
+        if kind == DecideMessage.TYPE:
             request = Request.from_json(message)
             action = getattr(self, request.kind.value)(request)
-            return {"id": request.id, "action": action_to_json(action)}
-        if kind == "hello":
+            return ActionReply(request.id, action_to_json(action)).to_json()
+        if kind == HelloMessage.TYPE:
             hello = Hello.from_json(message)
             self.rules, self.seat, self.players = hello.rules, hello.seat, hello.players
             self.rng = random.Random(hello.bot_seed)
             self.on_start(hello)
-            return {"type": "ready"}
-        if kind == "end":
+            return ReadyReply().to_json()
+        if kind == EndMessage.TYPE:
             self.on_end(message)
         return None
 

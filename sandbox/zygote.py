@@ -31,6 +31,7 @@ from .boot import BOOTSTRAP, CLEAN_ENV, ISOLATED, runner_line
 from .cleanup import children, find_runner
 from .procscan import processes_of_uid
 from .framing import Event, Pipes
+from .protocol import READY_LINE, ForkServerBoot
 from .values import Limits, SandboxError, Tier
 
 __all__ = ["Zygote", "ZygoteChild", "ZygotePool", "close_fork_servers", "zygote_pool"]
@@ -66,11 +67,12 @@ class Zygote:
             assert self._popen.stdin and self._popen.stdout and self._popen.stderr
             pipes = Pipes(self._popen.stdin.fileno(), self._popen.stdout.fileno(), self._popen.stderr.fileno(),
                           4096, 16 * 1024)
-            boot = {"zygote": True, "control": control_fd, "modules": modules, "preload": list(preload),
-                    "seal_mounts": True, "undumpable": self.slot.uid is None}
-            payload = runner_line(interp.same_as_parent) + json.dumps(boot, separators=(",", ":")).encode() + b"\n"
+            boot = ForkServerBoot(control_fd, modules, tuple(preload), seal_mounts=True,
+                                  undumpable=self.slot.uid is None)
+            payload = (runner_line(interp.same_as_parent) + json.dumps(boot.to_json(), separators=(",", ":")).encode()
+                       + b"\n")
             outcome = pipes.exchange(payload, time.monotonic() + startup_ms / 1000.0, want_line=True)
-            if outcome.event is not Event.LINE or outcome.line != b'{"type":"ready"}':
+            if outcome.event is not Event.LINE or outcome.line != READY_LINE:
                 pipes.drain_stderr(time.monotonic() + 0.5)
                 raise SandboxError(f"fork server did not start ({outcome.event.value}): {pipes.err.text()[-500:]!r}")
             self.pid = self._template_pid()

@@ -2,14 +2,14 @@
 add to its runner's boot line."""
 from __future__ import annotations
 
-import binascii
+import dataclasses
 import fcntl
 import os
 import threading
 from pathlib import Path
-from typing import Any
 
 from ..procscan import processes_of_uid
+from ..protocol import BotBoot
 from ..values import SandboxError
 from .confinements import Confinement, confinement
 from .seccomp import Filter, seccomp_program
@@ -70,20 +70,22 @@ def acquire_slot(directory: Path = SLOT_DIR, uids: range = SLOT_UIDS) -> UidSlot
     raise SandboxError(f"no free uid slot in {uids.start}..{uids.stop - 1} (all {len(uids)} in use)")
 
 
-def confine(boot: dict[str, Any], slot: UidSlot, kind: Filter = Filter.PYTHON) -> None:
-    """Add the strong tier's confinement to a runner boot line: the seccomp filter, and the slot's
+def confine(boot: BotBoot, slot: UidSlot, kind: Filter = Filter.PYTHON) -> BotBoot:
+    """A runner boot line with the strong tier's confinement: the seccomp filter, and the slot's
     identity with one process for its uid, or (user namespace) no capability left. A threaded
     program may have ``THREADS`` tasks, counted in its own user namespace or for its slot uid."""
-    boot["seccomp"] = binascii.b2a_base64(seccomp_program(kind), newline=False).decode("ascii")
+    boot = dataclasses.replace(boot, seccomp=seccomp_program(kind))
+    nproc = boot.limits.nproc
     if slot.uid is None:
-        boot["drop_caps"] = True
+        boot = dataclasses.replace(boot, drop_caps=True)
     else:
-        boot["uid"], boot["gid"] = slot.uid, slot.gid
-        boot["limits"]["nproc"] = 1
+        boot = dataclasses.replace(boot, uid=slot.uid, gid=slot.gid)
+        nproc = 1
     if kind is Filter.THREADED_PROGRAM:
         # in a user namespace the count is the namespace's own (Linux 5.14 and later), which holds the
         # bot and, from a fork server, the template
-        boot["limits"]["nproc"] = THREADS + (0 if slot.uid is not None else 2)
+        nproc = THREADS + (0 if slot.uid is not None else 2)
+    return dataclasses.replace(boot, limits=dataclasses.replace(boot.limits, nproc=nproc))
 
 
 def _kill_quietly(pid: int) -> None:
