@@ -33,7 +33,7 @@ class TableSeat:
         return len(self.treasury)
 
 
-SeatT = TypeVar("SeatT", bound=TableSeat)
+SeatT_co = TypeVar("SeatT_co", bound=TableSeat, covariant=True)
 
 
 def _phase_name(phase: DecisionKind | None) -> str:
@@ -41,12 +41,12 @@ def _phase_name(phase: DecisionKind | None) -> str:
     return phase.value if phase else "game over"
 
 
-class Game(Generic[SeatT]):
+class Game(Generic[SeatT_co]):
     """Base of ``ClassicGame`` and ``PrincesGame``: the bean table both share (seats with fields and
     treasuries, a deck that reshuffles, planting, cashing in, buying a field) and the decision cache,
     action dispatch and record. Subclasses set ``HANDLERS`` (action type -> method), the rule ids
     below (each game's rules number the same rules their own way), and implement ``_options``.
-    ``SeatT`` is the game's kind of seat."""
+    ``SeatT_co`` is the game's kind of seat; code that takes any game takes a ``Game[TableSeat]``."""
 
     HANDLERS: ClassVar[dict[type, Callable[[Any, int, Any], None]]] = {}
     UNKNOWN_ACTION_RULE: ClassVar[str] = "?"
@@ -62,7 +62,7 @@ class Game(Generic[SeatT]):
     phase: DecisionKind | None  # None only before the first turn and once the game is over
     events: list[Event]
     history: list[tuple[int, Action]]
-    seats: list[SeatT]
+    seats: list[SeatT_co]
     players: int
     seed: int
     turn: int
@@ -78,7 +78,7 @@ class Game(Generic[SeatT]):
     def __init__(self, rules: Rules, players: int, seed: int) -> None:  # each game deals its own way
         raise NotImplementedError
 
-    def _open_table(self, rules: Rules, players: int, seed: int, seat_type: Callable[[], SeatT]) -> None:
+    def _open_table(self, rules: Rules, players: int, seed: int, seat_type: Callable[[], SeatT_co]) -> None:
         """The start every game shares: check the table size, shuffle the deck from ``seed`` (the
         first use of the game's random stream), empty seats and an empty record."""
         if not rules.min_players <= players <= rules.max_players:

@@ -20,7 +20,7 @@ from engine.valuation import field_worth
 
 if TYPE_CHECKING:
     from engine.classic import ClassicGame, SeatState
-    from engine.game import Game, SeatT, TableSeat
+    from engine.game import Game, TableSeat
     from engine.princes import PrincesGame
     from engine.views import PrincesView
 
@@ -28,14 +28,14 @@ _FREE = (Harvest, BuyField, PayTribute)  # actions after which the same seat dec
 _PASS, _END_TRADING = Pass(), EndTrading()
 
 
-def _pending(game: Game[SeatT]) -> Decision:
+def _pending(game: Game[TableSeat]) -> Decision:
     """The decision a policy answers (a policy is never asked once the game is over)."""
     decision = game.decision
     assert decision is not None, "the game is over"
     return decision
 
 
-def _field_score(game: Game[SeatT], seat: int, action: Plant | PlantTraded) -> tuple[int, int]:
+def _field_score(game: Game[TableSeat], seat: int, action: Plant | PlantTraded) -> tuple[int, int]:
     """Prefer a field of the same bean, then an empty one, then the cheapest field to lose."""
     s = game.seats[seat]
     field = action.field
@@ -56,7 +56,7 @@ def _classic_seat(s: TableSeat) -> SeatState:
     return s
 
 
-def _classic(game: Game[SeatT]) -> ClassicGame:
+def _classic(game: Game[TableSeat]) -> ClassicGame:
     """``game`` as a classic game: only the classic game trades, and its module is loaded by then."""
     from engine.classic import ClassicGame
 
@@ -64,7 +64,7 @@ def _classic(game: Game[SeatT]) -> ClassicGame:
     return game
 
 
-def default_action(game: Game[SeatT]) -> Action:
+def default_action(game: Game[TableSeat]) -> Action:
     """The forfeit policy: plant where it costs least, never plant a second card, never trade."""
     decision = _pending(game)
     kind = decision.kind
@@ -83,7 +83,7 @@ def default_action(game: Game[SeatT]) -> Action:
     return Pass()
 
 
-def random_action(game: Game[SeatT], rng: random.Random, offer_rate: float = 0.2) -> Action:
+def random_action(game: Game[TableSeat], rng: random.Random, offer_rate: float = 0.2) -> Action:
     """A uniformly random option; now and then a random offer while trading."""
     decision = _pending(game)
     options: list[Action] = [a for a in decision.options if not isinstance(a, _FREE)] or list(decision.options)
@@ -117,7 +117,7 @@ def _random_offer(game: ClassicGame, rng: random.Random) -> Offer | None:
 
 
 # ----------------------------------------------------------------- Princes (duel, solo)
-def _plant_value(game: Game[SeatT], seat: int, bean: Bean, field: int, count: int) -> float:
+def _plant_value(game: Game[TableSeat], seat: int, bean: Bean, field: int, count: int) -> float:
     """How good planting ``count`` ``bean`` into own ``field`` is: growing a field is best, an empty
     field next, cashing in another kind costs the beans that do not become gold."""
     s = game.seats[seat]
