@@ -162,8 +162,9 @@ class Game(Generic[SeatT_co]):
         and for a bot's author who wants to see what the bot does in one situation."""
         return cls(rules, players, seed).set_position(**position)
 
-    def set_position(self, *args: Any, **position: Any) -> Self:  # the gradual signature lets each game name its own fields
-        """Put this game into a hand-built position (keywords only); returns it."""
+    def set_position(self, *args: Any, **position: Any) -> Self:
+        """Put this game into a hand-built position (keywords only); returns it. Each game names its own
+        fields: a type checker lets a game override this signature (``*args, **kwargs``) with any other."""
         raise NotImplementedError
 
     @property

@@ -11,7 +11,7 @@ hands as they were when it ended are revealed (``PublicSeat.hand``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from engine.cards import Bean
 from engine.events import Event, event_to_json
@@ -19,11 +19,6 @@ from engine.narration import deal_sentence, describe
 from engine.replay import Replay, ReplayMismatch
 from engine.rules import Rules, rules_for
 from engine.views import FieldView, OfferView, TradeCard, TradeView, _offer_from, _offer_json, trade_json
-
-if TYPE_CHECKING:
-    from engine.classic import ClassicGame
-    from engine.game import Game, TableSeat
-    from engine.princes import PrincesGame
 
 #: the version of the JSON form below (``PublicState.to_json``, ``steps_json``)
 SPECTATOR_FORMAT = 1
@@ -135,7 +130,7 @@ def _seat_from(data: Mapping[str, Any]) -> PublicSeat:
                       None if hand is None else tuple(Bean.parse(b) for b in hand))
 
 
-def public_state(game: Game[TableSeat]) -> PublicState:
+def public_state(game: Any) -> PublicState:
     """The public table of ``game`` now, at step ``len(game.history)``: each kind of game builds its
     own (``game.public_state()``, like ``game.view(seat)``), so a new kind of game brings its spectator."""
     state: PublicState = game.public_state()
@@ -152,7 +147,7 @@ def _seats(game: Any, trade_areas: bool, figures: bool) -> tuple[PublicSeat, ...
         for i, s in enumerate(game.seats))
 
 
-def _state(game: Game[TableSeat], seats: tuple[PublicSeat, ...], trade: TradeView | None, table: PrincesTable | None) -> PublicState:
+def _state(game: Any, seats: tuple[PublicSeat, ...], trade: TradeView | None, table: PrincesTable | None) -> PublicState:
     decision = game.decision
     return PublicState(
         rules_id=game.rules.id, step=len(game.history), turn=game.turn, active=game.active, over=game.over,
@@ -163,7 +158,7 @@ def _state(game: Game[TableSeat], seats: tuple[PublicSeat, ...], trade: TradeVie
         seats=seats, trade=trade, princes=table, ranks=None if game.result is None else game.result.ranks)
 
 
-def classic_public_state(game: ClassicGame) -> PublicState:
+def classic_public_state(game: Any) -> PublicState:
     """The spectator's state of a ``ClassicGame``: trading areas and the trading round under way."""
     trade = None
     if game.phase is not None and game.phase.value.startswith("trade"):
@@ -175,7 +170,7 @@ def classic_public_state(game: ClassicGame) -> PublicState:
     return _state(game, _seats(game, trade_areas=True, figures=False), trade, None)
 
 
-def princes_public_state(game: PrincesGame) -> PublicState:
+def princes_public_state(game: Any) -> PublicState:
     """The spectator's state of a ``PrincesGame`` (duel, solo): figures, the box, the middle, the vine
     (face-down cards as ``None``) and the neutral figures."""
     table = PrincesTable(len(game.box), tuple(game.middle.items()),
@@ -184,7 +179,7 @@ def princes_public_state(game: PrincesGame) -> PublicState:
     return _state(game, _seats(game, trade_areas=False, figures=True), None, table)
 
 
-def public_state_json(game: Game[TableSeat]) -> dict[str, Any]:
+def public_state_json(game: Any) -> dict[str, Any]:
     """``public_state(game).to_json()`` made straight from the state (a site build makes one per step of
     every game: no state objects); tests check both agree on every step of many games."""
     state: dict[str, Any] = game.public_state_json()
@@ -205,7 +200,7 @@ def _seats_json(game: Any, trade_areas: bool, figures: bool) -> list[dict[str, A
             for i, s in enumerate(game.seats)]
 
 
-def _state_json(game: Game[TableSeat], seats: list[dict[str, Any]], trade: dict[str, Any] | None,
+def _state_json(game: Any, seats: list[dict[str, Any]], trade: dict[str, Any] | None,
                 table: dict[str, Any] | None) -> dict[str, Any]:
     over, result = game.over, game.result
     return {
@@ -218,12 +213,12 @@ def _state_json(game: Game[TableSeat], seats: list[dict[str, Any]], trade: dict[
     }
 
 
-def classic_public_state_json(game: ClassicGame) -> dict[str, Any]:
+def classic_public_state_json(game: Any) -> dict[str, Any]:
     trade = trade_json(game)
     return _state_json(game, _seats_json(game, trade_areas=True, figures=False), trade, None)
 
 
-def princes_public_state_json(game: PrincesGame) -> dict[str, Any]:
+def princes_public_state_json(game: Any) -> dict[str, Any]:
     revealed = game.revealed
     table = {"box": len(game.box), "middle": [[b.value, n] for b, n in game.middle.items()],
              "vine": [t if k < revealed else None for k, t in enumerate(game.vine)],
