@@ -94,7 +94,8 @@ class DaskExecutor(TableExecutor):
         log.info("Dask executor: %s, %d worker threads", self._client.scheduler.address, self.slots())
 
     def slots(self) -> int:
-        return max(1, sum(self._client.nthreads().values()))
+        threads: dict[str, int] = self._client.nthreads()  # worker address -> its threads
+        return max(1, sum(threads.values()))
 
     def detect_tier(self) -> Tier:
         """The strong tier if any worker provides it (each probes its own machine with a sandboxed bot):
@@ -137,7 +138,8 @@ class DaskExecutor(TableExecutor):
             task = self._tables.pop(future.key)
             matches = [game.match_id for game in task.games]
             try:
-                return future.result()  # type: ignore[no-any-return]
+                outcomes: list[MatchOutcome] = future.result()
+                return outcomes
             except TableRefused as refused:  # a worker without the strong tier: the table goes elsewhere
                 self._refused_by(refused.worker, refused.why)
                 tries = self._refusals.pop(future.key, 0) + 1

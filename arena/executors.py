@@ -208,6 +208,7 @@ class LocalPoolExecutor(TableExecutor):
             ready = multiprocessing.connection.wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
             for worker in busy:
                 if worker.conn in ready:
+                    outcomes: list[MatchOutcome] | None
                     try:
                         outcomes = worker.conn.recv()
                     except (EOFError, OSError):

@@ -27,7 +27,7 @@ from arena.planning import (LadderError, Planner, SeasonSettings, TooFewBots, ch
 from arena.rankings import RankingError, Standing, load_book
 from arena.ratings import RatingBook
 from arena.seeds import database_key
-from engine import rules_for
+from engine.rules import rules_for
 from sandbox import Limits, Tier
 
 log = logging.getLogger(__name__)

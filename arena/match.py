@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from arena.players import SandboxPlayer
 from arena.referee import GameRecord, play_game
-from engine import rules_for
+from engine.rules import rules_for
 from sandbox import Limits, SandboxError, Tier
 
 log = logging.getLogger(__name__)

@@ -21,7 +21,8 @@ PRIOR = 0.5
 
 def score_of_elo(elo: float) -> float:
     """The expected score of a side ``elo`` points stronger (logistic)."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    odds: float = 10.0 ** (-elo / 400.0)  # typeshed gives a float power as Any: a negative base makes a complex
+    return 1.0 / (1.0 + odds)
 
 
 def elo_of_score(score: float) -> float:

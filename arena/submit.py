@@ -22,7 +22,7 @@ from arena.ratings import MU, SIGMA
 from arena.referee import GameRecord, Player, play_game
 from arena.text import TextError, check_text, shown
 from arena.formats import format_of, formats
-from engine import rules_for
+from engine.rules import rules_for
 from sandbox import Limits, Status, Tier
 from sandbox.languages import LANGUAGES, PYTHON, BuildError, build, language_of_file, runtime_problem
 

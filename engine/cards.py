@@ -22,13 +22,13 @@ class Bean(enum.Enum):
     @classmethod
     def parse(cls, text: object) -> Bean:
         try:
-            return _BEANS_BY_NAME[text]  # type: ignore[index]
+            return _BEANS_BY_NAME[text]
         except (KeyError, TypeError):  # TypeError: not hashable, so not a name either
             names = ", ".join(b.value for b in cls)
             raise ValueError(f"unknown bean {text!r} (expected one of: {names})") from None
 
 
-_BEANS_BY_NAME: dict[str, Bean] = {b.value: b for b in Bean}  # what Bean(text) looks up, without its overhead
+_BEANS_BY_NAME: dict[object, Bean] = {b.value: b for b in Bean}  # what Bean(text) looks up, without its overhead
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from engine.actions import (
 )
 from engine.cards import Bean, find_cards
 from engine.errors import IllegalAction
-from engine.game import Game, TableSeat
+from engine.game import Game, TableSeat, _phase_name
 from engine.events import (
     Accepted, Offered, Passed, Traded, TradingEnded, TurnedUp, TurnStarted,
 )
@@ -59,7 +59,7 @@ class OpenOffer:
     want: tuple[Bean, ...]
 
 
-class ClassicGame(Game):
+class ClassicGame(Game[SeatState]):
     """A game of the base game in progress. Drive it with ``decision`` and ``apply``."""
 
     RULE_NO_FIELD, RULE_LONE_BEAN, RULE_HARVEST, RULE_BUY_FIELD = "C-3.1", "C-4.2", "C-4.3", "C-3.2"
@@ -149,7 +149,7 @@ class ClassicGame(Game):
     # ----------------------------------------------------------------- actions
     def _do_plant(self, seat: int, action: Plant) -> None:
         if self.phase not in _PLANT_KINDS:
-            raise IllegalAction("C-5.1", action, f"no hand card is to be planted now ({self.phase.value})")  # type: ignore[union-attr]
+            raise IllegalAction("C-5.1", action, f"no hand card is to be planted now ({_phase_name(self.phase)})")
         s = self.seats[seat]
         self._plant(seat, s.hand[0], action.field, action, "hand")
         s.hand.pop(0)
@@ -175,7 +175,7 @@ class ClassicGame(Game):
             self._next_round()
         else:
             rule = "C-5.1" if phase is DecisionKind.PLANT_FIRST else "C-5.5"
-            raise IllegalAction(rule, action, f"planting is mandatory now ({phase.value})")  # type: ignore[union-attr]
+            raise IllegalAction(rule, action, f"planting is mandatory now ({_phase_name(phase)})")
 
     def _do_end_trading(self, seat: int, action: EndTrading) -> None:
         if self.phase is not DecisionKind.TRADE_OFFER:
@@ -195,7 +195,7 @@ class ClassicGame(Game):
             if to != self.active:
                 raise IllegalAction("C-6.1", action, f"trades are only with the active player (seat {self.active})")
         else:
-            raise IllegalAction("C-6.8", action, f"no offer can be made now ({phase.value if phase else 'game over'})")
+            raise IllegalAction("C-6.8", action, f"no offer can be made now ({_phase_name(phase)})")
         if action.give_trade and not active:
             raise IllegalAction("C-6.2", action, "only the active player trades from the trading area")
         self._check_positions(action, action.give_hand, len(s.hand), "hand")
@@ -219,8 +219,9 @@ class ClassicGame(Game):
         give = tuple(s.hand[i] for i in action.give_hand) + tuple(s.trade[i] for i in action.give_trade)
         self._round_quiet = False
         if forced_gift:
+            assert to is not None  # a gift without a receiver was refused above (C-6.5)
             self.events.append(Offered(seat, to, give, (), self.trade_round))
-            self._deal(seat, action.give_hand, action.give_trade, to, ())  # type: ignore[arg-type]
+            self._deal(seat, action.give_hand, action.give_trade, to, ())
         else:  # an offer, a gift included (C-6.5): nothing moves until both sides agree (C-6.6)
             self.events.append(Offered(seat, to, give, action.want, self.trade_round))
             if active:

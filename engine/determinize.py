@@ -56,10 +56,10 @@ class Hidden:
     treasuries: tuple[tuple[Bean, ...], ...]
 
 
-def visible_cards(view: View) -> Counter:
+def visible_cards(view: View) -> Counter[Bean]:
     """Every card the view shows by bean: own hand, all fields, all trading areas (not the discard top:
     the whole discard pile is counted separately)."""
-    seen: Counter = Counter(view.hand)
+    seen: Counter[Bean] = Counter(view.hand)
     for fields in view.fields:
         for f in fields:
             if f.bean is not None:
@@ -71,10 +71,10 @@ def visible_cards(view: View) -> Counter:
 
 
 def unseen_cards(rules: Rules, view: View, discard: Sequence[Bean],
-                 treasuries: Sequence[Sequence[Bean]]) -> Counter:
+                 treasuries: Sequence[Sequence[Bean]]) -> Counter[Bean]:
     """The cards that are in the other hands or the deck: the full deck minus the view's cards, the
     discard pile and the treasuries. Raises ``ValueError`` if these do not fit in the deck."""
-    pool: Counter = Counter({t.bean: t.count for t in rules.bean_types})
+    pool: Counter[Bean] = Counter({t.bean: t.count for t in rules.bean_types})
     used = visible_cards(view)
     used.update(discard)
     for treasury in treasuries:
@@ -198,7 +198,7 @@ def _check(rules: Rules, view: View, hidden: Hidden, kind: DecisionKind) -> None
     if len(hidden.deck) != view.deck_size:
         raise ValueError(f"deck of {len(hidden.deck)}, the view says {view.deck_size}")
     check_public(view, hidden.discard, hidden.treasuries)
-    total: Counter = Counter(hidden.deck)
+    total: Counter[Bean] = Counter(hidden.deck)
     total.update(hidden.discard)
     for seat in range(n):
         total.update(hidden.hands[seat])
@@ -211,12 +211,12 @@ def _check(rules: Rules, view: View, hidden: Hidden, kind: DecisionKind) -> None
     if +total != expected:
         raise ValueError(f"cards do not add up to the deck: {dict(total - expected)} extra, "
                          f"{dict(expected - total)} missing")
-    trading = view.trade is not None
+    trade = view.trade
     any_traded = any(view.trade_areas)
     if kind is DecisionKind.TRADE_OFFER:
-        if not trading or view.trade.offer is not None or view.trade.responses:  # type: ignore[union-attr]
+        if trade is None or trade.offer is not None or trade.responses:
             raise ValueError("trade_offer needs a view at the start of a trading round")
-    elif trading:
+    elif trade is not None:
         raise ValueError(f"{kind.value} needs a view outside trading")
     elif kind is DecisionKind.PLANT_TRADED:
         if not any_traded:
@@ -226,11 +226,11 @@ def _check(rules: Rules, view: View, hidden: Hidden, kind: DecisionKind) -> None
 
 
 # ----------------------------------------------------------------- Princes (duel, solo)
-def princes_unseen(rules: Rules, view: PrincesView) -> Counter:
+def princes_unseen(rules: Rules, view: PrincesView) -> Counter[Bean]:
     """The cards a Princes view does not place: the deck minus own hand, every field, the middle and
     the discard top. They are somewhere in the supply, the discard pile, the other hand, a treasury
     or the box."""
-    pool: Counter = Counter({t.bean: t.count for t in rules.bean_types})
+    pool: Counter[Bean] = Counter({t.bean: t.count for t in rules.bean_types})
     pool.subtract(view.hand)
     for fields in view.fields:
         for f in fields:
@@ -280,8 +280,8 @@ def build_princes_game(rules: Rules, view: PrincesView, rng: random.Random,
         s.treasury = take(view.coins) if seat == view.seat else []
         s.position = view.figures[seat]
     game.deck = take(view.deck_size)
-    if known:
-        game.discard = list(discard)  # type: ignore[arg-type]
+    if known and discard is not None:  # known implies a discard pile was given
+        game.discard = list(discard)
     else:
         game.discard = take(max(view.discard_size - 1, 0)) + ([view.discard_top] if view.discard_top else [])
     game.box = take(view.box)

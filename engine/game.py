@@ -3,13 +3,18 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Self, Sequence, TypeVar
 
 from engine.actions import Action, BuyField, Decision, DecisionKind, Harvest
 from engine.cards import Bean
 from engine.errors import GameOverError, IllegalAction
 from engine.events import Drew, Event, FieldBought, GameEnded, Harvested, Planted, Reshuffled
 from engine.results import GameResult, rank_by_coins
+from engine.rules import Rules
+
+if TYPE_CHECKING:
+    from engine.spectator import PublicState
+    from engine.views import PrincesView, View
 
 _BUY_FIELD = BuyField()
 
@@ -28,11 +33,20 @@ class TableSeat:
         return len(self.treasury)
 
 
-class Game:
+SeatT_co = TypeVar("SeatT_co", bound=TableSeat, covariant=True)
+
+
+def _phase_name(phase: DecisionKind | None) -> str:
+    """How an error message names ``phase`` (a game without one is over)."""
+    return phase.value if phase else "game over"
+
+
+class Game(Generic[SeatT_co]):
     """Base of ``ClassicGame`` and ``PrincesGame``: the bean table both share (seats with fields and
     treasuries, a deck that reshuffles, planting, cashing in, buying a field) and the decision cache,
     action dispatch and record. Subclasses set ``HANDLERS`` (action type -> method), the rule ids
-    below (each game's rules number the same rules their own way), and implement ``_options``."""
+    below (each game's rules number the same rules their own way), and implement ``_options``.
+    ``SeatT_co`` is the game's kind of seat; code that takes any game takes a ``Game[TableSeat]``."""
 
     HANDLERS: ClassVar[dict[type, Callable[[Any, int, Any], None]]] = {}
     UNKNOWN_ACTION_RULE: ClassVar[str] = "?"
@@ -45,26 +59,26 @@ class Game:
     over: bool
     result: GameResult | None
     to_move: int
-    phase: DecisionKind | None
+    phase: DecisionKind | None  # None only before the first turn and once the game is over
     events: list[Event]
     history: list[tuple[int, Action]]
-    seats: list[Any]
+    seats: list[SeatT_co]
     players: int
     seed: int
     turn: int
     active: int
-    rules: Any
+    rules: Rules
     deck: list[Bean]
     discard: list[Bean]
     reshuffles: int
-    _rng: Any
+    _rng: random.Random
     _decision: Decision | None
     final_hands: tuple[tuple[Bean, ...], ...] | None  # every hand as the game ended, before it was discarded
 
-    def __init__(self, rules: Any, players: int, seed: int) -> None:  # each game deals its own way
+    def __init__(self, rules: Rules, players: int, seed: int) -> None:  # each game deals its own way
         raise NotImplementedError
 
-    def _open_table(self, rules: Any, players: int, seed: int, seat_type: Callable[[], Any]) -> None:
+    def _open_table(self, rules: Rules, players: int, seed: int, seat_type: Callable[[], SeatT_co]) -> None:
         """The start every game shares: check the table size, shuffle the deck from ``seed`` (the
         first use of the game's random stream), empty seats and an empty record."""
         if not rules.min_players <= players <= rules.max_players:
@@ -128,13 +142,13 @@ class Game:
         self.phase = None
         self._decision = None
 
-    def _cashable(self, s: Any) -> list[bool]:
+    def _cashable(self, s: TableSeat) -> list[bool]:
         """Per field: may it be cashed in now (a lone bean not while another field holds more)."""
         counts = s.field_counts
         lone_blocked = any(c > 1 for c in counts)  # computed once for every field
         return [c > 1 or (c == 1 and not lone_blocked) for c in counts]
 
-    def _add_field_options(self, options: list[Action], s: Any, cashable: list[bool]) -> None:
+    def _add_field_options(self, options: list[Action], s: TableSeat, cashable: list[bool]) -> None:
         """The options every decision has, appended to ``options``: buy the next field, cash in a field."""
         if len(s.field_beans) < self.rules.max_fields and len(s.treasury) >= self.rules.field_price:
             options.append(_BUY_FIELD)
@@ -143,11 +157,15 @@ class Game:
                 options.append(Harvest(i))
 
     @classmethod
-    def from_position(cls, rules: Any, players: int, seed: int = 0, **position: Any) -> Any:
+    def from_position(cls, rules: Rules, players: int, seed: int = 0, **position: Any) -> Self:
         """A game of ``rules`` in a hand-built position (the fields of ``set_position``): for tests,
         and for a bot's author who wants to see what the bot does in one situation."""
-        game: Any = cls(rules, players, seed)
-        return game.set_position(**position)
+        return cls(rules, players, seed).set_position(**position)
+
+    def set_position(self, *args: Any, **position: Any) -> Self:
+        """Put this game into a hand-built position (keywords only); returns it. Each game names its own
+        fields: a type checker lets a game override this signature (``*args, **kwargs``) with any other."""
+        raise NotImplementedError
 
     @property
     def decision(self) -> Decision | None:
@@ -155,7 +173,9 @@ class Game:
         if self.over:
             return None
         if self._decision is None:
-            self._decision = Decision(self.to_move, self.phase, tuple(self._options()))  # type: ignore[arg-type]
+            phase = self.phase
+            assert phase is not None  # a game in progress is always in some phase
+            self._decision = Decision(self.to_move, phase, tuple(self._options()))
         return self._decision
 
     def legal_actions(self) -> tuple[Action, ...]:
@@ -165,10 +185,10 @@ class Game:
     def events_since(self, index: int) -> list[Event]:
         return self.events[index:]
 
-    def view(self, seat: int) -> Any:
+    def view(self, seat: int) -> View | PrincesView:
         raise NotImplementedError
 
-    def public_state(self) -> Any:
+    def public_state(self) -> PublicState:
         """What a spectator sees now (engine/spectator.py ``PublicState``); each kind of game builds its own."""
         raise NotImplementedError
 
@@ -178,7 +198,7 @@ class Game:
 
     def view_json(self, seat: int) -> dict[str, Any]:
         """The JSON of ``view(seat)``; a variant may make it faster straight from its state."""
-        return self.view(seat).to_json()  # type: ignore[no-any-return]
+        return self.view(seat).to_json()
 
     def coins(self) -> tuple[int, ...]:
         return tuple(s.coins for s in self.seats)
@@ -191,15 +211,17 @@ class Game:
         seat = self.to_move
         handler = self.HANDLERS.get(type(action))
         if handler is None:
-            raise IllegalAction(self.UNKNOWN_ACTION_RULE, action, f"not an action of {self.rules.id}")  # type: ignore[attr-defined]
+            raise IllegalAction(self.UNKNOWN_ACTION_RULE, action, f"not an action of {self.rules.id}")
         handler(self, seat, action)
         self.history.append((seat, action))
         self._decision = None
         return self.events[start:]
 
     # ----------------------------------------------------------------- the bean table
-    def _set_table(self, hands: Any, fields: Any, treasury: Any, deck: Any, discard: Any, active: int,
-                   reshuffles: int, turn: int) -> None:
+    def _set_table(self, hands: Sequence[Sequence[Bean]] | None,
+                   fields: Sequence[Sequence[tuple[Bean, int] | None]] | None,
+                   treasury: Sequence[int | Sequence[Bean]] | None, deck: Sequence[Bean], discard: Sequence[Bean],
+                   active: int, reshuffles: int, turn: int) -> None:
         """What a hand-built position sets in every game (``set_position``): hands, fields and
         treasuries (a number of coins is that many blue cards), the deck in draw order, the discard
         pile bottom to top, whose turn it is; the record starts empty."""
@@ -249,7 +271,7 @@ class Game:
         return self.discard
 
     @staticmethod
-    def _may_cash_in(s: Any, index: int) -> bool:
+    def _may_cash_in(s: TableSeat, index: int) -> bool:
         """A lone bean may not be cashed in while another field holds more than one."""
         return s.field_counts[index] != 1 or all(c <= 1 for c in s.field_counts)
 
@@ -296,9 +318,9 @@ class Game:
         bean = s.field_beans[index]
         count = s.field_counts[index]
         assert bean is not None
-        coins = self.rules.coins_for(bean, count)  # type: ignore[attr-defined]
+        coins = self.rules.coins_for(bean, count)
         s.treasury.extend([bean] * coins)
-        self.discard.extend([bean] * (count - coins))  # type: ignore[attr-defined]
+        self.discard.extend([bean] * (count - coins))
         s.field_beans[index] = None
         s.field_counts[index] = 0
         self.events.append(Harvested(seat, index, bean, count, coins))

@@ -8,23 +8,38 @@ example policy of the Princes simulation (bench/princes.py).
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from engine.actions import (
-    Action, BuyField, ClaimTask, DecisionKind, DiscardHand, DiscardMiddle, EndTrading, Harvest, Offer, Pass,
-    PayTribute, Plant, PlantMiddle, PlantTraded,
+    Action, BuyField, ClaimTask, Decision, DecisionKind, DiscardHand, DiscardMiddle, EndTrading, Harvest, Offer,
+    Pass, PayTribute, Plant, PlantMiddle, PlantTraded,
 )
+from engine.cards import Bean
+from engine.rules import Rules
 from engine.valuation import field_worth
+
+if TYPE_CHECKING:
+    from engine.classic import ClassicGame, SeatState
+    from engine.game import Game, TableSeat
+    from engine.princes import PrincesGame
+    from engine.views import PrincesView
 
 _FREE = (Harvest, BuyField, PayTribute)  # actions after which the same seat decides again
 _PASS, _END_TRADING = Pass(), EndTrading()
 
 
-def _field_score(game, seat: int, action: Action) -> tuple[int, int]:
+def _pending(game: Game[TableSeat]) -> Decision:
+    """The decision a policy answers (a policy is never asked once the game is over)."""
+    decision = game.decision
+    assert decision is not None, "the game is over"
+    return decision
+
+
+def _field_score(game: Game[TableSeat], seat: int, action: Plant | PlantTraded) -> tuple[int, int]:
     """Prefer a field of the same bean, then an empty one, then the cheapest field to lose."""
     s = game.seats[seat]
-    field = action.field  # type: ignore[union-attr]
-    bean = s.hand[0] if isinstance(action, Plant) else s.trade[action.card]  # type: ignore[union-attr]
+    field = action.field
+    bean = s.hand[0] if isinstance(action, Plant) else _classic_seat(s).trade[action.card]
     current = s.field_beans[field]
     if current is bean:
         return (0, -s.field_counts[field])
@@ -33,9 +48,25 @@ def _field_score(game, seat: int, action: Action) -> tuple[int, int]:
     return (2, s.field_counts[field] - game.rules.coins_for(current, s.field_counts[field]) * 10)
 
 
-def default_action(game) -> Action:
+def _classic_seat(s: TableSeat) -> SeatState:
+    """``s`` as the seat of a classic game: only the classic game trades, and its module is loaded by then."""
+    from engine.classic import SeatState
+
+    assert isinstance(s, SeatState), s
+    return s
+
+
+def _classic(game: Game[TableSeat]) -> ClassicGame:
+    """``game`` as a classic game: only the classic game trades, and its module is loaded by then."""
+    from engine.classic import ClassicGame
+
+    assert isinstance(game, ClassicGame), game
+    return game
+
+
+def default_action(game: Game[TableSeat]) -> Action:
     """The forfeit policy: plant where it costs least, never plant a second card, never trade."""
-    decision = game.decision
+    decision = _pending(game)
     kind = decision.kind
     seat = decision.seat
     if kind is DecisionKind.TRADE_OFFER:
@@ -52,18 +83,18 @@ def default_action(game) -> Action:
     return Pass()
 
 
-def random_action(game, rng: random.Random, offer_rate: float = 0.2) -> Action:
+def random_action(game: Game[TableSeat], rng: random.Random, offer_rate: float = 0.2) -> Action:
     """A uniformly random option; now and then a random offer while trading."""
-    decision = game.decision
-    options = [a for a in decision.options if not isinstance(a, _FREE)] or list(decision.options)
+    decision = _pending(game)
+    options: list[Action] = [a for a in decision.options if not isinstance(a, _FREE)] or list(decision.options)
     if decision.kind in (DecisionKind.TRADE_OFFER, DecisionKind.TRADE_RESPOND) and rng.random() < offer_rate:
-        offer = _random_offer(game, rng)
+        offer = _random_offer(_classic(game), rng)
         if offer is not None:
             return offer
     return options[rng.randrange(len(options))]
 
 
-def _random_offer(game, rng: random.Random) -> Offer | None:
+def _random_offer(game: ClassicGame, rng: random.Random) -> Offer | None:
     seat = game.to_move
     s = game.seats[seat]
     active = seat == game.active
@@ -72,8 +103,9 @@ def _random_offer(game, rng: random.Random) -> Offer | None:
     want = tuple(rng.choice(game.rules.beans) for _ in range(rng.randrange(0, 3)))
     if not (give_hand or give_trade or want):
         return None
+    to: int | None
     if active:
-        others = [p for p in range(game.players) if p != seat]
+        others: list[int | None] = [p for p in range(game.players) if p != seat]
         to = rng.choice(others + [None]) if want else rng.choice(others)
     else:
         to = game.active
@@ -85,7 +117,7 @@ def _random_offer(game, rng: random.Random) -> Offer | None:
 
 
 # ----------------------------------------------------------------- Princes (duel, solo)
-def _plant_value(game, seat: int, bean, field: int, count: int) -> float:
+def _plant_value(game: Game[TableSeat], seat: int, bean: Bean, field: int, count: int) -> float:
     """How good planting ``count`` ``bean`` into own ``field`` is: growing a field is best, an empty
     field next, cashing in another kind costs the beans that do not become gold."""
     s = game.seats[seat]
@@ -98,7 +130,7 @@ def _plant_value(game, seat: int, bean, field: int, count: int) -> float:
     return -float(n - game.rules.coins_for(current, n))
 
 
-def _heuristic(game, seat: int, action: Action) -> float:
+def _heuristic(game: PrincesGame, seat: int, action: Action) -> float:
     s = game.seats[seat]
     if isinstance(action, Plant):
         return _plant_value(game, seat, s.hand[0], action.field, 1)
@@ -115,13 +147,20 @@ def _heuristic(game, seat: int, action: Action) -> float:
         return 0.0
     if isinstance(action, Harvest):
         n = s.field_counts[action.field]
-        return -float(n - game.rules.coins_for(s.field_beans[action.field], n)) - 0.5
+        return -float(n - _harvest_coins(game.rules, s, action.field)) - 0.5
     if isinstance(action, BuyField):
         return -1.0
     return 0.0  # Pass
 
 
-def _claims_after(game, action: Action, rng: random.Random) -> int:
+def _harvest_coins(rules: Rules, s: TableSeat, field: int) -> int:
+    """What cashing in the planted ``field`` of ``s`` pays now."""
+    bean = s.field_beans[field]
+    assert bean is not None, field  # only a planted field is offered for harvest
+    return rules.coins_for(bean, s.field_counts[field])
+
+
+def _claims_after(game: PrincesGame, action: Action, rng: random.Random) -> int:
     """Tasks claimable in a row right after ``action`` in a copy whose supply is reshuffled (no peeking)."""
     trial = game.clone(shuffle=rng)
     seat, turn = trial.active, trial.turn
@@ -133,13 +172,13 @@ def _claims_after(game, action: Action, rng: random.Random) -> int:
     return claims + (5 if trial.over and trial.end_reason == "castle" and trial.active == seat else 0)
 
 
-def princes_greedy_action(game, rng: random.Random, tribute_reserve: int | None = None) -> Action:
+def princes_greedy_action(game: PrincesGame, rng: random.Random, tribute_reserve: int | None = None) -> Action:
     """The example policy of the Princes variants: claim every task it can; otherwise the option after
     which most tasks can be claimed (one sampled look-ahead), ties broken by a planting heuristic; pay
     tribute at the end of its turn when the gold above ``tribute_reserve`` closes the gap (solo: to violet's
     next step, and only once red is near the Castle; duel: to one card ahead of the opponent). The default
     reserve is 0 in solo (gold for the Castle is harvested at its door) and the Castle's price in the duel."""
-    decision = game.decision
+    decision = _pending(game)
     options = decision.options
     seat = decision.seat
     s = game.seats[seat]
@@ -148,7 +187,7 @@ def princes_greedy_action(game, rng: random.Random, tribute_reserve: int | None 
         return ClaimTask()
     if game.castle - s.position == 1:  # only the Castle is left: gather the gold it needs
         cash = [a for a in options if isinstance(a, Harvest)
-                and game.rules.coins_for(s.field_beans[a.field], s.field_counts[a.field]) > 0]
+                and _harvest_coins(game.rules, s, a.field) > 0]
         if cash:
             return max(cash, key=lambda a: s.field_counts[a.field])
     reserve = tribute_reserve if tribute_reserve is not None else 0 if game.solo else princes.castle_gold
@@ -171,7 +210,7 @@ def princes_greedy_action(game, rng: random.Random, tribute_reserve: int | None 
 RED_SLACK = 3  # solo: pay tribute against red only when it has at most this many harmless steps left
 
 
-def _tribute_pays(game, seat: int, reserve: int) -> bool:
+def _tribute_pays(game: PrincesGame, seat: int, reserve: int) -> bool:
     """Pay one tribute if the gold above ``reserve`` closes the gap: solo, up to violet's next step (so
     that red does not move); duel, up to one card ahead of the opponent."""
     s = game.seats[seat]
@@ -191,7 +230,8 @@ def _tribute_pays(game, seat: int, reserve: int) -> bool:
     return 0 < gap <= spare
 
 
-def princes_example_move(rules, view, options, events, rng: random.Random, discard: list) -> Action:
+def princes_example_move(rules: Rules, view: PrincesView, options: Sequence[Action], events: Sequence[object],
+                         rng: random.Random, discard: list[Bean]) -> Action:
     """How the example bots play any duel or solo decision: follow the discard pile from the public
     ``events`` (kept in ``discard`` across calls), guess what the view hides once, pay a tribute with
     the gold beyond what the Castle needs, else ``princes_greedy_action`` on the guess (an option of
@@ -200,7 +240,7 @@ def princes_example_move(rules, view, options, events, rng: random.Random, disca
 
     follow_princes_discard(discard, events)
     game = build_princes_game(rules, view, rng, discard)
-    princes = rules.princes
+    princes = game.princes  # the rules' own: building the game checked that they are there
     if (ClaimTask() not in options and PayTribute() in options
             and view.coins - princes.tribute_price >= princes.castle_gold):
         return PayTribute()  # gold beyond what the Castle needs buys progress
@@ -213,22 +253,24 @@ class PrincesExampleMoves:
     discard pile followed in ``self.princes_discard``. The bot's ``plant_first`` and
     ``plant_second`` hand over to ``princes_move`` when ``self.rules.princes`` is set."""
 
-    rules: Any
+    rules: Rules | None  # as the SDK's bot has it: set by the hello, before any decision
     rng: random.Random
 
     def princes_move(self, request: Any) -> Action:
         """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
         discard = self.__dict__.setdefault("princes_discard", [])
-        return princes_example_move(self.rules, request.view, request.options, request.events, self.rng, discard)
+        rules = self.rules
+        assert rules is not None, "a decision before the hello"
+        return princes_example_move(rules, request.view, request.options, request.events, self.rng, discard)
 
     take_middle = discard_hand = keep_middle = princes_move
 
 
 # ------------------------------------------------------------------ playouts (the search bot's)
-_TABLES: dict = {}
+_TABLES: dict[str, dict[Bean, list[int]]] = {}
 
 
-def _coin_table(rules: Any) -> dict:
+def _coin_table(rules: Rules) -> dict[Bean, list[int]]:
     """``table[bean][n]``: coins for a field of ``n`` beans (a lookup is cheaper than the beanometer)."""
     table = _TABLES.get(rules.id)
     if table is None:
@@ -236,12 +278,13 @@ def _coin_table(rules: Any) -> dict:
     return table
 
 
-def _rollout_field(game, s, bean: Any) -> int:
+def _rollout_field(game: ClassicGame, s: SeatState, bean: Bean) -> int:
     """Where a playout plants ``bean``: a field of the same bean (the fullest), else an empty one,
     else the legal field (C-4.2) whose cash-in wastes the fewest beans."""
     beans, counts = s.field_beans, s.field_counts
     table = _coin_table(game.rules)
     best, best_key = 0, None
+    key: tuple[int, int]
     lone_blocked = any(c > 1 for c in counts)
     for i, b in enumerate(beans):
         if b is bean:
@@ -257,7 +300,7 @@ def _rollout_field(game, s, bean: Any) -> int:
     return best
 
 
-def rollout_action(game) -> Action:
+def rollout_action(game: ClassicGame) -> Action:
     """The fast policy every seat follows in a playout; it reads the engine state directly and
     never lists options: plant where it loses least, plant a second card only onto its own kind,
     buy the third field in the first pass through the deck, never trade."""
@@ -281,7 +324,7 @@ def rollout_action(game) -> Action:
     return _PASS
 
 
-def playout(game, me: int, turns: int | None) -> float:
+def playout(game: ClassicGame, me: int, turns: int | None) -> float:
     """Play ``turns`` more turns (``None``: to the end); own score minus the best other seat's,
     where a seat's score is its coins plus what its fields would pay (``field_worth``) if the
     playout stopped early."""
@@ -289,6 +332,7 @@ def playout(game, me: int, turns: int | None) -> float:
     while not game.over and (stop is None or game.turn < stop):
         game.apply(rollout_action(game))
     if game.over:
+        assert game.result is not None  # every game that is over has its result
         coins = game.result.coins
         return coins[me] - max(c for s, c in enumerate(coins) if s != me)
     rules = game.rules

@@ -18,7 +18,7 @@ from engine.actions import (
 )
 from engine.cards import Bean
 from engine.errors import IllegalAction
-from engine.game import Game, TableSeat
+from engine.game import Game, TableSeat, _phase_name
 from engine.events import (
     Discarded, EndTriggered, FigureMoved, Passed, TaskClaimed, TookDiscard,
     TributePaid, TurnedUp, TurnStarted, VineRevealed,
@@ -116,7 +116,7 @@ CHECKS: dict[str, Callable[[PrincesGame, PrincesSeat], bool]] = {
 assert set(CHECKS) == set(TASKS)
 
 
-class PrincesGame(Game):
+class PrincesGame(Game[PrincesSeat]):
     """A duel or solo game in progress. Drive it with ``decision`` and ``apply``."""
 
     UNKNOWN_ACTION_RULE = "P-0"
@@ -241,7 +241,7 @@ class PrincesGame(Game):
     def _do_plant(self, seat: int, action: Plant) -> None:
         phase = self.phase
         if phase is not K.PLANT_FIRST and phase is not K.PLANT_SECOND:
-            raise IllegalAction("P-4.2", action, f"no hand card is to be planted now ({phase.value})")  # type: ignore[union-attr]
+            raise IllegalAction("P-4.2", action, f"no hand card is to be planted now ({_phase_name(phase)})")
         s = self.seats[seat]
         bean = s.hand[0]
         how = self._plant(seat, bean, 1, action.field, action, "hand")
@@ -271,7 +271,7 @@ class PrincesGame(Game):
     def _do_discard_hand(self, seat: int, action: DiscardHand) -> None:
         phase = self.phase
         if phase not in _PHASE1:
-            raise IllegalAction("P-4.3", action, f"hand cards are discarded only in phase 1 (now {phase.value})")  # type: ignore[union-attr]
+            raise IllegalAction("P-4.3", action, f"hand cards are discarded only in phase 1 (now {_phase_name(phase)})")
         limit = self.princes.hand_discards
         if self.log.p1_discards >= limit:
             raise IllegalAction("P-4.3", action, f"only {limit} hand card(s) may be discarded a turn")
@@ -291,7 +291,7 @@ class PrincesGame(Game):
     def _do_plant_middle(self, seat: int, action: PlantMiddle) -> None:
         phase = self.phase
         if phase is not K.TAKE_MIDDLE and phase is not K.KEEP_MIDDLE:
-            raise IllegalAction("P-4.6", action, f"middle cards are planted only in phases 0 and 3 (now {phase.value})")  # type: ignore[union-attr]
+            raise IllegalAction("P-4.6", action, f"middle cards are planted only in phases 0 and 3 (now {_phase_name(phase)})")
         rule = "P-4.1" if phase is K.TAKE_MIDDLE else "P-4.6"
         count = self.middle.get(action.bean, 0) if isinstance(action.bean, Bean) else 0
         if not count:
@@ -524,13 +524,13 @@ class PrincesGame(Game):
 
 
 PrincesGame.HANDLERS = {
-    Plant: PrincesGame._do_plant,  # type: ignore[dict-item]
-    Pass: PrincesGame._do_pass,  # type: ignore[dict-item]
-    DiscardHand: PrincesGame._do_discard_hand,  # type: ignore[dict-item]
-    PlantMiddle: PrincesGame._do_plant_middle,  # type: ignore[dict-item]
-    DiscardMiddle: PrincesGame._do_discard_middle,  # type: ignore[dict-item]
-    Harvest: PrincesGame._do_harvest,  # type: ignore[dict-item]
-    BuyField: PrincesGame._do_buy_field,  # type: ignore[dict-item]
-    ClaimTask: PrincesGame._do_claim,  # type: ignore[dict-item]
-    PayTribute: PrincesGame._do_tribute,  # type: ignore[dict-item]
+    Plant: PrincesGame._do_plant,
+    Pass: PrincesGame._do_pass,
+    DiscardHand: PrincesGame._do_discard_hand,
+    PlantMiddle: PrincesGame._do_plant_middle,
+    DiscardMiddle: PrincesGame._do_discard_middle,
+    Harvest: PrincesGame._do_harvest,
+    BuyField: PrincesGame._do_buy_field,
+    ClaimTask: PrincesGame._do_claim,
+    PayTribute: PrincesGame._do_tribute,
 }

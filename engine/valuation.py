@@ -9,7 +9,7 @@ coins a field pays now plus ``PROGRESS`` of the way to its next beanometer level
 from __future__ import annotations
 
 from itertools import permutations
-from typing import Any, Iterable
+from typing import Any, Iterable, TypeVar
 
 from engine.actions import Action, BuyField, EndTrading, Offer
 from engine.cards import Bean
@@ -22,7 +22,8 @@ ACCEPT_MARGIN = 0.25    # a deal must gain at least this many coins of value
 PARTNER_SHARE = 0.5     # ... plus this share of what the partner visibly gains
 GIFT_THRESHOLD = -0.4   # a hand card worth less than this is given away when possible
 
-Fields = tuple  # tuple of (bean or None, count) pairs
+Fields = tuple[tuple[Bean | None, int], ...]  # a seat's fields: (bean or None, count) each
+Cards = tuple[Bean, ...]
 
 
 def field_worth(rules: Rules, bean: Bean | None, count: int) -> float:
@@ -41,7 +42,7 @@ def field_worth(rules: Rules, bean: Bean | None, count: int) -> float:
 def plant_one(rules: Rules, fields: Fields, bean: Bean) -> list[tuple[float, Fields]]:
     """Every legal way to plant ``bean``: (coins earned by a forced cash-in, new fields)."""
     lone_blocked = any(n > 1 for _, n in fields)
-    out = []
+    out: list[tuple[float, Fields]] = []
     for i, (b, n) in enumerate(fields):
         if b is None or b is bean:
             out.append((0.0, fields[:i] + ((bean, n + 1),) + fields[i + 1:]))
@@ -60,7 +61,7 @@ def best_plant_of(rules: Rules, fields: Fields, bean: Bean) -> tuple[float, Fiel
     return max(plant_one(rules, fields, bean), key=lambda r: r[0] + settle(rules, r[1]))
 
 
-def position_value(rules: Rules, fields: Fields, hand: tuple, trade: tuple = ()) -> float:
+def position_value(rules: Rules, fields: Fields, hand: Cards, trade: Cards = ()) -> float:
     """What fields + the next hand cards + trading-area cards are worth, in coins (see module doc)."""
     best: float | None = None
     for order in (permutations(trade) if len(trade) <= 3 else [tuple(trade)]):
@@ -75,7 +76,10 @@ def position_value(rules: Rules, fields: Fields, hand: tuple, trade: tuple = ())
     return best
 
 
-def without(cards: tuple, positions: Iterable[int]) -> tuple:
+T = TypeVar("T")
+
+
+def without(cards: tuple[T, ...], positions: Iterable[int]) -> tuple[T, ...]:
     """``cards`` minus the ones at ``positions``."""
     drop = set(positions)
     return tuple(c for i, c in enumerate(cards) if i not in drop)
@@ -89,14 +93,14 @@ class CardValues:
     def fields(self, view: View, seat: int | None = None) -> Fields:
         return tuple((f.bean, f.count) for f in view.fields[view.seat if seat is None else seat])
 
-    def trade_beans(self, view: View) -> tuple:
+    def trade_beans(self, view: View) -> Cards:
         return tuple(c.bean for c in view.trade_areas[view.seat])
 
-    def value(self, view: View, hand: tuple | None = None, trade: tuple | None = None) -> float:
+    def value(self, view: View, hand: Cards | None = None, trade: Cards | None = None) -> float:
         return position_value(self.rules, self.fields(view), view.hand if hand is None else hand,
                               self.trade_beans(view) if trade is None else trade)
 
-    def partner_gain(self, view: View, seat: int, cards: tuple) -> float:
+    def partner_gain(self, view: View, seat: int, cards: Cards) -> float:
         """What ``cards`` planted into ``seat``'s fields gain it (its hand is unknown, so ignored)."""
         fields = self.fields(view, seat)
         return position_value(self.rules, fields, (), cards) - settle(self.rules, fields)
@@ -144,13 +148,13 @@ class CardValues:
                 best, gain = bean, g
         return best
 
-    def hand_liabilities(self, view: View) -> tuple:
+    def hand_liabilities(self, view: View) -> tuple[int, ...]:
         """Hand positions (within the look-ahead) whose card the bot is better off without."""
         base = self.value(view)
         return tuple(i for i in range(min(len(view.hand), HAND_HORIZON))
                      if self.value(view, hand=without(view.hand, [i])) - base > -GIFT_THRESHOLD)
 
-    def gift(self, view: View, give_trade: tuple, give_hand: tuple) -> Action:
+    def gift(self, view: View, give_trade: tuple[int, ...], give_hand: tuple[int, ...]) -> Action:
         """Give cards away to the other player they help least (nothing to give: end trading)."""
         if not give_trade and not give_hand:
             return EndTrading()

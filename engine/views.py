@@ -94,7 +94,7 @@ class View:
                 reshuffles=int(data["reshuffles"]),
                 trade=None if trade is None else TradeView(
                     int(trade["round"]), int(trade["max_rounds"]), _offer_from(trade["offer"]),
-                    tuple(_offer_from(r) for r in trade["responses"])),  # type: ignore[misc]
+                    tuple(_response_from(r) for r in trade["responses"])),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed view {str(data)[:200]!r}: {exc}") from None
@@ -122,8 +122,11 @@ def _offer_json(offer: OfferView | None) -> dict[str, Any] | None:
 
 
 def _offer_from(data: Mapping[str, Any] | None) -> OfferView | None:
-    if data is None:
-        return None
+    return None if data is None else _response_from(data)
+
+
+def _response_from(data: Mapping[str, Any]) -> OfferView:
+    """An offer or a response of a trading round from its JSON (a response is never null)."""
     to = data["to"]
     return OfferView(int(data["seat"]), None if to is None else int(to),
                      tuple(Bean.parse(b) for b in data["give"]), tuple(Bean.parse(b) for b in data["want"]),

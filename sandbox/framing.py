@@ -24,7 +24,7 @@ class FramingError(ValueError):
 _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 
-class Encoded(dict):  # type: ignore[type-arg]
+class Encoded(dict[str, Any]):
     """A message that carries its JSON line, made from parts encoded once for several messages
     (``encode_with_list``); the line is exactly ``encode`` of the dict. Not to be changed once made."""
 
@@ -34,7 +34,7 @@ class Encoded(dict):  # type: ignore[type-arg]
 
 def encode(message: Mapping[str, Any]) -> bytes:
     """One compact JSON line."""
-    line = getattr(message, "line", None)
+    line: bytes | None = getattr(message, "line", None)
     if line is not None:
         return line
     return _ENCODER.encode(message).encode("utf-8") + b"\n"

@@ -83,7 +83,7 @@ class BotProcess:
         self.limits = limits
         self.tier = tier
         self.tag = secrets.token_hex(8)  # not a secret: finds this bot's processes in /proc
-        self._popen: subprocess.Popen[bytes] | None = None
+        self._popen: subprocess.Popen[bytes] | zygote.ZygoteChild | None = None
         self._pipes: Pipes | None = None
         self._slot: isolation.UidSlot | None = None
         self._zygote: zygote.Zygote | None = None  # the fork server this bot came from, if any
@@ -204,7 +204,7 @@ class BotProcess:
         self._rest.before_running()  # bot code runs once the boot line is in
         outcome = self._pipes.exchange(payload, deadline, want_line=True)
         if self._ready(outcome, started) and self.tier is Tier.STRONG:
-            self._runner_pid = self._find_runner_pid()
+            self._runner_pid = self._find_runner_pid(self._popen.pid)
         if self._failure is None:
             self._rest.after_reply()
 
@@ -243,7 +243,7 @@ class BotProcess:
             raise SandboxError("fork server did not fork in time") from None
         child.stdin, child.stdout, child.stderr = (os.fdopen(stdin, "wb", 0), os.fdopen(stdout, "rb", 0),
                                                    os.fdopen(stderr, "rb", 0))  # closed with the bot
-        self._popen = child  # type: ignore[assignment]
+        self._popen = child
         self._pipes = Pipes(stdin, stdout, stderr, self.limits.max_line_bytes, self.limits.max_stderr_bytes)
         self._runner_pid = child.pid
         self._rest.before_running()  # bot code runs once the boot line is in
@@ -252,9 +252,9 @@ class BotProcess:
         if self._ready(outcome, started):
             self._rest.after_reply()
 
-    def _find_runner_pid(self) -> int | None:
-        assert self._popen is not None and self._slot is not None
-        pid = find_runner(self._popen.pid, self._slot.uid)
+    def _find_runner_pid(self, bwrap_pid: int) -> int | None:
+        assert self._slot is not None
+        pid = find_runner(bwrap_pid, self._slot.uid)
         if pid is None:
             log.warning("%s: runner process not found; it will not be frozen between requests", self.bundle.name)
         return pid
@@ -450,7 +450,7 @@ class BotProcess:
         popen = self._popen
         if popen is None:
             return
-        if self.tier is Tier.PLAIN:
+        if self.tier is Tier.PLAIN and popen.pid is not None:  # a plain bot is a Popen: its pid is known
             for sig_target in (popen.pid,):
                 try:
                     os.killpg(sig_target, signal.SIGKILL)

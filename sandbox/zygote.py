@@ -129,7 +129,8 @@ class Zygote:
                 raise SandboxError("fork server went away")
             self._buffer += data
         line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line)
+        message: dict[str, Any] = json.loads(line)
+        return message
 
     def disown(self) -> None:
         """Forget the template without killing it (a forked copy of its owner's handle)."""

@@ -16,7 +16,7 @@ from arena.progress import ProgressReporter, earlier_rate
 from arena.seeds import database_key, deal_id
 from arena.text import TextError, check_text, plural, shown
 from arena.submit import SubmissionError, builtin_bots, register_bosses
-from engine import rules_for
+from engine.rules import rules_for
 from sandbox import Limits
 
 from arena.cli.base import Context, UserError, echo, board_table, cli, format_table, pass_context
