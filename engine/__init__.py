@@ -54,10 +54,4 @@ def __getattr__(name: str) -> Any:
 
 def new_game(rules: Rules, players: int, seed: int) -> ClassicGame | PrincesGame:
     """A new game of ``rules`` for ``players`` seats, dealt from ``seed``."""
-    if rules.princes is None:  # the base game's rules (classic, or a format built on them)
-        from engine.classic import ClassicGame
-
-        return ClassicGame(rules, players, seed)
-    from engine.princes import PrincesGame  # duel, solo
-
-    return PrincesGame(rules, players, seed)
+    return rules.game_type()(rules, players, seed)

@@ -200,9 +200,7 @@ def princes_example_move(rules, view, options, events, rng: random.Random, disca
 
     follow_princes_discard(discard, events)
     game = build_princes_game(rules, view, rng, discard)
-    princes = rules.princes
-    if (ClaimTask() not in options and PayTribute() in options
-            and view.coins - princes.tribute_price >= princes.castle_gold):
+    if ClaimTask() not in options and PayTribute() in options and rules.spare_tribute(view.coins):
         return PayTribute()  # gold beyond what the Castle needs buys progress
     action = princes_greedy_action(game, rng)
     return action if action in options else options[0]
@@ -211,7 +209,7 @@ def princes_example_move(rules, view, options, events, rng: random.Random, disca
 class PrincesExampleMoves:
     """Mixed into an SDK bot: every duel and solo decision is ``princes_example_move``, with the
     discard pile followed in ``self.princes_discard``. The bot's ``plant_first`` and
-    ``plant_second`` hand over to ``princes_move`` when ``self.rules.princes`` is set."""
+    ``plant_second`` hand over to ``princes_move`` when ``self.princes`` (the SDK's) is set."""
 
     rules: Any
     rng: random.Random
