@@ -115,7 +115,7 @@ def register(fmt: Format) -> Format:
         raise ValueError(f"format {fmt.name!r} must have rules of variant {fmt.name!r}, not {fmt.rules().variant!r}")
     if fmt.name in _REGISTRY:
         raise ValueError(f"a format named {fmt.name!r} is already registered")
-    if fmt.default:
+    if fmt.default and any(f.default for f in _REGISTRY.values()):
         raise ValueError(f"format {fmt.name!r} cannot be the default: {default_format().name!r} is")
     register_variant(fmt.name, fmt.rules)
     _REGISTRY[fmt.name] = fmt
@@ -153,11 +153,10 @@ def format_of(name: str | None) -> Format:
 def _builtins() -> None:
     from arena.rankings import TrueSkill, WinRate
 
-    _REGISTRY["classic"] = Format("classic", "Classic", _classic_rules, TrueSkill(), default=True)
-    _REGISTRY["duel"] = Format("duel", "Duel", duel_rules, TrueSkill(), description="The two-player Princes game",
-                               spectator=VINE_TABLE)
-    _REGISTRY["solo"] = Format("solo", "Solo", solo_rules, WinRate(), same_deals=True, season_games=50,
-                               spectator=VINE_TABLE)
+    register(Format("classic", "Classic", _classic_rules, TrueSkill(), default=True))
+    register(Format("duel", "Duel", duel_rules, TrueSkill(), description="The two-player Princes game",
+                    spectator=VINE_TABLE))
+    register(Format("solo", "Solo", solo_rules, WinRate(), same_deals=True, season_games=50, spectator=VINE_TABLE))
 
 
 _builtins()

@@ -64,6 +64,11 @@ class Game:
     def __init__(self, rules: Any, players: int, seed: int) -> None:  # each game deals its own way
         raise NotImplementedError
 
+    @classmethod
+    def plays(cls, rules: Any) -> bool:
+        """Whether this kind of game plays ``rules`` (``engine.new_game`` asks each kind)."""
+        raise NotImplementedError
+
     def _open_table(self, rules: Any, players: int, seed: int, seat_type: Callable[[], Any]) -> None:
         """The start every game shares: check the table size, shuffle the deck from ``seed`` (the
         first use of the game's random stream), empty seats and an empty record."""

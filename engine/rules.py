@@ -14,9 +14,6 @@ from engine.vine import TASKS
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from engine.classic import ClassicGame
-    from engine.princes import PrincesGame
-
 
 def card_data_path() -> Path:
     """seeds/beans.json of the project: next to the engine in a source checkout, else where a built
@@ -163,17 +160,6 @@ class Rules:
 
     def coins_for(self, bean: Bean, beans: int) -> int:
         return self._by_bean[bean].coins_for(beans)
-
-    def game_type(self) -> type[ClassicGame] | type[PrincesGame]:
-        """The state machine that plays these rules: the Princes one for rules with its constants, else
-        the base game's (classic, or a format built on its rules)."""
-        if self.princes is None:
-            from engine.classic import ClassicGame
-
-            return ClassicGame
-        from engine.princes import PrincesGame
-
-        return PrincesGame
 
     @property
     def money(self) -> tuple[str, str]:
