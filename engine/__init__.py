@@ -58,5 +58,6 @@ def new_game(rules: Rules, players: int, seed: int) -> ClassicGame | PrincesGame
     for name in _GAMES:  # imported only when asked, as every name here
         game_type = __getattr__(name)
         if game_type.plays(rules):
-            return game_type(rules, players, seed)  # type: ignore[no-any-return]
+            game: ClassicGame | PrincesGame = game_type(rules, players, seed)
+            return game
     raise ValueError(f"no game of the engine plays the rules {rules.id!r}")
