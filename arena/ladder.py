@@ -170,13 +170,13 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                 key = database_key(session)
                 planner = Planner(session, season, load_book(session, season.variant), settings.builtin_only)
                 progress = _progress_of(session, season)
-                if planner.solo:  # deals × bots, not season.games
+                if planner.same_deals:  # deals × bots, not season.games
                     progress.planned = planner.number + planner.remaining()
                 backlog = group_tables(session.exec(select(Match).where(
                     Match.season_id == season.id, Match.status == "planned")).all())
                 if backlog:
                     log.info("season %s: resuming %d planned tables", season.name, len(backlog))
-                elif planner.remaining() > 0 and not planner.solo:  # before the first progress line
+                elif planner.remaining() > 0 and not planner.same_deals:  # before the first progress line
                     check_enough_bots(session, season.name, season.variant, season.min_players, settings.builtin_only)
                 on_progress(progress)
                 tables_in_flight = 0  # two per worker, so that no worker waits for the coordinator
@@ -230,12 +230,13 @@ def _progress_of(session: Session, season: Season) -> SeasonProgress:
                           failures=int(failures))
 
 
-def leaderboard(session: Session, variant: str = "classic", season: str | None = None) -> Sequence[Standing]:
-    """The board of ``variant``, best first (``Ranking.standings``: ``RatedStanding`` rows for a rated
-    format, ``WinRateStanding`` rows otherwise; ``season`` names the season of a format where every bot
-    plays the same deals, by default its latest)."""
+def leaderboard(session: Session, variant: str | None = None, season: str | None = None) -> Sequence[Standing]:
+    """The board of ``variant`` (None: the default format), best first (``Ranking.standings``:
+    ``RatedStanding`` rows for a rated format, ``WinRateStanding`` rows otherwise; ``season`` names the
+    season of a format where every bot plays the same deals, by default its latest)."""
+    fmt = format_of(variant)
     try:
-        return format_of(variant).ranking.standings(session, variant, season)
+        return fmt.ranking.standings(session, fmt.name if variant is None else variant, season)
     except RankingError as exc:
         raise LadderError(str(exc)) from None
 

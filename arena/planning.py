@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from sqlalchemy import func
@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 
 from arena.audit_store import kept_apart
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season, active_versions, author_group, stored_id
-from arena.formats import format_of
+from arena.formats import default_format, format_of
 from arena.match import GameSpec, SeatEntry, TableTask
 from arena.matchmaking import Candidate, Matchmaker, distinct
 from arena.ratings import RatingBook
@@ -60,16 +60,14 @@ def solo_seeds(season_seed: int, count: int) -> list[int]:
     return [random.Random(f"{season_seed}/solo/{k}").getrandbits(63) for k in range(count)]
 
 
-DEFAULT_GAMES = 100
-DEFAULT_SOLO_SEEDS = 50  # solo seasons: deals every bot plays
-SOLO_TABLE = 10  # solo seasons: one bot's deals that share its sandboxed process
+SOLO_TABLE = 10  # seasons of the same deals: one bot's deals that share its sandboxed process
 
 
 @dataclass(frozen=True)
 class SeasonSettings:
     name: str
-    variant: str = "classic"
-    games: int | None = None  # None: the existing season's number, or DEFAULT_GAMES for a new one
+    variant: str = field(default_factory=lambda: default_format().name)
+    games: int | None = None  # None: the existing season's number, or its format's season_games for a new one
     min_players: int | None = None  # None: the variant's own range (classic 3-5, duel 2, solo 1)
     max_players: int | None = None
     rotate: bool = True  # seat-rotated deals: luck cancels out (every game starts every bot afresh)
@@ -86,7 +84,7 @@ def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
         if not rules.min_players <= low <= high <= rules.max_players:
             raise LadderError(f"{rules.id} is played by {rules.min_players}-{rules.max_players} players, "
                               f"not {low}-{high}")
-        games = settings.games or (DEFAULT_SOLO_SEEDS if rules.max_players == 1 else DEFAULT_GAMES)
+        games = settings.games or format_of(rules.variant).season_games
         chosen = settings.seed  # a chosen seed is keyed with the database's secret (arena/seeds.py)
         # keyed with the name too: two seasons never share deals, which a closed one publishes
         seed = random_seed() if chosen is None else keyed(database_key(session), "season", settings.name, chosen)
@@ -109,7 +107,7 @@ class Planner:
     """Plans the next matches of a season from the current ratings and schedule.
 
     Seasons of a format where every bot plays the same deals (``Format.same_deals``: solo) plan differently: ``season.games`` is the number of deals, and every
-    active bot that plays solo gets one match per deal (the same seeds for all, ``solo_seeds``), a
+    active bot that plays the format gets one match per deal (the same seeds for all, ``solo_seeds``), a
     bot's deals grouped into tables of ``SOLO_TABLE``. Bots added later get the same deals when the
     season is resumed.
     """
@@ -128,11 +126,11 @@ class Planner:
         # has half the veterans' lifetime games
         self.season_seats = Counter(session.exec(select(MatchSeat.version_id).where(
             MatchSeat.match_id == Match.id, Match.season_id == season.id)).all())
-        self.solo = format_of(season.variant).same_deals
-        self.solo_missing: list[tuple[int, list[int]]] = self._solo_missing() if self.solo else []
+        self.same_deals = format_of(season.variant).same_deals
+        self.missing_deals: list[tuple[int, list[int]]] = self._missing_deals() if self.same_deals else []
 
-    def _solo_missing(self) -> list[tuple[int, list[int]]]:
-        """(version id, seeds) of every solo table still to plan: each active bot's deals of this season
+    def _missing_deals(self) -> list[tuple[int, list[int]]]:
+        """(version id, seeds) of every table of the same deals still to plan: each active bot's deals of this season
         that it has no match for yet, in chunks of ``SOLO_TABLE``, the bots taking turns chunk by chunk."""
         seeds = solo_seeds(self.season.seed, self.season.games)
         have: dict[int, set[int]] = {}
@@ -157,13 +155,13 @@ class Planner:
         return [(b, v) for b, v in versions if b.builtin] if self.builtin_only else versions
 
     def remaining(self) -> int:
-        if self.solo:
-            return sum(len(seeds) for _, seeds in self.solo_missing)
+        if self.same_deals:
+            return sum(len(seeds) for _, seeds in self.missing_deals)
         return self.season.games - self.number
 
-    def plan_solo(self) -> list[Match]:
-        """Plan one bot's next table of solo deals and store it."""
-        version_id, seeds = self.solo_missing.pop(0)
+    def plan_deals(self) -> list[Match]:
+        """Plan one bot's next table of the same deals and store it."""
+        version_id, seeds = self.missing_deals.pop(0)
         matches = []
         first = self.number
         for seed in seeds:
@@ -179,8 +177,8 @@ class Planner:
 
     def plan(self) -> list[Match]:
         """Plan one table (several matches when deals are seat-rotated) and store it."""
-        if self.solo:
-            return self.plan_solo()
+        if self.same_deals:
+            return self.plan_deals()
         versions = self._versions()
         by_id = {v.id: v for _, v in versions}
         check_enough_bots(self.session, self.season.name, self.season.variant, self.season.min_players, self.builtin_only)

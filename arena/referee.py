@@ -19,7 +19,6 @@ from typing import Any, Callable, Protocol, Sequence
 from engine import IllegalAction, Rules, action_from_json, event_to_json, new_game
 from engine.policies import default_action
 from engine.replay import Replay
-from engine.results import rank_by_coins
 from sandbox.framing import encode_with_list, splice_json
 from sandbox.protocol import DecideMessage, EndMessage, HelloMessage, ReadyReply, TimeLimits
 from sandbox.values import Limits, Reply, SandboxError, Status
@@ -247,13 +246,8 @@ def seat_label(seat: int) -> str:
 
 
 def final_ranks(rules: Rules, game: Any, coins: Sequence[int], forfeited: Sequence[int]) -> tuple[int, ...]:
-    """Ranks for the record: by coins (forfeits last) in multi-player variants; in solo the engine's
-    win (1) or loss (2), and a forfeit is a loss."""
-    if rules.princes is not None and rules.princes.solo:
-        if forfeited or game.result is None:
-            return (2,) * len(coins)
-        return tuple(game.result.ranks)
-    return rank_by_coins(coins, forfeited)
+    """Ranks for the record, as the rules rank a game with forfeits (``Rules.final_ranks``)."""
+    return rules.final_ranks(None if game.result is None else game.result.ranks, coins, forfeited)
 
 
 def _tail(text: str, limit: int) -> str:

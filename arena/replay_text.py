@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from engine.narration import plural
 from engine.replay import Replay
+from engine.rules import rules_for
 from engine.spectator import PublicState, replay_steps
 
 
@@ -38,8 +39,7 @@ def position_text(replay: Replay, step: int) -> str:
 def state_lines(state: PublicState, names: list[str]) -> list[str]:
     """One public state as lines: the piles, a line per seat (``*`` marks the seat to decide), the
     trading round or the Princes middle and vine, and the hands once the game is over."""
-    princes = state.princes is not None
-    word, words = ("gold", "gold") if princes else ("coin", "coins")
+    word, words = rules_for(state.rules_id).money
     lines = [f"deck {state.deck_size}, discard {state.discard_size}"
              + (f" (top {state.discard_top.value})" if state.discard_top else "") + f", reshuffles {state.reshuffles}"]
     for seat, s in enumerate(state.seats):
@@ -55,8 +55,9 @@ def state_lines(state: PublicState, names: list[str]) -> list[str]:
         o = state.trade.offer
         lines.append(f"offer of {names[o.seat]} to {'everybody' if o.to is None else names[o.to]}: "
                      f"{_beans(o.give)} for {_beans(o.want)}")
-    if state.princes is not None and state.princes.middle:
-        lines.append("middle: " + ", ".join(f"{b.value} x{n}" for b, n in state.princes.middle))
+    table = state.princes  # the part of the public state only the Princes game's table has
+    if table is not None and table.middle:
+        lines.append("middle: " + ", ".join(f"{b.value} x{n}" for b, n in table.middle))
     if state.to_move is not None and state.decision is not None:
         lines.append(f"next: {names[state.to_move]} decides {state.decision.replace('_', ' ')}")
     return lines

@@ -21,7 +21,7 @@ from arena.players import SandboxPlayer
 from arena.ratings import MU, SIGMA
 from arena.referee import GameRecord, Player, play_game
 from arena.text import TextError, check_text, shown
-from arena.formats import format_of, formats
+from arena.formats import default_format, format_of, formats
 from engine.rules import rules_for
 from sandbox import Limits, Status, Tier
 from sandbox.languages import LANGUAGES, PYTHON, BuildError, build, language_of_file, runtime_problem
@@ -190,11 +190,11 @@ class SmokeTable:
         return cls(rules.variant, rng.getrandbits(63), opponents, rng.randrange(size))
 
 
-def smoke_game(name: str, source: str, limits: Limits, tier: Tier, variant: str = "classic",
+def smoke_game(name: str, source: str, limits: Limits, tier: Tier, variant: str | None = None,
                table: SmokeTable | None = None, language: str = "python") -> GameRecord:
-    """One game of ``variant`` in the sandbox at a drawn table (``SmokeTable.draw``); the submitted
-    bot's seat is ``table.seat``. The record's seats are in table order."""
-    table = table or SmokeTable.draw(variant)
+    """One game of ``variant`` (None: the default format) in the sandbox at a drawn table
+    (``SmokeTable.draw``); the submitted bot's seat is ``table.seat``. The record's seats are in table order."""
+    table = table or SmokeTable.draw(format_of(variant).name)
     bots = builtin_bots()
     players: list[Player] = []
     try:
@@ -244,8 +244,9 @@ def existing_bot(session: Session, name: str, builtin: bool = False) -> Bot | No
 
 
 def register(session: Session, name: str, source: str, author: str = "", builtin: bool = False,
-             variants: Sequence[str] = ("classic",), language: str = "python") -> Registered:
-    """Store ``source`` as the newest version of bot ``name`` (one transaction), to be scheduled in ``variants``.
+             variants: Sequence[str] | None = None, language: str = "python") -> Registered:
+    """Store ``source`` as the newest version of bot ``name`` (one transaction), to be scheduled in ``variants``
+    (None: the default format only).
     The same source again stores nothing new: it keeps the formats it plays (``plays_formats``), and
     only a format registered since then is decided by ``variants``."""
     check_name(name, builtin)
@@ -257,7 +258,7 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
         session.add(bot)
         session.flush()
     current = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active == True)).first()  # noqa: E712
-    plays = {f.name for f in formats() if f.name in variants}
+    plays = {f.name for f in formats() if f.name in ((default_format().name,) if variants is None else variants)}
     if current is not None and current.sha256 == digest and current.language == language:
         # the same code keeps the formats it plays (a smoke game is one drawn table: passing or failing
         # it again says nothing new); only a format registered since the version was stored is decided now

@@ -9,7 +9,7 @@ What it teaches:
 - As another player it accepts an offer when every card it would receive grows one of its
   fields and every card it pays is a bean it is not growing.
 
-In the Princes variants (duel, solo; ``self.rules.princes`` is set) every decision goes to
+In the Princes variants (duel, solo; ``self.princes`` is set) every decision goes to
 ``princes_move``: the bot guesses what its view hides (the other hand, the supply's order, the discard
 pile below its top unless it can follow it from the events, face-down vine cards) once with
 ``engine.determinize.build_princes_game`` and plays the engine's example policy
@@ -30,7 +30,7 @@ from sandbox.sdk import (
 
 class GreedyBot(PrincesExampleMoves, Bot):
     def plant_first(self, request: Request) -> Action:
-        if self.rules.princes is not None:  # type: ignore[union-attr]
+        if self.princes is not None:
             return self.princes_move(request)
         return super().plant_first(request)
 
@@ -41,7 +41,7 @@ class GreedyBot(PrincesExampleMoves, Bot):
         return any(f.bean is None for f in request.view.fields[request.me])
 
     def plant_second(self, request: Request) -> Action:
-        if self.rules.princes is not None:  # type: ignore[union-attr]
+        if self.princes is not None:
             return self.princes_move(request)
         bean = request.view.hand[0]
         if bean in self.growing(request) or self.has_empty_field(request):

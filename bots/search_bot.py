@@ -175,13 +175,13 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
 
     # ------------------------------------------------------------ planting
     def plant_first(self, request: Request) -> Action:
-        if self.rules.princes is not None:  # type: ignore[union-attr]
+        if self.princes is not None:
             return self.princes_move(request)
         self.observe(request)
         return self.maybe_buy_field(request) or self.search_plant(request)
 
     def plant_second(self, request: Request) -> Action:
-        if self.rules.princes is not None:  # type: ignore[union-attr]
+        if self.princes is not None:
             return self.princes_move(request)
         self.observe(request)
         return self.maybe_buy_field(request) or self.search_plant(request)

@@ -36,12 +36,12 @@ from sandbox.sdk import (
 class TraderBot(PrincesExampleMoves, CardValues, Bot):
     # ------------------------------------------------------------ planting
     def plant_first(self, request: Request) -> Action:
-        if self.rules.princes is not None:  # type: ignore[union-attr]
+        if self.princes is not None:
             return self.princes_move(request)
         return self.maybe_buy_field(request) or self.best_hand_plant(request, allow_pass=False)
 
     def plant_second(self, request: Request) -> Action:
-        if self.rules.princes is not None:  # type: ignore[union-attr]
+        if self.princes is not None:
             return self.princes_move(request)
         return self.maybe_buy_field(request) or self.best_hand_plant(request, allow_pass=True)
 

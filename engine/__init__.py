@@ -22,6 +22,7 @@ _EXPORTS = {
     "engine.views": ("PrincesView", "View", "view_from_json"),
     "engine.spectator": ("PublicState", "public_state", "replay_steps"),
 }
+_GAMES = ("ClassicGame", "PrincesGame")  # every kind of game (``Game.plays`` says which rules each plays)
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = sorted([*_WHERE, "new_game"])
@@ -53,11 +54,10 @@ def __getattr__(name: str) -> Any:
 
 
 def new_game(rules: Rules, players: int, seed: int) -> ClassicGame | PrincesGame:
-    """A new game of ``rules`` for ``players`` seats, dealt from ``seed``."""
-    if rules.princes is None:  # the base game's rules (classic, or a format built on them)
-        from engine.classic import ClassicGame
-
-        return ClassicGame(rules, players, seed)
-    from engine.princes import PrincesGame  # duel, solo
-
-    return PrincesGame(rules, players, seed)
+    """A new game of ``rules`` for ``players`` seats, dealt from ``seed``, by the kind of game that plays them."""
+    for name in _GAMES:  # imported only when asked, as every name here
+        game_type = __getattr__(name)
+        if game_type.plays(rules):
+            game: ClassicGame | PrincesGame = game_type(rules, players, seed)
+            return game
+    raise ValueError(f"no game of the engine plays the rules {rules.id!r}")

@@ -62,6 +62,11 @@ class OpenOffer:
 class ClassicGame(Game[SeatState]):
     """A game of the base game in progress. Drive it with ``decision`` and ``apply``."""
 
+    @classmethod
+    def plays(cls, rules: Rules) -> bool:
+        """Rules without the Princes constants: classic, or a format built on its rules."""
+        return rules.princes is None
+
     RULE_NO_FIELD, RULE_LONE_BEAN, RULE_HARVEST, RULE_BUY_FIELD = "C-3.1", "C-4.2", "C-4.3", "C-3.2"
     UNKNOWN_ACTION_RULE = "C-0"
 

@@ -78,6 +78,11 @@ class Game(Generic[SeatT_co]):
     def __init__(self, rules: Rules, players: int, seed: int) -> None:  # each game deals its own way
         raise NotImplementedError
 
+    @classmethod
+    def plays(cls, rules: Rules) -> bool:
+        """Whether this kind of game plays ``rules`` (``engine.new_game`` asks each kind)."""
+        raise NotImplementedError
+
     def _open_table(self, rules: Rules, players: int, seed: int, seat_type: Callable[[], SeatT_co]) -> None:
         """The start every game shares: check the table size, shuffle the deck from ``seed`` (the
         first use of the game's random stream), empty seats and an empty record."""

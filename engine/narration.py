@@ -59,8 +59,7 @@ def describe(event: Event, names: Sequence[str], rules: Rules, active: int) -> s
     def name(seat: int | None) -> str:
         return "everybody" if seat is None else names[seat]
 
-    money = "gold" if rules.princes is not None else "coin"
-    monies = "gold" if rules.princes is not None else "coins"
+    money, monies = rules.money
     e = event
     if isinstance(e, TurnStarted):
         return f"Turn {e.turn + 1}: {name(e.seat)} is the active player."

@@ -240,9 +240,7 @@ def princes_example_move(rules: Rules, view: PrincesView, options: Sequence[Acti
 
     follow_princes_discard(discard, events)
     game = build_princes_game(rules, view, rng, discard)
-    princes = game.princes  # the rules' own: building the game checked that they are there
-    if (ClaimTask() not in options and PayTribute() in options
-            and view.coins - princes.tribute_price >= princes.castle_gold):
+    if ClaimTask() not in options and PayTribute() in options and rules.spare_tribute(view.coins):
         return PayTribute()  # gold beyond what the Castle needs buys progress
     action = princes_greedy_action(game, rng)
     return action if action in options else options[0]
@@ -251,7 +249,7 @@ def princes_example_move(rules: Rules, view: PrincesView, options: Sequence[Acti
 class PrincesExampleMoves:
     """Mixed into an SDK bot: every duel and solo decision is ``princes_example_move``, with the
     discard pile followed in ``self.princes_discard``. The bot's ``plant_first`` and
-    ``plant_second`` hand over to ``princes_move`` when ``self.rules.princes`` is set."""
+    ``plant_second`` hand over to ``princes_move`` when ``self.princes`` (the SDK's) is set."""
 
     rules: Rules | None  # as the SDK's bot has it: set by the hello, before any decision
     rng: random.Random

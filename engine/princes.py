@@ -119,6 +119,11 @@ assert set(CHECKS) == set(TASKS)
 class PrincesGame(Game[PrincesSeat]):
     """A duel or solo game in progress. Drive it with ``decision`` and ``apply``."""
 
+    @classmethod
+    def plays(cls, rules: Rules) -> bool:
+        """Rules with the Princes constants: duel, solo, or a format built on them."""
+        return rules.princes is not None
+
     UNKNOWN_ACTION_RULE = "P-0"
     RULE_NO_FIELD, RULE_LONE_BEAN, RULE_HARVEST, RULE_BUY_FIELD = "P-3.1", "P-3.2", "P-3.3", "P-3.4"
     MONEY = "gold"

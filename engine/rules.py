@@ -5,9 +5,10 @@ import dataclasses
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from engine.cards import Bean, BeanType, parse_bean_types
+from engine.results import rank_by_coins
 from engine.vine import TASKS
 
 if TYPE_CHECKING:
@@ -159,6 +160,25 @@ class Rules:
 
     def coins_for(self, bean: Bean, beans: int) -> int:
         return self._by_bean[bean].coins_for(beans)
+
+    @property
+    def money(self) -> tuple[str, str]:
+        """What these rules call a treasury's cards: (one, several)."""
+        return ("gold", "gold") if self.princes is not None else ("coin", "coins")
+
+    def spare_tribute(self, gold: int) -> bool:
+        """Whether ``gold`` pays one tribute and still enters the Castle (never, in rules without tributes)."""
+        return self.princes is not None and gold - self.princes.tribute_price >= self.princes.castle_gold
+
+    def final_ranks(self, ranks: Sequence[int] | None, coins: Sequence[int], forfeited: Sequence[int]) -> tuple[int, ...]:
+        """The ranks a game records when the seats ``forfeited`` gave up (``ranks``: the engine's, None if
+        it did not end): by coins, forfeits last; in the solitaire game the engine's win (1) or loss (2),
+        and a forfeit is a loss."""
+        if self.princes is not None and self.princes.solo:
+            if forfeited or ranks is None:
+                return (2,) * len(coins)
+            return tuple(ranks)
+        return rank_by_coins(coins, forfeited)
 
     def to_json(self) -> dict[str, Any]:
         data = {

@@ -29,7 +29,7 @@ from engine.events import (
     Planted, Reshuffled, TaskClaimed, TookDiscard, Traded, TradingEnded, TributePaid, TurnedUp, TurnStarted,
     VineRevealed, event_from_json,
 )
-from engine.rules import Rules
+from engine.rules import PrincesRules, Rules
 from engine.views import FieldView, OfferView, PrincesView, TradeCard, TradeView, TurnRecord, View, view_from_json
 
 from .protocol import PROTOCOL_VERSION, ActionReply, DecideMessage, EndMessage, HelloMessage, ReadyReply
@@ -213,16 +213,21 @@ class Bot:
                 if (current is action.bean) if wanted == "same" else current is None:  # type: ignore[union-attr]
                     return action
         view = request.view
-        princes = self.rules.princes if self.rules is not None else None
-        if isinstance(view, PrincesView) and princes is not None:
+        if isinstance(view, PrincesView) and self.rules is not None:
             if view.next_task == "castle":
                 for action in request.options_of(Harvest):
                     field = mine[action.field]  # type: ignore[union-attr]
                     if field_coins(self.rules, field.bean, field.count) > 0:  # type: ignore[arg-type]
                         return action
-            elif PayTribute() in request.options and view.coins - princes.tribute_price >= princes.castle_gold:
+            elif PayTribute() in request.options and self.rules.spare_tribute(view.coins):
                 return PayTribute()  # gold beyond what the Castle needs buys progress
         return Pass()
+
+    @property
+    def princes(self) -> PrincesRules | None:
+        """The Princes rules' own constants (tribute price, Castle gold, the vine's tasks) when this game is
+        played by them (duel, solo), else None: how a bot with a strategy per game picks one."""
+        return None if self.rules is None else self.rules.princes
 
 
 # ------------------------------------------------------------------ helpers

@@ -33,7 +33,7 @@ def audit(click_ctx: click.Context, ctx: Context, season_name: str | None, varia
         raise UserError("give --season or --variant, not both (a season has one variant)")
     if season_name is None:
         try:
-            variant = format_of(variant or "classic").name
+            variant = format_of(variant).name  # None: the default format
         except ValueError as exc:
             raise UserError(str(exc)) from None
     with Session(ctx.engine) as session:

@@ -126,8 +126,9 @@ class Context:
 pass_context = click.make_pass_decorator(Context)
 
 
-def board_table(rows: Sequence[Standing], variant: str = "classic") -> str:
-    """A format's board as text (its ranking says which columns)."""
+def board_table(rows: Sequence[Standing], variant: str | None = None) -> str:
+    """A format's board as text (its ranking says which columns; None: the default format's)."""
+    variant = variant or format_of(variant).name
     if not rows:
         return "no bots on the ladder yet"
     if not any(row.games for row in rows):  # ranks 1..N on priors alone would look like results

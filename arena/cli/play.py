@@ -15,7 +15,7 @@ from arena.db import Bot, BotVersion, DatabaseError
 from arena.ladder import LadderError, SeasonSettings, leaderboard, run_season
 from arena.players import SandboxPlayer
 from arena.progress import ProgressReporter
-from arena.formats import formats
+from arena.formats import default_format, formats
 from arena.rankings import RatedStanding, WinRateStanding
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
 from arena.text import failure_text, plural, shown, solo_result
@@ -35,7 +35,7 @@ STDERR_SHOWN = 4000  # as much as a failure keeps (arena.referee.Failure)
 
 @cli.command()
 @click.argument("bots", nargs=-1, required=True)
-@click.option("--variant", default="classic", show_default=True, help="Rules variant or rules id.")
+@click.option("--variant", default=default_format().name, show_default=True, help="Rules variant or rules id.")
 @click.option("--seed", type=int, default=None,
               help="Reproduce a game: the same seed plays the same deal with the same bot seeds on this database "
                    "(keyed with its secret, so a bot cannot guess the deal), and is the seed printed. "
@@ -215,10 +215,11 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
         mine = {variant: table.seat for variant, (table, _) in smoke.items()}
         failures = {variant: smoke_failure(record, mine[variant]) for variant, record in records.items()}
         passed = [variant for variant, failure in failures.items() if not failure]
-        if not passed:  # the classic game's failure names the reason; the bot's own output says why
-            record, failure = records["classic"], failures["classic"] or ""
-            detail = record.seats[mine["classic"]].detail
-            for text in failure_texts(record, [mine["classic"]]):
+        if not passed:  # the default format's failure names the reason; the bot's own output says why
+            first = default_format().name
+            record, failure = records[first], failures[first] or ""
+            detail = record.seats[mine[first]].detail
+            for text in failure_texts(record, [mine[first]]):
                 echo(text, err=True)
             raise SubmissionError(f"{path!r} rejected: {failure}" + ("" if detail in failure else f" ({detail})"))
     except SubmissionError as exc:
@@ -291,7 +292,7 @@ def bots_list(ctx: Context) -> None:
             return f"{row.score:.2f} ({row.games})"
         return f"{row.win_rate:.0%} ({row.games})" if isinstance(row, WinRateStanding) else "-"
 
-    first = shown_formats[0].name
+    first = default_format().name
     def place(bot: Bot) -> int:
         row = boards[first].get(bot.name)
         return 10**9 if row is None or row.rank is None else row.rank
@@ -330,14 +331,15 @@ def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
         register_bosses(session, [name for name in names if name not in taken])
     name = f"demo-{secrets.token_hex(3)}"
     echo(f"running season {name}: {games} games, {workers} workers, sandbox tier {tier.value}", err=True)
-    settings = SeasonSettings(name=name, games=games, min_players=3, max_players=5, rotate=True,
+    low, high = default_format().players
+    settings = SeasonSettings(name=name, games=games, min_players=low, max_players=high, rotate=True,
                               builtin_only=builtin_only)
     try:
         run_season(ctx.engine, settings, workers, Limits(), tier, ProgressReporter(quiet=ctx.quiet))
     except (LadderError, DatabaseError) as exc:
         raise click.ClickException(str(exc)) from None
     with Session(ctx.engine) as session:
-        echo(board_table(leaderboard(session), "classic"))
+        echo(board_table(leaderboard(session)))
     from arena.site import SiteError, build_site
 
     try:

@@ -10,7 +10,7 @@ from arena.audit_store import run_audit
 from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, Season
 from arena.dask_executor import DaskExecutor
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
-from arena.formats import format_of
+from arena.formats import default_format, format_of
 from arena.ladder import LadderError, SeasonProgress, TooFewBots, SeasonSettings, close_season, deals_secret, leaderboard, rerate, run_season
 from arena.progress import ProgressReporter, earlier_rate
 from arena.seeds import database_key, deal_id
@@ -106,7 +106,7 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
     with Session(ctx.engine) as session:  # an existing season keeps its own variant
         existing = session.exec(select(Season).where(Season.name == name)).first()
     try:
-        rules = rules_for(variant or (existing.variant if existing else "classic"))
+        rules = rules_for(variant or (existing.variant if existing else default_format().name))
     except ValueError as exc:
         raise UserError(str(exc)) from None
     if existing is not None and existing.variant != rules.variant:
@@ -226,7 +226,7 @@ def season_counts(session: Session, s: Season) -> dict[str, int]:
 
 @cli.command("leaderboard")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of rows.")
-@click.option("--variant", default="classic", show_default=True)
+@click.option("--variant", default=default_format().name, show_default=True)
 @click.option("--rerate", "do_rerate", is_flag=True, help="Recompute every rating from the recorded games first.")
 @click.option("--season", "season_name", default=None, help="Solo: the season whose deals rank the bots (default: the latest).")
 @pass_context

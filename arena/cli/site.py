@@ -5,6 +5,7 @@ from pathlib import Path
 
 import click
 
+from arena.formats import default_format
 from arena.paths import new_file_refused
 from arena.text import plural
 
@@ -19,7 +20,7 @@ def site_group() -> None:
 @site_group.command("build")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="arena-site", show_default=True,
               help="Folder to write the site into (rewritten on every build).")
-@click.option("--variant", default="classic", show_default=True, help="Rules variant of the leaderboard.")
+@click.option("--variant", default=default_format().name, show_default=True, help="Rules variant of the leaderboard.")
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=None, help="Processes for game pages.")
 @pass_context
 def site_build(ctx: Context, out: str, variant: str, workers: int | None) -> None:

@@ -16,7 +16,7 @@ from arena.cli.stopping import stop_on_signals
 from arena.cli.trust import ladder_bot, resolve_bot, sandbox_tier
 from arena.db import DatabaseError, exclusive_run
 from arena.executors import ExecutorError
-from arena.formats import format_of
+from arena.formats import default_format, format_of
 from arena.match import SeatEntry
 from arena.sprt import Hypotheses
 from arena.text import TextError, check_text
@@ -73,7 +73,7 @@ def test_group() -> None:
 @click.option("--against", "old", help="The version to beat: a built-in name, a file or NAME@VERSION.")
 @click.option("--name", default=None, help="Store the test under this name (default: test-N); "
               "the same command again resumes it.")
-@click.option("--format", "variant", default="classic", show_default=True,
+@click.option("--format", "variant", default=default_format().name, show_default=True,
               help="The format the pairs are played in; in a two-player format (duel) NEW plays OLD directly.")
 @click.option("--field", default=None,
               help="The other seats of every table, comma-separated (3 bots: 4-player tables) "

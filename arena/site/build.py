@@ -26,7 +26,6 @@ from arena.sprt import PAIR_SCORES
 from arena.versus import head_to_head
 from arena.versus_store import StoredTest, all_tests, role_name, verdict_text
 from engine import rules_for
-from engine.vine import SHORT, TASKS
 
 from arena.site.chart import ChartPoint, llr_chart, rating_chart
 from arena.site.errors import SiteError
@@ -59,7 +58,7 @@ def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(str(templates)), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=fmt_num, pct=fmt_pct, date=fmt_date, day=fmt_day)
-    env.globals["formats"] = lambda: [(f.name, f.title) for f in formats()]  # the navigation, at render time
+    env.globals["formats"] = lambda: list(formats())  # the navigation, at render time
     return env
 
 
@@ -101,10 +100,10 @@ def remove_stale(out: Path, keep: set[str]) -> int:
 class SiteBuilder:
     """Renders every page of one ladder into ``out``."""
 
-    def __init__(self, engine: Engine, out: Path, variant: str = "classic", workers: int = 1) -> None:
+    def __init__(self, engine: Engine, out: Path, variant: str | None = None, workers: int = 1) -> None:
         self.engine = engine
         self.out = out
-        self.variant = variant
+        self.variant = variant or format_of(variant).name  # None: the default format
         self.workers = max(1, workers)
         self.env = environment()
         self.pages = 0
@@ -177,7 +176,8 @@ class SiteBuilder:
             board = [row.to_json() | {"bot_id": ladder.versions[row.version_id].bot_id} for row in rows]
         else:
             board = self.board_rows(ladder, self.version_stats(ladder, variant), rows)
-        self.write(page, ranking.page, "", board=board, seasons=mine, variant=variant, total_games=total)
+        self.write(page, ranking.page, "", board=board, seasons=mine, variant=variant, total_games=total,
+                   fmt=format_of(variant))
         if page != "index.html":
             keys = [k for k in board[0] if k != "bot_id"] if board else []
             (self.out / f"leaderboard-{variant}.json").write_text(json.dumps({
@@ -411,7 +411,6 @@ class SiteBuilder:
                     continue
                 if game.rules_id not in rules_meta:
                     rules_meta[game.rules_id] = _rules_meta(game.rules_id)
-                princes = rules_meta[game.rules_id].get("princes") is not None
                 names = [_seat_label(ladder.bot_of(s.version_id).name, ladder.versions[s.version_id].number)
                          for s in game.seats]
                 meta = {"rules": rules_meta[game.rules_id], "seats": names,
@@ -435,7 +434,7 @@ class SiteBuilder:
                 text = template.render(root="../", built_at=self.built_at, ladder=ladder, game=game,
                                        seat_rows=self.frag.seat_rows(game), season=season, meta=meta,
                                        steps=Markup(steps), steps_key=key, published=published,
-                                       has_replay=bool(replay), princes=princes)
+                                       has_replay=bool(replay), spectator=format_of(game.rules_id).spectator)
                 page.write_text(text, encoding="utf-8")
                 written += 1
         return written
@@ -468,16 +467,12 @@ def _rules_meta(rules_id: str) -> dict[str, Any]:
             "start_fields": rules.start_fields, "turn_up": rules.turn_up, "draw": rules.draw,
             "reshuffles": rules.reshuffles, "beans": {t.bean.value: t.name for t in rules.bean_types},
             "meters": {t.bean.value: list(t.beanometer) for t in rules.bean_types}}
-    if rules.princes is not None:
-        meta["princes"] = {"solo": rules.princes.solo, "castle": rules.princes.cards + 1,
-                           "tasks": {t: TASKS[t] for t in rules.princes.tasks},  # the full text: a card's tooltip
-                           "short": {t: SHORT[t] for t in rules.princes.tasks},  # what a vine card shows
-                           "castle_gold": rules.princes.castle_gold}
-    return meta
+    return meta | dict(format_of(rules_id).spectator.facts(rules))
 
 
-def build_site(engine: Engine, out: Path, variant: str = "classic", workers: int | None = None) -> BuildSummary:
-    """Build the whole site from the database behind ``engine`` into the folder ``out``."""
+def build_site(engine: Engine, out: Path, variant: str | None = None, workers: int | None = None) -> BuildSummary:
+    """Build the whole site from the database behind ``engine`` into the folder ``out`` (its home page
+    the board of ``variant``; None: the default format)."""
     if workers is None:
         workers = min(4, os.cpu_count() or 1)
     return SiteBuilder(engine, out, variant, workers).build()

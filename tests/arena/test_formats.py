@@ -3,6 +3,7 @@
 `arena` command, with no other module touched."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sqlite3
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from arena_helpers import ARENA, db_url
 
-from arena.formats import format_of, formats
+from arena.formats import Format, default_format, format_of, formats, register
 from sandbox import Tier, detect_tier
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,3 +107,13 @@ def test_a_format_names_its_smoke_opponents_and_leaves_the_registry_as_it_was() 
     assert [f.name for f in formats()] == ["classic", "duel", "solo"]
     with pytest.raises(ValueError, match="unknown variant 'lonely'"):
         rules_for("lonely")
+
+
+def test_one_format_is_the_default_and_no_second_can_claim_it() -> None:
+    assert default_format().name == "classic" and format_of(None) is default_format()
+    assert [f.name for f in formats() if f.default] == ["classic"]
+    other = dataclasses.replace(format_of("classic").rules(), variant="other")
+    second = Format("other", "Other", lambda: other, format_of("classic").ranking, default=True)
+    with pytest.raises(ValueError, match="format 'other' cannot be the default: 'classic' is"):
+        register(second)
+    assert [f.name for f in formats()] == ["classic", "duel", "solo"]  # refused before anything was registered
