@@ -60,7 +60,7 @@ def solo_seeds(season_seed: int, count: int) -> list[int]:
     return [random.Random(f"{season_seed}/solo/{k}").getrandbits(63) for k in range(count)]
 
 
-SOLO_TABLE = 10  # seasons of the same deals: one bot's deals that share its sandboxed process
+SOLO_TABLE = 10  # seasons of the same deals: one bot's deals planned as one table (each game starts it afresh)
 
 
 @dataclass(frozen=True)

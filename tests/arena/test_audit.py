@@ -54,9 +54,10 @@ def ladder(folder: Path, entries: dict[str, tuple[str, str]]) -> Path:
     return db
 
 
-def season(db: Path, name: str, games: str = SEASON_GAMES) -> str:
-    """Run a season; its standard error (the progress, and what the audit at its end flagged)."""
-    result = run_arena("season", "run", "--name", name, "--games", games, "--workers", "2", "--seed", "7",
+def season(db: Path, name: str, games: str = SEASON_GAMES, workers: str = "2") -> str:
+    """Run a season; its standard error (the progress, and what the audit at its end flagged). With one
+    worker the tables are planned in one order whatever the load (two finish in either order)."""
+    result = run_arena("season", "run", "--name", name, "--games", games, "--workers", workers, "--seed", "7",
                        db=db, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stderr
@@ -133,7 +134,7 @@ def test_the_audit_flags_a_colluding_pair_of_two_authors_and_nobody_else(collude
 
 def test_a_flagged_pair_never_shares_a_table_until_it_is_cleared(audited: tuple[Path, dict], tmp_path: Path) -> None:
     db = copy_of(audited[0], tmp_path)
-    season(db, "summer", "12")
+    season(db, "summer", "12", workers="1")
     summer = tables_of(db, "summer")
     assert len(summer) == 12 and not [t for t in summer if {FEEDER, PARTNER} <= t]
     listed = run_arena("audit", "list", db=db)
@@ -143,7 +144,7 @@ def test_a_flagged_pair_never_shares_a_table_until_it_is_cleared(audited: tuple[
     assert "cleared" in run_arena("audit", "list", db=db).stdout
     again = audit_json(db)  # the old games no longer count for this pair, and it shared none since
     assert not any(p["flagged"] for p in again["pairs"]) and again["newly_flagged"] == []
-    autumn = season(db, "autumn", "15")
+    autumn = season(db, "autumn", "15", workers="1")
     assert [t for t in tables_of(db, "autumn") if {FEEDER, PARTNER} <= t], "a cleared pair is seated again"
     assert f"audit: {PARTNER} and {FEEDER} are flagged" in autumn  # and its new games flag it again
     assert run_arena("audit", "clear", FEEDER, PARTNER, db=db).returncode == 0
