@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
