@@ -261,10 +261,12 @@ def audit(games: Sequence[AuditGame], groups: Mapping[str, str | None] | None = 
             scored.append(replace(d, big_z=_binomial_z(d.big, len(common), rate)))
         ab, ba = scored
         flagged = len(common) >= MIN_GAMES and any(
-            (d.t >= threshold or d.big_z >= big_threshold) and d.excess >= CONCENTRATION * d.to_others for d in (ab, ba))
+            (d.t >= threshold or d.big_z >= big_threshold) and d.excess >= CONCENTRATION * d.to_others
+            for d in (ab, ba))
         la, za = lifts.get((a, b), (0.0, 0.0))
         lb, zb = lifts.get((b, a), (0.0, 0.0))
-        findings.append(PairFinding((a, b), len(common), flagged, (ab, ba), (la, lb), (za, zb), threshold, big_threshold))
+        findings.append(PairFinding((a, b), len(common), flagged, (ab, ba), (la, lb), (za, zb), threshold,
+                                    big_threshold))
     findings.sort(key=lambda p: (not p.flagged, -p.top_t))
     return AuditReport(len(games), tuple(findings), _givers(games, bots))
 

@@ -61,7 +61,8 @@ def recorded_games(session: Session, variant: str | None = None, season: str | N
         try:
             games.append(audit_game(stored_id(match), _actions_only(match.replay), [n for _, n, _ in rows],
                                     [r for _, _, r in rows]))
-        except (ValueError, KeyError, TypeError) as exc:  # a record that does not play again (never seen): left out, and said
+        except (ValueError, KeyError, TypeError) as exc:
+            # a record that does not play again (never seen): left out, and said
             log.warning("game %s left out of the audit: its record does not play again (%s)", match.id, exc)
     return games
 
@@ -98,7 +99,8 @@ def cleared_marks(session: Session) -> dict[frozenset[str], int]:
     return marks
 
 
-def run_audit(session: Session, variant: str | None = None, season: str | None = None) -> tuple[AuditReport, list[PairFinding]]:
+def run_audit(session: Session, variant: str | None = None,
+              season: str | None = None) -> tuple[AuditReport, list[PairFinding]]:
     """Audit the games asked for, store a flag for every newly flagged pair; (report, pairs newly flagged)."""
     games = recorded_games(session, variant, season)
     report = audit(games, author_groups(session), cleared_marks(session))

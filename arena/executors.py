@@ -154,8 +154,8 @@ class LocalPoolExecutor(TableExecutor):
 
     Each worker has a pipe of its own, so a worker killed at any moment (SIGKILL, the OOM killer)
     can hold no lock another needs: the table it played comes back void, the one waiting goes to
-    another worker, a new worker takes its place, and the season goes on. Start it after disposing of any database engine: no connection may cross
-    the fork.
+    another worker, a new worker takes its place, and the season goes on. Start it after disposing of any
+    database engine: no connection may cross the fork.
     """
 
     name = "local"

@@ -157,7 +157,8 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                 prepare(session)
             if session.exec(select(Season).where(Season.name == settings.name)).first() is None:
                 check_enough_bots(session, settings.name, settings.variant,
-                                  settings.min_players or rules_for(settings.variant).min_players, settings.builtin_only)
+                                  settings.min_players or rules_for(settings.variant).min_players,
+                                  settings.builtin_only)
             season_id = get_or_create_season(session, settings).id
         engine.dispose()  # no database connection may cross the fork of a local pool
         try:
@@ -241,5 +242,5 @@ def leaderboard(session: Session, variant: str | None = None, season: str | None
         raise LadderError(str(exc)) from None
 
 
-__all__ = ["DatabaseError", "LadderError", "SeasonProgress", "SeasonSettings", "TooFewBots", "close_season", "deals_secret",
-           "leaderboard", "record_outcome", "rerate", "run_season"]
+__all__ = ["DatabaseError", "LadderError", "SeasonProgress", "SeasonSettings", "TooFewBots", "close_season",
+           "deals_secret", "leaderboard", "record_outcome", "rerate", "run_season"]

@@ -42,7 +42,8 @@ def check_enough_bots(session: Session, name: str, variant: str, min_players: in
     need = max(1, min_players)
     if len(versions) < need:
         have = "none is" if not versions else "1 is" if len(versions) == 1 else f"{len(versions)} are"
-        raise TooFewBots(f"season {name!r} needs at least {need} active {'bot that plays' if need == 1 else 'bots that play'} "
+        raise TooFewBots(f"season {name!r} needs at least {need} active "
+                         f"{'bot that plays' if need == 1 else 'bots that play'} "
                          f"{variant}; {have} registered")
     groups = [author_group(b) for b, _ in versions]
     authors = len({g for g in groups if g is not None}) + groups.count(None)  # as ``distinct`` counts them
@@ -106,10 +107,10 @@ def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
 class Planner:
     """Plans the next matches of a season from the current ratings and schedule.
 
-    Seasons of a format where every bot plays the same deals (``Format.same_deals``: solo) plan differently: ``season.games`` is the number of deals, and every
-    active bot that plays the format gets one match per deal (the same seeds for all, ``solo_seeds``), a
-    bot's deals grouped into tables of ``SOLO_TABLE``. Bots added later get the same deals when the
-    season is resumed.
+    Seasons of a format where every bot plays the same deals (``Format.same_deals``: solo) plan differently:
+    ``season.games`` is the number of deals, and every active bot that plays the format gets one match per deal
+    (the same seeds for all, ``solo_seeds``), a bot's deals grouped into tables of ``SOLO_TABLE``. Bots added
+    later get the same deals when the season is resumed.
     """
 
     def __init__(self, session: Session, season: Season, book: RatingBook, builtin_only: bool = False) -> None:
@@ -181,9 +182,10 @@ class Planner:
             return self.plan_deals()
         versions = self._versions()
         by_id = {v.id: v for _, v in versions}
-        check_enough_bots(self.session, self.season.name, self.season.variant, self.season.min_players, self.builtin_only)
-        candidates = [Candidate(stored_id(v), self.book.get(stored_id(v)), self.season_seats[stored_id(v)], author_group(b))
-                      for b, v in versions]
+        check_enough_bots(self.session, self.season.name, self.season.variant, self.season.min_players,
+                          self.builtin_only)
+        candidates = [Candidate(stored_id(v), self.book.get(stored_id(v)), self.season_seats[stored_id(v)],
+                                author_group(b)) for b, v in versions]
         size = self.matchmaker.size(self.season.min_players, self.season.max_players, distinct(candidates))
         table = self.matchmaker.table(candidates, size, kept_apart(self.session))
         if len(table) < self.season.min_players:

@@ -30,8 +30,8 @@ NO_MODULES: Mapping[str, str] = {}
 
 def bundle_for(name: str, source: str, language: str = "python") -> BotBundle:
     """A Python bot with the SDK it may import, or a program in another language (sandbox/languages.py)."""
-    return BotBundle(name=name, source=source, modules=sdk_modules() if language_named(language).is_python else NO_MODULES,
-                     language=language)
+    return BotBundle(name=name, source=source,
+                     modules=sdk_modules() if language_named(language).is_python else NO_MODULES, language=language)
 
 
 class SandboxPlayer:

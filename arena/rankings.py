@@ -12,7 +12,8 @@ from typing import Any, ClassVar, Sequence, TypeVar
 
 from sqlmodel import Session, select
 
-from arena.db import BotVersion, Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, active_versions, prior_means, stored_id
+from arena.db import (BotVersion, Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, active_versions, prior_means,
+                      stored_id)
 from arena.ratings import MU, RatingBook, Skill
 from arena.text import shown
 
@@ -43,7 +44,8 @@ def load_book(session: Session, variant: str) -> RatingBook:
 def starting_skills(session: Session, variant: str) -> dict[int, Skill]:
     """Where each version's rating in ``variant`` starts: its prior mean there and the common uncertainty."""
     means = prior_means(session, variant)
-    return {stored_id(v): Skill(means.get(stored_id(v), MU), v.prior_sigma) for v in session.exec(select(BotVersion)).all()}
+    return {stored_id(v): Skill(means.get(stored_id(v), MU), v.prior_sigma)
+            for v in session.exec(select(BotVersion)).all()}
 
 
 def _meta_int(session: Session, key: str) -> int:
@@ -160,7 +162,8 @@ class TrueSkill:
     def record(self, session: Session, book: RatingBook, variant: str, versions: Sequence[int],
                ranks: Sequence[int], match_id: int) -> None:
         for version_id, skill in zip(versions, book.record(list(versions), list(ranks))):
-            rating = session.get(Rating, (version_id, variant)) or Rating(version_id=version_id, variant=variant, mu=0, sigma=0)
+            rating = (session.get(Rating, (version_id, variant))
+                      or Rating(version_id=version_id, variant=variant, mu=0, sigma=0))
             rating.mu, rating.sigma, rating.games = skill.mu, skill.sigma, skill.games
             session.add(rating)
             session.add(RatingSnapshot(match_id=match_id, version_id=version_id, variant=variant,
@@ -196,7 +199,8 @@ class TrueSkill:
                 session.delete(rating)
             session.flush()
             for version_id, skill in book.skills.items():
-                session.add(Rating(version_id=version_id, variant=variant, mu=skill.mu, sigma=skill.sigma, games=skill.games))
+                session.add(Rating(version_id=version_id, variant=variant, mu=skill.mu, sigma=skill.sigma,
+                                   games=skill.games))
             session.add_all(snapshots)
             _set_meta(session, f"ties:{variant}", book.tied_pairs)
             _set_meta(session, f"pairs:{variant}", book.pairs)
@@ -241,12 +245,14 @@ class WinRate:
         unless ``season`` names one), ranked by win rate, then average gold. ``ci_low``/``ci_high``
         are the 95% Wilson interval of the win rate. Forfeits count as losses; void games do not count."""
         query = select(Season).where(Season.variant == variant)
-        chosen = session.exec(query.where(Season.name == season) if season else query.order_by(Season.id.desc())).first()  # type: ignore[union-attr]
+        chosen = session.exec(query.where(Season.name == season) if season
+                              else query.order_by(Season.id.desc())).first()  # type: ignore[union-attr]
         if season and chosen is None:
             raise RankingError(f"no {variant} season named {season!r}")
         tallies: dict[int, list[int]] = {}
         if chosen is not None:
-            for version_id, rank, coins in session.exec(select(MatchSeat.version_id, MatchSeat.rank, MatchSeat.coins).where(
+            for version_id, rank, coins in session.exec(
+                    select(MatchSeat.version_id, MatchSeat.rank, MatchSeat.coins).where(
                     MatchSeat.match_id == Match.id, Match.season_id == chosen.id, Match.status == "done")).all():
                 tally = tallies.setdefault(version_id, [0, 0, 0])
                 tally[0] += 1

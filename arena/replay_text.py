@@ -32,7 +32,8 @@ def position_text(replay: Replay, step: int) -> str:
     names = list(replay.seats)
     here = steps[step]
     head = f"step {step} of {len(replay.actions)}"
-    head += f": {names[here.seat]} played {type(replay.actions[step - 1][1]).__name__}" if here.seat is not None else ": the deal"
+    head += (f": {names[here.seat]} played {type(replay.actions[step - 1][1]).__name__}" if here.seat is not None
+             else ": the deal")
     return "\n".join([head] + ["  " + line for line in here.sentences] + state_lines(here.state, names))
 
 
@@ -46,11 +47,13 @@ def state_lines(state: PublicState, names: list[str]) -> list[str]:
         fields = ", ".join(f"{f.bean.value} x{f.count}" if f.bean is not None else "empty" for f in s.fields)
         extra = f", figure on {s.figure}" if s.figure is not None else ""
         if s.trade_area:
-            extra += ", trading area " + ", ".join(c.bean.value + (" (locked)" if c.locked else "") for c in s.trade_area)
+            extra += ", trading area " + ", ".join(c.bean.value + (" (locked)" if c.locked else "")
+                                                   for c in s.trade_area)
         if s.hand is not None:
             extra += f", hand at the end [{_beans(s.hand)}]"
         marker = "*" if seat == state.to_move else " "
-        lines.append(f"{marker} {names[seat]}: {plural(s.coins, word, words)}, hand {s.hand_size}, fields [{fields}]{extra}")
+        lines.append(f"{marker} {names[seat]}: {plural(s.coins, word, words)}, hand {s.hand_size}, "
+                     f"fields [{fields}]{extra}")
     if state.trade is not None and state.trade.offer is not None:
         o = state.trade.offer
         lines.append(f"offer of {names[o.seat]} to {'everybody' if o.to is None else names[o.to]}: "

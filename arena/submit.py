@@ -46,7 +46,8 @@ def check_name(name: str, builtin: bool = False) -> str:
                               "starting with a letter or digit")
     boss = None if builtin else reserved_for(name)
     if boss is not None:
-        raise SubmissionError(f"bot name {name!r} is reserved: it reads as the built-in bot {boss!r}; choose another name")
+        raise SubmissionError(f"bot name {name!r} is reserved: it reads as the built-in bot {boss!r}; "
+                              f"choose another name")
     return name
 
 
@@ -89,7 +90,8 @@ def read_bot_file(path: str | Path, limit: int = MAX_BOT_BYTES) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             kind = ("a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode)
-                    else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "not a regular file")
+                    else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+                    else "not a regular file")
             raise SubmissionError(f"{shown!r} is {kind}, not a bot file")
         if info.st_size > limit:
             raise SubmissionError(f"{shown!r} is {info.st_size} bytes; the limit is {limit}")
@@ -155,7 +157,8 @@ def check_source(data: bytes, filename: str) -> str:
                                   "'arena play exec:COMMAND … --unsafe'") from None
         raise SubmissionError(f"{filename!r} has a syntax error at line {exc.lineno}: {exc.msg}") from None
     has_act = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "act"
-                  or isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "act" for t in node.targets)
+                  or isinstance(node, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == "act" for t in node.targets)
                   for node in tree.body)
     bot_classes = [node.name for node in tree.body if isinstance(node, ast.ClassDef) and any(
         (isinstance(b, ast.Name) and b.id.endswith("Bot")) or (isinstance(b, ast.Attribute) and b.attr.endswith("Bot"))

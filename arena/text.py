@@ -67,7 +67,8 @@ def failure_text(seat: int, name: str, status: str, detail: str, request: str, s
     replaced (the bot wrote it)."""
     lines = [f"seat {seat} ({shown(name)}) {status}: {shown(detail, 500)}"]
     if request:
-        lines.append(f"  while answering {shown(request)}" + (f" (at step {step} of the replay)" if step is not None else ""))
+        lines.append(f"  while answering {shown(request)}"
+                     + (f" (at step {step} of the replay)" if step is not None else ""))
     for line in log.rstrip("\n").splitlines() if log.strip() else ["(it wrote nothing on stderr)"]:
         lines.append("  | " + shown(line, 500))
     return "\n".join(lines)

@@ -61,7 +61,8 @@ class VersusSettings:
                 ("alpha", self.hypotheses.alpha, stored.hypotheses.alpha),
                 ("beta", self.hypotheses.beta, stored.hypotheses.beta), ("max pairs", self.max_pairs, stored.max_pairs),
                 ("NEW", self.bots[0].spec, stored.bots[0].spec), ("OLD", self.bots[1].spec, stored.bots[1].spec),
-                ("field", ",".join(b.spec for b in self.field) or "none", ",".join(b.spec for b in stored.field) or "none")]
+                ("field", ",".join(b.spec for b in self.field) or "none",
+                 ",".join(b.spec for b in stored.field) or "none")]
         return [f"{what} {given!r} (stored: {kept!r})" for what, given, kept in mine if given != kept]
 
 

@@ -399,7 +399,8 @@ def print_summary(title: str, table: dict[str, dict], horizon: int) -> None:
     print(f"  {'scheduler':11s} {'median games':>12s} {'quartiles':>13s} {'censored':>8s}  "
           + " ".join(f"tau@{c:>4s}" for c in cols))
     for scheduler, row in table.items():
-        print(f"  {scheduler:11s} {row['median']:>12s} {row['quartiles']:>13s} {row['censored']:>4d}/{row['seeds']:<3d}  "
+        print(f"  {scheduler:11s} {row['median']:>12s} {row['quartiles']:>13s} "
+              f"{row['censored']:>4d}/{row['seeds']:<3d}  "
               + " ".join(f"{row['mean_tau_at'].get(c, float('nan')):8.3f}" for c in cols), flush=True)
 
 
@@ -420,7 +421,8 @@ def set_constants(assignments: list[str], lag: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small run: the committed ground truth, 20 seeds, horizon 400")
+    parser.add_argument("--quick", action="store_true",
+                        help="small run: the committed ground truth, 20 seeds, horizon 400")
     parser.add_argument("--truth-games", type=int, default=5000)
     parser.add_argument("--truth", help="reuse the ground truth of an earlier run (its --out JSON)")
     parser.add_argument("--seeds", type=int, default=20)
@@ -502,7 +504,8 @@ def main() -> None:
             report["tuning"]["rows"].append({"params": p.__dict__, **{k: row[k] for k in
                                              ("median", "quartiles", "censored", "mean_tau_at")}})
             print(f"  {p.label():45s} median {row['median']:>6s}  quartiles {row['quartiles']:>11s}  "
-                  f"censored {row['censored']}/{row['seeds']}  tau@250 {row['mean_tau_at'].get('250', float('nan')):.3f}"
+                  f"censored {row['censored']}/{row['seeds']}  "
+                  f"tau@250 {row['mean_tau_at'].get('250', float('nan')):.3f}"
                   f"  ({time.perf_counter() - started:.0f} s)", flush=True)
         rows = report["tuning"]["rows"]
         best_row = min(rows, key=lambda r: math.inf if r["median"].startswith(">") else float(r["median"]))

@@ -150,7 +150,8 @@ def season(task: tuple[str, int, int]) -> dict[str, Any]:
             "pair_margin": next((max(d.margin(p.games) for d in p.directions) for p in report.pairs
                                  if set(p.bots) == {"feeder", "partner"}), None),
             "max_honest_t": max((p.top_t for p in report.pairs
-                                 if not {"feeder", "partner"} & set(p.bots) and "kingmaker" not in p.bots), default=0.0),
+                                 if not {"feeder", "partner"} & set(p.bots) and "kingmaker" not in p.bots),
+                                default=0.0),
             "max_honest_margin": max((max(d.margin(p.games) for d in p.directions) for p in report.pairs
                                       if not {"feeder", "partner"} & set(p.bots) and "kingmaker" not in p.bots),
                                      default=0.0)}
@@ -171,7 +172,8 @@ def main() -> None:
     parser = common.parser(__doc__, games=100, games_help="games per season (100: a new season's default)")
     parser.add_argument("--seasons", type=int, default=100, help="seasons of each kind")
     parser.add_argument("--kingmaker-seasons", type=int, default=20)
-    parser.add_argument("--sometimes-seasons", type=int, default=30, help="seasons with a feeder that feeds in a third of its games")
+    parser.add_argument("--sometimes-seasons", type=int, default=30,
+                        help="seasons with a feeder that feeds in a third of its games")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="10 seasons of each kind")
     args = parser.parse_args()

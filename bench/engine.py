@@ -40,7 +40,8 @@ def bench_greedy(games: int, players: int) -> tuple[float, float, float]:
 
     from sandbox.sdk import Request
 
-    spec = importlib.util.spec_from_file_location("greedy_bot", Path(__file__).resolve().parent.parent / "bots" / "greedy_bot.py")
+    spec = importlib.util.spec_from_file_location(
+        "greedy_bot", Path(__file__).resolve().parent.parent / "bots" / "greedy_bot.py")
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     rules = classic_rules()

@@ -67,7 +67,8 @@ def play(variant: str, players: int, policy: str, games: int, first_seed: int) -
 def main() -> None:
     args = common.parser(__doc__, 200, seed=True).parse_args()
     print(common.seeds_line(args.games, args.seed))
-    print("duel-v1: policy | ended at the Castle | by supply | turns (both players) | decisions | gold/player | games/s")
+    print("duel-v1: policy | ended at the Castle | by supply | turns (both players) | decisions | gold/player | "
+          "games/s")
     for policy in ("random", "default", "greedy"):
         r = play("duel", 2, policy, args.games, args.seed)
         print(f"  {policy:8s} | {r['castle_share']:6.1%} | {r['reasons'].get('supply', 0) / args.games:6.1%} | "
@@ -77,7 +78,8 @@ def main() -> None:
         r = play("solo", 1, policy, args.games, args.seed)
         low, high = r["ci"]
         print(f"  {policy:8s} | {r['win_rate']:6.1%} [{low:.1%}, {high:.1%}] | "
-              f"{r['reasons'].get('neutral', 0) / args.games:6.1%} | {r['reasons'].get('supply', 0) / args.games:5.1%} | "
+              f"{r['reasons'].get('neutral', 0) / args.games:6.1%} | "
+              f"{r['reasons'].get('supply', 0) / args.games:5.1%} | "
               f"{r['turns']:5.1f} | {r['gold']:4.1f} | {r['games_per_s']:6.1f}")
 
 

@@ -70,7 +70,8 @@ def main() -> None:
     parser.add_argument("--duel", default="greedy:random,greedy:greedy,trader:search")
     args = parser.parse_args()
     print(common.seeds_line(args.games, args.seed))
-    print("| solo-v1 bot | win rate [95% Wilson CI] | avg gold | lost to a neutral figure | lost by supply | failures | games/s |")
+    print("| solo-v1 bot | win rate [95% Wilson CI] | avg gold | lost to a neutral figure | lost by supply | failures "
+          "| games/s |")
     print("|---|---|---|---|---|---|---|")
     for name in filter(None, args.solo.split(",")):
         print(solo(name, args.games, args.seed), flush=True)

@@ -32,12 +32,14 @@ def raw_echo(spawns: int, requests: int) -> tuple[float, float]:
     ready = []
     for _ in range(spawns):
         t = time.perf_counter()
-        p = subprocess.Popen([sys.executable, "-I", "-S", "-c", RAW_ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={})
+        p = subprocess.Popen([sys.executable, "-I", "-S", "-c", RAW_ECHO], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, env={})
         assert p.stdout.readline() == b'{"type":"ready"}\n'  # type: ignore[union-attr]
         ready.append(time.perf_counter() - t)
         p.kill()
         p.wait()
-    p = subprocess.Popen([sys.executable, "-I", "-S", "-c", RAW_ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={})
+    p = subprocess.Popen([sys.executable, "-I", "-S", "-c", RAW_ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env={})
     p.stdout.readline()  # type: ignore[union-attr]
     times = []
     for n in range(requests):

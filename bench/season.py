@@ -83,7 +83,8 @@ class Recorder:
 def breakdown(games: int, limits: Limits, tier: Tier) -> list[dict]:
     """One worker, games one after another: where a game's time goes. Returns the decide messages seen."""
     rules = classic_rules()
-    sources = [(common.BOTS / f"{stem}.py").read_text() for stem in ("random_bot", "greedy_bot", "random_bot", "greedy_bot")]
+    sources = [(common.BOTS / f"{stem}.py").read_text()
+               for stem in ("random_bot", "greedy_bot", "random_bot", "greedy_bot")]
     messages: list[dict] = []
     rows = []
     for seed in range(games):

@@ -109,7 +109,8 @@ def create_ladder(url: str, bots: int, games: int, seed: int = 1) -> None:
                 status = rng.choice(STATUSES) if seat in failed else "ok"
                 seat_rows.append({"match_id": m, "seat": seat, "version_id": v, "coins": coins[seat],
                                   "rank": ranks[seat], "status": status,
-                                  "detail": f"synthetic {status} <b>at</b> decision {rng.randint(1, 300)}" if status != "ok" else "",
+                                  "detail": f"synthetic {status} <b>at</b> decision {rng.randint(1, 300)}"
+                                            if status != "ok" else "",
                                   "decisions": 100, "time_ms": 50.0})
                 if not void:
                     mu, sigma, played = skills.get(v, (25.0, 25 / 3, 0))

@@ -119,13 +119,16 @@ def main() -> None:
         for name, stem, author in (("dice", "random_bot", "copy-a"), ("glutton", "greedy_bot", "copy-b")):
             register(session, name, (common.BOTS / f"{stem}.py").read_text() + "\n# copy\n", author)
     engine.dispose()
-    print(common.machine(f"{opts.workers} workers, {opts.games} games, strong tier required, database {db}"), flush=True)
-    season = subprocess.Popen([*ARENA, "--db", str(db), "-q", "season", "run", "--name", "soak", "--games", str(opts.games),
-                               "--workers", str(opts.workers), "--bosses", "random,greedy,trader"],
+    print(common.machine(f"{opts.workers} workers, {opts.games} games, strong tier required, database {db}"),
+          flush=True)
+    season = subprocess.Popen([*ARENA, "--db", str(db), "-q", "season", "run", "--name", "soak",
+                               "--games", str(opts.games), "--workers", str(opts.workers),
+                               "--bosses", "random,greedy,trader"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     started = time.monotonic()
     samples: list[dict[str, float]] = []
-    header = ["games", "minutes", "coordinator MB", "coordinator fds", "worker MB", "worker fds", "bot processes", "database MB"]
+    header = ["games", "minutes", "coordinator MB", "coordinator fds", "worker MB", "worker fds", "bot processes",
+              "database MB"]
     print(" | ".join(header), flush=True)
     next_mark = opts.every
     while season.poll() is None:

@@ -285,7 +285,8 @@ def bots_mode(opts: Any) -> None:
                 pairs = [n for _, n in tests]
                 mean_games[elo1] = 4 * statistics.fmean(pairs)
                 print(f"SPRT elo1 {elo1:g}: {count} tests, H1 {share(sum(v == 'H1' for v, _ in tests), count)}, "
-                      f"H0 {share(sum(v == 'H0' for v, _ in tests), count)}, undecided {sum(v is None for v, _ in tests)}; "
+                      f"H0 {share(sum(v == 'H0' for v, _ in tests), count)}, "
+                      f"undecided {sum(v is None for v, _ in tests)}; "
                       f"pairs to the end {quartiles(pairs)} (games = 4 x pairs: mean {mean_games[elo1]:.0f})",
                       flush=True)
             if opts.seasons:
@@ -295,7 +296,8 @@ def bots_mode(opts: Any) -> None:
                 good = [for_good(h, level) for h in histories]
                 wrong = [first_at([1 - p for p in h], level) for h in histories]
                 print(f"TrueSkill ({n} seasons, horizon {opts.horizon} games, confident: P(NEW better) >= {level}):")
-                print(f"  games to first confident: {quartiles([g for g in first if g])}; never {first.count(None)}/{n}")
+                print(f"  games to first confident: {quartiles([g for g in first if g])}; "
+                      f"never {first.count(None)}/{n}")
                 print(f"  games to confident for good: {quartiles([g if g else opts.horizon for g in good])} "
                       f"(censored at the horizon: {good.count(None)}/{n})")
                 print(f"  confident the wrong way (P(OLD better) >= {level}) at some game: "
@@ -303,7 +305,8 @@ def bots_mode(opts: Any) -> None:
                 for elo1, games in mean_games.items():
                     g = min(opts.horizon, max(1, round(games)))
                     capped = ", capped at the horizon" if g < round(games) else ""
-                    print(f"  at {g} games (SPRT elo1 {elo1:g} mean {games:.0f}{capped}): confident {share(sum(h[g - 1] >= level for h in histories), n)}, "
+                    print(f"  at {g} games (SPRT elo1 {elo1:g} mean {games:.0f}{capped}): "
+                          f"confident {share(sum(h[g - 1] >= level for h in histories), n)}, "
                           f"confident at some game so far {share(sum(f is not None and f <= g for f in first), n)}")
                 print(f"  at the horizon: confident {share(sum(h[-1] >= level for h in histories), n)}, "
                       f"mean P(NEW better) {statistics.fmean(h[-1] for h in histories):.3f}", flush=True)

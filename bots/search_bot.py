@@ -331,10 +331,12 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
         if len(response.want) != 1:
             return action
         b = response.want[0]
-        candidates = [Confirm(action.response, (), (i,)) for i, c in enumerate(area) if c.bean is b and not c.locked] + \
+        candidates = [Confirm(action.response, (), (i,)) for i, c in enumerate(area)
+                      if c.bean is b and not c.locked] + \
                      [Confirm(action.response, (i,), ()) for i, h in enumerate(view.hand) if h is b]
         return max(candidates, key=lambda c: position_value(
-            self.rules, self.fields(view), without(view.hand, c.give_hand), without(self.trade_beans(view), c.give_trade)))
+            self.rules, self.fields(view), without(view.hand, c.give_hand),
+            without(self.trade_beans(view), c.give_trade)))
 
     # ------------------------------------------------------------ trading, other players
     def trade_respond(self, request: Request) -> Action:

@@ -2,12 +2,13 @@
 
 What it teaches:
 
-- **A position has a value.** ``position_value`` (in ``engine.valuation``, shared with the search bot) answers "how many coins is this worth?" for a set
-  of fields, a hand and the cards waiting in the trading area. It plants the trading-area cards
-  in the best order, then the next ``HAND_HORIZON`` cards of the hand *in hand order* (the front
-  of the hand is what must be planted next, C-5.1), each where it hurts least, and adds the coins
-  forced harvests earn to what the fields end up worth (``field_worth``: the coins a field pays
-  now plus part of the way to its next beanometer level).
+- **A position has a value.** ``position_value`` (in ``engine.valuation``, shared with the search
+  bot) answers "how many coins is this worth?" for a set of fields, a hand and the cards waiting in
+  the trading area. It plants the trading-area cards in the best order, then the next
+  ``HAND_HORIZON`` cards of the hand *in hand order* (the front of the hand is what must be planted
+  next, C-5.1), each where it hurts least, and adds the coins forced harvests earn to what the
+  fields end up worth (``field_worth``: the coins a field pays now plus part of the way to its next
+  beanometer level).
 - **A card's value is marginal**: the position's value with the card minus without it. A card
   that grows a field is an asset; one that would force the bot to cash in a growing field
   early (a "liability") has negative value, and giving it away is a gain.

@@ -1,4 +1,5 @@
-"""Pure Bohnanza rules engine: card data, rules, state machine, views, replays, what a spectator sees. No I/O but reading card data.
+"""Pure Bohnanza rules engine: card data, rules, state machine, views, replays, what a spectator sees. No I/O
+but reading card data.
 
 Names are imported lazily (PEP 562), so that a bot importing only ``engine.actions`` does not pay
 for the whole engine at start-up inside its sandbox.

@@ -1,4 +1,5 @@
-"""The referee state machine of the base game (seed 002), rules ``classic-v3`` (and the retired ``classic-v2`` and ``classic-v1``).
+"""The referee state machine of the base game (seed 002), rules ``classic-v3`` (and the retired ``classic-v2``
+and ``classic-v1``).
 
 The state is mutable and private to the referee; what a seat may see is computed by
 ``view(seat)``. Rule ids (``C-…``) refer to ``seeds/classic-rules.md``.
@@ -279,7 +280,8 @@ class ClassicGame(Game[SeatState]):
             paid = tuple(s.hand[i] for i in action.give_hand) + tuple(s.trade[i] for i in action.give_trade)
             if Counter(paid) != Counter(response.want):
                 raise IllegalAction("C-6.6", action,
-                                    f"seat {response.seat} wants {_names(response.want)}, these cards are {_names(paid)}")
+                                    f"seat {response.seat} wants {_names(response.want)}, "
+                                    f"these cards are {_names(paid)}")
             self._deal(seat, action.give_hand, action.give_trade, response.seat, response.give_hand)
         self._next_round()
 

@@ -263,7 +263,8 @@ class Game(Generic[SeatT_co]):
         if len(s.field_beans) >= self.rules.max_fields:
             raise IllegalAction(self.RULE_BUY_FIELD, action, f"seat {seat} already has {len(s.field_beans)} fields")
         if s.coins < price:
-            raise IllegalAction(self.RULE_BUY_FIELD, action, f"seat {seat} has {s.coins} {self.MONEY}, a field costs {price}")
+            raise IllegalAction(self.RULE_BUY_FIELD, action,
+                                f"seat {seat} has {s.coins} {self.MONEY}, a field costs {price}")
         paid = tuple(s.treasury[-price:])
         del s.treasury[-price:]
         self._paid_pile().extend(paid)

@@ -64,7 +64,8 @@ def describe(event: Event, names: Sequence[str], rules: Rules, active: int) -> s
     if isinstance(e, TurnStarted):
         return f"Turn {e.turn + 1}: {name(e.seat)} is the active player."
     if isinstance(e, Planted):
-        return f"{name(e.seat)} plants a {bean_name(rules, e.bean)} from {_SOURCES.get(e.source, e.source)} in field {e.field + 1}."
+        return (f"{name(e.seat)} plants a {bean_name(rules, e.bean)} from {_SOURCES.get(e.source, e.source)} "
+                f"in field {e.field + 1}.")
     if isinstance(e, Harvested):
         return (f"{name(e.seat)} cashes in field {e.field + 1}: {e.beans} × {bean_name(rules, e.bean)} "
                 f"for {plural(e.coins, money, monies)}.")

@@ -296,7 +296,8 @@ class PrincesGame(Game[PrincesSeat]):
     def _do_plant_middle(self, seat: int, action: PlantMiddle) -> None:
         phase = self.phase
         if phase is not K.TAKE_MIDDLE and phase is not K.KEEP_MIDDLE:
-            raise IllegalAction("P-4.6", action, f"middle cards are planted only in phases 0 and 3 (now {_phase_name(phase)})")
+            raise IllegalAction("P-4.6", action,
+                                f"middle cards are planted only in phases 0 and 3 (now {_phase_name(phase)})")
         rule = "P-4.1" if phase is K.TAKE_MIDDLE else "P-4.6"
         count = self.middle.get(action.bean, 0) if isinstance(action.bean, Bean) else 0
         if not count:
@@ -327,7 +328,8 @@ class PrincesGame(Game[PrincesSeat]):
         if target == self.castle:
             need = self.princes.castle_gold
             if s.coins < need:
-                raise IllegalAction("P-6.4", action, f"entering the Castle needs {need} gold, seat {seat} has {s.coins}")
+                raise IllegalAction("P-6.4", action,
+                                    f"entering the Castle needs {need} gold, seat {seat} has {s.coins}")
             s.position = target
             self.log.claimed += 1
             self.events.append(TaskClaimed(seat, target, CASTLE))

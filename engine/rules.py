@@ -170,7 +170,8 @@ class Rules:
         """Whether ``gold`` pays one tribute and still enters the Castle (never, in rules without tributes)."""
         return self.princes is not None and gold - self.princes.tribute_price >= self.princes.castle_gold
 
-    def final_ranks(self, ranks: Sequence[int] | None, coins: Sequence[int], forfeited: Sequence[int]) -> tuple[int, ...]:
+    def final_ranks(self, ranks: Sequence[int] | None, coins: Sequence[int],
+                    forfeited: Sequence[int]) -> tuple[int, ...]:
         """The ranks a game records when the seats ``forfeited`` gave up (``ranks``: the engine's, None if
         it did not end): by coins, forfeits last; in the solitaire game the engine's win (1) or loss (2),
         and a forfeit is a loss."""

@@ -147,7 +147,8 @@ def _seats(game: Any, trade_areas: bool, figures: bool) -> tuple[PublicSeat, ...
         for i, s in enumerate(game.seats))
 
 
-def _state(game: Any, seats: tuple[PublicSeat, ...], trade: TradeView | None, table: PrincesTable | None) -> PublicState:
+def _state(game: Any, seats: tuple[PublicSeat, ...], trade: TradeView | None,
+           table: PrincesTable | None) -> PublicState:
     decision = game.decision
     return PublicState(
         rules_id=game.rules.id, step=len(game.history), turn=game.turn, active=game.active, over=game.over,
@@ -343,12 +344,14 @@ def steps_json(steps: Sequence[Step], rules: Rules) -> dict[str, Any]:
     """The JSON a viewer draws from: ``{"format", "steps": [{"seat", "events", "text", "state"}]}``
     (``events``: how many events the step holds; ``text``: its sentences, the deal's first at step 0), where the
     first state is whole and every later one holds only what changed since the one before (``seats``
-    as an object of the changed seats by index, and every object by its changed keys); ``apply_diff`` (and site/static/replay.js) undo it."""
+    as an object of the changed seats by index, and every object by its changed keys); ``apply_diff`` (and
+    site/static/replay.js) undo it."""
     out, before = [], None
     for step in steps:
         state = step.state.to_json()
         deal = [deal_sentence(rules, len(state["seats"]))] if step.number == 0 else []
-        out.append({"seat": step.seat, "events": len(step.events), "text": deal + list(step.sentences), "state": _diff_state(before, state)})
+        out.append({"seat": step.seat, "events": len(step.events), "text": deal + list(step.sentences),
+                    "state": _diff_state(before, state)})
         before = state
     return {"format": SPECTATOR_FORMAT, "steps": out}
 

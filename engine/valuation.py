@@ -176,7 +176,8 @@ class CardValues:
             if card.locked or card.bean not in my_beans:
                 continue
             for pay in pays:
-                gain = self.value(view, hand=without(view.hand, pay), trade=self.trade_beans(view) + (card.bean,)) - base
+                gain = self.value(view, hand=without(view.hand, pay),
+                                  trade=self.trade_beans(view) + (card.bean,)) - base
                 if gain > best_gain:
                     best, best_gain = Offer(give_hand=pay, want=(card.bean,), to=view.active), gain
         if best is not None and not best.give_hand:

@@ -206,7 +206,8 @@ class TurnRecord:
             "phase2_turned": [b.value for b in self.phase2_turned],
             "phase2_from_discard": [b.value for b in self.phase2_from_discard],
             "phase3_planted": [[b.value, n] for b, n in self.phase3_planted],
-            "harvests": list(self.harvests), "started": self.started, "claimed": self.claimed, "tributes": self.tributes,
+            "harvests": list(self.harvests), "started": self.started, "claimed": self.claimed,
+            "tributes": self.tributes,
         }
 
     @classmethod
@@ -218,8 +219,8 @@ class TurnRecord:
             phase2_turned=tuple(Bean.parse(b) for b in data["phase2_turned"]),
             phase2_from_discard=tuple(Bean.parse(b) for b in data["phase2_from_discard"]),
             phase3_planted=tuple((Bean.parse(b), int(n)) for b, n in data["phase3_planted"]),
-            harvests=tuple(int(c) for c in data["harvests"]), started=int(data["started"]), claimed=int(data["claimed"]),
-            tributes=int(data["tributes"]),
+            harvests=tuple(int(c) for c in data["harvests"]), started=int(data["started"]),
+            claimed=int(data["claimed"]), tributes=int(data["tributes"]),
         )
 
 

@@ -1,4 +1,5 @@
-"""The Vine task cards of the Princes variants: ids, texts and short forms (the referee's checks live in engine/princes.py).
+"""The Vine task cards of the Princes variants: ids, texts and short forms (the referee's checks live in
+engine/princes.py).
 
 V01-V05 are the five task texts known from the Princes rulebook (RULES-NOTES.md); V06-V28 are the
 project's own design (seeds/princes-rules.md, assumption A-2). Every task can be checked by a referee

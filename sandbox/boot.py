@@ -63,7 +63,8 @@ def bundle_modules(modules: Mapping[str, str], marshalled: bool) -> dict[str, li
             if parent not in out:
                 out[parent] = [True, "source", ""]
             elif not out[parent][0]:
-                raise ValueError(f"bundle module {parent!r} has submodules, so it must be named {parent + PACKAGE_SUFFIX!r}")
+                raise ValueError(f"bundle module {parent!r} has submodules, "
+                                 f"so it must be named {parent + PACKAGE_SUFFIX!r}")
     if BOT_MODULE in out:
         raise ValueError(f"bundle module name {BOT_MODULE!r} is reserved for the bot itself")
     return out

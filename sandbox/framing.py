@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-__all__ = ["FramingError", "Encoded", "encode", "encode_with_list", "splice_json", "decode", "nesting_depth", "MAX_DEPTH", "LineBuffer", "Outcome", "Event", "Pipes"]
+__all__ = ["FramingError", "Encoded", "encode", "encode_with_list", "splice_json", "decode", "nesting_depth",
+           "MAX_DEPTH", "LineBuffer", "Outcome", "Event", "Pipes"]
 
 log = logging.getLogger(__name__)
 CHUNK = 65536

@@ -170,7 +170,8 @@ def _build(name: str, source: str, sandboxed: bool) -> bytes | str:
             "--", *argv]
         try:
             done = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=words, stderr=words, timeout=BUILD_TIMEOUT_S,
-                                  preexec_fn=_build_limits, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TMPDIR": "/tmp"})
+                                  preexec_fn=_build_limits,
+                                  env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TMPDIR": "/tmp"})
         except subprocess.TimeoutExpired:
             return f"the {name} build took longer than {BUILD_TIMEOUT_S:g} s"
         except OSError as exc:

@@ -56,7 +56,8 @@ def cpu_follows(tier: Tier) -> bool:
     return _has_cap_sys_resource()
 
 
-_DIGESTS: dict[int, tuple[Mapping[str, str], str]] = {}  # id -> (the mapping, kept alive so its id is not reused; digest)
+# id -> (the mapping, kept alive so its id is not reused; digest)
+_DIGESTS: dict[int, tuple[Mapping[str, str], str]] = {}
 
 
 def modules_digest(modules: Mapping[str, str]) -> str:
@@ -291,7 +292,8 @@ class BotProcess:
             raise SandboxError(f"a {message.get('type')!r} message of {len(payload)} bytes exceeds the bound of "
                                f"{self.limits.max_request_bytes}")
         if self._pipes.stdout_has_data():
-            return self._fail(Reply(Status.PROTOCOL, None, 0.0, "output outside a request (more than one line per request)"))
+            return self._fail(Reply(Status.PROTOCOL, None, 0.0,
+                                    "output outside a request (more than one line per request)"))
         charge = self._rest.charge_at_rest()
         if charge:
             self._bank_left_ms -= charge
@@ -378,7 +380,8 @@ class BotProcess:
     def _failure_reply(self, outcome: Outcome, during: str) -> Reply:
         assert self._popen is not None
         if outcome.event is Event.OVERFLOW:
-            return Reply(Status.PROTOCOL, None, outcome.elapsed_ms, f"line longer than {self.limits.max_line_bytes} bytes")
+            return Reply(Status.PROTOCOL, None, outcome.elapsed_ms,
+                         f"line longer than {self.limits.max_line_bytes} bytes")
         if outcome.event is Event.EXTRA:
             return Reply(Status.PROTOCOL, None, outcome.elapsed_ms, "more than one line in reply")
         if outcome.event is Event.LINE:
@@ -389,7 +392,8 @@ class BotProcess:
         try:
             self._exit_code = self._popen.wait(timeout=EXIT_AFTER_EOF_S)
         except subprocess.TimeoutExpired:
-            return Reply(Status.DISCONNECT, None, outcome.elapsed_ms, f"closed its output during {during} but kept running")
+            return Reply(Status.DISCONNECT, None, outcome.elapsed_ms,
+                         f"closed its output during {during} but kept running")
         except SandboxError as exc:  # the fork server went away: the machine's fault, never a status of the bot's
             self._kill()
             raise SandboxError(f"bot {self.bundle.name!r} ended during {during} and its fork server went away: "
@@ -479,7 +483,8 @@ class BotProcess:
         carries this bot's tag (in the plain tier, e.g. a double-fork + setsid orphan)."""
         uid = self._slot.uid if self.tier is Tier.STRONG and self._slot is not None else None
         tag = self.tag
-        sweep(self.bundle.name, (lambda: processes_of_uid(uid)) if uid is not None else (lambda: processes_with_tag(tag)))
+        sweep(self.bundle.name,
+              (lambda: processes_of_uid(uid)) if uid is not None else (lambda: processes_with_tag(tag)))
 
     def close(self) -> None:
         """Kill the whole process tree / namespace, reap, release the uid slot; idempotent."""

@@ -45,7 +45,8 @@ def detect_tier(python: str | None = None) -> Tier:
                     with BotProcess.start(bundle, limits, Tier.STRONG, python=python) as bot:
                         reply = bot.request({"type": "hello", "n": 7})
                         if reply.status is not Status.OK or reply.message != {"probe": 7}:
-                            problem = (f"probe bot failed ({'forked' if fork_server else 'cold'}): {reply.status.value} "
+                            problem = (f"probe bot failed ({'forked' if fork_server else 'cold'}): "
+                                       f"{reply.status.value} "
                                        f"{reply.detail!r}; stderr {bot.stderr_tail[-500:]!r}")
                             break
             except SandboxError as exc:

@@ -83,7 +83,8 @@ class BotBundle:
     language: str = "python"
 
     @classmethod
-    def from_file(cls, path: str | Path, modules: Mapping[str, str] | None = None, name: str | None = None) -> BotBundle:
+    def from_file(cls, path: str | Path, modules: Mapping[str, str] | None = None,
+                  name: str | None = None) -> BotBundle:
         """Read a bot file (by the trusted side) into a bundle."""
         p = Path(path)
         return cls(name=name or p.stem, source=p.read_text(encoding="utf-8"), modules=dict(modules or {}))

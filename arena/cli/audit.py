@@ -15,7 +15,8 @@ from arena.cli.base import Context, UserError, cli, echo, format_table, pass_con
 
 
 @cli.group(invoke_without_command=True)
-@click.option("--season", "season_name", default=None, help="Audit one season's games (default: every season of --variant).")
+@click.option("--season", "season_name", default=None,
+              help="Audit one season's games (default: every season of --variant).")
 @click.option("--variant", default=None, help="The format whose games are audited (default classic).")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option("--all", "show_all", is_flag=True, help="List every pair tested, not only those that stand out.")
@@ -53,7 +54,8 @@ def audit(click_ctx: click.Context, ctx: Context, season_name: str | None, varia
 
 
 def report_text(report: AuditReport, show_all: bool) -> str:
-    lines = [f"{plural(report.games, 'game')} audited, {plural(len(report.pairs), 'pair')} of bots of different authors tested"]
+    lines = [f"{plural(report.games, 'game')} audited, "
+             f"{plural(len(report.pairs), 'pair')} of bots of different authors tested"]
     shown_pairs = [p for p in report.pairs if show_all or p.flagged or p.top_t >= 0]
     if shown_pairs:
         rows = [("pair", "games", "A->B excess (to others, t, big games)", "B->A excess (to others, t, big games)",
@@ -66,7 +68,8 @@ def report_text(report: AuditReport, show_all: bool) -> str:
         lines.append(f"(excess: coins of value one's deals gave the other beyond what they gave itself, over the "
                      f"games shared; to others: what they gave each of its other opponents; flagged when the "
                      f"difference is over {MARGIN:g} coins a game with t beyond the bound for the pairs tested, or "
-                     f"when it has more big games (over {BIG:g} coins beyond the others) than the other pairs' rate allows)")
+                     f"when it has more big games (over {BIG:g} coins beyond the others) than the other pairs' "
+                     f"rate allows)")
     else:
         lines.append("no pair stands out")
     for giver in report.givers:

@@ -38,7 +38,8 @@ def check_writable_file(path: str, what: str) -> None:
 
 
 def echo(message: str, err: bool = False) -> None:
-    """``click.echo`` through the one terminal sanitiser: a bot's name, output or replay file prints no control character."""
+    """``click.echo`` through the one terminal sanitiser: a bot's name, output or replay file prints no control
+    character."""
     click.echo(terminal(message), err=err)
 
 
@@ -50,7 +51,8 @@ class TerminalFormatter(logging.Formatter):
 
 
 def setup_logging(verbose: int, quiet: bool, log_file: str | None) -> None:
-    level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
+    level = logging.WARNING if quiet else (
+        logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
         try:
@@ -89,7 +91,8 @@ def load_format_modules(names: str) -> None:
         try:
             importlib.import_module(name)
         except Exception as exc:  # noqa: BLE001 - whatever the module raised, say which and why in one line
-            raise UserError(f"${FORMATS_ENV}: cannot load format module {name!r}: {type(exc).__name__}: {exc}") from None
+            raise UserError(f"${FORMATS_ENV}: cannot load format module {name!r}: "
+                            f"{type(exc).__name__}: {exc}") from None
 
 
 class Context:

@@ -70,7 +70,8 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None) -> None:
     solo = len(rows) == 1
     table = [("seat", "bot", "version", "coins", "result" if solo else "rank", "status", "detail")]
     for seat, version, bot in rows:
-        table.append((str(seat.seat), shown(bot.name), str(version.number), "-" if seat.coins is None else str(seat.coins),
+        table.append((str(seat.seat), shown(bot.name), str(version.number),
+                      "-" if seat.coins is None else str(seat.coins),
                       solo_result(seat.rank) if solo else "-" if seat.rank is None else str(seat.rank),
                       seat.status or "-", shown(seat.detail, 200)))
     echo(head)

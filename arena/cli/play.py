@@ -19,8 +19,8 @@ from arena.formats import default_format, formats
 from arena.rankings import RatedStanding, WinRateStanding
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
 from arena.text import failure_text, plural, shown, solo_result
-from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, existing_bot, read_bot, read_bot_file,
-                          plays_formats, retire,
+from arena.submit import (SubmissionError, builtin_bots, check_author, check_name, existing_bot, read_bot,
+                          read_bot_file, plays_formats, retire,
                           names_taken_by_submissions, register, register_bosses, smoke_failure, smoke_games)
 from arena.referee import GameRecord, InProcessPlayer, Player, play_game
 from engine import rules_for
@@ -56,8 +56,9 @@ STDERR_SHOWN = 4000  # as much as a failure keeps (arena.referee.Failure)
               help="After the game, print what each sandboxed bot wrote to its standard error (its last 4,000 "
                    "characters), failed or not: your bot's own debugging output.")
 @pass_context
-def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck_seed: int | None, replay_path: str | None,
-         in_process: bool, unsafe: bool, decision_ms: float, bank_ms: float, as_json: bool, show_stderr: bool) -> None:
+def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck_seed: int | None,
+         replay_path: str | None, in_process: bool, unsafe: bool, decision_ms: float, bank_ms: float,
+         as_json: bool, show_stderr: bool) -> None:
     """Play one game between BOTS: built-in names such as 'random' and 'greedy', file paths, or bots of
     this ladder by name (their current version) or NAME@VERSION.
 

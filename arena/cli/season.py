@@ -11,7 +11,8 @@ from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, Season
 from arena.dask_executor import DaskExecutor
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import default_format, format_of
-from arena.ladder import LadderError, SeasonProgress, TooFewBots, SeasonSettings, close_season, deals_secret, leaderboard, rerate, run_season
+from arena.ladder import (LadderError, SeasonProgress, TooFewBots, SeasonSettings, close_season, deals_secret,
+                          leaderboard, rerate, run_season)
 from arena.progress import ProgressReporter, earlier_rate
 from arena.seeds import database_key, deal_id
 from arena.text import TextError, check_text, plural, shown
@@ -73,8 +74,10 @@ def season() -> None:
 @click.option("--executor", "executor_spec", default="local", show_default=True,
               help="Where tables are played: local (a process pool), dask-local (a Dask LocalCluster), "
                    "or dask://HOST:PORT (a Dask scheduler; its workers decide the parallelism).")
-@click.option("--players", default=None, help="Table size, N or N-M (default: the variant's, classic 3-5, duel 2, solo 1).")
-@click.option("--variant", default=None, help="classic, duel or solo (default: the season's own, classic for a new one).")
+@click.option("--players", default=None,
+              help="Table size, N or N-M (default: the variant's, classic 3-5, duel 2, solo 1).")
+@click.option("--variant", default=None,
+              help="classic, duel or solo (default: the season's own, classic for a new one).")
 @click.option("--rotate/--no-rotate", default=True, show_default=True,
               help="New seasons: play every deal once per seat rotation (same deck, luck cancels out; "
                    "every game starts every bot afresh).")
@@ -179,8 +182,8 @@ def season_list(ctx: Context) -> None:
         for s in session.exec(select(Season).order_by(col(Season.id))).all():
             counts = season_counts(session, s)
             rows.append((s.name, s.variant, f"{s.min_players}-{s.max_players}",
-                         f"{s.games} deals/bot" if format_of(s.variant).same_deals else str(s.games), str(counts.get("done", 0)),
-                         str(counts.get("void", 0)), f"{s.created_at:%Y-%m-%d %H:%M}",
+                         f"{s.games} deals/bot" if format_of(s.variant).same_deals else str(s.games),
+                         str(counts.get("done", 0)), str(counts.get("void", 0)), f"{s.created_at:%Y-%m-%d %H:%M}",
                          f"{s.finished_at:%Y-%m-%d %H:%M}" if s.finished_at else "-"))
     echo(format_table(rows) if len(rows) > 1 else "no seasons yet: start one with 'arena season run'")
 
@@ -195,8 +198,8 @@ def season_show(ctx: Context, name: str) -> None:
         if s is None:
             raise UserError(f"no season named {name!r}")
         counts = season_counts(session, s)
-        done = (f"{plural(counts.get('done', 0), 'game')} done on {plural(s.games, 'deal')} per bot" if format_of(s.variant).same_deals
-                else f"{counts.get('done', 0)}/{s.games} games done")
+        done = (f"{plural(counts.get('done', 0), 'game')} done on {plural(s.games, 'deal')} per bot"
+                if format_of(s.variant).same_deals else f"{counts.get('done', 0)}/{s.games} games done")
         echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, "
                    f"{done}, {counts.get('void', 0)} void, "
                    f"{counts.get('planned', 0)} planned{', seat-rotated deals' if s.rotate else ''}")
@@ -212,7 +215,8 @@ def season_show(ctx: Context, name: str) -> None:
             seats = session.exec(select(MatchSeat, BotVersion, Bot).where(
                 MatchSeat.match_id == m.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id)
                 .order_by(col(MatchSeat.seat))).all()
-            rows.append((str(m.id), deal_id(key, m.seed), f"void: {shown(m.void_reason, 120)}" if m.status == "void" else m.status,
+            rows.append((str(m.id), deal_id(key, m.seed),
+                         f"void: {shown(m.void_reason, 120)}" if m.status == "void" else m.status,
                          ", ".join(f"{b.name} {ms.coins} {ms.status}" for ms, _, b in seats)))
         echo(format_table(rows))
 
@@ -228,7 +232,8 @@ def season_counts(session: Session, s: Season) -> dict[str, int]:
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of rows.")
 @click.option("--variant", default=default_format().name, show_default=True)
 @click.option("--rerate", "do_rerate", is_flag=True, help="Recompute every rating from the recorded games first.")
-@click.option("--season", "season_name", default=None, help="Solo: the season whose deals rank the bots (default: the latest).")
+@click.option("--season", "season_name", default=None,
+              help="Solo: the season whose deals rank the bots (default: the latest).")
 @pass_context
 def leaderboard_command(ctx: Context, as_json: bool, variant: str, do_rerate: bool, season_name: str | None) -> None:
     """The ladder: score (mu - 3 sigma), mu, sigma and games of each bot's current version.

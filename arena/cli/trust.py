@@ -54,11 +54,13 @@ def ladder_bot(engine: Engine, spec: str) -> tuple[str, str, str] | None:
         bot = session.exec(select(Bot).where(Bot.name == name)).first()
         if bot is None:
             return None
-        versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id).order_by(col(BotVersion.number))).all()
+        versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)
+                                .order_by(col(BotVersion.number))).all()
     if at:
         chosen = [v for v in versions if str(v.number) == number]
         if not chosen:
-            raise UserError(f"bot {name!r} has no version {number!r} (it has {', '.join(str(v.number) for v in versions)})")
+            raise UserError(f"bot {name!r} has no version {number!r} "
+                            f"(it has {', '.join(str(v.number) for v in versions)})")
         version = chosen[0]
     else:
         version = next((v for v in reversed(versions) if v.active), versions[-1])

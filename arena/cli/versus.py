@@ -231,7 +231,8 @@ def play(ctx: Context, settings: VersusSettings, where: Where, create: bool = Fa
         fmt = format_of(settings.variant)
     except ValueError as exc:
         raise UserError(f"test {settings.name!r}: {exc}") from None
-    entries = [SeatEntry(-1 - i, b.name, b.source, b.language) for i, b in enumerate(settings.bots)]  # no ladder version ids
+    # no ladder version ids
+    entries = [SeatEntry(-1 - i, b.name, b.source, b.language) for i, b in enumerate(settings.bots)]
     try:
         executor = executor_for(where.executor, where.workers)
     except ExecutorError as exc:

@@ -45,7 +45,8 @@ def sqlite_file_problem(url: str) -> str | None:
     path = Path(name)
     where = path if path.is_absolute() else Path.cwd() / path
     how = ("" if path.is_absolute() or url == DEFAULT_DB else
-           f" ({url!r} is relative to the working folder {str(Path.cwd())!r}; 'sqlite:////…', four slashes, is an absolute path)")
+           f" ({url!r} is relative to the working folder {str(Path.cwd())!r}; "
+           f"'sqlite:////…', four slashes, is an absolute path)")
     if where.is_dir():
         return f"the database {str(where)!r} is a folder, not a file{how}"
     folder = where.parent

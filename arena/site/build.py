@@ -149,7 +149,8 @@ class SiteBuilder:
         for variant in (f.name for f in formats()):  # one board page per format; index.html is the --variant one
             self.board_page(ladder, variant, season_rows, f"{variant}.html")
         board = self.board_page(ladder, self.variant, season_rows, "index.html")
-        keys = ([k for k in board[0] if k != "bot_id"] if board else []) if not format_of(self.variant).ranking.rated else (
+        rated = format_of(self.variant).ranking.rated
+        keys = ([k for k in board[0] if k != "bot_id"] if board else []) if not rated else (
             "rank", "name", "author", "builtin", "version", "version_id", "score", "mu", "sigma", "games", "win_rate",
             "avg_coins", "failure_rate")
         (self.out / "leaderboard.json").write_text(json.dumps({
@@ -166,7 +167,8 @@ class SiteBuilder:
         self.write_game_lists("games/page-{}.html", ladder.games, "All games", "../", listing="games")
         return 0
 
-    def board_page(self, ladder: Ladder, variant: str, season_rows: list[dict[str, Any]], page: str) -> list[dict[str, Any]]:
+    def board_page(self, ladder: Ladder, variant: str, season_rows: list[dict[str, Any]],
+                   page: str) -> list[dict[str, Any]]:
         """Write one format's leaderboard page (and ``leaderboard-<variant>.json``); returns its rows."""
         rows = ladder.boards[variant]
         mine = [r for r in season_rows if r["season"].variant == variant]
@@ -269,12 +271,14 @@ class SiteBuilder:
                     row[1] += (seat.rank or 0) < (other.rank or 0)
                     row[2] += (seat.rank or 0) > (other.rank or 0)
                     row[3] += (seat.coins or 0) - (other.coins or 0)
-            head: list[dict[str, Any]] = sorted(({"bot": ladder.bots[b], "games": int(r[0]), "wins": int(r[1]), "losses": int(r[2]),
-                            "win_rate": r[1] / r[0], "coin_diff": r[3] / r[0]} for b, r in h2h.items()),
+            head: list[dict[str, Any]] = sorted(({"bot": ladder.bots[b], "games": int(r[0]), "wins": int(r[1]),
+                                                  "losses": int(r[2]), "win_rate": r[1] / r[0],
+                                                  "coin_diff": r[3] / r[0]} for b, r in h2h.items()),
                           key=lambda r: (-r["games"], r["bot"].name))
             numbers = sorted(v.number for v in bot.versions)
             versions = [{"version": v, "tally": per_version.get(v.id, Tally()),
-                         "superseded_by": next((n for n in numbers if n > v.number), None)} for v in reversed(bot.versions)]
+                         "superseded_by": next((n for n in numbers if n > v.number), None)}
+                        for v in reversed(bot.versions)]
             chart = rating_chart(history.get(bot.id, []), f"Rating history of {bot.name}")
             lists = pages_of(mine, BOT_GAMES_PER_PAGE)
             flags = [f for f in self.flags if bot.name in f.bots]
@@ -333,7 +337,8 @@ class SiteBuilder:
 
     def audit_page(self) -> None:
         """The pairs the integrity audit flagged, standing and cleared (their bots' pages list them too)."""
-        self.write("audit.html", "audit.html", "", flags=self.flags, bot_link=lambda name: self.named_bot_link(name, ""))
+        self.write("audit.html", "audit.html", "", flags=self.flags,
+                   bot_link=lambda name: self.named_bot_link(name, ""))
 
     def test_pages(self) -> None:
         """The stored `arena test` runs: an index and a page each, with the LLR over games."""

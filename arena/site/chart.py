@@ -68,7 +68,8 @@ def rating_chart(points: Sequence[ChartPoint], title: str, width: int = 760, hei
     parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
              f'role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>']
     if not points:
-        parts.append(f'<text x="{width / 2}" y="{height / 2}" text-anchor="middle" class="muted">no rated games yet</text></svg>')
+        parts.append(f'<text x="{width / 2}" y="{height / 2}" text-anchor="middle" class="muted">'
+                     'no rated games yet</text></svg>')
         return Markup("".join(parts))
     lows = [min(p.mu - 3 * p.sigma, p.mu - p.sigma) for p in points]
     highs = [p.mu + p.sigma for p in points]
@@ -127,7 +128,8 @@ def llr_chart(llrs: Sequence[float], lower: float, upper: float, games_per_pair:
                      f'y="{y(value) + (-5 if kind == "upper" else 13):.1f}" text-anchor="end">'
                      f'{"H1" if kind == "upper" else "H0"} {value:+.2f}</text>')
     if len(points) == 1:
-        parts.append(f'<text x="{width / 2}" y="{height / 2 - 20}" text-anchor="middle" class="muted">no pairs counted yet</text>')
+        parts.append(f'<text x="{width / 2}" y="{height / 2 - 20}" text-anchor="middle" class="muted">'
+                     'no pairs counted yet</text>')
     parts.append('<polyline class="llr" points="' + " ".join(f"{x(g):.1f},{y(v):.1f}" for g, v in points) + '"/>')
     parts.append("</svg>")
     return Markup("".join(parts))

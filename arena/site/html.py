@@ -42,14 +42,15 @@ class Column(Generic[T]):
 
 def head(columns: Sequence[Column[Any]]) -> Markup:
     """The ``<thead>`` of ``columns``."""
-    cells = "".join(f'<th class="{c.css}">{escape(c.title)}</th>' if c.css in ("num",) else f"<th>{escape(c.title)}</th>"
-                    for c in columns)
+    cells = "".join(f'<th class="{c.css}">{escape(c.title)}</th>' if c.css in ("num",)
+                    else f"<th>{escape(c.title)}</th>" for c in columns)
     return Markup(f"<thead><tr>{cells}</tr></thead>")
 
 
 def row(columns: Sequence[Column[T]], item: T, attributes: str = "") -> str:
     """One ``<tr>`` of ``columns`` for ``item``: exactly one cell under each header."""
-    cells = "".join(f'<td class="{c.css}">{c.cell(item)}</td>' if c.css else f"<td>{c.cell(item)}</td>" for c in columns)
+    cells = "".join(f'<td class="{c.css}">{c.cell(item)}</td>' if c.css else f"<td>{c.cell(item)}</td>"
+                    for c in columns)
     return f"<tr{attributes}>{cells}</tr>"
 
 
@@ -139,9 +140,10 @@ class Fragments:
             Column("finished", lambda gs: fmt_date(gs[0].finished_at), "nowrap"),
             Column("version", lambda gs: f"v{versions[gs[1].version_id].number}"),
             Column("coins", lambda gs: str(gs[1].coins), "num"),
-            Column("rank", lambda gs: solo_result(gs[1].rank) if len(gs[0].seats) == 1 else f"{gs[1].rank}/{len(gs[0].seats)}",
-                   "num"),
-            Column("status", lambda gs: self.status(gs[1]) + (' <span class="fail">void</span>' if gs[0].status == "void" else "")),
+            Column("rank", lambda gs: solo_result(gs[1].rank) if len(gs[0].seats) == 1
+                   else f"{gs[1].rank}/{len(gs[0].seats)}", "num"),
+            Column("status", lambda gs: self.status(gs[1])
+                   + (' <span class="fail">void</span>' if gs[0].status == "void" else "")),
             Column("table (coins; ★ first)", lambda gs: self.players(gs[0]), "players"),
         ]
 

@@ -8,8 +8,9 @@ from .bubblewrap import bwrap_argv, system_binds
 from .confinements import CONFINEMENT_ENV, Confinement, confinement
 from .interpreters import Interpreter, interpreter
 from .prerequisites import strong_tier_problem
-from .seccomp import (CLONE_THREAD, DENIED_FCNTL, DENIED_MADVISE, DENIED_SYSCALLS, DENIED_WITH_FLAGS, FUTEX_PRIVATE_FLAG,
-                      MAP_GROWSDOWN, MAP_SHARED, PROGRAM_ALLOWED, SHARED_FUTEX_WAKES, Filter, seccomp_program)
+from .seccomp import (CLONE_THREAD, DENIED_FCNTL, DENIED_MADVISE, DENIED_SYSCALLS, DENIED_WITH_FLAGS,
+                      FUTEX_PRIVATE_FLAG, MAP_GROWSDOWN, MAP_SHARED, PROGRAM_ALLOWED, SHARED_FUTEX_WAKES, Filter,
+                      seccomp_program)
 from .slots import SLOT_DIR, SLOT_UIDS, THREADS, UidSlot, acquire_slot, confine
 
 __all__ = [
@@ -28,4 +29,15 @@ __all__ = [
     "SLOT_DIR",
     "SLOT_UIDS",
     "strong_tier_problem",
+    "THREADS",
+    "CLONE_THREAD",
+    "DENIED_FCNTL",
+    "DENIED_MADVISE",
+    "DENIED_SYSCALLS",
+    "DENIED_WITH_FLAGS",
+    "FUTEX_PRIVATE_FLAG",
+    "MAP_GROWSDOWN",
+    "MAP_SHARED",
+    "PROGRAM_ALLOWED",
+    "SHARED_FUTEX_WAKES",
 ]

@@ -39,7 +39,8 @@ def bwrap_argv(interp: Interpreter, bwrap: str = "bwrap", binds: tuple[str, ...]
     if confinement() is Confinement.UID_SLOTS:
         # root inside keeps only what it needs before it drops to the slot uid: changing identity, and
         # remounting the sandbox's /proc private (a bot's process then has no capability at all)
-        head += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SYS_ADMIN"]
+        head += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                 "--cap-add", "CAP_SYS_ADMIN"]
     else:
         # root of a user namespace of its own, with the one capability the private /proc needs; the
         # runner drops it before the bot's code runs (boot "drop_caps"). No bubblewrap reaper as pid 1:

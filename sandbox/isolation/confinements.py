@@ -11,7 +11,8 @@ class Confinement(enum.Enum):
     """How the strong tier keeps bots apart, besides bubblewrap's namespaces and the seccomp filter."""
 
     UID_SLOTS = "uid-slots"  # as root: every bot runs under a uid of its own (docs/sandbox.md)
-    USER_NAMESPACE = "user-namespace"  # as anyone: every bot is root without capabilities in a user namespace of its own
+    # as anyone: every bot is root without capabilities in a user namespace of its own
+    USER_NAMESPACE = "user-namespace"
 
     @property
     def summary(self) -> str:

@@ -220,7 +220,8 @@ def wait_for_done(db: Path | str, at_least: int, timeout: float = 120) -> int:
     raise AssertionError(f"fewer than {at_least} games done after {timeout} s")
 
 
-def kill_mid_season(db: Path | str, season_args: list[str], second_args: list[str]) -> tuple[int, subprocess.CompletedProcess[str]]:
+def kill_mid_season(db: Path | str, season_args: list[str],
+                    second_args: list[str]) -> tuple[int, subprocess.CompletedProcess[str]]:
     """Start ``arena season run SEASON_ARGS``, let 4 games finish, try a second writer
     (``arena SECOND_ARGS``) while it runs, then SIGKILL the season and check that its workers and
     bots die with it. Returns the season's pid and the second writer's result."""
@@ -229,7 +230,8 @@ def kill_mid_season(db: Path | str, season_args: list[str], second_args: list[st
     try:
         wait_for_done(db, 4)
         of_season = set(descendants(season.pid, process_tree()))
-        children = {pid: start for pid, start in live_descendants(os.getpid()).items() if pid in of_season}  # pids are reused
+        # pids are reused
+        children = {pid: start for pid, start in live_descendants(os.getpid()).items() if pid in of_season}
         assert children, "the season runs its games in worker processes"
         second = run_arena(*second_args, db=db)
         assert season.poll() is None, "the season was still running when it was killed"

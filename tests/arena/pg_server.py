@@ -22,7 +22,8 @@ class NoPostgres(RuntimeError):
 
 
 def server_bin() -> Path:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                   key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
     if found:
         return Path(found[-1]).parent
     initdb = shutil.which("initdb")
@@ -73,7 +74,8 @@ class PostgresServer:
                                 "-o", options, "-w", "-t", "60", "start", timeout=90)
                     break
                 except RuntimeError:
-                    log = (folder / "server.log").read_text(errors="replace") if (folder / "server.log").exists() else ""
+                    log = ((folder / "server.log").read_text(errors="replace") if (folder / "server.log").exists()
+                           else "")
                     if attempt == 2 or "already in use" not in log:
                         raise
                     server.port = free_port()

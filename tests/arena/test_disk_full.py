@@ -51,7 +51,8 @@ def test_a_full_disk_stops_the_season_with_one_line_and_it_resumes_exactly(small
     filler = small_disk / "filler"
     filler.write_bytes(b"\0" * (free - 400_000))  # room for a few games (2 here), not for 10
 
-    stopped = run_arena("-q", "season", "run", "--name", "full", "--games", "10", "--players", "3", "--seed", "9", db=db)
+    stopped = run_arena("-q", "season", "run", "--name", "full", "--games", "10", "--players", "3", "--seed", "9",
+                        db=db)
     assert stopped.returncode != 0
     lines = stopped.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in stopped.stderr, stopped.stderr

@@ -35,7 +35,8 @@ def test_arena_play_shows_each_failed_seats_traceback_and_output_and_only_its_ow
     assert "while answering plant_first (at step " in a and "while answering plant_second" in b
     for block, mine, theirs in ((a, "MARK-A", "MARK-B"), (b, "MARK-B", "MARK-A")):
         assert f"| {mine} holds [" in block  # its print()
-        assert "| Traceback (most recent call last):" in block and f"| ZeroDivisionError: {mine} divided by zero" in block
+        assert ("| Traceback (most recent call last):" in block
+                and f"| ZeroDivisionError: {mine} divided by zero" in block)
         assert theirs not in block
     as_json = run_arena("play", str(tmp_path / "a.py"), "greedy", "greedy", "--seed", "5", "--unsafe", "--json")
     seats = json.loads(as_json.stdout)["seats"]
@@ -51,7 +52,8 @@ def test_a_rejected_submission_shows_why_in_the_bots_own_words(tmp_path: Path) -
     result = run_arena("submit", str(bot), db=tmp_path / "ladder.sqlite")
     assert result.returncode != 0
     assert result.stderr.strip().splitlines()[-1].startswith(f"Error: {str(bot)!r} rejected:")
-    assert "while answering plant_first" in result.stderr and "| ZeroDivisionError: MARK-S divided by zero" in result.stderr
+    assert ("while answering plant_first" in result.stderr
+            and "| ZeroDivisionError: MARK-S divided by zero" in result.stderr)
     engine = make_engine(db_url(tmp_path / "ladder.sqlite"))
     with Session(engine) as session:
         assert session.exec(select(Bot)).all() == []  # nothing stored
@@ -83,7 +85,8 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     shown = run_arena("game", "show", str(game_id), db=db)
     assert shown.returncode == 0, shown.stderr
     assert f"game {game_id}  classic-v3" in shown.stdout and "crashy" in shown.stdout
-    assert "while answering plant_first" in shown.stdout and "| ZeroDivisionError: MARK-L divided by zero" in shown.stdout
+    assert ("while answering plant_first" in shown.stdout
+            and "| ZeroDivisionError: MARK-L divided by zero" in shown.stdout)
     step = seats[0].failure_step
     crashed_seat = seats[0].seat
     assert f"(at step {step} of the replay)" in shown.stdout
@@ -95,7 +98,8 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     at = run_arena("game", "show", str(game_id), "--step", str(step), db=db)
     assert at.returncode == 0, at.stderr
     position = at.stdout.split(f"step {step} of ", 1)[1]
-    assert re.search(r"^\* crashy\S*: ", position, re.M) and re.search(r"^next: crashy\S* decides plant first$", position, re.M), position
+    assert (re.search(r"^\* crashy\S*: ", position, re.M)
+            and re.search(r"^next: crashy\S* decides plant first$", position, re.M)), position
     missing = run_arena("game", "show", "99999", db=db)
     assert missing.returncode != 0 and missing.stderr.strip() == "Error: no game 99999 in this database"
 
@@ -106,8 +110,8 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     assert f'href="../games/{game_id}.html#step-{step}"' in page
     assert f"while answering plant_first (at step {step})" in page
     game_page = (site / "games" / f"{game_id}.html").read_text()
-    shipped = json.loads(re.search(r'<script id="replay-steps" type="application/json"[^>]*>(.*?)</script>', game_page, re.S)
-                         .group(1))  # type: ignore[union-attr]
+    shipped = json.loads(re.search(r'<script id="replay-steps" type="application/json"[^>]*>(.*?)</script>',
+                                   game_page, re.S).group(1))  # type: ignore[union-attr]
     state = shipped["steps"][0]["state"]
     for later in shipped["steps"][1:step + 1]:
         state = apply_diff(state, later["state"])

@@ -53,8 +53,8 @@ def test_a_registered_format_is_played_submitted_run_ranked_and_published(tmp_pa
     assert season.returncode == 0, season.stderr
     assert "season q1: 4 games rated, 0 void" in season.stdout
     with sqlite3.connect(db) as con:
-        rules = {r for (r,) in con.execute("SELECT DISTINCT rules_id FROM match JOIN season ON match.season_id = season.id "
-                                           "WHERE season.name = 'q1'")}
+        rules = {r for (r,) in con.execute("SELECT DISTINCT rules_id FROM match "
+                                           "JOIN season ON match.season_id = season.id WHERE season.name = 'q1'")}
         replay = json.loads(con.execute("SELECT replay FROM match WHERE status = 'done' LIMIT 1").fetchone()[0])
     assert rules == {"quick-v1"} and replay["rules_id"] == "quick-v1"
     assert sum(e["type"] == "reshuffled" for e in replay["events"]) <= 1  # its own rule: one reshuffle

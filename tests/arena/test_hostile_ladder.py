@@ -172,7 +172,8 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Ladder:
         ids = {entered.bot.name: stored_id(entered.version) for entered in register_bosses(session, BOSSES)}
         for name, (source, author) in ladder_bots().items():
             ids[name] = stored_id(register(session, name, source, author, variants=("classic",)).version)
-        season = get_or_create_season(session, SeasonSettings(SEASON, games=games, min_players=4, max_players=5, seed=1))
+        season = get_or_create_season(session, SeasonSettings(SEASON, games=games, min_players=4, max_players=5,
+                                                              seed=1))
         planner = Planner(session, season, load_book(session, "classic"))
         planner.matchmaker = ChosenTables([[ids[name] for name in table] for table in TABLES])  # type: ignore[assignment]
         while planner.remaining():
@@ -208,7 +209,8 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Ladder:
     rerate = run_arena("leaderboard", "--rerate", db=db)
     assert rerate.returncode == 0 and "rerated classic: 0 ratings differed" in rerate.stderr, rerate.stderr
     close_fork_servers()  # this test process's own (idle) fork servers, from earlier tests, are not the season's
-    deadline = time.monotonic() + 30  # a sandbox's namespace is torn down by the kernel, not instantly (slower on a busy machine)
+    # a sandbox's namespace is torn down by the kernel, not instantly (slower on a busy machine)
+    deadline = time.monotonic() + 30
     while bot_processes() - before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert bot_processes() - before == set()

@@ -73,7 +73,8 @@ def test_a_file_named_after_a_boss_is_refused_under_its_own_name(tmp_path: Path)
 def test_after_refused_squatters_the_boards_show_the_real_boss(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
     for name in ("trader", "Trader", "trader_bot"):  # the real refusal: test_a_submission_under_a_boss_name_...
-        assert run_in_process(["--db", db_url(db), "submit", str(HOSTILE / "nul_writer.py"), "--name", name]).returncode == 2
+        assert run_in_process(["--db", db_url(db), "submit", str(HOSTILE / "nul_writer.py"),
+                               "--name", name]).returncode == 2
     result = run_arena("season", "run", "--name", "s", "--variant", "duel", "--games", "2", "--seed", "3",
                        "--bosses", "trader,random", db=db, timeout=600)
     assert result.returncode == 0, result.stderr
@@ -260,6 +261,7 @@ def test_a_huge_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-c", probe, *ARENA, "--db", db_url(db), "submit", str(huge)],
                             capture_output=True, text=True, timeout=300)
     code, peak_kib = map(int, result.stdout.split())
-    assert code == 2 and result.stderr.strip() == f"Error: {str(huge)!r} is {400 * 1024 * 1024} bytes; the limit is 262144"
+    assert code == 2 and result.stderr.strip() == (f"Error: {str(huge)!r} is {400 * 1024 * 1024} bytes; "
+                                                   f"the limit is 262144")
     assert peak_kib < 150 * 1024, peak_kib  # the interpreter and its imports, never the file
     assert bot_names(db) == []

@@ -52,7 +52,8 @@ def ladder(registered_db: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def rated(registered_db: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+def rated(registered_db: Path,
+          tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """The registered ladder after one real season of 12 games (seed 5), and that run: shared by the
     tests that read it or build on a copy."""
     db = copy_ladder(registered_db, tmp_path_factory.mktemp("rated"))
@@ -184,11 +185,13 @@ def test_new_version_keeps_mean_and_resets_uncertainty(rated: tuple[Path, subpro
     (b"x = 1\n", "has no entry point"),
     (b"# " + b"x" * (300 * 1024) + b"\ndef act(m):\n    pass\n", "the limit is 262144"),
     (b"# caf\xe9\ndef act(m):\n    pass\n", "is not UTF-8 text"),
-    (b"from sandbox.sdk import Bot\nclass Boom(Bot):\n    def plant_first(self, request):\n        raise ValueError('no')\n",
+    (b"from sandbox.sdk import Bot\nclass Boom(Bot):\n"
+     b"    def plant_first(self, request):\n        raise ValueError('no')\n",
      "failed its smoke game with status 'crash'"),
     (b"import os\nos._exit(3)\ndef act(m):\n    pass\n", "failed its smoke game with status 'crash'"),
 ], ids=["syntax", "no-entry-point", "oversize", "not-utf8", "crash-in-game", "exit-at-import"])
-def test_bad_submissions_are_refused_and_store_nothing(ladder: Path, tmp_path: Path, content: bytes, reason: str) -> None:
+def test_bad_submissions_are_refused_and_store_nothing(ladder: Path, tmp_path: Path, content: bytes,
+                                                       reason: str) -> None:
     db = ladder
     before = table_counts(db)
     bad = tmp_path / "bad_bot.py"

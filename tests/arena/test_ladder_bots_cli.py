@@ -46,13 +46,15 @@ def test_bots_lists_every_format_best_first(ladder: Path) -> None:
     listed = run_arena("bots", db=db)
     assert listed.returncode == 0, listed.stderr
     header, *rows = listed.stdout.strip().splitlines()
-    assert header.split() == ["bot", "author", "version", "versions", "classic", "(games)", "duel", "(games)", "solo", "(games)"]
+    assert header.split() == ["bot", "author", "version", "versions", "classic", "(games)", "duel", "(games)",
+                              "solo", "(games)"]
     board = json.loads(run_arena("leaderboard", "--json", db=db).stdout)
     assert [row.split()[0] for row in rows] == [r["name"] for r in board]  # the classic board's order
     alpha = next(row.split() for row in rows if row.startswith("alpha "))
     assert alpha[:4] == ["alpha", "ann", "2", "2"]  # current version 2 of 2
     score = next(r for r in board if r["name"] == "alpha")
-    assert alpha[4:6] == [f"{score['score']:.2f}", f"({score['games']})"] and alpha[6:] == ["-", "-"]  # no duel or solo games
+    # no duel or solo games
+    assert alpha[4:6] == [f"{score['score']:.2f}", f"({score['games']})"] and alpha[6:] == ["-", "-"]
 
 
 def test_play_takes_a_ladder_bot_by_name_or_version(ladder: Path) -> None:
@@ -66,7 +68,8 @@ def test_play_takes_a_ladder_bot_by_name_or_version(ladder: Path) -> None:
     missing = run_arena("play", "alpha@9", "beta", "trader", db=db)
     assert missing.returncode == 2 and missing.stderr.strip() == "Error: bot 'alpha' has no version '9' (it has 1, 2)"
     unknown = run_arena("play", "gamma", "beta", "trader", db=db)
-    assert unknown.returncode == 2 and unknown.stderr.strip().startswith("Error: no bot 'gamma': not a file, not a built-in bot")
+    assert unknown.returncode == 2 and unknown.stderr.strip().startswith(
+        "Error: no bot 'gamma': not a file, not a built-in bot")
     in_process = run_arena("play", "alpha", "beta", "trader", "--in-process", "--unsafe", db=db)
     assert in_process.returncode == 2
     assert in_process.stderr.strip() == "Error: bots of the ladder run in the sandbox only: drop --in-process"
@@ -75,7 +78,8 @@ def test_play_takes_a_ladder_bot_by_name_or_version(ladder: Path) -> None:
 def test_a_retired_bot_leaves_the_boards_and_seasons_and_can_come_back(ladder: Path) -> None:
     db = ladder
     retired = run_arena("bots", "retire", "beta", db=db)
-    assert retired.returncode == 0 and retired.stdout.strip() == "beta retired (version 1 was current); its games stay on the site"
+    assert retired.returncode == 0 and retired.stdout.strip() == (
+        "beta retired (version 1 was current); its games stay on the site")
     again = run_arena("bots", "retire", "beta", db=db)
     assert again.returncode == 2 and again.stderr.strip() == "Error: bot 'beta' is retired already"
     unknown = run_arena("bots", "retire", "nobody", db=db)

@@ -78,7 +78,8 @@ def test_a_language_whose_runtime_is_missing_is_refused_in_one_line(tmp_path: Pa
         (tools / tool).symlink_to(shutil.which(tool) or "/usr/bin/" + tool)
     env = {**os.environ, "PATH": str(tools)}
     refused = subprocess.run([*ARENA, "--db", f"sqlite:///{tmp_path / 'l.sqlite'}", "submit",
-                              str(EXAMPLES / "first_option_bot.js")], capture_output=True, text=True, env=env, timeout=120)
+                              str(EXAMPLES / "first_option_bot.js")], capture_output=True, text=True, env=env,
+                             timeout=120)
     assert refused.returncode == 2, refused.stderr
     assert refused.stderr.strip().splitlines() == [
         f"Error: {str(EXAMPLES / 'first_option_bot.js')!r}: javascript bots need 'node' (Debian package 'nodejs'), "
@@ -89,7 +90,8 @@ def test_an_author_sees_their_bots_stderr_after_a_game_that_went_fine(tmp_path: 
     """`arena play --stderr`: a bot's own debugging output, failed or not (before, only failures showed it)."""
     bot = tmp_path / "talker.js"
     bot.write_text((EXAMPLES / "first_option_bot.js").read_text().replace(
-        "if (message.type === 'hello') {", "if (message.type === 'hello') {\n    console.error('seat ' + message.seat + ' of ' + message.players);"))
+        "if (message.type === 'hello') {",
+        "if (message.type === 'hello') {\n    console.error('seat ' + message.seat + ' of ' + message.players);"))
     played = run_arena("play", str(bot), "greedy", "random", "--seed", "5", "--stderr")
     assert played.returncode == 0, played.stderr
     assert "seat 0 (talker) stderr:\n  | seat 0 of 3\n" in played.stderr
@@ -112,7 +114,8 @@ def test_without_bubblewrap_a_c_bot_plays_in_the_plain_tier_and_the_ladder_refus
     assert played.returncode == 0, played.stderr
     assert [s["status"] for s in json.loads(played.stdout)["seats"]] == ["ok"] * 3
     refused = subprocess.run([*ARENA, "--db", f"sqlite:///{tmp_path / 'l.sqlite'}", "submit",
-                              str(EXAMPLES / "first_option_bot.c")], capture_output=True, text=True, env=env, timeout=120)
+                              str(EXAMPLES / "first_option_bot.c")], capture_output=True, text=True, env=env,
+                             timeout=120)
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
     assert refused.stderr.strip().splitlines()[-1] == (  # after the tier's warning in the log
         "Error: no strong sandbox is available on this machine (bwrap not found (Debian package 'bubblewrap')); "

@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import inspect, text
 from sqlmodel import Session, select
 
-from arena.db import (SCHEMA_VERSION, AuditFlag, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season, VersionFormat,
-                      VersusPair, VersusTest, make_engine, prior_means)
+from arena.db import (SCHEMA_VERSION, AuditFlag, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season,
+                      VersionFormat, VersusPair, VersusTest, make_engine, prior_means)
 from arena.ladder import leaderboard
 
 

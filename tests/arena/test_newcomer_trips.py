@@ -69,7 +69,8 @@ def test_a_board_without_games_ranks_nobody(tmp_path: Path) -> None:
     for variant in ("classic", "duel", "solo"):
         board = in_process(tmp_path, "leaderboard", "--variant", variant)
         assert board.returncode == 0, board.stderr
-        assert board.stdout.strip() == f"no {variant} games yet, so nobody is ranked; 2 bots play {variant}: alpha, beta"
+        assert board.stdout.strip() == (f"no {variant} games yet, so nobody is ranked; "
+                                        f"2 bots play {variant}: alpha, beta")
         assert "0.00" not in board.stdout and "rank " not in board.stdout
         as_json = in_process(tmp_path, "leaderboard", "--variant", variant, "--json")
         assert as_json.returncode == 0, as_json.stderr
@@ -93,7 +94,8 @@ def test_the_same_code_again_keeps_the_formats_it_plays(tmp_path: Path) -> None:
 
 def test_a_solo_game_shows_won_or_lost_never_a_rank(tmp_path: Path) -> None:
     replay = tmp_path / "solo.json"
-    result = arena(tmp_path, "play", "--variant", "solo", "random", "--in-process", "--seed", "1", "--replay", str(replay))
+    result = arena(tmp_path, "play", "--variant", "solo", "random", "--in-process", "--seed", "1",
+                   "--replay", str(replay))
     assert result.returncode == 0, result.stderr
     head, row = result.stdout.splitlines()[1:3]
     assert head.split()[:5] == ["seat", "bot", "coins", "result", "status"]

@@ -20,7 +20,8 @@ def run_arena(*args: str, cwd: Path | None = None) -> subprocess.CompletedProces
 def test_sandboxed_game_equals_in_process_game(tmp_path: Path) -> None:
     bots = ["random", "greedy", "greedy", "random"]
     sandboxed = run_arena("play", *bots, "--seed", "11", "--json", "--replay", str(tmp_path / "s.json"))
-    in_process = run_arena("play", *bots, "--seed", "11", "--json", "--in-process", "--replay", str(tmp_path / "p.json"))
+    in_process = run_arena("play", *bots, "--seed", "11", "--json", "--in-process",
+                           "--replay", str(tmp_path / "p.json"))
     assert sandboxed.returncode == 0, sandboxed.stderr
     assert in_process.returncode == 0, in_process.stderr
     a, b = json.loads(sandboxed.stdout), json.loads(in_process.stdout)

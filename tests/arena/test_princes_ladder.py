@@ -90,7 +90,8 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
     assert run_arena("submit", str(changed), db=db).returncode == 0
     duel_row = next(r for r in json.loads(run_arena("leaderboard", "--variant", "duel", "--json", db=db).stdout)
                     if r["name"] == "glutton")
-    classic_row = next(r for r in json.loads(run_arena("leaderboard", "--json", db=db).stdout) if r["name"] == "glutton")
+    classic_row = next(r for r in json.loads(run_arena("leaderboard", "--json", db=db).stdout)
+                       if r["name"] == "glutton")
     assert (duel_row["version"], duel_row["games"]) == (2, 0) and duel_mu != pytest.approx(25.0)
     assert duel_row["mu"] == pytest.approx(duel_mu, abs=1e-3) and classic_row["mu"] == pytest.approx(25.0)
     result = run_arena("season", "run", "--name", "d", "--games", "8", db=db)  # version 2 plays its duels

@@ -121,23 +121,28 @@ def test_replay_mistakes_are_one_line(games: dict[str, tuple[Path, Replay]], db:
     path, replay = games["classic"]
     beyond = run_arena("replay", str(path), "--step", str(len(replay.actions) + 1), db=db)
     assert beyond.returncode == 2
-    assert beyond.stderr.strip() == f"Error: step {len(replay.actions) + 1} is not in this game: it has steps 0 to {len(replay.actions)}"
+    assert beyond.stderr.strip() == (f"Error: step {len(replay.actions) + 1} is not in this game: "
+                                     f"it has steps 0 to {len(replay.actions)}")
     missing = run_arena("replay", str(tmp_path / "nope.json"), db=db)
-    assert missing.returncode == 2 and missing.stderr.strip() == f"Error: cannot read {str(tmp_path / 'nope.json')!r}: No such file or directory"
+    assert missing.returncode == 2 and missing.stderr.strip() == (
+        f"Error: cannot read {str(tmp_path / 'nope.json')!r}: No such file or directory")
     (tmp_path / "junk.json").write_text('{"format": 1}')
     junk = run_arena("replay", str(tmp_path / "junk.json"), db=db)
-    assert junk.returncode == 2 and junk.stderr.strip().startswith(f"Error: {str(tmp_path / 'junk.json')!r} is not a replay")
+    assert junk.returncode == 2 and junk.stderr.strip().startswith(
+        f"Error: {str(tmp_path / 'junk.json')!r} is not a replay")
     assert len(junk.stderr.strip().splitlines()) == 1
     edited = json.loads(path.read_text())
     edited["actions"][5] = [0, {"type": "plant", "field": 7}]  # a move the engine refuses there
     (tmp_path / "edited.json").write_text(json.dumps(edited))
     refused = run_arena("replay", str(tmp_path / "edited.json"), "--turns", db=db)
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
-    assert refused.stderr.startswith('Error: the replay does not play: step 6: illegal action {"type":"plant","field":7}')
+    assert refused.stderr.startswith(
+        'Error: the replay does not play: step 6: illegal action {"type":"plant","field":7}')
     assert "Turn 1:" not in refused.stdout  # nothing of the game is printed before the refusal
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     deep = run_arena("replay", str(tmp_path / "deep.json"), db=db)
-    assert deep.returncode == 2 and deep.stderr.strip().startswith(f"Error: {str(tmp_path / 'deep.json')!r} is not a replay")
+    assert deep.returncode == 2 and deep.stderr.strip().startswith(
+        f"Error: {str(tmp_path / 'deep.json')!r} is not a replay")
     assert len(deep.stderr.strip().splitlines()) == 1
 
 
@@ -155,7 +160,8 @@ def test_the_final_position_reveals_every_hand_and_a_running_one_none(games: dic
     assert game.final_hands is not None
     for name, hand in zip(replay.seats, game.final_hands):
         shown_hand = ", ".join(b.value for b in hand) if hand else "nothing"
-        assert re.search(rf"{re.escape(name)}: .*, hand at the end \[{re.escape(shown_hand)}\]", final.stdout), final.stdout
+        assert re.search(rf"{re.escape(name)}: .*, hand at the end \[{re.escape(shown_hand)}\]",
+                         final.stdout), final.stdout
     assert "next: " not in final.stdout
     running = run_arena("replay", str(path), "--step", "2", db=db)
     assert running.returncode == 0, running.stderr

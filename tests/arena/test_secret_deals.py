@@ -146,14 +146,15 @@ def test_an_open_solo_seasons_deals_are_shown_nowhere_and_a_late_bot_cannot_read
     assert dealt["seed"] == stored.seed and dealt["events"][:opening + 1] == events[:opening + 1]
     assert [event["type"] for event in events[:opening]] == ["vine_revealed"] * 4  # the deal: the vine's tasks
     both = run_arena("play", "--variant", "solo", "greedy", "--deck-seed", "1", "--seed", "1", db=db)
-    assert both.returncode == 2 and both.stderr.strip().endswith("--seed and --deck-seed both choose the deal: give one")
+    assert both.returncode == 2 and both.stderr.strip().endswith(
+        "--seed and --deck-seed both choose the deal: give one")
     # a new season with the same chosen seed is dealt other deals: this one's are public now
     reused = run_arena("season", "run", "--name", "t", "--variant", "solo", "--games", "3", "--seed", "8",
                        "--bosses", "greedy", db=db, timeout=900)
     assert reused.returncode == 0, reused.stderr[-3000:]
     with sqlite3.connect(db) as con:
-        dealt = {seed for (seed,) in con.execute("SELECT match.seed FROM match JOIN season ON match.season_id = season.id "
-                                                 "WHERE season.name = 't'")}
+        dealt = {seed for (seed,) in con.execute("SELECT match.seed FROM match "
+                                                 "JOIN season ON match.season_id = season.id WHERE season.name = 't'")}
     assert len(dealt) == 3 and not dealt & seeds
     listed = shown["season show"].splitlines()
     for match_id in games:
@@ -161,7 +162,8 @@ def test_an_open_solo_seasons_deals_are_shown_nowhere_and_a_late_bot_cannot_read
         assert "Turn 1: " in shown[f"game show {match_id} --turns"]
         assert (tmp_path / "site-closed" / "games" / f"{match_id}.html").is_file()
         assert any(line.split()[:1] == [str(match_id)] for line in listed), listed
-    deal_of = {match_id: re.search(r"deal ([0-9a-f]{12})", shown[f"game show {match_id} --turns"]) for match_id in games}
+    deal_of = {match_id: re.search(r"deal ([0-9a-f]{12})", shown[f"game show {match_id} --turns"])
+               for match_id in games}
     deals = {match_id: m.group(1) for match_id, m in deal_of.items() if m}
     assert len(deals) == 9 and len(set(deals.values())) == 3  # one deal id per deal, shared by its games
     assert all((deals[a] == deals[b]) == (games[a] == games[b]) for a in games for b in games)

@@ -51,7 +51,8 @@ def test_every_game_of_a_rotated_table_starts_every_bot_afresh(tier: Tier, monke
     assert sorted(started) == ["crasher"] * 3 + ["greedy"] * 3 + ["greedy_copy"] * 3
 
 
-def test_a_game_the_machine_cannot_start_is_void_and_the_table_goes_on(tier: Tier, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_game_the_machine_cannot_start_is_void_and_the_table_goes_on(tier: Tier,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     real_init = SandboxPlayer.__init__
     calls = []
 

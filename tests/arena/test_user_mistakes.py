@@ -27,8 +27,10 @@ def one_line(result: subprocess.CompletedProcess[str]) -> str:
 
 
 def test_a_replay_path_in_a_missing_folder_is_refused_before_the_game(tmp_path: Path) -> None:
-    line = one_line(arena("play", "random", "greedy", "trader", "--replay", str(tmp_path / "nope" / "r.json"), cwd=tmp_path))
-    assert line == f"Error: --replay {str(tmp_path / 'nope' / 'r.json')!r}: the folder {str(tmp_path / 'nope')!r} does not exist"
+    line = one_line(arena("play", "random", "greedy", "trader", "--replay", str(tmp_path / "nope" / "r.json"),
+                          cwd=tmp_path))
+    assert line == (f"Error: --replay {str(tmp_path / 'nope' / 'r.json')!r}: "
+                    f"the folder {str(tmp_path / 'nope')!r} does not exist")
 
 
 def test_an_unwritable_log_file_is_one_line(tmp_path: Path) -> None:
@@ -94,4 +96,5 @@ def test_a_bot_in_a_language_the_ladder_does_not_take_is_told_which_it_takes(tmp
                     "with 'arena play exec:COMMAND … --unsafe'")
     broken = tmp_path / "broken.py"
     broken.write_text("def act(message):\n    return {\n")
-    assert "has a syntax error at line" in one_line(arena("--db", str(tmp_path / "ladder.sqlite"), "submit", str(broken), cwd=tmp_path))
+    assert "has a syntax error at line" in one_line(arena("--db", str(tmp_path / "ladder.sqlite"), "submit",
+                                                          str(broken), cwd=tmp_path))

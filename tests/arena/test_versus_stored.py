@@ -42,13 +42,15 @@ def pair_count(db: Path, name: str) -> int:
         return 0
     try:
         with closing(sqlite3.connect(db, timeout=5)) as con:
-            return int(con.execute("SELECT count(*) FROM versuspair JOIN versustest ON versuspair.test_id = versustest.id "
+            return int(con.execute("SELECT count(*) FROM versuspair "
+                                   "JOIN versustest ON versuspair.test_id = versustest.id "
                                    "WHERE versustest.name = ?", (name,)).fetchone()[0])
     except sqlite3.OperationalError:  # no tables yet, or the file is being written: ask again
         return 0
 
 
-def stop_after(db: Path, name: str, args: list[str], pairs: int, how: signal.Signals) -> subprocess.CompletedProcess[str]:
+def stop_after(db: Path, name: str, args: list[str], pairs: int,
+               how: signal.Signals) -> subprocess.CompletedProcess[str]:
     """Run ``arena test ARGS`` until ``pairs`` more pairs of test ``name`` are stored, then send ``how``."""
     before = len(stored_pairs(db, name))
     process = subprocess.Popen([*ARENA, "--db", db_url(db), "test", *args], stdout=subprocess.PIPE,
@@ -163,7 +165,8 @@ def test_bad_stored_test_input_is_one_line(tmp_path: Path) -> None:
         result = run_arena(*args, db=db)
         assert result.returncode == 2 and result.stderr.strip().startswith(line), (args, result.stderr)
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
-    assert run_arena("test", "list", db=db).stdout.strip() == "no tests yet: start one with 'arena test NEW --against OLD'"
+    assert run_arena("test", "list", db=db).stdout.strip() == (
+        "no tests yet: start one with 'arena test NEW --against OLD'")
 
 
 def test_a_test_is_refused_in_one_line_while_another_run_holds_the_database(tmp_path: Path) -> None:

@@ -115,7 +115,8 @@ def test_sigterm_stops_a_season_with_one_line_and_it_resumes(tmp_path: Path) -> 
     kept, and the next run finishes the season with every game recorded once."""
     db = slow_ladder(tmp_path)
     # three tables of three games for two workers: the third is still being played when the first is done
-    args = [*ARENA, "--db", db_url(db), "season", "run", "--name", "s", "--games", "9", "--players", "3", "--workers", "2"]
+    args = [*ARENA, "--db", db_url(db), "season", "run", "--name", "s", "--games", "9", "--players", "3",
+            "--workers", "2"]
     season = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_done(db, 1, timeout=120)
@@ -125,7 +126,8 @@ def test_sigterm_stops_a_season_with_one_line_and_it_resumes(tmp_path: Path) -> 
         if season.poll() is None:
             season.kill()
     assert season.returncode == 1 and "Traceback" not in err
-    assert err.strip().splitlines()[-1] == "Error: interrupted; finished games are saved: 'arena season run --name s' resumes"
+    assert err.strip().splitlines()[-1] == (
+        "Error: interrupted; finished games are saved: 'arena season run --name s' resumes")
     resumed = subprocess.run(args, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     with sqlite3.connect(db) as con:

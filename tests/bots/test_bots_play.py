@@ -50,7 +50,6 @@ def test_search_bot_keeps_to_its_budget() -> None:
 def test_search_bot_tracks_treasuries_and_discard_exactly() -> None:
     """The search bot's bookkeeping of the public events matches the referee's hidden state."""
     from engine import classic_rules, new_game
-    from sandbox.sdk import Request
 
     import importlib.util
     spec = importlib.util.spec_from_file_location("search_bot_t", BOTS / "search_bot.py")

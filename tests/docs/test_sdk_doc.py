@@ -53,7 +53,8 @@ def fields(cls: type) -> list[str]:
 
 def members(cls: type) -> list[str]:
     """Public methods and properties defined on the class itself (not inherited from object)."""
-    return public(n for n, v in vars(cls).items() if callable(v) or isinstance(v, (property, classmethod, staticmethod)))
+    return public(n for n, v in vars(cls).items()
+                  if callable(v) or isinstance(v, (property, classmethod, staticmethod)))
 
 
 GROUPS = {
@@ -64,7 +65,8 @@ GROUPS = {
     "Hello": fields(sdk.Hello),
     "View": fields(View) + members(View),
     "PrincesView": fields(PrincesView) + members(PrincesView),
-    "FieldView/TradeCard/TradeView/OfferView": fields(FieldView) + fields(TradeCard) + fields(TradeView) + fields(OfferView),
+    "FieldView/TradeCard/TradeView/OfferView": (fields(FieldView) + fields(TradeCard) + fields(TradeView)
+                                                + fields(OfferView)),
     "TurnRecord": fields(TurnRecord),
     "actions": [n for cls in ACTION_TYPES.values() for n in [cls.__name__, cls.TYPE, *fields(cls)]],
     "events": [n for cls in EVENT_TYPES.values() for n in [cls.__name__, *fields(cls)]],
@@ -87,7 +89,8 @@ def test_every_public_name_is_documented(group: str) -> None:
 def test_every_decision_kind_has_a_row_and_a_bot_method() -> None:
     for kind in DecisionKind:
         assert callable(getattr(sdk.Bot, kind.value, None)), f"Bot has no method {kind.value}"
-        assert re.search(rf"^\| `{kind.value}` \|", TEXT, re.MULTILINE), f"no row for {kind.value} in the decisions table"
+        assert re.search(rf"^\| `{kind.value}` \|", TEXT, re.MULTILINE), (
+            f"no row for {kind.value} in the decisions table")
 
 
 def test_the_page_is_linked() -> None:

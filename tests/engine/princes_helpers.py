@@ -44,7 +44,8 @@ def assert_illegal(game: PrincesGame, action, rule: str) -> IllegalAction:
     with pytest.raises(IllegalAction) as info:
         game.apply(action)
     assert info.value.rule == rule, f"expected rule {rule}, got {info.value.rule}: {info.value}"
-    assert json.dumps(action_to_json(action), separators=(",", ":")) in str(info.value) and f"rule {rule}" in str(info.value)
+    assert (json.dumps(action_to_json(action), separators=(",", ":")) in str(info.value)
+            and f"rule {rule}" in str(info.value))
     assert snapshot(game) == before, "a refused action changed the state"
     return info.value
 

@@ -7,7 +7,6 @@ action quoted in the message, state untouched).
 from __future__ import annotations
 
 import dataclasses
-import random
 from collections import Counter
 
 import pytest

@@ -70,7 +70,8 @@ def play_checked(rules, players: int, seed: int, policy_seed: int, greedy: bool 
                 before = snapshot(game)
                 with pytest.raises(IllegalAction) as info:
                     game.apply(action)
-                assert json.dumps(action_to_json(action), separators=(",", ":")) in str(info.value) and info.value.rule[:2] in ("P-", "S-")
+                assert (json.dumps(action_to_json(action), separators=(",", ":")) in str(info.value)
+                        and info.value.rule[:2] in ("P-", "S-"))
                 assert snapshot(game) == before
                 continue
         hand_sizes = [len(s.hand) for s in game.seats]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -80,9 +79,9 @@ def test_P_1_4_every_task_text_of_the_reference_is_the_engine_s_and_has_a_check(
     rows = dict(re.findall(r"^\| (V\d\d) \| (.+?) \|", text, flags=re.M))
     assert rows == TASKS
     assert set(CHECKS) == set(TASKS) and len(TASKS) == 28
-    known = ["In Phase 1 you add 2 beans to one or two existing bean fields.", "All other figures are ahead of your figure.",
-             "In Phase 1 you plant two beans of the same kind.", "You have Blue bean(s) in one of your fields.",
-             "Any player has at least 2 Red beans planted."]
+    known = ["In Phase 1 you add 2 beans to one or two existing bean fields.",
+             "All other figures are ahead of your figure.", "In Phase 1 you plant two beans of the same kind.",
+             "You have Blue bean(s) in one of your fields.", "Any player has at least 2 Red beans planted."]
     assert [TASKS[f"V0{i}"] for i in range(1, 6)] == known
 
 
@@ -488,7 +487,8 @@ def test_S_1_solo_has_no_phase_0():
 
 
 @rule("S-2")
-@pytest.mark.parametrize("start,end", [(0, 1), (6, 7), (7, 8), (8, 10), (14, 16), (15, 18), (21, 24), (27, 29), (28, 29)])
+@pytest.mark.parametrize("start,end", [(0, 1), (6, 7), (7, 8), (8, 10), (14, 16), (15, 18), (21, 24), (27, 29),
+                                       (28, 29)])
 def test_S_2_violet_moves_one_two_three_three_by_row_before_phase_1(start, end):
     game = set_position(solo(), hands=[[SOY]], phase=K.KEEP_MIDDLE, deck=[BLUE] * 9, violet=start, red=0,
                         positions=[28])

@@ -105,7 +105,8 @@ def play_checked(players: int, seed: int, policy_seed: int, junk_rate: float = 0
                 try:
                     step(game, junk)
                 except IllegalAction as exc:
-                    assert json.dumps(action_to_json(junk), separators=(",", ":")) in str(exc) and exc.rule.startswith(("C-", "D-"))
+                    assert (json.dumps(action_to_json(junk), separators=(",", ":")) in str(exc)
+                            and exc.rule.startswith(("C-", "D-")))
                     assert snapshot(game) == before, f"refused {junk!r} changed the state"
                     game._decision = None
                     assert snapshot(game) == before

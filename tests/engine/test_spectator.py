@@ -42,7 +42,8 @@ def check(game, state: PublicState) -> None:
     assert state.over == game.over and state.deck_size == len(game.deck) and state.discard_size == len(game.discard)
     assert state.discard_top == (game.discard[-1] if game.discard else None) and state.reshuffles == game.reshuffles
     decision = game.decision
-    assert (state.to_move, state.decision) == ((None, None) if decision is None else (decision.seat, decision.kind.value))
+    assert (state.to_move, state.decision) == ((None, None) if decision is None
+                                               else (decision.seat, decision.kind.value))
     princes = game.rules.princes is not None
     for s, seen in zip(game.seats, state.seats):
         assert seen.coins == s.coins and seen.hand_size == len(s.hand)

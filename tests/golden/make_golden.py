@@ -29,7 +29,8 @@ from engine import (  # noqa: E402
 )
 from engine_helpers import buy_or_harvest  # noqa: E402
 
-RULES_ID = "classic-v3"  # classic-v1-*.json and classic-v2-*.json were made by this script under those rules and are kept
+# classic-v1-*.json and classic-v2-*.json were made by this script under those rules and are kept
+RULES_ID = "classic-v3"
 GAMES = [(3, 20260101), (4, 20260202), (5, 20260303)]
 POLICY = "scripted: BuyField when possible with p=0.5, a Harvest with p=0.03, else random_action(offer_rate=0.35)"
 

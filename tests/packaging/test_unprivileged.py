@@ -103,15 +103,17 @@ def make_account() -> None:
 def imports_from(src: Path) -> bool:
     """Whether the account's environment finds this checkout's packages in the copy ``src``."""
     packages = ("arena", "engine", "sandbox")
-    found = as_user("python", "-c", f"import importlib.util as u; print(*(u.find_spec(n).origin for n in {packages!r}))",
-                    cwd=WORK)
+    found = as_user("python", "-c",
+                    f"import importlib.util as u; print(*(u.find_spec(n).origin for n in {packages!r}))", cwd=WORK)
     return found.returncode == 0 and found.stdout.split() == [str(src / n / "__init__.py") for n in packages]
 
 
 def test_an_ordinary_user_gets_the_strong_tier_in_user_namespaces(account: Path) -> None:
-    shown = as_user("python", "-c", "from sandbox import strong_tier_summary; print(strong_tier_summary())", cwd=account)
+    shown = as_user("python", "-c", "from sandbox import strong_tier_summary; print(strong_tier_summary())",
+                    cwd=account)
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.strip() == "strong tier: bubblewrap + seccomp, user namespaces (not root: each bot in a user namespace of its own)"
+    assert shown.stdout.strip() == ("strong tier: bubblewrap + seccomp, user namespaces "
+                                    "(not root: each bot in a user namespace of its own)")
 
 
 def test_the_hostile_battery_passes_as_an_ordinary_user_with_nothing_skipped(account: Path) -> None:

@@ -35,8 +35,10 @@ def test_the_built_wheel_plays_a_game_runs_a_season_and_builds_the_site(tmp_path
     assert run(sys.executable, "-m", "venv", "--without-pip", str(venv), cwd=tmp_path).returncode == 0
     python = str(venv / "bin" / "python")
     purelib = run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", cwd=tmp_path).stdout.strip()
-    (Path(purelib) / "test-environment.pth").write_text(f"import site; {'; '.join(f'site.addsitedir({p!r})' for p in site_dirs())}\n")
-    installed = run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "-q", str(wheel), cwd=tmp_path)
+    (Path(purelib) / "test-environment.pth").write_text(
+        f"import site; {'; '.join(f'site.addsitedir({p!r})' for p in site_dirs())}\n")
+    installed = run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "-q", str(wheel),
+                    cwd=tmp_path)
     assert installed.returncode == 0, installed.stderr
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -48,9 +50,11 @@ def test_the_built_wheel_plays_a_game_runs_a_season_and_builds_the_site(tmp_path
     assert game.returncode == 0, game.stderr
     assert [s["status"] for s in json.loads(game.stdout)["seats"]] == ["ok"] * 3
     db = f"sqlite:///{elsewhere / 'ladder.sqlite'}"
-    season = run(python, "-m", "arena", "--db", db, "-q", "season", "run", "--games", "3", "--bosses", "random,greedy,trader",
-                 cwd=elsewhere)
+    season = run(python, "-m", "arena", "--db", db, "-q", "season", "run", "--games", "3",
+                 "--bosses", "random,greedy,trader", cwd=elsewhere)
     assert season.returncode == 0, season.stderr
-    site = run(python, "-m", "arena", "--db", db, "-q", "site", "build", "--out", str(elsewhere / "site"), cwd=elsewhere)
+    site = run(python, "-m", "arena", "--db", db, "-q", "site", "build", "--out", str(elsewhere / "site"),
+               cwd=elsewhere)
     assert site.returncode == 0, site.stderr
-    assert (elsewhere / "site" / "static" / "replay.js").is_file() and "greedy" in (elsewhere / "site" / "index.html").read_text()
+    assert ((elsewhere / "site" / "static" / "replay.js").is_file()
+            and "greedy" in (elsewhere / "site" / "index.html").read_text())

@@ -5,7 +5,7 @@ import os
 from pathlib import Path
 import pytest
 
-from sandbox import BotBundle, BotProcess, Limits, Status, Tier, detect_tier
+from sandbox import BotBundle, BotProcess, Limits, Tier, detect_tier
 from sandbox.languages import language_of_file
 from sandbox.procscan import live_descendants, processes_of_uid, processes_with_tag
 

@@ -51,7 +51,8 @@ def test_encode_rejects_nan() -> None:
         encode({"x": float("nan")})
 
 
-@pytest.mark.parametrize("line, words", [(b"abc", "invalid JSON: 'abc'"), (b"[1,2]", "not a JSON object"), (b"\xff\xfe", "invalid JSON")])
+@pytest.mark.parametrize("line, words", [(b"abc", "invalid JSON: 'abc'"), (b"[1,2]", "not a JSON object"),
+                                         (b"\xff\xfe", "invalid JSON")])
 def test_decode_rejects_with_quoted_input(line: bytes, words: str) -> None:
     with pytest.raises(FramingError, match=words.replace("[", r"\[")):
         decode(line)
@@ -156,7 +157,8 @@ def test_decode_turns_any_decoder_failure_into_a_framing_error(line: bytes) -> N
 
 
 _JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                            lambda inner: st.lists(inner, max_size=3)
+                            | st.dictionaries(st.text(max_size=3), inner, max_size=3),
                             max_leaves=8)
 
 

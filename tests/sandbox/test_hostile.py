@@ -52,7 +52,8 @@ def run(name: str, tier: Tier, messages: list[dict], limits: Limits | None = Non
 
 # -- every tier ---------------------------------------------------------------------------------
 def test_sleep_forever_times_out(tier: Tier, witness: BotProcess) -> None:
-    replies, bot = run("sleep_forever", tier, [{"type": "decide"}, {"type": "decide"}], fast_limits(decision_ms=200, bank_ms=100))
+    replies, bot = run("sleep_forever", tier, [{"type": "decide"}, {"type": "decide"}],
+                       fast_limits(decision_ms=200, bank_ms=100))
     assert [r.status for r in replies] == [Status.TIMEOUT, Status.TIMEOUT]
     assert replies[1].elapsed_ms == 0.0  # the second request is answered at once: the bot is dead
     assert bot.bank_left_ms == 0.0
@@ -136,7 +137,8 @@ def test_cannot_read_sources_database_or_secrets(tier: Tier, witness: BotProcess
     secret.chmod(0o600)
     db = tmp_path / "arena.sqlite"
     db.write_bytes(b"SQLite format 3\x00" + SECRET_MARKER.encode())
-    paths = [str(secret), str(db), str(tmp_path), str(ROOT / "sandbox" / "process.py"), str(ROOT), "/run/bohnanza-sandbox"]
+    paths = [str(secret), str(db), str(tmp_path), str(ROOT / "sandbox" / "process.py"), str(ROOT),
+             "/run/bohnanza-sandbox"]
     replies, _ = run("read_files", tier, [{"type": "decide", "paths": paths, "pids": [os.getpid(), witness.pid]}])
     results = replies[0].message["results"]  # type: ignore[index]
     for path in paths:
@@ -151,7 +153,8 @@ def test_cannot_write_or_delete_files(tier: Tier, witness: BotProcess, tmp_path:
     keep = tmp_path / "keep.txt"
     keep.write_text("keep")
     target = tmp_path / "new.txt"
-    replies, _ = run("write_files", tier, [{"type": "decide", "paths": [str(target), str(ROOT / "pwned")], "delete": [str(keep)], "usual_places": True}])
+    replies, _ = run("write_files", tier, [{"type": "decide", "paths": [str(target), str(ROOT / "pwned")],
+                                            "delete": [str(keep)], "usual_places": True}])
     results = replies[0].message["results"]  # type: ignore[index]
     assert results[str(target)].startswith("error:") and results["rm " + str(keep)].startswith("error:")
     assert results["/bohnanza-hostile"].startswith("error:") and results["/tmp/bohnanza-hostile"].startswith("error:")
@@ -170,7 +173,8 @@ def test_no_network(tier: Tier, witness: BotProcess) -> None:
     abstract.listen()
     abstract.setblocking(False)
     try:
-        replies, _ = run("network", tier, [{"type": "decide", "port": server.getsockname()[1], "abstract": "bohnanza-test-" + str(os.getpid())}])
+        replies, _ = run("network", tier, [{"type": "decide", "port": server.getsockname()[1],
+                                            "abstract": "bohnanza-test-" + str(os.getpid())}])
         for sock in (server, abstract):
             with pytest.raises(BlockingIOError):
                 sock.accept()
@@ -212,7 +216,8 @@ def test_raw_syscalls_run_for_real_without_the_filter() -> None:
 def test_no_exec(tier: Tier, witness: BotProcess) -> None:
     replies, _ = run("exec_shell", tier, [{"type": "decide"}])
     results = replies[0].message["results"]  # type: ignore[index]
-    assert results["system"] != 0 and str(results["subprocess"]).startswith("error:") and results["execv"].startswith("error:")
+    assert (results["system"] != 0 and str(results["subprocess"]).startswith("error:")
+            and results["execv"].startswith("error:"))
     assert not Path("/tmp/bohnanza-shell").exists()
 
 
@@ -237,7 +242,8 @@ def test_bombs_only_after_probe_shows_they_are_denied(tier: Tier, witness: BotPr
     assert probe["fork"] == "error:1" and probe["thread"].startswith("error:") and probe["kill-parent-0"] == "error:1"
     replies, _ = run("bombs", tier, [{"type": "decide"}])
     results = replies[0].message["results"]  # type: ignore[index]
-    assert results == {"forks": 0, "threads": 0, "kill-all": "error:1", "kill-parent": "error:1", "kill-init": "error:1"}
+    assert results == {"forks": 0, "threads": 0, "kill-all": "error:1", "kill-parent": "error:1",
+                       "kill-init": "error:1"}
 
 
 def test_plain_tier_does_not_claim_file_isolation(tmp_path: Path) -> None:
@@ -319,7 +325,8 @@ def test_a_timer_signal_cannot_wake_a_frozen_bot(tier: Tier, witness: BotProcess
     assert_gone(bot)
 
 
-def test_a_bot_computing_after_its_reply_is_stopped_before_another_bot_is_asked(tier: Tier, witness: BotProcess) -> None:
+def test_a_bot_computing_after_its_reply_is_stopped_before_another_bot_is_asked(tier: Tier,
+                                                                                witness: BotProcess) -> None:
     """early_reply.py (ROLE "spin") writes its reply itself and keeps computing. Before the next bot of its table
     is asked it is stopped (strong tier: it is not asleep on its pipe; plain tier: SIGSTOP at once), so
     its CPU stays flat while the other bot is asked, and its second line is a reply to the wrong request."""
@@ -347,12 +354,13 @@ def test_a_bot_computing_after_its_reply_is_stopped_before_another_bot_is_asked(
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the futex syscall number in early_reply.py is x86-64's")
 @pytest.mark.parametrize("freeze", [True, False], ids=["frozen", "not-frozen"])
 def test_a_futex_on_a_shared_file_carries_nothing_between_bots_of_a_table(tier: Tier, freeze: bool) -> None:
-    """early_reply.py, ROLE "wait" and "wake": one bot waits on a futex in a page of a file every sandbox binds (the same
-    key everywhere) after writing its reply itself; the next bot asked wakes it and reports how many
+    """early_reply.py, ROLE "wait" and "wake": one bot waits on a futex in a page of a file every sandbox binds
+    (the same key everywhere) after writing its reply itself; the next bot asked wakes it and reports how many
     it woke. Strong tier: a shared wake is refused (-1), frozen or not, so no game can wake another's
     waiter, also one running at the same time. Plain tier: settled (stopped) before the other bot runs,
     the waiter has left the futex queue: 0; without freezing (the control) it is seen: 1."""
-    source = (ROOT / "tests" / "sandbox" / "hostile" / "early_reply.py").read_text().replace('ROLE = "spin"', 'ROLE = "wait"')
+    source = (ROOT / "tests" / "sandbox" / "hostile" / "early_reply.py").read_text().replace('ROLE = "spin"',
+                                                                                             'ROLE = "wait"')
     limits = fast_limits(freeze=freeze, bank_ms=5000)
     waiter = BotProcess.start(BotBundle("waiter", source), limits, tier)
     waker = BotProcess.start(BotBundle("waker", source.replace('ROLE = "wait"', 'ROLE = "wake"')), limits, tier)
@@ -421,12 +429,14 @@ def test_no_counter_page_cache_or_terminal_outlives_a_bot_or_crosses_sandboxes(t
 
 @strong
 @pytest.mark.parametrize("fork_server", [False, True], ids=["cold", "forked"])
-def test_no_other_process_of_the_sandbox_can_be_written_or_seen(tier: Tier, witness: BotProcess, fork_server: bool) -> None:
+def test_no_other_process_of_the_sandbox_can_be_written_or_seen(tier: Tier, witness: BotProcess,
+                                                                fork_server: bool) -> None:
     """proc_mem.py looks for bubblewrap's reaper and the fork server in its /proc and opens their memory
     for writing (code planted there would run without a seccomp filter). In a user namespace they share
     its uid: the reaper is left out (the runner is pid 1) and the fork server keeps a capability the bot
     lacks. Now the sandbox has no /proc at all: it sees nothing, itself included, in both ways a bot starts."""
-    replies, _ = run("proc_mem", tier, [{"type": "hello"}, {"type": "decide", "id": 1}], fast_limits(fork_server=fork_server))
+    replies, _ = run("proc_mem", tier, [{"type": "hello"}, {"type": "decide", "id": 1}],
+                     fast_limits(fork_server=fork_server))
     assert replies[1].status is Status.OK
     assert replies[1].message["reached"] == {} and replies[1].message["listed"] == [], replies[1].message
 
@@ -515,4 +525,5 @@ def test_a_bot_past_its_cpu_safety_net_is_killed_and_its_status_says_so(tier: Ti
     finally:
         bot.close()
     assert reply.status is Status.CRASH, reply
-    assert re.fullmatch(r"killed by SIGXCPU at its CPU safety net \(RLIMIT_CPU \d+ s\) during request", reply.detail), reply
+    assert re.fullmatch(r"killed by SIGXCPU at its CPU safety net \(RLIMIT_CPU \d+ s\) during request",
+                        reply.detail), reply

@@ -32,7 +32,8 @@ def run(name: str, messages: list[dict], limits: Limits) -> tuple[list[Reply], B
     return replies, bot
 
 
-def test_a_javascript_bot_cannot_spawn_connect_write_read_or_signal(fork_server: bool, witness_strong: BotProcess) -> None:
+def test_a_javascript_bot_cannot_spawn_connect_write_read_or_signal(fork_server: bool,
+                                                                    witness_strong: BotProcess) -> None:
     # the checks are on what it said, not its pace: a decision limit a loaded machine cannot reach (2 s ran
     # out once while a browser test ran beside the suite)
     replies, _ = run("program_escape.js", [{"type": "decide", "mode": "escape"}],
@@ -97,10 +98,10 @@ def test_a_javascript_bots_memory_is_capped(fork_server: bool, witness_strong: B
     ("passwd", -errno.ENOENT), ("write", -errno.EROFS), ("raise-limit", -errno.EPERM),
     ("shared", -errno.ENOMEM),  # the address-space cap counts shared memory too
     ("shell", -errno.ENOENT),  # nothing to execute but the libraries and the interpreter
-    ("caps", 0),
+    ("caps", 0),  # no capability came back with its exec (a user namespace's root would get them without no_new_privs)
     ("growsdown", -errno.ENOMEM),  # memory the kernel counts as stack: the address-space cap counts it
-    ("pagemap", -errno.ENOENT), ("mem", -errno.ENOENT),
-    ("pageout", -errno.EPERM), ("cold", -errno.EPERM),  # no eviction: a page's cached state is not a reusable bit  # no /proc: no page-cache probe, no rewriting its own code  # no capability came back with its exec (a user namespace's root would get them without no_new_privs)
+    ("pagemap", -errno.ENOENT), ("mem", -errno.ENOENT),  # no /proc: no page-cache probe, no rewriting its own code
+    ("pageout", -errno.EPERM), ("cold", -errno.EPERM),  # no eviction: a page's cached state is not a reusable bit
 ])
 def test_a_c_bot_is_refused(fork_server: bool, mode: str, result: int, witness_strong: BotProcess) -> None:
     replies, _ = run("program_escape.c", [{"type": "decide", "mode": mode}], fast_limits(fork_server=fork_server))

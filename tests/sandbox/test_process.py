@@ -16,7 +16,8 @@ from sandbox.freezing import PIPE_READ_WAITS
 
 
 def start(source: str, tier: Tier, limits: Limits | None = None, **modules: str) -> BotProcess:
-    return BotProcess.start(BotBundle("t", source, {k.replace("__", "."): v for k, v in modules.items()}), limits or fast_limits(), tier)
+    return BotProcess.start(BotBundle("t", source, {k.replace("__", "."): v for k, v in modules.items()}),
+                            limits or fast_limits(), tier)
 
 
 def test_echo_round_trip_and_accounting(tier: Tier) -> None:
@@ -39,7 +40,8 @@ def test_class_entry_point_marked_by_sdk_attribute(tier: Tier) -> None:
     with start(source, tier) as bot:
         assert bot.status is Status.CRASH and "no entry point" in bot.stderr_tail
     sdk = "class Bot:\n    __bohnanza_bot__ = True\n    def act(self, message):\n        return {}\n"
-    source = "from mysdk import Bot\n\nclass Mine(Bot):\n    n = 0\n    def act(self, message):\n        Mine.n += 1\n        return {'n': Mine.n}\n"
+    source = ("from mysdk import Bot\n\nclass Mine(Bot):\n    n = 0\n"
+              "    def act(self, message):\n        Mine.n += 1\n        return {'n': Mine.n}\n")
     with start(source, tier, mysdk=sdk) as bot:
         assert [bot.request({"type": "decide"}).message for _ in range(2)] == [{"n": 1}, {"n": 2}]
 
@@ -59,7 +61,8 @@ def test_bad_bots_crash_at_startup_with_a_diagnostic(tier: Tier, source: str, wo
 
 
 def test_act_raising_is_a_crash_and_the_bot_stays_dead(tier: Tier) -> None:
-    with start("def act(m):\n    if m['type'] == 'decide':\n        raise KeyError('boom')\n    return {}\n", tier) as bot:
+    with start("def act(m):\n    if m['type'] == 'decide':\n        raise KeyError('boom')\n    return {}\n",
+               tier) as bot:
         assert bot.request({"type": "hello"}).status is Status.OK
         first = bot.request({"type": "decide"})
         assert first.status is Status.CRASH and "KeyError" in bot.stderr_tail
@@ -67,7 +70,8 @@ def test_act_raising_is_a_crash_and_the_bot_stays_dead(tier: Tier) -> None:
 
 
 def test_closed_stdout_while_running_is_a_disconnect(tier: Tier) -> None:
-    source = "import os, time\ndef act(m):\n    for fd in range(3, 10):\n        try: os.close(fd)\n        except OSError: pass\n    time.sleep(100)\n"
+    source = ("import os, time\ndef act(m):\n    for fd in range(3, 10):\n        try: os.close(fd)\n"
+              "        except OSError: pass\n    time.sleep(100)\n")
     with start(source, tier, fast_limits(decision_ms=300)) as bot:
         # every tier: the bot's pipes are its own (strong: the fork server hands each child new ones),
         # so the closed end is seen at once
@@ -86,7 +90,8 @@ def test_bundle_modules_packages_and_missing_parents(tier: Tier) -> None:
         "engine.cards": "from . import NAME\nCARDS = [NAME, 'blue']\n",
         "sandbox.sdk": "VALUE = 7\n",  # 'sandbox' itself not given: created as an empty package
     }
-    source = "from engine.cards import CARDS\nfrom sandbox.sdk import VALUE\ndef act(m):\n    return {'cards': CARDS, 'v': VALUE}\n"
+    source = ("from engine.cards import CARDS\nfrom sandbox.sdk import VALUE\n"
+              "def act(m):\n    return {'cards': CARDS, 'v': VALUE}\n")
     with BotProcess.start(BotBundle("b", source, modules), fast_limits(), tier) as bot:
         assert bot.request({"type": "decide"}).message == {"cards": ["engine", "blue"], "v": 7}
 

@@ -108,9 +108,9 @@ def build_ladder(folder: Path) -> dict:
     """Example bots through `arena submit` under names of their own (built-in names are reserved): dice
     (random_bot.py, with a script as author), glutton (greedy_bot.py) and merchant (trader_bot.py); two
     sandboxed classic seasons (glutton gets a second version in between), a small duel and a small solo
-    season (closed, so that its games are published), two short `arena test` runs of the built-in bots (classic with a field, duel), then the hostile
-    bot and its game, an audit flag, and the site (`arena site build`). The arena commands before the
-    site run in one process (site_batch.py)."""
+    season (closed, so that its games are published), two short `arena test` runs of the built-in bots (classic
+    with a field, duel), then the hostile bot and its game, an audit flag, and the site (`arena site build`).
+    The arena commands before the site run in one process (site_batch.py)."""
     db = folder / "ladder.sqlite"
     bots = PROJECT / "bots"
     fix_seed_key(db)  # chosen seeds are keyed with the database's secret: a fixed one keeps this ladder the same
@@ -130,8 +130,8 @@ def build_ladder(folder: Path) -> dict:
         (["season", "run", "--name", "duel-1", "--variant", "duel", "--games", "8", "--seed", "13"], ok),
         (["season", "run", "--name", "solo-1", "--variant", "solo", "--games", "3", "--seed", "14"], ok),
         (["season", "close", "solo-1"], ok),  # its deals published: the solo games get pages with replays
-        (["-q", "test", "trader", "--against", "random", "--field", "random,greedy", *quick, "--name", "trader-vs-random"],
-         sprt),
+        (["-q", "test", "trader", "--against", "random", "--field", "random,greedy", *quick,
+          "--name", "trader-vs-random"], sprt),
         (["-q", "test", "trader", "--against", "random", "--format", "duel", *quick, "--name", "duel-test"], sprt),
     ]
     outcomes = run_batch(db, commands, folder)

@@ -161,8 +161,8 @@ function all(root, sel, f) { return Array.prototype.map.call(root.querySelectorA
 function attr(name) { return function (n) { return n.getAttribute(name); }; }
 function text(n, sel) { var t = n.querySelector(sel); return t ? t.textContent : null; }
 function card(c) {
-  return [c.getAttribute("data-bean"), +c.getAttribute("data-count"), c.getAttribute("aria-label"), text(c, ":scope > title"),
-          text(c, "text.name"), text(c, "text.stack")];
+  return [c.getAttribute("data-bean"), +c.getAttribute("data-count"), c.getAttribute("aria-label"),
+          text(c, ":scope > title"), text(c, "text.name"), text(c, "text.stack")];
 }
 function offerCard(c) {
   return card(c).concat([text(c, "text.note"), getComputedStyle(c.querySelector(".face")).strokeDasharray !== "none"]);
@@ -175,21 +175,26 @@ for (var k = 0; k <= R.last; k++) {
     step: R.step(), text: document.getElementById("event-text").textContent,
     deck: info.querySelector(".deck").textContent, discard: info.querySelector(".discard").firstChild.textContent,
     top: top ? top.getAttribute("data-bean") : null, top_card: top ? card(top) : null,
-    not_cards: all(document, "#replay [data-bean]:not(svg.bean-card):not(.field), #replay .chip", function (n) { return n.outerHTML; }),
+    not_cards: all(document, "#replay [data-bean]:not(svg.bean-card):not(.field), #replay .chip",
+                   function (n) { return n.outerHTML; }),
     seats: all(document, "#seat-panels .seat-panel", function (p) { return {
       name: p.querySelector(".seat-name").textContent,
       coins: +p.querySelector("b.coins").textContent, hand_size: +p.querySelector("b.hand-size").textContent,
-      fields: all(p, ".field", function (f) { return [f.getAttribute("data-bean") || null, +f.getAttribute("data-count")]; }),
+      fields: all(p, ".field", function (f) {
+        return [f.getAttribute("data-bean") || null, +f.getAttribute("data-count")]; }),
       cards: all(p, ".field svg.bean-card", attr("aria-label")),
-      trade_area: all(p, ".trade-area svg.bean-card", function (c) { return [c.getAttribute("data-bean"), c.classList.contains("locked")]; }),
-      trade_cards: all(p, ".trade-area svg.bean-card", function (c) { return card(c).concat([c.querySelectorAll("svg.lock").length]); }),
+      trade_area: all(p, ".trade-area svg.bean-card", function (c) {
+        return [c.getAttribute("data-bean"), c.classList.contains("locked")]; }),
+      trade_cards: all(p, ".trade-area svg.bean-card", function (c) {
+        return card(c).concat([c.querySelectorAll("svg.lock").length]); }),
       figure: p.querySelector("b.figure") ? p.querySelector("b.figure").textContent : null,
       hand: p.querySelector(".final-hand") ? all(p, ".final-hand svg.bean-card", attr("data-bean")) : null,
       hand_cards: p.querySelector(".final-hand") ? all(p, ".final-hand svg.bean-card", card) : null,
       to_move: p.classList.contains("to-move"),
       decision: p.querySelector(".deciding") ? p.querySelector(".deciding").getAttribute("data-decision") : null
     }; }),
-    vine: all(document, "#vine .card", function (c) { return [c.getAttribute("data-task"), all(c, ".fig", function (f) { return f.textContent; })]; }),
+    vine: all(document, "#vine .card", function (c) {
+      return [c.getAttribute("data-task"), all(c, ".fig", function (f) { return f.textContent; })]; }),
     middle: all(document, "#middle svg.bean-card", card),
     offers: trade && !trade.hidden ? trade.querySelectorAll(".offer").length : null,
     offer_cards: trade && !trade.hidden ? all(trade, ".offer", function (o) { return {
@@ -217,9 +222,12 @@ def drawn_as_expected(rules, names: list[str], step, text: str) -> dict:
         return [bean.value, count, label, label, name.removesuffix(" bean"), f"×{count}" if stack else None]
 
     def offer(o: OfferView) -> dict:
-        return {"who": names[o.seat], "ends": " accepts" if o.accept else " · to " + ("everybody" if o.to is None else names[o.to]),
-                "give": [] if o.accept else [card(b, f"{rules.bean_type(b).name}, given") + ["give", False] for b in o.give],
-                "want": [] if o.accept else [card(b, f"{rules.bean_type(b).name}, wanted") + ["want", True] for b in o.want]}
+        return {"who": names[o.seat],
+                "ends": " accepts" if o.accept else " · to " + ("everybody" if o.to is None else names[o.to]),
+                "give": [] if o.accept else [card(b, f"{rules.bean_type(b).name}, given") + ["give", False]
+                                             for b in o.give],
+                "want": [] if o.accept else [card(b, f"{rules.bean_type(b).name}, wanted") + ["want", True]
+                                             for b in o.want]}
 
     want = {
         "step": s.step, "text": text, "deck": f"{'supply' if princes else 'deck'} {s.deck_size}",
@@ -232,8 +240,8 @@ def drawn_as_expected(rules, names: list[str], step, text: str) -> dict:
             "fields": [[f.bean.value if f.bean else None, f.count] for f in seat.fields],
             "cards": [f"{f.count} × {rules.bean_type(f.bean).name}" for f in seat.fields if f.bean],
             "trade_area": [[c.bean.value, c.locked] for c in seat.trade_area],
-            "trade_cards": [card(c.bean, rules.bean_type(c.bean).name + (f" ({LOCKED})" if c.locked else "")) + [int(c.locked)]
-                            for c in seat.trade_area],
+            "trade_cards": [card(c.bean, rules.bean_type(c.bean).name + (f" ({LOCKED})" if c.locked else ""))
+                            + [int(c.locked)] for c in seat.trade_area],
             "figure": figure(seat.figure) if princes else None,
             "hand": None if seat.hand is None else [b.value for b in seat.hand],
             "hand_cards": None if seat.hand is None else [card(b, rules.bean_type(b).name) for b in seat.hand],
@@ -273,7 +281,8 @@ def test_the_viewer_draws_the_engines_spectator_state_at_every_step(browser, sit
     engine.dispose()
     assert len(matches) >= {"classic-v3": 18, "duel-v1": 8, "solo-v1": 3}[rules_id]
     compared = trades = ended = 0
-    seen = dict.fromkeys(("top", "trade area", "locked", "hand", "middle", "stack", "give", "want"), 0)  # cards compared
+    # cards compared
+    seen = dict.fromkeys(("top", "trade area", "locked", "hand", "middle", "stack", "give", "want"), 0)
     for match in matches:
         replay = Replay.loads(match.replay)  # type: ignore[arg-type]
         rules = rules_for(replay.rules_id)
@@ -419,7 +428,8 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
             [[b.value if b else None, n] for b, n in zip(s.field_beans, s.field_counts)] for s in game.seats]
         assert [seat["figure"] for seat in got["seats"]] == [s.position for s in game.seats]
         assert [seat["coins"] for seat in got["seats"]] == [s.coins for s in game.seats]
-        assert got["princes"]["middle"] == [[b.value, n] for b, n in game.middle.items()] and got["deck"] == len(game.deck)
+        assert (got["princes"]["middle"] == [[b.value, n] for b, n in game.middle.items()]
+                and got["deck"] == len(game.deck))
     texts = set()
     body = browser.find_element(By.TAG_NAME, "body")
     for step in (1, 2):  # the keyboard itself, then the same key events from a script
@@ -625,7 +635,8 @@ def test_locked_cards_carry_a_drawn_lock_with_its_meaning(browser, site: Path, l
     assert len(cards) == want > 0
     for card in cards:  # an SVG card: its tooltip is its <title>
         title = card.find_element(By.CSS_SELECTOR, ":scope > title").get_attribute("textContent")
-        assert "locked" in title and "must be planted" in title and "must be planted" in card.get_attribute("aria-label")
+        assert ("locked" in title and "must be planted" in title
+                and "must be planted" in card.get_attribute("aria-label"))
         lock = card.find_element(By.CSS_SELECTOR, "svg.lock")
         assert lock.get_attribute("role") == "img" and "must be planted" in lock.get_attribute("aria-label")
         assert lock.size["width"] > 4 and lock.size["height"] > 4 and lock.is_displayed()
@@ -658,7 +669,8 @@ def test_a_stored_test_has_a_page_with_its_llr_over_games(browser, site: Path, l
     open_page(browser, site / "index.html")
     browser.find_element(By.LINK_TEXT, "Tests").click()
     assert browser.current_url.endswith("/tests/index.html")
-    names = [row.find_element(By.TAG_NAME, "td").text for row in browser.find_elements(By.CSS_SELECTOR, "#tests tbody tr")]
+    names = [row.find_element(By.TAG_NAME, "td").text
+             for row in browser.find_elements(By.CSS_SELECTOR, "#tests tbody tr")]
     assert names == ["duel-test", "trader-vs-random"]  # newest first
     browser.find_element(By.LINK_TEXT, "trader-vs-random").click()
     assert browser.current_url.endswith(f"/tests/{classic.id}.html")
@@ -672,7 +684,8 @@ def test_a_stored_test_has_a_page_with_its_llr_over_games(browser, site: Path, l
     assert browser.find_element(By.ID, "elo").text == f"{elo:+.1f}"
     assert browser.find_element(By.ID, "elo-interval").text == f"{low:+.1f} to {high:+.1f}"
     verdict = {"H1": "H1: trader_bot is better than random_bot", None: f"inconclusive after {pairs} pairs",
-               "H0": "H0: trader_bot is not better than random_bot by 150 Elo"}[classic.row.verdict]  # conftest.SPRT_ELO1
+               # 150: conftest.SPRT_ELO1
+               "H0": "H0: trader_bot is not better than random_bot by 150 Elo"}[classic.row.verdict]
     assert browser.find_element(By.ID, "verdict").text == verdict
     chart = browser.find_element(By.CSS_SELECTOR, "svg.llr-chart")
     assert chart.is_displayed() and chart.size["width"] > 300
@@ -685,18 +698,20 @@ def test_a_stored_test_has_a_page_with_its_llr_over_games(browser, site: Path, l
               for line in chart.find_elements(By.CSS_SELECTOR, "line.bound")}
     assert bounds == {"bound upper": pytest.approx(h.upper, abs=1e-4), "bound lower": pytest.approx(h.lower, abs=1e-4)}
     # the line ends where the LLR is: above the upper bound's line for H1, below the lower one's for H0
-    ys = {line.get_attribute("class"): float(line.get_attribute("y1")) for line in chart.find_elements(By.CSS_SELECTOR, "line.bound")}
+    ys = {line.get_attribute("class"): float(line.get_attribute("y1"))
+          for line in chart.find_elements(By.CSS_SELECTOR, "line.bound")}
     if classic.row.verdict == "H1":
         assert points[-1][1] <= ys["bound upper"] < points[0][1]
     counts = [int(row.find_elements(By.TAG_NAME, "td")[1].text)
               for row in browser.find_elements(By.CSS_SELECTOR, "#test-counts tbody tr")]
     assert counts == classic.results.counts
-    roles = [row.find_element(By.TAG_NAME, "td").text for row in browser.find_elements(By.CSS_SELECTOR, "#test-bots tbody tr")]
+    roles = [row.find_element(By.TAG_NAME, "td").text
+             for row in browser.find_elements(By.CSS_SELECTOR, "#test-bots tbody tr")]
     assert roles == ["NEW", "OLD", "field 1", "field 2"]
     open_page(browser, site / "tests" / f"{duel.id}.html")  # head to head: two games a pair, no field
     assert browser.find_element(By.ID, "games").text == str(2 * duel.results.pairs)
-    assert [row.find_element(By.TAG_NAME, "td").text for row in browser.find_elements(By.CSS_SELECTOR, "#test-bots tbody tr")] == [
-        "NEW", "OLD"]
+    assert [row.find_element(By.TAG_NAME, "td").text
+            for row in browser.find_elements(By.CSS_SELECTOR, "#test-bots tbody tr")] == ["NEW", "OLD"]
     assert severe_console_messages(browser) == []
 
 

@@ -145,7 +145,8 @@ def test_game_page_embeds_only_escaped_public_data(ladder: dict, site: Path) -> 
     assert html.count("<script") == 3  # two JSON blocks (the names, the steps) and replay.js
 
 
-def test_a_closed_seasons_games_publish_their_seed_and_replay_file_an_open_ones_do_not(ladder: dict, site: Path) -> None:
+def test_a_closed_seasons_games_publish_their_seed_and_replay_file_an_open_ones_do_not(ladder: dict,
+                                                                                         site: Path) -> None:
     """solo-1 is closed: each game page shows its deck seed and links its replay file, which plays
     again; spring is open: a note says when they come, and no replay file is written."""
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
@@ -195,7 +196,8 @@ def test_demo_ends_by_building_the_site(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'demo.sqlite'}"
     engine = make_engine(db)
     with engine.begin() as conn:  # a user's bot that took a built-in bot's name before names were reserved
-        conn.execute(sql_text("INSERT INTO bot (name, author, builtin, created_at) VALUES ('random', 'me', 0, '2024-01-01')"))
+        conn.execute(sql_text("INSERT INTO bot (name, author, builtin, created_at) "
+                              "VALUES ('random', 'me', 0, '2024-01-01')"))
     engine.dispose()
     result = subprocess.run([sys.executable, "-m", "arena", "--db", db, "-q",  # one game seats all 3 bosses
                              "demo", "--games", "1"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
@@ -216,7 +218,8 @@ def test_solo_deals_stay_unpublished_until_the_season_is_closed(tmp_path: Path) 
         return subprocess.run([sys.executable, "-m", "arena", "--db", db, "-q", *args], capture_output=True,
                               text=True, timeout=600, cwd=tmp_path)
 
-    assert arena("season", "run", "--name", "cave", "--variant", "solo", "--games", "2", "--bosses", "greedy").returncode == 0
+    assert arena("season", "run", "--name", "cave", "--variant", "solo", "--games", "2",
+                 "--bosses", "greedy").returncode == 0
     engine = make_engine(db)
     with Session(engine) as session:
         ids = [m.id for m in session.exec(select(Match).where(Match.status == "done")).all()]

@@ -42,7 +42,8 @@ def pages(ladder: dict, site: Path) -> dict[str, Path]:
 END = """document.body.dispatchEvent(new KeyboardEvent("keydown", {key: "End", code: "End", bubbles: true,
                                                                cancelable: true}));"""
 EVERY_STEP = """
-const key = k => document.body.dispatchEvent(new KeyboardEvent("keydown", {key: k, code: k, bubbles: true, cancelable: true}));
+const key = k => document.body.dispatchEvent(new KeyboardEvent("keydown", {key: k, code: k, bubbles: true,
+                                                                           cancelable: true}));
 const label = document.getElementById("step-label"), wide = [];
 key("Home");
 for (let i = 0; i < 5000; i++) {

@@ -166,7 +166,8 @@ def test_a_board_without_games_ranks_nobody(tmp_path: Path) -> None:
 def test_the_stylesheet_never_cuts_a_word_to_fit() -> None:
     css = (PROJECT / "site" / "static" / "style.css").read_text(encoding="utf-8")
     assert "break-all" not in css
-    assert re.search(r"^td \{ overflow-wrap: break-word; \}", css, re.M)  # a cell is never narrower than its longest word
+    # a cell is never narrower than its longest word
+    assert re.search(r"^td \{ overflow-wrap: break-word; \}", css, re.M)
 
 
 def test_a_solo_game_row_says_won_or_lost_not_a_rank_of_one() -> None:

@@ -13,6 +13,8 @@ but, whenever another seat is active, offers it its whole hand as a gift: the au
 trader's source, its class no longer the entry point, then this file with ``ROLE`` set.
 """
 
+from sandbox.sdk import Offer  # the trader's source imports it too; imported here so the file reads alone
+
 ROLE = "feeder"  # or "partner"; "sometimes": a feeder that feeds in about a third of its games only,
 #                  to keep its mean gift under the audit's margin; "kingmaker": gives its whole hand to
 #                  whoever is active, every turn

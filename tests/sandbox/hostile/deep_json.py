@@ -19,7 +19,8 @@ SHAPE = "deep"
 
 PAYLOADS = {
     "deep": lambda rid: b"[" * 200_000 + b"]" * 200_000,
-    "deep-in-action": lambda rid: b'{"id":%d,"action":{"type":"offer","want":' % rid + b"[" * 5000 + b"]" * 5000 + b"}}",
+    "deep-in-action": lambda rid: (b'{"id":%d,"action":{"type":"offer","want":' % rid + b"[" * 5000 + b"]" * 5000
+                                   + b"}}"),
     "deep-object": lambda rid: b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
     "wide": lambda rid: b'{"id":%d,"action":{"type":"offer","want":[' % rid + b'"red",' * 9000 + b'"red"]}}',
     "bignum": lambda rid: b'{"id":%d,"action":{"type":"plant","field":' % rid + b"9" * 4000 + b"}}",

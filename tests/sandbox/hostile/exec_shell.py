@@ -10,7 +10,8 @@ def act(message):
     except Exception as exc:  # noqa: BLE001
         results["system"] = "error:" + type(exc).__name__
     try:
-        results["subprocess"] = subprocess.run(["/bin/sh", "-c", "echo pwned"], capture_output=True, timeout=2).returncode
+        results["subprocess"] = subprocess.run(["/bin/sh", "-c", "echo pwned"], capture_output=True,
+                                               timeout=2).returncode
     except Exception as exc:  # noqa: BLE001
         results["subprocess"] = "error:" + type(exc).__name__
     try:

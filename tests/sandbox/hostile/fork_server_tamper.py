@@ -80,6 +80,7 @@ def act(message):
     if kind != "decide":
         return None
     done, ok = attacks(), controls()
-    worked = [k for k, v in done.items() if v == "ok"] + (["memory"] if START["dev-entries"] or START["rss-limit-marked"] else [])
+    worked = [k for k, v in done.items() if v == "ok"] + (
+        ["memory"] if START["dev-entries"] or START["rss-limit-marked"] else [])
     action = {"type": "tampered"} if worked else (message.get("options") or [{"type": "pass"}])[0]
     return {"id": message.get("id"), "action": action, "attacks": done, "controls": ok, "start": START}

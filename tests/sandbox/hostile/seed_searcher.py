@@ -5,8 +5,8 @@ engine would when an operator chose a small seed (``arena play --seed 1``, ``sea
   for seasons 0..39 and match numbers 0..59;
 - the old unkeyed bot seed ``sha256("bohnanza-bot-seed/{seed}/{seat}")`` for seeds 0..1999.
 
-If a candidate deals its hand and the first turned-up cards, it knows every hidden hand and the deck order: it writes them
-to stderr and then plays an illegal action, so that the tests see the break as status "illegal".
+If a candidate deals its hand and the first turned-up cards, it knows every hidden hand and the deck order: it
+writes them to stderr and then plays an illegal action, so that the tests see the break as status "illegal".
 """
 import hashlib
 import random
@@ -38,7 +38,8 @@ class SeedSearcher(Bot):
             view = message["view"]
             if self.candidates is None and view["turn"] == 0 and len(view["hand"]) == self.rules.hand_size:
                 hand = tuple(view["hand"])
-                self.candidates = [ClassicGame(self.rules, self.players, seed) for seed in deals(self.rules, self.players)]
+                self.candidates = [ClassicGame(self.rules, self.players, seed)
+                                   for seed in deals(self.rules, self.players)]
                 self.candidates = [g for g in self.candidates
                                    if tuple(b.value for b in g.seats[self.seat].hand) == hand]
             for event in message.get("events", ()):
