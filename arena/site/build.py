@@ -103,7 +103,7 @@ class SiteBuilder:
     def __init__(self, engine: Engine, out: Path, variant: str | None = None, workers: int = 1) -> None:
         self.engine = engine
         self.out = out
-        self.variant = variant or format_of(variant).name  # None: the default format
+        self.variant = format_of(variant).name  # None: the default format
         self.workers = max(1, workers)
         self.env = environment()
         self.pages = 0
@@ -407,10 +407,10 @@ class SiteBuilder:
         rules_meta: dict[str, dict[str, Any]] = {}
         written = 0
         with Session(self.engine) as session:
-            query = (select(Match.id, Match.replay)
+            query = (select(Match.id, Match.replay, Match.seed)
                      .where(Match.status != "planned", col(Match.id) >= first, col(Match.id) <= last)
                      .order_by(col(Match.id)).execution_options(yield_per=500))
-            for match_id, replay in session.exec(query):
+            for match_id, replay, seed in session.exec(query):
                 game = by_id.get(match_id) if match_id is not None else None
                 if game is None:  # a game of a season whose deals are still secret
                     continue
@@ -432,10 +432,11 @@ class SiteBuilder:
                     except SiteError as exc:
                         raise SiteError(f"game {match_id}: {exc}") from None
                 season = seasons.get(game.season_id)
-                published = None  # a closed season's deals are dealt no more: its replay files and seeds are public
+                published: dict[str, object] | None = None  # a closed season deals no more: its seeds are public
                 if replay and season is not None and season.closed_at is not None:
-                    published = {"file": replay_file(game.id), "seed": json.loads(replay)["seed"]}
-                    (self.out / "games" / published["file"]).write_text(replay, encoding="utf-8")
+                    name = replay_file(game.id)
+                    (self.out / "games" / name).write_text(replay, encoding="utf-8")
+                    published = {"file": name, "seed": seed}
                 text = template.render(root="../", built_at=self.built_at, ladder=ladder, game=game,
                                        seat_rows=self.frag.seat_rows(game), season=season, meta=meta,
                                        steps=Markup(steps), steps_key=key, published=published,
