@@ -28,21 +28,26 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = sorted([*_WHERE, "new_game"])
 
-if TYPE_CHECKING:
-    from engine.actions import (  # noqa: F401
-        ACTION_TYPES, Accept, Action, BuyField, ClaimTask, Confirm, Decision, DecisionKind, DiscardHand,
-        DiscardMiddle, EndTrading, Harvest, Offer, Pass, PayTribute, Plant, PlantMiddle, PlantTraded,
-        action_from_json, action_to_json,
+if TYPE_CHECKING:  # explicit re-exports (``X as X``): the names a type checker sees here
+    from engine.actions import (
+        ACTION_TYPES as ACTION_TYPES, Accept as Accept, Action as Action, BuyField as BuyField,
+        ClaimTask as ClaimTask, Confirm as Confirm, Decision as Decision, DecisionKind as DecisionKind,
+        DiscardHand as DiscardHand, DiscardMiddle as DiscardMiddle, EndTrading as EndTrading, Harvest as Harvest,
+        Offer as Offer, Pass as Pass, PayTribute as PayTribute, Plant as Plant, PlantMiddle as PlantMiddle,
+        PlantTraded as PlantTraded, action_from_json as action_from_json, action_to_json as action_to_json,
     )
-    from engine.cards import Bean, BeanType  # noqa: F401
-    from engine.classic import ClassicGame
-    from engine.princes import PrincesGame
-    from engine.errors import GameOverError, IllegalAction  # noqa: F401
-    from engine.events import Event, event_from_json, event_to_json  # noqa: F401
-    from engine.results import GameResult, rank_by_coins  # noqa: F401
-    from engine.rules import PrincesRules, Rules, classic_rules, duel_rules, rules_for, solo_rules  # noqa: F401
-    from engine.views import PrincesView, View, view_from_json  # noqa: F401
-    from engine.spectator import PublicState, public_state, replay_steps  # noqa: F401
+    from engine.cards import Bean as Bean, BeanType as BeanType
+    from engine.classic import ClassicGame as ClassicGame
+    from engine.princes import PrincesGame as PrincesGame
+    from engine.errors import GameOverError as GameOverError, IllegalAction as IllegalAction
+    from engine.events import Event as Event, event_from_json as event_from_json, event_to_json as event_to_json
+    from engine.results import GameResult as GameResult, rank_by_coins as rank_by_coins
+    from engine.rules import (
+        PrincesRules as PrincesRules, Rules as Rules, classic_rules as classic_rules, duel_rules as duel_rules,
+        rules_for as rules_for, solo_rules as solo_rules,
+    )
+    from engine.views import PrincesView as PrincesView, View as View, view_from_json as view_from_json
+    from engine.spectator import PublicState as PublicState, public_state as public_state, replay_steps as replay_steps
 
 
 def __getattr__(name: str) -> Any:

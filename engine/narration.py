@@ -99,8 +99,8 @@ def describe(event: Event, names: Sequence[str], rules: Rules, active: int) -> s
         return f"The discard pile is shuffled into a new deck of {plural(e.deck, 'card')} (reshuffle {e.reshuffles})."
     if isinstance(e, GameEnded):
         scores = ", ".join(f"{names[i]} {plural(c, money, monies)}" for i, c in enumerate(e.coins))
-        solo = rules.princes is not None and rules.princes.solo
-        return f"Game over. {scores}" + ((": won." if e.ranks[0] == 1 else ": lost.") if solo else ".")
+        won_or_lost = (": won." if e.ranks[0] == 1 else ": lost.") if rules.against_the_deck else "."
+        return f"Game over. {scores}" + won_or_lost
     if isinstance(e, Discarded):
         return f"{name(e.seat)} discards {cards(rules, e.beans)} from {_SOURCES.get(e.source, e.source)}."
     if isinstance(e, TookDiscard):
@@ -112,7 +112,7 @@ def describe(event: Event, names: Sequence[str], rules: Rules, active: int) -> s
     if isinstance(e, TributePaid):
         return f"{name(e.seat)} pays {len(e.paid)} gold as tribute and moves onto card {e.position}."
     if isinstance(e, FigureMoved):
-        castle = rules.princes is not None and e.position == rules.princes.cards + 1
+        castle = e.position == rules.castle
         return f"The {e.figure} figure moves " + ("into the Castle." if castle else f"onto card {e.position}.")
     if isinstance(e, VineRevealed):
         return f"Vine card {e.position} is turned face up: {task_text(e.task)}."
@@ -125,6 +125,6 @@ def describe(event: Event, names: Sequence[str], rules: Rules, active: int) -> s
 
 def deal_sentence(rules: Rules, players: int) -> str:
     """What step 0 (the deal) shows."""
-    vine = "; the vine is laid out" if rules.princes is not None else ""
+    vine = "; the vine is laid out" if rules.castle is not None else ""
     who = "the player" if players == 1 else f"each of {players} players"
     return f"The cards are dealt: {rules.hand_size} to {who}{vine}."

@@ -166,6 +166,16 @@ class Rules:
         """What these rules call a treasury's cards: (one, several)."""
         return ("gold", "gold") if self.princes is not None else ("coin", "coins")
 
+    @property
+    def against_the_deck(self) -> bool:
+        """Whether a game of these rules is won or lost by one player (the solitaire game), not ranked."""
+        return self.princes is not None and self.princes.solo
+
+    @property
+    def castle(self) -> int | None:
+        """The Castle's position after the vine's cards, in rules with a vine (else None)."""
+        return None if self.princes is None else self.princes.cards + 1
+
     def spare_tribute(self, gold: int) -> bool:
         """Whether ``gold`` pays one tribute and still enters the Castle (never, in rules without tributes)."""
         return self.princes is not None and gold - self.princes.tribute_price >= self.princes.castle_gold
@@ -175,7 +185,7 @@ class Rules:
         """The ranks a game records when the seats ``forfeited`` gave up (``ranks``: the engine's, None if
         it did not end): by coins, forfeits last; in the solitaire game the engine's win (1) or loss (2),
         and a forfeit is a loss."""
-        if self.princes is not None and self.princes.solo:
+        if self.against_the_deck:
             if forfeited or ranks is None:
                 return (2,) * len(coins)
             return tuple(ranks)
@@ -256,21 +266,25 @@ def solo_rules() -> Rules:
                  max_trade_rounds=0, dealless_rounds=0, princes=PrincesRules(solo=True, vine_face_down=True))
 
 
-VARIANTS: dict[str, Callable[[], Rules]] = {"classic": classic_rules, "duel": duel_rules, "solo": solo_rules}
+#: The engine's index of current rules by variant name, for ``rules_for`` (also inside a bot's sandbox).
+#: The formats themselves are registered in one place, the arena's format registry, which adds its
+#: formats' rules here; this is not a second registry of formats.
+_VARIANTS: dict[str, Callable[[], Rules]] = {"classic": classic_rules, "duel": duel_rules, "solo": solo_rules}
+_BUILT_IN = frozenset(_VARIANTS)
 
 
 def register_variant(name: str, make: Callable[[], Rules]) -> None:
     """Make the rules of another variant known (a format registered by the arena; its rules must
     have ``variant == name``). Built-in variants cannot be replaced."""
-    if name in VARIANTS and VARIANTS[name] is not make:
+    if name in _VARIANTS and _VARIANTS[name] is not make:
         raise ValueError(f"variant {name!r} is already known")
-    VARIANTS[name] = make
+    _VARIANTS[name] = make
 
 
 def unregister_variant(name: str) -> None:
-    if name in ("classic", "duel", "solo"):
+    if name in _BUILT_IN:
         raise ValueError(f"variant {name!r} is built in")
-    VARIANTS.pop(name, None)
+    _VARIANTS.pop(name, None)
 
 
 #: Earlier rules of a variant, by id: their recorded games still replay, no new game uses them.
@@ -279,10 +293,10 @@ RETIRED = {"classic-v2": classic_v2_rules, "classic-v1": classic_v1_rules}
 
 def rules_for(name: str) -> Rules:
     """Rules by variant name (its current rules) or by rules id (``classic``, ``classic-v3``, ``classic-v1``)."""
-    for variant, make in VARIANTS.items():
+    for variant, make in _VARIANTS.items():
         rules = make()
         if name in (variant, rules.id):
             return rules
     if name in RETIRED:
         return RETIRED[name]()
-    raise ValueError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
+    raise ValueError(f"unknown variant {name!r} (known: {', '.join(_VARIANTS)})")
