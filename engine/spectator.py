@@ -11,14 +11,14 @@ hands as they were when it ended are revealed (``PublicSeat.hand``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from engine.cards import Bean
 from engine.events import Event, event_to_json
 from engine.narration import deal_sentence, describe
 from engine.replay import Replay, ReplayMismatch
 from engine.rules import Rules, rules_for
-from engine.views import FieldView, OfferView, TradeCard, TradeView, _offer_from, _offer_json, trade_json
+from engine.views import FieldView, TradeCard, TradeView, _offer_from, _offer_json, trade_json, trade_view
 
 #: the version of the JSON form below (``PublicState.to_json``, ``steps_json``)
 SPECTATOR_FORMAT = 1
@@ -161,14 +161,7 @@ def _state(game: Any, seats: tuple[PublicSeat, ...], trade: TradeView | None,
 
 def classic_public_state(game: Any) -> PublicState:
     """The spectator's state of a ``ClassicGame``: trading areas and the trading round under way."""
-    trade = None
-    if game.phase is not None and game.phase.value.startswith("trade"):
-        offer = game.offer
-        trade = TradeView(
-            game.trade_round, game.rules.max_trade_rounds,
-            None if offer is None else OfferView(game.active, offer.to, offer.give, offer.want),
-            tuple(OfferView(r.seat, game.active, r.give, r.want, r.accept) for r in game.responses))
-    return _state(game, _seats(game, trade_areas=True, figures=False), trade, None)
+    return _state(game, _seats(game, trade_areas=True, figures=False), trade_view(game), None)
 
 
 def princes_public_state(game: Any) -> PublicState:
@@ -239,19 +232,20 @@ class Step:
     state: PublicState
 
 
-def replay_steps(replay: Replay, rules: Rules | None = None, names: Sequence[str] | None = None) -> list[Step]:
-    """Every step of ``replay``, re-simulated by the engine (step 0 the deal), its sentences naming the
-    seats ``names`` (by default the replay's); raises ``ReplayMismatch`` (a ``ValueError``) when the
-    actions do not play or the events differ from the record."""
+def _start(replay: Replay, rules: Rules | None, names: Sequence[str] | None) -> tuple[Rules, list[str], Any]:
+    """The rules, the seats' names and the dealt game that ``replay`` starts from."""
     from engine import new_game  # late: engine/__init__ imports this module's siblings
 
     rules = rules or rules_for(replay.rules_id)
     names = list(replay.seats if names is None else names)
     if len(names) != len(replay.seats):
         raise ValueError(f"{len(names)} names {names!r} for a game of {len(replay.seats)} seats")
-    game = new_game(rules, len(replay.seats), replay.seed)
-    events = tuple(game.events)
-    steps = [Step(0, None, events, tuple(describe(e, names, rules, game.active) for e in events), public_state(game))]
+    return rules, names, new_game(rules, len(replay.seats), replay.seed)
+
+
+def _play(game: Any, replay: Replay) -> Iterator[tuple[int, int, int, int]]:
+    """Apply ``replay``'s actions to ``game`` one by one, yielding after each (step number, seat, the
+    number of events before it, the active seat before it); ``ReplayMismatch`` if one does not play."""
     for number, (seat, action) in enumerate(replay.actions, start=1):
         if game.over or game.to_move != seat:
             raise ReplayMismatch(f"step {number}: seat {None if game.over else game.to_move} is to move, "
@@ -261,6 +255,17 @@ def replay_steps(replay: Replay, rules: Rules | None = None, names: Sequence[str
             game.apply(action)
         except ValueError as exc:  # IllegalAction included: the record does not fit the rules
             raise ReplayMismatch(f"step {number}: {exc}") from None
+        yield number, seat, before, active
+
+
+def replay_steps(replay: Replay, rules: Rules | None = None, names: Sequence[str] | None = None) -> list[Step]:
+    """Every step of ``replay``, re-simulated by the engine (step 0 the deal), its sentences naming the
+    seats ``names`` (by default the replay's); raises ``ReplayMismatch`` (a ``ValueError``) when the
+    actions do not play or the events differ from the record."""
+    rules, names, game = _start(replay, rules, names)
+    events = tuple(game.events)
+    steps = [Step(0, None, events, tuple(describe(e, names, rules, game.active) for e in events), public_state(game))]
+    for number, seat, before, active in _play(game, replay):
         new = tuple(game.events[before:])
         sentences = tuple(describe(e, names, rules, active) for e in new)
         steps.append(Step(number, seat, new, sentences, public_state(game)))
@@ -276,26 +281,12 @@ def replay_json(replay: Replay, rules: Rules | None = None, names: Sequence[str]
     """``steps_json(replay_steps(replay, rules, names), rules)`` made straight from the game's states
     (what a site build embeds in every game page; tests check both agree). ``recorded``: the events'
     JSON to check the game against instead of ``replay.events`` (decoding them costs more than this)."""
-    from engine import new_game
-
-    rules = rules or rules_for(replay.rules_id)
-    names = list(replay.seats if names is None else names)
-    if len(names) != len(replay.seats):
-        raise ValueError(f"{len(names)} names {names!r} for a game of {len(replay.seats)} seats")
-    game = new_game(rules, len(replay.seats), replay.seed)
+    rules, names, game = _start(replay, rules, names)
     before = public_state_json(game)
     out = [{"seat": None, "events": len(game.events),
             "text": [deal_sentence(rules, len(names))] + [describe(e, names, rules, game.active) for e in game.events],
             "state": before}]
-    for number, (seat, action) in enumerate(replay.actions, start=1):
-        if game.over or game.to_move != seat:
-            raise ReplayMismatch(f"step {number}: seat {None if game.over else game.to_move} is to move, "
-                                 f"the replay says {seat}")
-        start, active = len(game.events), game.active
-        try:
-            game.apply(action)
-        except ValueError as exc:
-            raise ReplayMismatch(f"step {number}: {exc}") from None
+    for _, seat, start, active in _play(game, replay):
         state = public_state_json(game)
         out.append({"seat": seat, "events": len(game.events) - start,
                     "text": [describe(e, names, rules, active) for e in game.events[start:]],

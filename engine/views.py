@@ -133,19 +133,23 @@ def _response_from(data: Mapping[str, Any]) -> OfferView:
                      bool(data.get("accept", False)))
 
 
+def trade_view(game: Any) -> TradeView | None:
+    """The trading round under way in a ``ClassicGame`` (None outside trading), as every seat sees it."""
+    if game.phase is None or not game.phase.value.startswith("trade"):
+        return None
+    offer = game.offer
+    return TradeView(
+        game.trade_round, game.rules.max_trade_rounds,
+        None if offer is None else OfferView(game.active, offer.to, offer.give, offer.want),
+        tuple(OfferView(r.seat, game.active, r.give, r.want, r.accept) for r in game.responses),
+    )
+
+
 def classic_view(game: Any, seat: int) -> View:
     """The view of ``seat`` in a ``ClassicGame``."""
     if not 0 <= seat < game.players:
         raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
     me = game.seats[seat]
-    trade = None
-    if game.phase is not None and game.phase.value.startswith("trade"):
-        offer = game.offer
-        trade = TradeView(
-            game.trade_round, game.rules.max_trade_rounds,
-            None if offer is None else OfferView(game.active, offer.to, offer.give, offer.want),
-            tuple(OfferView(r.seat, game.active, r.give, r.want, r.accept) for r in game.responses),
-        )
     return View(
         rules_id=game.rules.id, seat=seat, players=game.players, turn=game.turn, active=game.active,
         hand=tuple(me.hand), coins=me.coins,
@@ -154,7 +158,7 @@ def classic_view(game: Any, seat: int) -> View:
                           for s in game.seats),
         hand_sizes=tuple(len(s.hand) for s in game.seats), deck_size=len(game.deck),
         discard_size=len(game.discard), discard_top=game.discard[-1] if game.discard else None,
-        reshuffles=game.reshuffles, trade=trade,
+        reshuffles=game.reshuffles, trade=trade_view(game),
     )
 
 
