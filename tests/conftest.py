@@ -37,7 +37,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "arena/test_scaling.py": ("slow",),
     "arena/test_trade_griefing_table.py": ("slow", "hostile"),
     "arena/test_secret_deals.py": ("slow",),
-    "arena/test_versus_stored.py": ("slow",),
+    "arena/test_testrun_stored.py": ("slow",),
     "arena/test_worker_death.py": ("slow",),
     "bots/test_sandboxed.py": ("slow",),
     "sandbox/test_hostile.py": ("slow", "hostile"),

@@ -650,7 +650,7 @@ def test_locked_cards_carry_a_drawn_lock_with_its_meaning(browser, site: Path, l
 
 
 def stored_tests(ladder: dict) -> dict[str, object]:
-    from arena.versus_store import all_tests
+    from arena.testrun_store import all_tests
 
     engine = make_engine(f"sqlite:///{ladder['db']}")
     with Session(engine) as session:
