@@ -43,6 +43,8 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "sandbox/test_hostile.py": ("slow", "hostile"),
     "sandbox/test_hostile_programs.py": ("slow", "hostile"),
     "site/test_site_browser.py": ("slow", "browser"),
+    "site/test_site_browser_pages.py": ("slow", "browser"),
+    "site/test_site_browser_replay.py": ("slow", "browser"),
     "site/test_site_build.py": ("slow",),
     "site/test_site_tables.py": ("slow",),
     "site/test_site_phone.py": ("slow", "browser"),

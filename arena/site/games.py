@@ -2,6 +2,7 @@
 build: ``GamePages.between`` writes a range of them, in whichever process is given it)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from markupsafe import Markup
@@ -15,6 +16,14 @@ from engine import rules_for
 from arena.site.errors import SiteError
 from arena.site.render import Renderer
 from arena.site.replays import earlier_steps, spectator_json, steps_key
+
+
+@dataclass(frozen=True)
+class PublishedReplay:
+    """A closed season's game, whose deal is dealt no more: its deck seed and its replay file, beside its page."""
+
+    file: str
+    seed: int
 
 
 def replay_file(match_id: int) -> str:
@@ -82,11 +91,10 @@ class GamePages:
                     except SiteError as exc:
                         raise SiteError(f"game {match_id}: {exc}") from None
                 season = seasons.get(game.season_id)
-                published: dict[str, object] | None = None  # a closed season deals no more: its seeds are public
+                published = None
                 if replay and season is not None and season.closed_at is not None:
-                    name = replay_file(game.id)
-                    (out / "games" / name).write_text(replay, encoding="utf-8")
-                    published = {"file": name, "seed": seed}
+                    published = PublishedReplay(replay_file(game.id), seed)
+                    (out / "games" / published.file).write_text(replay, encoding="utf-8")
                 text = self.renderer.render("game.html", "../", game=game, seat_rows=frag.seat_rows(game),
                                             season=season, meta=meta, steps=Markup(steps), steps_key=key,
                                             published=published, has_replay=bool(replay),
