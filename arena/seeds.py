@@ -15,7 +15,7 @@ randomness. Per game:
   season is closed (``arena season close``).
 
 No output shows the deck seed of a game whose deal may be dealt again (a seat rotation, a solo season
-or a versus pair would be given away with it). A game is named by its match id, a deal by ``deal_id``
+or a test run's pair would be given away with it). A game is named by its match id, a deal by ``deal_id``
 (an HMAC of the deck seed under the same key: equal for the games of one deal, useless for dealing it); the seed
 ``arena play`` prints is the chosen one, which ``--seed`` turns into the same game again. A replay
 file (``arena play --replay``) holds its deck seed, because ``arena replay`` re-simulates from it:

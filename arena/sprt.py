@@ -1,5 +1,6 @@
-"""Is NEW stronger than OLD? A sequential probability ratio test on paired results, as chess engine
-testing does it (fishtest's generalized SPRT on pentanomial pair scores, Elo in the logistic model).
+"""The statistics of a test run (``arena test``, arena/testrun.py): the sequential probability ratio test
+(SPRT) on paired results that decides whether NEW is stronger than OLD, as chess engine testing does it
+(fishtest's generalized SPRT on pentanomial pair scores, Elo in the logistic model).
 
 NEW and OLD each play the same deal from the same seat against the same field (the field's bots get
 the same seeds); the deal's score is 1 if NEW finished above OLD, 0.5 if level, 0 if below. Two deals
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: Half a pair in every outcome when estimating the mean and variance (not in the count of pairs): the
@@ -28,6 +30,13 @@ def score_of_elo(elo: float) -> float:
 def elo_of_score(score: float) -> float:
     score = min(max(score, 1e-6), 1 - 1e-6)
     return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+class Verdict(StrEnum):
+    """What the test decided; None stands for no decision (yet, or ever: MAX-PAIRS reached)."""
+
+    H1 = "H1"  # NEW is better (by elo1)
+    H0 = "H0"  # NEW is not better (by elo0 at most)
 
 
 @dataclass(frozen=True)
@@ -91,10 +100,10 @@ class Pentanomial:
         half = 1.96 * math.sqrt(variance / self.pairs) if self.pairs else 0.5
         return elo_of_score(mean), elo_of_score(mean - half), elo_of_score(mean + half)
 
-    def verdict(self, h: Hypotheses) -> str | None:
-        """``"H1"`` (NEW is better), ``"H0"`` (it is not), or None while the test goes on."""
+    def verdict(self, h: Hypotheses) -> Verdict | None:
+        """H1 (NEW is better), H0 (it is not), or None while the test goes on."""
         llr = self.llr(h)
-        return "H1" if llr >= h.upper else "H0" if llr <= h.lower else None
+        return Verdict.H1 if llr >= h.upper else Verdict.H0 if llr <= h.lower else None
 
 
 def deal_score(new_rank: int, old_rank: int) -> float:

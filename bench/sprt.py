@@ -12,9 +12,9 @@ pairs to a verdict. This measures the statistic, not the pairing.
 ``--bots``: the built-in bots and "epsilon copies" of them (``trader-e10``: the trader, but with
 probability 0.1 a uniformly random legal option) play in this process, through their SDK decision
 methods on typed Requests built from the engine state (no sandbox, no JSON; the search bot, which
-follows the events, is not supported). A pair is exactly arena test's: ``arena.versus.pair_games``
+follows the events, is not supported). A pair is exactly arena test's: ``arena.testrun.pair_games``
 seats NEW and OLD (same deck, seat, field and field seeds in both games of a deal, a fresh bot
-object every game) and ``arena.versus.pair_scores`` scores it; only the seeds come from a seeded
+object every game) and ``arena.testrun.pair_scores`` scores it; only the seeds come from a seeded
 generator instead of ``secrets``. An epsilon copy's coin is its own randomness, drawn from the
 referee's bot seed and its index at the table, so NEW and OLD flip different coins (as a bot with a
 clock-bound search would differ between two runs); a bot without epsilon takes all its randomness
@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 from arena.match import GameSpec  # noqa: E402
 from arena.ratings import RatingBook  # noqa: E402
 from arena.sprt import PAIR_SCORES, Hypotheses, Pentanomial, score_of_elo  # noqa: E402
-from arena.versus import pair_games, pair_scores  # noqa: E402
+from arena.testrun import pair_games, pair_scores  # noqa: E402
 from engine import classic_rules, new_game  # noqa: E402
 from sandbox.sdk import Request  # noqa: E402
 

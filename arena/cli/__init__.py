@@ -3,7 +3,7 @@
 ``site`` (site build), ``game`` (game show), ``audit`` (the integrity audit) and ``backup``."""
 from __future__ import annotations
 
-from arena.cli import audit, backup, game, play, season, site, versus  # noqa: F401 - importing a command module registers its commands
+from arena.cli import audit, backup, game, play, season, site, testrun  # noqa: F401 - importing a command module registers its commands
 from arena.cli.base import cli, main
 
 __all__ = ["cli", "main"]

@@ -11,13 +11,13 @@ from arena.db.errors import DatabaseError, one_line
 from arena.db.lock import ADVISORY_KEY, exclusive_run
 from arena.db.queries import active_versions, author_group, played_formats, prior_means, stored_id
 from arena.db.schema import (SCHEMA_VERSION, AuditFlag, Bot, BotVersion, Match, MatchSeat, Meta, Rating, RatingSnapshot,
-                             Season, VersionFormat, VersusBot, VersusPair, VersusTest, now, source_hash)
+                             Season, TestRun, TestRunBot, TestRunPair, VersionFormat, now, source_hash)
 from arena.db.urls import DB_ENV, DEFAULT_DB, database_url, driver_url, shown_url, sqlite_file_problem
 
 __all__ = [
     "ADVISORY_KEY", "DB_ENV", "DEFAULT_DB", "SCHEMA_VERSION",
     "AuditFlag", "Bot", "BotVersion", "DatabaseError", "Match", "MatchSeat", "Meta", "Rating", "RatingSnapshot",
-    "Season", "VersionFormat", "VersusBot", "VersusPair", "VersusTest",
+    "Season", "TestRun", "TestRunBot", "TestRunPair", "VersionFormat",
     "active_versions", "author_group", "database_url", "driver_url", "exclusive_run", "make_engine", "now",
     "one_line", "played_formats", "prior_means", "shown_url", "source_hash", "sqlite_file_problem", "stored_id",
 ]

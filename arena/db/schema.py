@@ -11,7 +11,7 @@ from sqlmodel import Field, SQLModel
 
 SCHEMA_VERSION = 7  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
-#                    5: `arena test` runs (VersusTest, VersusBot, VersusPair: new tables, made by create_all)
+#                    5: `arena test` runs (TestRun, TestRunBot, TestRunPair: new tables, made by create_all)
 #                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
 #                    7: MatchSeat.failure_step counts actions (the replay's step), no longer events
 
@@ -127,8 +127,13 @@ class RatingSnapshot(SQLModel, table=True):
     games: int
 
 
-class VersusTest(SQLModel, table=True):
-    """One `arena test NEW --against OLD`: its settings, and its verdict once it ended (arena/versus.py)."""
+class TestRun(SQLModel, table=True):
+    """One `arena test NEW --against OLD`: its settings, and its verdict once it ended (arena/testrun.py)."""
+
+    # The tables keep the names of the feature's first version (``versustest``, ``versusbot``, ``versuspair``),
+    # so that an existing database needs no migration for the rename.
+    __tablename__ = "versustest"
+    __test__ = False  # a row, not a test class for pytest
 
     id: Optional[int] = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True)
@@ -144,9 +149,12 @@ class VersusTest(SQLModel, table=True):
     verdict: Optional[str] = None  # H1 | H0 | None (undecided once finished: MAX-PAIRS reached)
 
 
-class VersusBot(SQLModel, table=True):
+class TestRunBot(SQLModel, table=True):
     """A bot of a test as given and as resolved: role 0 is NEW, 1 OLD, 2.. the field in seat order.
     The source is kept, so that resuming plays the same code."""
+
+    __tablename__ = "versusbot"  # the name before the rename (TestRun)
+    __test__ = False
 
     test_id: int = Field(foreign_key="versustest.id", primary_key=True)
     role: int = Field(primary_key=True)
@@ -157,9 +165,11 @@ class VersusBot(SQLModel, table=True):
     language: str = "python"  # sandbox.languages
 
 
-class VersusPair(SQLModel, table=True):
+class TestRunPair(SQLModel, table=True):
     """One counted pair of a test, in the order it was counted: its two deal scores for NEW (0, 0.5, 1)."""
 
+    __tablename__ = "versuspair"  # the name before the rename (TestRun)
+    __test__ = False
     __table_args__ = (UniqueConstraint("test_id", "number"),)
     id: Optional[int] = Field(default=None, primary_key=True)
     test_id: int = Field(foreign_key="versustest.id", index=True)

@@ -2,8 +2,11 @@
 
 Templates and static assets live in the project's top-level ``site/`` folder (not a Python
 package). Every page links relatively, so the folder works from disk (file://) and any static host.
-File names come from database ids, never from names. ``build`` renders; ``model`` reads the ladder;
-``html`` formats repeated rows; ``chart`` draws the rating chart; ``replays`` makes a replay public.
+File names come from database ids, never from names. ``build`` builds (``build_site``) and writes every page
+but the game pages, which ``games`` writes, in processes forked by ``forks`` on a large ladder; ``folder``
+makes the output folder ready; ``render`` holds the templates; ``model`` reads the ladder and ``rows`` makes
+the rows the templates show (``testruns`` those of the test runs); ``html`` formats repeated rows; ``chart``
+draws the charts; ``replays`` makes a replay public.
 """
 from __future__ import annotations
 

@@ -18,6 +18,8 @@ from arena.text import shown
 
 @dataclass
 class Tally:
+    """A version's or a bot's games, counted seat by seat (``add``)."""
+
     games: int = 0
     wins: int = 0
     coins: int = 0
@@ -42,7 +44,7 @@ class Tally:
         return self.failures / self.games if self.games else None
 
 
-@dataclass
+@dataclass(frozen=True)
 class SeatRow:
     match_id: int
     seat: int
@@ -56,7 +58,7 @@ class SeatRow:
     failure_log: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class GameRow:
     id: int
     season_id: int
@@ -69,7 +71,7 @@ class GameRow:
     seats: list[SeatRow] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(frozen=True)
 class VersionInfo:
     id: int
     bot_id: int
@@ -80,7 +82,7 @@ class VersionInfo:
     prior_sigma: float
 
 
-@dataclass
+@dataclass(frozen=True)
 class BotInfo:
     id: int
     name: str
@@ -90,7 +92,7 @@ class BotInfo:
     versions: list[VersionInfo] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Ladder:
     bots: dict[int, BotInfo]
     versions: dict[int, VersionInfo]
@@ -134,6 +136,6 @@ def load_ladder(session: Session, variant: str) -> Ladder:
         if game is not None:
             game.seats.append(SeatRow(*row))
     ordered = sorted(games.values(), key=lambda g: (g.finished_at or datetime.min, g.id), reverse=True)
-    names = {s.id: s.name for s in seasons}
+    names = {stored_id(s): s.name for s in seasons}
     boards = {f.name: leaderboard(session, f.name) for f in formats()}
-    return Ladder(bots, versions, seasons, ordered, boards[variant], names, boards)  # type: ignore[arg-type]
+    return Ladder(bots, versions, seasons, ordered, boards[variant], names, boards)

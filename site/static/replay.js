@@ -1,7 +1,9 @@
 // Replay viewer: draws the engine's public state of every step (engine/spectator.py, shipped by the site
 // builder as JSON: the first state whole, every later one as what changed) and the engine's sentences; it
 // computes no state of its own. A step is one action (step 0: the deal); it steps by step, by turn (the
-// steps where the turn number changes) or plays one step at a time at a chosen speed.
+// steps where the turn number changes) or plays one step at a time at a chosen speed. It draws what a state
+// holds (a Princes table, trading areas), never a test of the format: the format's facts (bean names,
+// meters, task texts) come with the page's meta.
 (function () {
   "use strict";
 
@@ -34,14 +36,17 @@
 
   function beanName(meta, bean) { return meta.rules.beans[bean] || bean; }
 
+  // The facts of the Princes table the format sent (formats.py: the Spectator's facts), if any.
+  function princesFacts(meta) { return meta.rules.princes || {}; }
+
   // A vine task's full text (engine/vine.py TASKS) and its short form (SHORT).
   function taskText(meta, task) {
-    var text = (meta.rules.princes.tasks || {})[task];
+    var text = (princesFacts(meta).tasks || {})[task];
     return text ? text.replace(/\.$/, "") : "task " + task;
   }
 
   function taskShort(meta, task) {
-    return (meta.rules.princes.short || {})[task] || taskText(meta, task);
+    return (princesFacts(meta).short || {})[task] || taskText(meta, task);
   }
 
   function ordinal(n) { return n + (n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"); }
@@ -155,10 +160,10 @@
     keep_middle: "plants from the middle or ends the turn"
   };
 
-  // A seat's panel: name and badges (whose turn, who decides what), a line of coins (gold), final place and
-  // hand size ending in `more`, the fields, and every hand once the game is over.
+  // A seat's panel: name and badges (whose turn, who decides what), a line of coins (gold at a Princes table),
+  // final place (won or lost alone) and hand size ending in `more`, the fields, and every hand once the game is over.
   function seatPanel(meta, s, i, more) {
-    var p = meta.rules.princes, seat = s.seats[i], won = s.over && s.ranks && s.ranks[i] === 1;
+    var seat = s.seats[i], won = s.over && s.ranks && s.ranks[i] === 1;
     var panel = el("div", "seat-panel" + (i === s.active && !s.over ? " active" : "") +
       (i === s.to_move ? " to-move" : "") + (won ? " winner" : ""));
     panel.setAttribute("data-seat", String(i));
@@ -180,11 +185,12 @@
     }
     panel.appendChild(head);
     var line = el("div", "seat-line");
-    line.appendChild(el("span", "", p ? "gold " : "coins "));
+    line.appendChild(el("span", "", s.princes ? "gold " : "coins "));
     line.appendChild(el("b", "coins", String(seat.coins)));
-    if (s.over) {
+    if (s.over) {  // alone at the table: won or lost, as the site's rows say it (arena.text.solo_result)
+      var alone = s.seats.length === 1;
       line.appendChild(el("span", "final-rank",
-        p && p.solo ? (won ? " · won" : " · lost") : " · " + ordinal(meta.ranks[i] || s.ranks[i]) + " place"));
+        alone ? (won ? " · won" : " · lost") : " · " + ordinal(meta.ranks[i] || s.ranks[i]) + " place"));
     }
     line.appendChild(el("span", "", " · hand "));
     line.appendChild(el("b", "hand-size", String(seat.hand_size)));
@@ -248,7 +254,7 @@
     var root = document.getElementById("replay");
     if (!root) return;
     var meta = readJson("replay-meta"), shipped = readJson("replay-steps");
-    var princes = !!meta.rules.princes, all = states(shipped);
+    var all = states(shipped);
     var texts = shipped.steps.map(function (st) { return st.text.join(" "); });
     var eventsAfter = [], seen = 0;  // events once each step was played (an old #event-N link)
     shipped.steps.forEach(function (st) { seen += st.events; eventsAfter.push(seen); });
@@ -286,7 +292,7 @@
       document.getElementById("turn-prev").disabled = step === 0;
       document.getElementById("turn-next").disabled = t + 1 >= turns.length;
 
-      if (princes) { renderPrinces(meta, s); renderLog(); return; }
+      if (s.princes) { renderPrinces(meta, s); renderLog(); return; }  // the state has a Princes table
       renderTrade(meta, s);
       var info = document.getElementById("table-info");
       info.textContent = "";
@@ -433,9 +439,9 @@
     };
   }
 
-  // The Princes table (duel, solo) from one public state (engine/spectator.py).
+  // The Princes table (the middle, the vine, the figures) from one public state (engine/spectator.py).
   function renderPrinces(meta, s) {
-    var p = meta.rules.princes, t = s.princes, i;
+    var t = s.princes, i;
     var info = document.getElementById("table-info");
     info.textContent = "";
     info.appendChild(el("span", "", s.over ? "game over" : "turn " + (s.turn + 1) + (s.decision ? " · " + s.decision.replace(/_/g, " ") : "")));
@@ -457,8 +463,8 @@
     var here = {};  // position -> figures standing there
     s.seats.forEach(function (seat, k) { (here[seat.figure] = here[seat.figure] || []).push(meta.seats[k]); });
     t.neutral.forEach(function (n) { (here[n[1]] = here[n[1]] || []).push(n[0]); });
-    for (i = 0; i <= p.castle; i++) {
-      var end = i === 0 || i === p.castle, task = end ? null : t.vine[i - 1];
+    for (i = 0; i <= t.castle; i++) {
+      var end = i === 0 || i === t.castle, task = end ? null : t.vine[i - 1];
       var card = el("span", "card" + (end ? " end" : task ? "" : " down"));
       card.setAttribute("data-position", String(i));
       if (end) {
@@ -466,7 +472,7 @@
       } else {  // the card's number and its task's short form; the full text is the tooltip
         card.appendChild(el("span", "card-no", String(i)));
         card.appendChild(el("span", "task", task ? taskShort(meta, task) : "?"));
-        card.title = task ? (p.tasks || {})[task] || taskShort(meta, task) : "face down";
+        card.title = task ? (princesFacts(meta).tasks || {})[task] || taskShort(meta, task) : "face down";
         if (task) card.setAttribute("data-task", task);
       }
       (here[i] || []).forEach(function (who) { card.appendChild(el("span", "fig", who)); });
@@ -477,7 +483,7 @@
     for (i = 0; i < meta.seats.length; i++) {
       var at = s.seats[i].figure;
       panels.appendChild(seatPanel(meta, s, i, [el("span", "", " · figure "), el("b", "figure",
-        at === p.castle ? "in the Castle" : at === 0 ? "at the start" : "on card " + at)]));
+        at === t.castle ? "in the Castle" : at === 0 ? "at the start" : "on card " + at)]));
     }
   }
 

@@ -15,7 +15,7 @@ from sqlalchemy import inspect, text
 from sqlmodel import Session, select
 
 from arena.db import (SCHEMA_VERSION, AuditFlag, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season,
-                      VersionFormat, VersusPair, VersusTest, make_engine, prior_means)
+                      TestRun, TestRunPair, VersionFormat, make_engine, prior_means)
 from arena.ladder import leaderboard
 
 
@@ -220,7 +220,7 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
         make_engine(url)
 
 
-VERSUS_TABLES = ("versuspair", "versusbot", "versustest")  # in the order they can be dropped
+TESTRUN_TABLES = ("versuspair", "versusbot", "versustest")  # in the order they can be dropped
 
 
 def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
@@ -229,22 +229,22 @@ def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
         session.add(Bot(name="kept"))
         session.commit()
     with engine.begin() as conn:
-        for table in VERSUS_TABLES:
+        for table in TESTRUN_TABLES:
             conn.execute(text(f"DROP TABLE {table}"))
         conn.execute(text("UPDATE meta SET value = '4' WHERE key = 'schema_version'"))
-    assert not set(VERSUS_TABLES) & set(inspect(engine).get_table_names())
+    assert not set(TESTRUN_TABLES) & set(inspect(engine).get_table_names())
     engine.dispose()
     engine = make_engine(url)
-    assert set(VERSUS_TABLES) <= set(inspect(engine).get_table_names())
+    assert set(TESTRUN_TABLES) <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
         assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
         assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
-        test = VersusTest(name="t", variant="classic", elo0=0, elo1=5, alpha=0.05, beta=0.05, max_pairs=10)
+        test = TestRun(name="t", variant="classic", elo0=0, elo1=5, alpha=0.05, beta=0.05, max_pairs=10)
         session.add(test)
         session.flush()
-        session.add(VersusPair(test_id=test.id, number=0, first=1.0, second=0.5))  # type: ignore[arg-type]
+        session.add(TestRunPair(test_id=test.id, number=0, first=1.0, second=0.5))  # type: ignore[arg-type]
         session.commit()
-        assert session.exec(select(VersusPair.first, VersusPair.second)).all() == [(1.0, 0.5)]
+        assert session.exec(select(TestRunPair.first, TestRunPair.second)).all() == [(1.0, 0.5)]
     engine.dispose()
     make_engine(url).dispose()  # opening it again changes nothing
 

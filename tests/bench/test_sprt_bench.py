@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.sprt import Hypotheses, Pentanomial
-from arena.versus import NEW, OLD, pair_games
+from arena.testrun import NEW, OLD, pair_games
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.append(str(BENCH))  # bench scripts import ``common`` by name; appended, so bench/engine.py shadows nothing

@@ -78,7 +78,7 @@ def test_rating_chart_marks_every_version_even_when_thinned() -> None:
 
 def test_every_vine_task_has_a_text_and_a_short_form_on_the_game_pages() -> None:
     """The viewer's vine cards show engine/vine.py's short forms, with the full texts as tooltips."""
-    from arena.site.build import _rules_meta
+    from arena.site.games import rules_meta
     from engine.vine import SHORT, TASKS
 
     assert set(SHORT) == set(TASKS) and len(TASKS) == 28
@@ -87,7 +87,7 @@ def test_every_vine_task_has_a_text_and_a_short_form_on_the_game_pages() -> None
         assert len(SHORT[task]) <= 34 and not re.search(r"\bV\d\d\b", SHORT[task] + TASKS[task]), task
     assert len(set(SHORT.values())) == len(SHORT)  # no two cards read alike
     for variant in ("duel", "solo"):
-        princes = _rules_meta(variant)["princes"]
+        princes = rules_meta(variant)["princes"]
         assert set(princes["tasks"]) == set(princes["short"]) == set(TASKS)
         assert all(princes["short"][t] == SHORT[t] and princes["tasks"][t] == TASKS[t] for t in TASKS)
 
@@ -258,7 +258,7 @@ def test_a_rebuild_reuses_the_steps_of_an_unchanged_game_only(ladder: dict, tmp_
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """A recorded game never changes: a rebuild takes its steps from the earlier page when the replay,
     the seat names and the steps' format are the same, and makes them again when any differs."""
-    import arena.site.build as build
+    import arena.site.games as games
     from arena.site.replays import STEPS_FORMAT, steps_key
 
     engine = make_engine(f"sqlite:///{ladder['db']}")
@@ -266,8 +266,8 @@ def test_a_rebuild_reuses_the_steps_of_an_unchanged_game_only(ladder: dict, tmp_
     build_site(engine, out, workers=1)
     pages = {p.name: p.read_text(encoding="utf-8") for p in (out / "games").glob("*.html")}
     made: list[str] = []
-    real = build.spectator_json
-    monkeypatch.setattr(build, "spectator_json", lambda replay, names=None: made.append(replay) or real(replay, names))
+    real = games.spectator_json
+    monkeypatch.setattr(games, "spectator_json", lambda replay, names=None: made.append(replay) or real(replay, names))
     page = out / "games" / "1.html"
     key = re.search(r'data-key="([0-9a-f]{64})"', pages["1.html"])
     assert key is not None

@@ -1,6 +1,6 @@
 """`arena test NEW --against OLD`: the sequential test's arithmetic, the pairing of deals, and the
 command end to end with real sandboxed bots (a clearly stronger bot reaches H1; a bot against its
-own copy never does: tests/arena/test_versus_stored.py)."""
+own copy never does: tests/arena/test_testrun_stored.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,7 +11,7 @@ from arena_helpers import run_arena
 from arena.formats import format_of
 from arena.sprt import Hypotheses, Pentanomial, deal_score, elo_of_score, score_of_elo
 from arena.match import SeatEntry
-from arena.versus import NEW, OLD, duel_scores, pair_task
+from arena.testrun import NEW, OLD, duel_scores, pair_task
 from sandbox import Limits, Tier
 
 def test_the_log_likelihood_ratio_moves_with_the_evidence() -> None:
@@ -77,7 +77,7 @@ def test_bad_test_arguments_are_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_stronger_bot_reaches_h1_on_a_dask_cluster_as_a_season_does(tmp_path: Path) -> None:
-    """One test played end to end, on dask (the local executor plays the tests of test_versus_stored.py,
+    """One test played end to end, on dask (the local executor plays the tests of test_testrun_stored.py,
     where a copy of a bot never reaches H1)."""
     db = tmp_path / "ladder.sqlite"
     better = run_arena("-q", "test", "trader", "--against", "random", "--field", "random,greedy", "--elo1", "50",

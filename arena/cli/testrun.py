@@ -1,11 +1,11 @@
-"""`arena test NEW --against OLD`: is a new version better? A sequential test on paired deals, stored in
+"""`arena test NEW --against OLD`: is a new version better? A test run: a sequential test on paired deals, stored in
 the database as it runs: `arena test resume NAME` (or the same command again) continues a stopped test,
 `arena test list` shows them, `arena site build` draws each."""
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 import click
 from sqlmodel import Session
@@ -18,16 +18,16 @@ from arena.db import DatabaseError, exclusive_run
 from arena.executors import ExecutorError
 from arena.formats import default_format, format_of
 from arena.match import SeatEntry
-from arena.sprt import Hypotheses
+from arena.sprt import Hypotheses, Verdict
 from arena.text import TextError, check_text
-from arena.versus import Progress, field_sizes, head_to_head, run_test
-from arena.versus_store import (Candidate, StoredTest, VersusError, VersusSettings, all_tests, changed_sources,
-                                create_test, finish_test, load_test, next_name, record_pair, role_name,
-                                verdict_text)
+from arena.testrun import Progress, field_sizes, head_to_head, run_test
+from arena.testrun_store import (Candidate, StoredTestRun, TestRunError, TestRunSettings, all_tests,
+                                 changed_sources, create_test, finish_test, load_test, next_name, record_pair,
+                                 role_name, verdict_text)
 from sandbox import Limits, SandboxError
 
 #: Exit codes: the verdict, for scripts (2 is a usage error, 1 any other error, an interruption included).
-EXIT = {"H1": 0, "H0": 3, None: 4}
+EXIT: dict[Verdict | None, int] = {Verdict.H1: 0, Verdict.H0: 3, None: 4}
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ def test_run(ctx: Context, new: str | None, old: str | None, name: str | None, v
                         f"got {len(names)}: {field!r}")
     lookup = lambda spec: ladder_bot(engine, spec)  # noqa: E731
     bots = tuple(resolved(spec, lookup) for spec in (new, old, *names))
-    settings = VersusSettings(name, fmt.name, hypotheses, max_pairs, bots)
+    settings = TestRunSettings(name, fmt.name, hypotheses, max_pairs, bots)
     if stored is not None:
         differences = settings.differences(stored.settings)
         if differences:
@@ -178,10 +178,10 @@ def test_list(ctx: Context) -> None:
     echo(format_table(rows))
 
 
-def state_of(test: StoredTest) -> str:
+def state_of(test: StoredTestRun) -> str:
     if not test.finished:
         return "stopped" if test.results.pairs or test.void else "not started"
-    return {"H1": "H1: better", "H0": "H0: not better", None: "inconclusive"}[test.row.verdict]
+    return {Verdict.H1: "H1: better", Verdict.H0: "H0: not better", None: "inconclusive"}[test.verdict]
 
 
 def resolved(spec: str, lookup: Callable[[str], tuple[str, str, str] | None]) -> Candidate:
@@ -200,10 +200,11 @@ def current_bots(ctx: Context, stored: Sequence[Candidate]) -> list[Candidate | 
     return found
 
 
-def resume(ctx: Context, stored: StoredTest, where: Where, current: Sequence[Candidate | None] | None = None) -> None:
+def resume(ctx: Context, stored: StoredTestRun, where: Where,
+           current: Sequence[Candidate | None] | None = None) -> None:
     name = stored.settings.name
     if stored.finished:
-        say_verdict(stored.settings, progress_of(stored), stored.row.verdict)
+        say_verdict(stored.settings, progress_of(stored), stored.verdict)
     now_ = list(current) if current is not None else current_bots(ctx, stored.settings.bots)
     changed = changed_sources(stored.settings.bots, now_)
     if changed:
@@ -218,12 +219,12 @@ def resume(ctx: Context, stored: StoredTest, where: Where, current: Sequence[Can
     play(ctx, stored.settings, where)
 
 
-def progress_of(stored: StoredTest) -> Progress:
+def progress_of(stored: StoredTestRun) -> Progress:
     return Progress(stored.results, stored.settings.hypotheses, stored.void,
                     2 if head_to_head(format_of(stored.settings.variant)) else 4)
 
 
-def play(ctx: Context, settings: VersusSettings, where: Where, create: bool = False) -> None:
+def play(ctx: Context, settings: TestRunSettings, where: Where, create: bool = False) -> None:
     """Play the test's pairs from where it stands (``create``: store it first, under the database's lock),
     each recorded as it arrives, then say the verdict."""
     engine = ctx.engine
@@ -266,14 +267,14 @@ def play(ctx: Context, settings: VersusSettings, where: Where, create: bool = Fa
                 raise UserError(f"no test named {settings.name!r}")
             test_id = fresh.id
             if fresh.finished:
-                say_verdict(settings, progress_of(fresh), fresh.row.verdict)
+                say_verdict(settings, progress_of(fresh), fresh.verdict)
             engine.dispose()  # no database connection may cross the fork of the local pool
             result = run_test(entries[0], entries[1], entries[2:], settings.hypotheses, settings.max_pairs, executor,
                               Limits(), lambda started: sandbox_tier(where.unsafe, started.detect_tier()), fmt, report,
                               start=progress_of(fresh), on_pair=record)
             if result.verdict is None and result.results.pairs >= settings.max_pairs:
                 finish_test(engine, test_id, None)
-    except (DatabaseError, VersusError, ExecutorError) as exc:
+    except (DatabaseError, TestRunError, ExecutorError) as exc:
         raise click.ClickException(str(exc)) from None
     except SandboxError as exc:
         raise click.ClickException(f"sandbox unavailable (machine fault, not the bots'): {exc}") from None
@@ -283,7 +284,7 @@ def play(ctx: Context, settings: VersusSettings, where: Where, create: bool = Fa
     say_verdict(settings, result, result.verdict)
 
 
-def say_verdict(settings: VersusSettings, progress: Progress, verdict: Any) -> None:
+def say_verdict(settings: TestRunSettings, progress: Progress, verdict: Verdict | None) -> NoReturn:
     """The one-line verdict on stdout, and the exit code that says it."""
     what = verdict_text(settings, verdict, progress.results.pairs)
     echo(f"{what} ({progress.line()})")

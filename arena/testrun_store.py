@@ -1,4 +1,4 @@
-"""`arena test` runs in the database: a test's settings and bots (their sources kept, so that a resumed
+"""Test runs (`arena test`) in the database: a test's settings and bots (their sources kept, so that a resumed
 test plays the same code), and every counted pair in counting order, each recorded in one transaction
 as it arrives. A test that stopped (Ctrl-C, SIGTERM, a killed process) resumes from its counted pairs;
 the pairs in flight when it stopped are lost, never counted twice."""
@@ -11,15 +11,17 @@ from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from arena.db import VersusBot, VersusPair, VersusTest, now, source_hash, stored_id
-from arena.sprt import Hypotheses, Pentanomial
+from arena.db import TestRunBot, TestRunPair, TestRun, now, source_hash, stored_id
+from arena.sprt import Hypotheses, Pentanomial, Verdict
 from arena.text import plural
 
 ROLES = ("NEW", "OLD")  # the names of roles 0 and 1; the field's bots are "field 1", "field 2", ...
 
 
-class VersusError(ValueError):
+class TestRunError(ValueError):
     """A stored test cannot be run or resumed as asked."""
+
+    __test__ = False  # not a test class for pytest
 
 
 def role_name(role: int) -> str:
@@ -41,8 +43,10 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class VersusSettings:
+class TestRunSettings:
     """What a test is: its bots (NEW, OLD, then the field), format, hypotheses and limit."""
+
+    __test__ = False  # not a test class for pytest
 
     name: str
     variant: str
@@ -54,7 +58,7 @@ class VersusSettings:
     def field(self) -> tuple[Candidate, ...]:
         return self.bots[2:]
 
-    def differences(self, stored: VersusSettings) -> list[str]:
+    def differences(self, stored: TestRunSettings) -> list[str]:
         """How these settings differ from a stored test's (its sources are checked apart)."""
         mine = [("format", self.variant, stored.variant), ("elo0", self.hypotheses.elo0, stored.hypotheses.elo0),
                 ("elo1", self.hypotheses.elo1, stored.hypotheses.elo1),
@@ -67,19 +71,24 @@ class VersusSettings:
 
 
 @dataclass
-class StoredTest:
+class StoredTestRun:
     """A test as the database holds it."""
 
     id: int
-    settings: VersusSettings
+    settings: TestRunSettings
     results: Pentanomial
     scores: list[tuple[float, float]]  # every counted pair's two deal scores, in counting order
     void: int
-    row: VersusTest
+    row: TestRun
 
     @property
     def finished(self) -> bool:
         return self.row.finished_at is not None
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The stored verdict (None: undecided, or not finished)."""
+        return None if self.row.verdict is None else Verdict(self.row.verdict)
 
     def llr_series(self) -> list[float]:
         """The LLR after each counted pair (the site's chart)."""
@@ -90,49 +99,49 @@ class StoredTest:
         return series
 
 
-def create_test(engine: Engine, settings: VersusSettings) -> int:
+def create_test(engine: Engine, settings: TestRunSettings) -> int:
     """Store a new test and its bots; returns its id."""
     h = settings.hypotheses
     with Session(engine) as session:
-        row = VersusTest(name=settings.name, variant=settings.variant, elo0=h.elo0, elo1=h.elo1, alpha=h.alpha,
+        row = TestRun(name=settings.name, variant=settings.variant, elo0=h.elo0, elo1=h.elo1, alpha=h.alpha,
                          beta=h.beta, max_pairs=settings.max_pairs)
         session.add(row)
         session.flush()
         test_id = stored_id(row)
         for role, bot in enumerate(settings.bots):
-            session.add(VersusBot(test_id=test_id, role=role, spec=bot.spec, name=bot.name, sha256=bot.sha256,
+            session.add(TestRunBot(test_id=test_id, role=role, spec=bot.spec, name=bot.name, sha256=bot.sha256,
                                   source=bot.source, language=bot.language))
         session.commit()
     return test_id
 
 
-def load_test(session: Session, name: str) -> StoredTest | None:
-    row = session.exec(select(VersusTest).where(VersusTest.name == name)).first()
+def load_test(session: Session, name: str) -> StoredTestRun | None:
+    row = session.exec(select(TestRun).where(TestRun.name == name)).first()
     return None if row is None else _stored(session, row)
 
 
-def all_tests(session: Session) -> list[StoredTest]:
+def all_tests(session: Session) -> list[StoredTestRun]:
     """Every stored test, oldest first."""
-    return [_stored(session, row) for row in session.exec(select(VersusTest).order_by(col(VersusTest.id))).all()]
+    return [_stored(session, row) for row in session.exec(select(TestRun).order_by(col(TestRun.id))).all()]
 
 
-def _stored(session: Session, row: VersusTest) -> StoredTest:
+def _stored(session: Session, row: TestRun) -> StoredTestRun:
     test_id = stored_id(row)
-    bots = session.exec(select(VersusBot).where(VersusBot.test_id == test_id).order_by(col(VersusBot.role))).all()
-    pairs = session.exec(select(VersusPair.first, VersusPair.second).where(VersusPair.test_id == test_id)
-                         .order_by(col(VersusPair.number))).all()
-    settings = VersusSettings(row.name, row.variant, Hypotheses(row.elo0, row.elo1, row.alpha, row.beta), row.max_pairs,
-                            tuple(Candidate(b.spec, b.name, b.source, b.language) for b in bots))
+    bots = session.exec(select(TestRunBot).where(TestRunBot.test_id == test_id).order_by(col(TestRunBot.role))).all()
+    pairs = session.exec(select(TestRunPair.first, TestRunPair.second).where(TestRunPair.test_id == test_id)
+                         .order_by(col(TestRunPair.number))).all()
+    settings = TestRunSettings(row.name, row.variant, Hypotheses(row.elo0, row.elo1, row.alpha, row.beta),
+                               row.max_pairs, tuple(Candidate(b.spec, b.name, b.source, b.language) for b in bots))
     results = Pentanomial()
     for first, second in pairs:
         results.add(first, second)
-    return StoredTest(test_id, settings, results, [(a, b) for a, b in pairs], row.void, row)
+    return StoredTestRun(test_id, settings, results, [(a, b) for a, b in pairs], row.void, row)
 
 
 def next_name(session: Session) -> str:
     """A name for a test started without ``--name``: ``test-N``, N one more than the tests so far."""
-    count = int(session.exec(select(func.count()).select_from(VersusTest)).one())
-    taken = set(session.exec(select(VersusTest.name)).all())
+    count = int(session.exec(select(func.count()).select_from(TestRun)).one())
+    taken = set(session.exec(select(TestRun.name)).all())
     number = count + 1
     while f"test-{number}" in taken:
         number += 1
@@ -140,29 +149,33 @@ def next_name(session: Session) -> str:
 
 
 def record_pair(engine: Engine, test_id: int, number: int, scores: tuple[float, float] | None,
-                verdict: str | None, finished: bool) -> None:
+                verdict: Verdict | None, finished: bool) -> None:
     """In one transaction: pair ``number``'s deal scores (None: the pair was void, only counted as such)
     and, if the test ended with it, its verdict."""
     with Session(engine) as session:
-        row = session.get(VersusTest, test_id)
+        row = session.get(TestRun, test_id)
         if row is None:
-            raise VersusError(f"test #{test_id} is no longer in the database")
+            raise TestRunError(f"test #{test_id} is no longer in the database")
         if scores is None:
             row.void += 1
         else:
-            session.add(VersusPair(test_id=test_id, number=number, first=scores[0], second=scores[1]))
+            session.add(TestRunPair(test_id=test_id, number=number, first=scores[0], second=scores[1]))
         if finished:
-            row.finished_at, row.verdict = now(), verdict
+            row.finished_at, row.verdict = now(), _stored_verdict(verdict)
         session.add(row)
         session.commit()
 
 
-def finish_test(engine: Engine, test_id: int, verdict: str | None) -> None:
+def _stored_verdict(verdict: Verdict | None) -> str | None:
+    return None if verdict is None else verdict.value
+
+
+def finish_test(engine: Engine, test_id: int, verdict: Verdict | None) -> None:
     """Mark a test ended (a decision, or MAX-PAIRS reached undecided) without a new pair."""
     with Session(engine) as session:
-        row = session.get(VersusTest, test_id)
+        row = session.get(TestRun, test_id)
         if row is not None and row.finished_at is None:
-            row.finished_at, row.verdict = now(), verdict
+            row.finished_at, row.verdict = now(), _stored_verdict(verdict)
             session.add(row)
             session.commit()
 
@@ -174,11 +187,11 @@ def changed_sources(stored: Sequence[Candidate], current: Sequence[Candidate | N
             if now_ is not None and (now_.sha256, now_.language) != (kept.sha256, kept.language)]
 
 
-def verdict_text(settings: VersusSettings, verdict: str | None, pairs: int, finished: bool = True) -> str:
+def verdict_text(settings: TestRunSettings, verdict: Verdict | None, pairs: int, finished: bool = True) -> str:
     """The verdict as the command line and the site say it."""
     new, old = settings.bots[0].name, settings.bots[1].name
     if not finished:
         return f"not decided yet: {plural(pairs, 'pair')} counted ('arena test resume {settings.name}' continues)"
-    return {"H1": f"H1: {new} is better than {old}",
-            "H0": f"H0: {new} is not better than {old} by {settings.hypotheses.elo1:g} Elo",
+    return {Verdict.H1: f"H1: {new} is better than {old}",
+            Verdict.H0: f"H0: {new} is not better than {old} by {settings.hypotheses.elo1:g} Elo",
             None: f"inconclusive after {plural(pairs, 'pair')}"}[verdict]

@@ -15,9 +15,9 @@ from pathlib import Path
 from arena_helpers import ARENA, db_url, run_arena
 from sqlmodel import Session, col, select
 
-from arena.db import VersusBot, VersusPair, VersusTest, make_engine
+from arena.db import TestRun, TestRunBot, TestRunPair, make_engine
 from arena.sprt import Hypotheses
-from arena.versus_store import Candidate, VersusSettings, create_test
+from arena.testrun_store import Candidate, TestRunSettings, create_test
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
@@ -26,11 +26,11 @@ def stored_pairs(db: Path, name: str) -> list[tuple[int, float, float]]:
     engine = make_engine(db_url(db))
     try:
         with Session(engine) as session:
-            test = session.exec(select(VersusTest).where(VersusTest.name == name)).first()
+            test = session.exec(select(TestRun).where(TestRun.name == name)).first()
             if test is None:
                 return []
             return [(p.number, p.first, p.second) for p in session.exec(
-                select(VersusPair).where(VersusPair.test_id == test.id).order_by(col(VersusPair.number))).all()]
+                select(TestRunPair).where(TestRunPair.test_id == test.id).order_by(col(TestRunPair.number))).all()]
     finally:
         engine.dispose()
 
@@ -108,7 +108,7 @@ def test_a_resume_refuses_a_changed_bot_and_plays_the_stored_source_of_a_removed
     shutil.copy(BOTS / "trader_bot.py", bot)
     trader = bot.read_text()
     engine = make_engine(db_url(db))
-    settings = VersusSettings("mine", "classic", Hypotheses(0, 50), 2, (
+    settings = TestRunSettings("mine", "classic", Hypotheses(0, 50), 2, (
         Candidate(str(bot), "mine", trader), Candidate("random", "random_bot", (BOTS / "random_bot.py").read_text()),
         Candidate("random", "random_bot", (BOTS / "random_bot.py").read_text()),
         Candidate("greedy", "greedy_bot", (BOTS / "greedy_bot.py").read_text())))
@@ -139,9 +139,9 @@ def test_a_duel_test_plays_new_against_old(tmp_path: Path) -> None:
     assert f"games {2 * len(pairs)}:" in duel.stdout  # two games a pair head to head
     engine = make_engine(db_url(db))
     with Session(engine) as session:
-        test = session.exec(select(VersusTest)).one()
+        test = session.exec(select(TestRun)).one()
         assert (test.variant, test.verdict, test.finished_at is not None) == ("duel", "H1", True)
-        assert [b.name for b in session.exec(select(VersusBot).order_by(col(VersusBot.role))).all()] == [
+        assert [b.name for b in session.exec(select(TestRunBot).order_by(col(TestRunBot.role))).all()] == [
             "trader_bot", "random_bot"]  # no field
     engine.dispose()
 

@@ -1,0 +1,58 @@
+"""Rendering the site's pages: the Jinja environment, and the writer every page of one build goes through."""
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from arena.formats import Format, formats
+from arena.paths import data_dir
+
+from arena.site.errors import SiteError
+from arena.site.folder import static_files
+from arena.site.html import Fragments, fmt_date, fmt_day, fmt_num, fmt_pct
+from arena.site.model import Ladder
+
+
+def _formats() -> list[Format]:
+    return list(formats())
+
+
+def environment() -> Environment:
+    templates = data_dir("site") / "templates"
+    if not templates.is_dir():
+        raise SiteError(f"site templates not found in {str(templates)!r}")
+    env = Environment(loader=FileSystemLoader(str(templates)), autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(num=fmt_num, pct=fmt_pct, date=fmt_date, day=fmt_day)
+    env.globals["formats"] = _formats  # the navigation, at render time
+    return env
+
+
+class Renderer:
+    """Writes the pages of one build into ``out``, each given what every page shows (the root of its
+    links, the build time, the ladder, the fragments); counts them and remembers their paths."""
+
+    def __init__(self, env: Environment, out: Path, built_at: datetime, ladder: Ladder) -> None:
+        self.env = env
+        self.out = out
+        self.built_at = built_at
+        self.ladder = ladder
+        self.frag = Fragments(ladder)
+        self.pages = 0
+        self.written: set[str] = static_files()
+
+    def render(self, template: str, root: str, **context: Any) -> str:
+        return self.env.get_template(template).render(root=root, built_at=self.built_at, ladder=self.ladder,
+                                                      frag=self.frag, **context)
+
+    def write(self, relative: str, template: str, root: str, **context: Any) -> None:
+        self.write_text(relative, self.render(template, root, **context))
+
+    def write_text(self, relative: str, text: str) -> None:
+        """A file of the site that is no template's page (the leaderboard JSON)."""
+        (self.out / relative).write_text(text, encoding="utf-8")
+        self.written.add(relative)
+        self.pages += 1
