@@ -12,8 +12,8 @@ What it teaches:
 In the Princes variants (duel, solo; ``self.princes`` is set) every decision goes to
 ``princes_move``: the bot guesses what its view hides (the other hand, the supply's order, the discard
 pile below its top unless it can follow it from the events, face-down vine cards) once with
-``engine.determinize.build_princes_game`` and plays the engine's example policy
-``engine.policies.princes_greedy_action`` on that guess: claim every task it can; otherwise the option
+``strategy.determinize.build_princes_game`` and plays the engine's example policy
+``strategy.policies.princes_greedy_action`` on that guess: claim every task it can; otherwise the option
 after which most tasks can be claimed (one look-ahead on a copy with the supply reshuffled), ties broken
 by where a bean loses least; cash in fields worth gold in front of the Castle; pay tribute when the gold
 above a reserve closes the gap to the figure it races (solo: violet's next step once red nears the
@@ -22,7 +22,7 @@ always buys progress (tribute): without it a duel leader could sit on its gold u
 """
 from __future__ import annotations
 
-from engine.policies import PrincesExampleMoves
+from strategy.policies import PrincesExampleMoves
 from sandbox.sdk import (
     Accept, Action, Bot, Confirm, EndTrading, Offer, Pass, Request, best_plant,
 )

@@ -6,8 +6,8 @@ What it teaches:
   discard pile below its top card and the others' coins. The public events show every harvest
   and every field purchase, so the bot keeps the treasuries and the discard pile itself
   (``Tracker``). The cards that remain unseen are in the other hands or the deck; one
-  *determinization* deals them out at random (``engine.determinize.sample_hidden``) and builds a
-  complete engine state (``engine.determinize.build_game``). The approximation, stated once: every
+  *determinization* deals them out at random (``strategy.determinize.sample_hidden``) and builds a
+  complete engine state (``strategy.determinize.build_game``). The approximation, stated once: every
   unseen card is taken to be equally likely in any other hand or anywhere in the deck; after a
   reshuffle that is no longer exact (the deck is really the old discard pile), and trading hints
   are ignored except for cards a player showed this round, which it must still hold.
@@ -15,7 +15,7 @@ What it teaches:
   a second card or not, the order of traded cards, which deal to confirm, accept an offer or give
   a card away) every candidate action is played on the same sampled states (common random
   numbers: the comparison's noise comes from the candidates, not from different deals), then the
-  game is played out to its end by a fast policy for every seat (``engine.policies.rollout_action``: plant where
+  game is played out to its end by a fast policy for every seat (``strategy.policies.rollout_action``: plant where
   it loses least, plant a second card onto its own kind, no trading). The score of a playout is
   own coins minus the best opponent's; the candidate with the best mean wins.
 - **Mid-round trading decisions are replayed from the round's start**: the state machine needs the
@@ -28,8 +28,8 @@ What it teaches:
   others answer, which the playouts do not model; those come from the trader's card values.
 
 The Princes variants (duel, solo) have no trading; there this bot plays like the greedy bot: one guess of
-the hidden cards (``engine.determinize.build_princes_game``, the discard pile followed from the events)
-and the engine's example policy ``engine.policies.princes_greedy_action`` on it (gold beyond the Castle's
+the hidden cards (``strategy.determinize.build_princes_game``, the discard pile followed from the events)
+and the engine's example policy ``strategy.policies.princes_greedy_action`` on it (gold beyond the Castle's
 price buys tribute).
 """
 from __future__ import annotations
@@ -39,10 +39,10 @@ import time
 from dataclasses import replace
 
 from engine.actions import DecisionKind
-from engine.determinize import build_game, check_public, sample_hidden
+from strategy.determinize import build_game, check_public, sample_hidden
 from engine.events import FieldBought, Harvested, Reshuffled
-from engine.policies import PrincesExampleMoves, playout
-from engine.valuation import ACCEPT_MARGIN, PARTNER_SHARE, CardValues, position_value, without
+from strategy.policies import PrincesExampleMoves, playout
+from strategy.valuation import ACCEPT_MARGIN, PARTNER_SHARE, CardValues, position_value, without
 from engine.views import TradeView
 from sandbox.sdk import (
     Accept, Action, Bean, Bot, Confirm, EndTrading, Hello, Offer, Pass, Plant, PlantTraded, Request, View, find_cards,

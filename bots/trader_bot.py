@@ -2,7 +2,7 @@
 
 What it teaches:
 
-- **A position has a value.** ``position_value`` (in ``engine.valuation``, shared with the search
+- **A position has a value.** ``position_value`` (in ``strategy.valuation``, shared with the search
   bot) answers "how many coins is this worth?" for a set of fields, a hand and the cards waiting in
   the trading area. It plants the trading-area cards in the best order, then the next
   ``HAND_HORIZON`` cards of the hand *in hand order* (the front of the hand is what must be planted
@@ -22,14 +22,14 @@ What it teaches:
 - **The third field** is bought early in the game, when there is still time to fill it.
 
 The Princes variants (duel, solo) have no trading; there this bot plays like the greedy bot: one guess of
-the hidden cards (``engine.determinize.build_princes_game``, the discard pile followed from the events)
-and the engine's example policy ``engine.policies.princes_greedy_action`` on it (gold beyond the Castle's
+the hidden cards (``strategy.determinize.build_princes_game``, the discard pile followed from the events)
+and the engine's example policy ``strategy.policies.princes_greedy_action`` on it (gold beyond the Castle's
 price buys tribute).
 """
 from __future__ import annotations
 
-from engine.policies import PrincesExampleMoves
-from engine.valuation import ACCEPT_MARGIN, PARTNER_SHARE, CardValues, position_value, without
+from strategy.policies import PrincesExampleMoves
+from strategy.valuation import ACCEPT_MARGIN, PARTNER_SHARE, CardValues, position_value, without
 from sandbox.sdk import (
     Accept, Action, Bot, Confirm, Offer, Pass, Plant, PlantTraded, Request, View,
 )

@@ -61,7 +61,7 @@ def test_search_bot_tracks_treasuries_and_discard_exactly() -> None:
     seen = [0] * 4
     checked = 0
     import random
-    from engine.policies import random_action
+    from strategy.policies import random_action
     rng = random.Random(0)
     while not game.over:
         seat = game.decision.seat
