@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from engine.actions import (
     Action, BuyField, ClaimTask, Decision, DecisionKind, DiscardHand, DiscardMiddle, EndTrading, Harvest, Offer,
@@ -17,13 +17,13 @@ from engine.actions import (
 )
 from engine.cards import Bean
 from engine.rules import Rules
+from engine.views import PrincesView, View
 from strategy.valuation import field_worth
 
 if TYPE_CHECKING:
     from engine.classic import ClassicGame, SeatState
     from engine.game import Game, TableSeat
     from engine.princes import PrincesGame
-    from engine.views import PrincesView
 
 _FREE = (Harvest, BuyField, PayTribute)  # actions after which the same seat decides again
 _PASS, _END_TRADING = Pass(), EndTrading()
@@ -207,22 +207,33 @@ def princes_example_move(rules: Rules, view: PrincesView, options: Sequence[Acti
     return action if action in options else options[0]
 
 
+class PrincesRequest(Protocol):
+    """What ``PrincesExampleMoves`` reads of a decision (the SDK's ``Request`` has it)."""
+
+    @property
+    def view(self) -> View | PrincesView: ...
+    @property
+    def options(self) -> tuple[Action, ...]: ...
+    @property
+    def events(self) -> Sequence[object]: ...
+
+
 class PrincesExampleMoves:
-    """Mixed into an SDK bot: every duel and solo decision is ``princes_example_move``, with the
-    discard pile followed in ``self.princes_discard``. The bot's ``plant_first`` and
-    ``plant_second`` hand over to ``princes_move`` when ``self.princes`` (the SDK's) is set."""
+    """Every decision of the duel and solo games by ``princes_example_move``, with the discard pile followed
+    across them. An SDK bot names this class as its ``princes_moves``: the SDK makes one per such game."""
 
-    rules: Rules | None  # as the SDK's bot has it: set by the hello, before any decision
-    rng: random.Random
+    def __init__(self, rules: Rules, rng: random.Random) -> None:
+        self.rules, self.rng = rules, rng
+        self.discard: list[Bean] = []
 
-    def princes_move(self, request: Any) -> Action:
+    def move(self, request: PrincesRequest) -> Action:
         """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
-        discard = self.__dict__.setdefault("princes_discard", [])
-        rules = self.rules
-        assert rules is not None, "a decision before the hello"
-        return princes_example_move(rules, request.view, request.options, request.events, self.rng, discard)
+        view = request.view
+        if not isinstance(view, PrincesView):
+            raise TypeError(f"not a decision of the duel or solo game: {view.rules_id!r}")
+        return princes_example_move(self.rules, view, request.options, request.events, self.rng, self.discard)
 
-    take_middle = discard_hand = keep_middle = princes_move
+    plant_first = plant_second = take_middle = discard_hand = keep_middle = move
 
 
 # ------------------------------------------------------------------ playouts (the search bot's)
