@@ -5,7 +5,7 @@ a table by some signature and then feed one another. Nothing in one game shows i
 
 Every closed deal is valued for both sides *in their own public position*: the marginal worth, in
 coins, of planting the cards received less the cards paid in the fields as they were then
-(``engine.valuation``; fields are public and do not change while trading). A deal's **excess** is what
+(``strategy.valuation``; fields are public and do not change while trading). A deal's **excess** is what
 the side that gained more gained beyond the other: near zero for a fair trade (both gain), small for
 a liability dumped on the player it helps least, large for good cards fed to a partner.
 
@@ -43,7 +43,7 @@ from typing import Any, Mapping, Sequence
 from engine.events import Traded
 from engine.replay import Replay
 from engine.rules import Rules, rules_for
-from engine.valuation import position_value, settle
+from strategy.valuation import position_value, settle
 
 #: family-wise error of one audit over every direction of every pair it tests (Bonferroni): at most
 #: one season in a hundred with a false flag, were every honest pair right at the margin

@@ -10,15 +10,18 @@ from sandbox.languages import language_named
 
 @cache
 def sdk_modules() -> Mapping[str, str]:
-    """The modules every sandboxed bot may import: the SDK (with the protocol module it parses with) and
-    the engine it is typed with (with the card data, so that ``engine.rules_for`` works there too)."""
+    """The modules every sandboxed bot may import: the SDK (with the protocol module it parses with), the
+    engine it is typed with (with the card data, so that ``engine.rules_for`` works there too) and the
+    strategy the example bots share."""
     import engine
     import sandbox.protocol
     import sandbox.sdk
+    import strategy
 
     from engine.rules import CARD_DATA_MODULE, card_data_module
 
     modules = modules_from_package(Path(engine.__file__).parent, "engine")
+    modules.update(modules_from_package(Path(strategy.__file__).parent, "strategy"))
     modules[CARD_DATA_MODULE] = card_data_module()  # the sandbox has no files: engine.rules_for reads it from here
     modules["sandbox.sdk"] = Path(sandbox.sdk.__file__).read_text(encoding="utf-8")
     modules["sandbox.protocol"] = Path(sandbox.protocol.__file__).read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 from engine import IllegalAction, Rules, action_from_json, event_to_json, new_game
-from engine.policies import default_action
+from engine.defaults import default_action
 from engine.replay import Replay
 from sandbox.framing import encode_with_list, splice_json
 from sandbox.protocol import DecideMessage, EndMessage, HelloMessage, ReadyReply, TimeLimits

@@ -66,7 +66,7 @@ from arena.matchmaking import Candidate, Matchmaker  # noqa: E402
 from arena.ratings import RatingBook  # noqa: E402
 from engine import classic_rules, new_game  # noqa: E402
 from engine.errors import IllegalAction  # noqa: E402
-from engine.policies import default_action  # noqa: E402
+from engine.defaults import default_action  # noqa: E402
 from sandbox.sdk import Request  # noqa: E402
 
 import common  # noqa: E402

@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 from arena.audit import AuditGame, audit, audit_game  # noqa: E402
 from engine import classic_rules, new_game  # noqa: E402
 from engine.errors import IllegalAction  # noqa: E402
-from engine.policies import default_action  # noqa: E402
+from engine.defaults import default_action  # noqa: E402
 from engine.replay import Replay  # noqa: E402
 from sandbox.sdk import Request  # noqa: E402
 
@@ -74,7 +74,7 @@ def bot_class(stem: str) -> type:
     if stem in ("random", "greedy", "trader"):
         return common.bot_class(stem)
     if stem not in _CLASSES:
-        common.bot_class("trader")  # memoizes engine.valuation.position_value in this process
+        common.bot_class("trader")  # memoizes strategy.valuation.position_value in this process
         module = types.ModuleType(f"bench_{stem}")
         exec(compile(colluder_source(stem), f"<{stem}>", "exec"), module.__dict__)
         _CLASSES[stem] = module.Colluder

@@ -55,31 +55,31 @@ def register_example_bots(engine: Engine) -> None:
 @functools.lru_cache(maxsize=None)
 def bot_class(stem: str) -> type:
     """The bot class of ``bots/<stem>_bot.py``, loaded in-process (no sandbox), with the trader's card
-    valuation (``engine.valuation.position_value``, a pure function) memoized: the same answers, faster."""
+    valuation (``strategy.valuation.position_value``, a pure function) memoized: the same answers, faster."""
     spec = importlib.util.spec_from_file_location(f"bench_{stem}_bot", BOTS / f"{stem}_bot.py")
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     _memoize_valuation()
-    import engine.valuation
+    import strategy.valuation
 
     if hasattr(module, "position_value"):
-        setattr(module, "position_value", engine.valuation.position_value)
+        setattr(module, "position_value", strategy.valuation.position_value)
     return next(v for v in vars(module).values()
                 if isinstance(v, type) and getattr(v, "__bohnanza_bot__", False) and v.__module__ == module.__name__)
 
 
 def _memoize_valuation() -> None:
-    """``engine.valuation.position_value`` memoized in this process only."""
-    import engine.valuation
+    """``strategy.valuation.position_value`` memoized in this process only."""
+    import strategy.valuation
 
-    plain = engine.valuation.position_value
+    plain = strategy.valuation.position_value
     if hasattr(plain, "cache_info"):
         return
-    horizon = engine.valuation.HAND_HORIZON
+    horizon = strategy.valuation.HAND_HORIZON
     cached = functools.lru_cache(maxsize=500_000)(plain)
 
     def position_value(rules: Any, fields: Any, hand: Any, trade: Any = ()) -> float:
         return cached(rules, tuple(fields), tuple(hand[:horizon]), tuple(trade))
 
     position_value.cache_info = cached.cache_info  # type: ignore[attr-defined]
-    engine.valuation.position_value = position_value  # type: ignore[assignment]
+    strategy.valuation.position_value = position_value  # type: ignore[assignment]

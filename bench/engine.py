@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import classic_rules, new_game  # noqa: E402
-from engine.policies import random_action  # noqa: E402
+from strategy.policies import random_action  # noqa: E402
 
 import common  # noqa: E402
 

@@ -4,7 +4,7 @@
 
 For the duel (``duel-v1``): the share of games that end by a player entering the Castle (the rest end
 by an exhausted supply), the average number of turns and decisions, for the random policy, the forfeit
-policy and the greedy policy (``engine.policies.princes_greedy_action``). For the solitaire game
+policy and the greedy policy (``strategy.policies.princes_greedy_action``). For the solitaire game
 (``solo-v1``): the win rate with a 95% Wilson interval, how games end, and the average gold. Games are
 dealt from seeds ``S .. S+N-1``; the figures are in docs/princes.md.
 """
@@ -21,7 +21,8 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import new_game, rules_for  # noqa: E402
-from engine.policies import default_action, princes_greedy_action, random_action  # noqa: E402
+from engine.defaults import default_action  # noqa: E402
+from strategy.policies import princes_greedy_action, random_action  # noqa: E402
 
 import common  # noqa: E402
 

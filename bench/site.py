@@ -27,7 +27,7 @@ from sqlmodel import Session, select  # noqa: E402
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, Season, VersionFormat, make_engine  # noqa: E402
 from arena.site import build_site  # noqa: E402
 from engine import classic_rules, new_game, rank_by_coins  # noqa: E402
-from engine.policies import random_action  # noqa: E402
+from strategy.policies import random_action  # noqa: E402
 from engine.replay import Replay  # noqa: E402
 
 import common  # noqa: E402

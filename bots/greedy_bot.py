@@ -9,11 +9,11 @@ What it teaches:
 - As another player it accepts an offer when every card it would receive grows one of its
   fields and every card it pays is a bean it is not growing.
 
-In the Princes variants (duel, solo; ``self.princes`` is set) every decision goes to
-``princes_move``: the bot guesses what its view hides (the other hand, the supply's order, the discard
-pile below its top unless it can follow it from the events, face-down vine cards) once with
-``engine.determinize.build_princes_game`` and plays the engine's example policy
-``engine.policies.princes_greedy_action`` on that guess: claim every task it can; otherwise the option
+In the Princes variants (duel, solo) the bot names ``PrincesExampleMoves`` as its ``princes_moves``: the SDK
+hands every decision of those games to it. It guesses what its view hides (the other hand, the supply's order,
+the discard pile below its top unless it can follow it from the events, face-down vine cards) once with
+``strategy.determinize.build_princes_game`` and plays the example policy
+``strategy.policies.princes_greedy_action`` on that guess: claim every task it can; otherwise the option
 after which most tasks can be claimed (one look-ahead on a copy with the supply reshuffled), ties broken
 by where a bean loses least; cash in fields worth gold in front of the Castle; pay tribute when the gold
 above a reserve closes the gap to the figure it races (solo: violet's next step once red nears the
@@ -22,34 +22,29 @@ always buys progress (tribute): without it a duel leader could sit on its gold u
 """
 from __future__ import annotations
 
-from engine.policies import PrincesExampleMoves
 from sandbox.sdk import (
-    Accept, Action, Bot, Confirm, EndTrading, Offer, Pass, Request, best_plant,
+    Accept, Action, Bean, Bot, Confirm, EndTrading, Offer, Pass, Request, best_plant,
 )
+from strategy.policies import PrincesExampleMoves
 
 
-class GreedyBot(PrincesExampleMoves, Bot):
-    def plant_first(self, request: Request) -> Action:
-        if self.princes is not None:
-            return self.princes_move(request)
-        return super().plant_first(request)
+class GreedyBot(Bot):
+    princes_moves = PrincesExampleMoves
 
-    def growing(self, request: Request) -> set:
+    def growing(self, request: Request) -> set[Bean]:
         return {f.bean for f in request.view.fields[request.me] if f.bean is not None}
 
     def has_empty_field(self, request: Request) -> bool:
         return any(f.bean is None for f in request.view.fields[request.me])
 
     def plant_second(self, request: Request) -> Action:
-        if self.princes is not None:
-            return self.princes_move(request)
         bean = request.view.hand[0]
         if bean in self.growing(request) or self.has_empty_field(request):
             return best_plant(self.rules, request)
         return Pass()
 
     def trade_offer(self, request: Request) -> Action:
-        view = request.view
+        view = request.classic_view
         trade = view.trade
         growing = self.growing(request)
         if trade is None or trade.round > 0 or not growing:
@@ -63,7 +58,8 @@ class GreedyBot(PrincesExampleMoves, Bot):
 
     def trade_respond(self, request: Request) -> Action:
         accept = next(iter(request.options_of(Accept)), None)
-        offer = request.view.trade.offer if request.view.trade else None
+        trade = request.classic_view.trade
+        offer = trade.offer if trade else None
         if accept is None or offer is None:
             return Pass()
         growing = self.growing(request)
@@ -72,7 +68,9 @@ class GreedyBot(PrincesExampleMoves, Bot):
         return Pass()
 
     def trade_confirm(self, request: Request) -> Action:
+        trade = request.classic_view.trade
         for action in request.options_of(Confirm):
-            if request.view.trade.responses[action.response].accept:
+            assert trade is not None  # a deal to confirm is a response of this trading round
+            if trade.responses[action.response].accept:
                 return action
         return Pass()

@@ -5,9 +5,9 @@ What it teaches:
 - **Guess what you cannot see, many times.** A view hides the other hands, the deck order, the
   discard pile below its top card and the others' coins. The public events show every harvest
   and every field purchase, so the bot keeps the treasuries and the discard pile itself
-  (``Tracker``). The cards that remain unseen are in the other hands or the deck; one
-  *determinization* deals them out at random (``engine.determinize.sample_hidden``) and builds a
-  complete engine state (``engine.determinize.build_game``). The approximation, stated once: every
+  (``strategy.determinize.Tracker``). The cards that remain unseen are in the other hands or the deck; one
+  *determinization* deals them out at random (``strategy.determinize.sample_hidden``) and builds a
+  complete engine state (``strategy.determinize.build_game``). The approximation, stated once: every
   unseen card is taken to be equally likely in any other hand or anywhere in the deck; after a
   reshuffle that is no longer exact (the deck is really the old discard pile), and trading hints
   are ignored except for cards a player showed this round, which it must still hold.
@@ -15,7 +15,7 @@ What it teaches:
   a second card or not, the order of traded cards, which deal to confirm, accept an offer or give
   a card away) every candidate action is played on the same sampled states (common random
   numbers: the comparison's noise comes from the candidates, not from different deals), then the
-  game is played out to its end by a fast policy for every seat (``engine.policies.rollout_action``: plant where
+  game is played out to its end by a fast policy for every seat (``strategy.policies.rollout_action``: plant where
   it loses least, plant a second card onto its own kind, no trading). The score of a playout is
   own coins minus the best opponent's; the candidate with the best mean wins.
 - **Mid-round trading decisions are replayed from the round's start**: the state machine needs the
@@ -27,26 +27,27 @@ What it teaches:
 - **Search where it pays, heuristics elsewhere.** Offers and counter-offers depend on how the
   others answer, which the playouts do not model; those come from the trader's card values.
 
-The Princes variants (duel, solo) have no trading; there this bot plays like the greedy bot: one guess of
-the hidden cards (``engine.determinize.build_princes_game``, the discard pile followed from the events)
-and the engine's example policy ``engine.policies.princes_greedy_action`` on it (gold beyond the Castle's
-price buys tribute).
+The Princes variants (duel, solo) have no trading; there this bot plays like the greedy bot (its
+``princes_moves`` is ``PrincesExampleMoves``): one guess of the hidden cards
+(``strategy.determinize.build_princes_game``, the discard pile followed from the events) and the example
+policy ``strategy.policies.princes_greedy_action`` on it (gold beyond the Castle's price buys tribute).
 """
 from __future__ import annotations
 
 import random
 import time
 from dataclasses import replace
+from typing import Callable, Sequence
 
 from engine.actions import DecisionKind
-from engine.determinize import build_game, check_public, sample_hidden
-from engine.events import FieldBought, Harvested, Reshuffled
-from engine.policies import PrincesExampleMoves, playout
-from engine.valuation import ACCEPT_MARGIN, PARTNER_SHARE, CardValues, position_value, without
-from engine.views import TradeView
+from engine.classic import ClassicGame
 from sandbox.sdk import (
-    Accept, Action, Bean, Bot, Confirm, EndTrading, Hello, Offer, Pass, Plant, PlantTraded, Request, View, find_cards,
+    Accept, Action, Bean, Bot, Confirm, EndTrading, Hello, Offer, OfferView, Pass, Plant, PlantTraded, Request,
+    TradeView, View, find_cards,
 )
+from strategy.determinize import Tracker, build_game, sample_hidden
+from strategy.policies import PrincesExampleMoves, playout
+from strategy.valuation import ACCEPT_MARGIN, PARTNER_SHARE, CardValues, position_value, without
 
 BUDGET_MS = 60.0        # thinking time per searched decision
 PLAYOUT_TURNS = None    # turns a playout runs (None: to the end of the game)
@@ -54,35 +55,36 @@ CONFIDENCE = 1.0        # standard errors a candidate must beat the heuristic's 
 MAX_CANDIDATES = 5      # the heuristic's best few are searched
 PASS, END = Pass(), EndTrading()
 
+Candidate = tuple[Action, Callable[[ClassicGame], object]]  # an action, and how to play it on a sampled game
+Planting = Plant | PlantTraded | Pass
 
 
-class Tracker:
-    """Treasuries and discard pile, followed through the public events (C-8.3, C-8.4)."""
-
-    def __init__(self, players: int) -> None:
-        self.treasuries: list[list[Bean]] = [[] for _ in range(players)]
-        self.discard: list[Bean] = []
-
-    def see(self, events) -> None:
-        for e in events:
-            if isinstance(e, Harvested):
-                self.treasuries[e.seat].extend([e.bean] * e.coins)
-                self.discard.extend([e.bean] * (e.beans - e.coins))
-            elif isinstance(e, FieldBought):
-                del self.treasuries[e.seat][len(self.treasuries[e.seat]) - len(e.paid):]
-                self.discard.extend(e.paid)
-            elif isinstance(e, Reshuffled):
-                self.discard = []
-
-    def consistent(self, view: View) -> bool:
-        try:
-            check_public(view, self.discard, self.treasuries)
-        except ValueError:
-            return False
-        return True
+def trading(view: View) -> TradeView:
+    """The trading round of a trading decision."""
+    assert view.trade is not None  # asked only while trading
+    return view.trade
 
 
-class SearchBot(PrincesExampleMoves, CardValues, Bot):
+def open_offer(view: View) -> OfferView:
+    """The active seat's offer of this round, when the decision is about it."""
+    offer = trading(view).offer
+    assert offer is not None  # an acceptance, or an answer to it, needs the offer
+    return offer
+
+
+def cards(hand: Sequence[Bean], beans: Sequence[Bean]) -> tuple[int, ...]:
+    """Positions of ``beans`` in a sampled ``hand``, which holds every card its seat showed this round."""
+    found = find_cards(hand, beans)
+    assert found is not None, (hand, beans)
+    return found
+
+
+def applying(action: Action) -> Callable[[ClassicGame], object]:
+    return lambda g: g.apply(action)
+
+
+class SearchBot(CardValues, Bot):
+    princes_moves = PrincesExampleMoves
     budget_ms = BUDGET_MS
     horizon = PLAYOUT_TURNS
 
@@ -98,8 +100,8 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
         self.late_passes = 0  # passes begun with the budget spent: none, the search stops at the first check past it
 
     # ------------------------------------------------------------ the search
-    def search(self, request: Request, candidates: list, view: View, kind: DecisionKind,
-               known: dict | None = None) -> Action:
+    def search(self, request: Request, candidates: list[Candidate], view: View, kind: DecisionKind,
+               known: dict[int, list[Bean]] | None = None) -> Action:
         """Play every candidate on the same sampled states; return the one with the best mean score,
         but leave the first candidate (the heuristic's choice) only for a candidate that beats it
         clearly: mean paired difference above ``CONFIDENCE`` standard errors. Playouts are noisy,
@@ -109,7 +111,7 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
         sampled game). ``view`` is the view to determinize, ``kind`` the decision it waits for and
         ``known`` the cards other seats are known to hold.
         """
-        if len(candidates) == 1 or not self.tracker.consistent(request.view):
+        if len(candidates) == 1 or not self.tracker.consistent(request.classic_view):
             return candidates[0][0]
         started = time.perf_counter()
         budget = min(self.budget_ms, 0.05 * request.time_left_ms) / 1000.0
@@ -151,13 +153,14 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
     # ------------------------------------------------------------ helpers
     def round_start(self, view: View) -> View:
         """The view at the start of this trading round: no offer, no responses."""
-        return replace(view, trade=TradeView(view.trade.round, view.trade.max_rounds, None, ()))
+        trade = trading(view)
+        return replace(view, trade=TradeView(trade.round, trade.max_rounds, None, ()))
 
-    def shown_cards(self, view: View) -> dict:
+    def shown_cards(self, view: View) -> dict[int, list[Bean]]:
         """Cards other seats showed this round and still hold: the hand part of the active offer and
         every response's cards."""
         known: dict[int, list[Bean]] = {}
-        trade = view.trade
+        trade = trading(view)
         if trade.offer is not None and view.active != view.seat:
             area = [c.bean for c in view.trade_areas[view.active] if not c.locked]
             for bean in trade.offer.give:
@@ -175,14 +178,10 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
 
     # ------------------------------------------------------------ planting
     def plant_first(self, request: Request) -> Action:
-        if self.princes is not None:
-            return self.princes_move(request)
         self.observe(request)
         return self.maybe_buy_field(request) or self.search_plant(request)
 
     def plant_second(self, request: Request) -> Action:
-        if self.princes is not None:
-            return self.princes_move(request)
         self.observe(request)
         return self.maybe_buy_field(request) or self.search_plant(request)
 
@@ -190,7 +189,7 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
         self.observe(request)
         return self.search_plant(request)
 
-    def plant_score(self, view: View, action: Action) -> float:
+    def plant_score(self, view: View, action: Planting) -> float:
         """The heuristic value of a planting (used to order and prune the candidates)."""
         rules, fields = self.rules, self.fields(view)
         trade, hand = self.trade_beans(view), view.hand
@@ -206,10 +205,11 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
         return earned + position_value(rules, new, hand, trade)
 
     def search_plant(self, request: Request) -> Action:
-        view = request.view
+        view = request.classic_view
         options = [a for a in request.options if isinstance(a, (Plant, PlantTraded, Pass))]
         # Plantings with the same result (two empty fields, or the same card twice) are one candidate.
-        distinct: dict = {}
+        distinct: dict[tuple[object, ...], Planting] = {}
+        key: tuple[object, ...]
         for a in options:
             if isinstance(a, Pass):
                 key = ("pass",)
@@ -226,10 +226,10 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
                 keep = self.plant_score(view, PASS)
                 value = self.plant_score(view, top)
                 grows = view.fields[view.seat][top.field].bean is view.hand[0]
-                first = PASS if value < keep - 1e-9 or (value <= keep + 1e-9 and not grows) else top
+                first: Planting = PASS if value < keep - 1e-9 or (value <= keep + 1e-9 and not grows) else top
                 ranked.remove(first)
                 ranked.insert(0, first)
-        candidates = [(a, (lambda g, a=a: g.apply(a))) for a in ranked]
+        candidates: list[Candidate] = [(a, applying(a)) for a in ranked]
         return self.search(request, candidates, view, request.kind)
 
     # ------------------------------------------------------------ trading, active player
@@ -241,7 +241,7 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
 
     def my_offer(self, view: View) -> Offer:
         """This round's own offer with its positions (remembered, or found again by bean)."""
-        offer = view.trade.offer
+        offer = open_offer(view)
         if self.last_offer is not None:
             mine = tuple(view.hand[i] for i in self.last_offer.give_hand) + \
                 tuple(view.trade_areas[view.seat][i].bean for i in self.last_offer.give_trade)
@@ -249,18 +249,19 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
                 return self.last_offer
         return self.locate_offer(view, view.seat, offer)[0]
 
-    def locate_offer(self, view: View, seat: int, offer) -> tuple[Offer, list]:
+    def locate_offer(self, view: View, seat: int, offer: OfferView) -> tuple[Offer, list[Bean]]:
         """Positions for an offer of ``seat`` known by beans: its trading area first, then its hand
         (the viewer's hand; for another seat the sampled hand is searched at replay time)."""
         area = [(i, c.bean) for i, c in enumerate(view.trade_areas[seat]) if not c.locked]
-        give_trade, from_hand = [], []
+        give_trade: list[int] = []
+        from_hand: list[Bean] = []
         for bean in offer.give:
             hit = next((i for i, b in area if b is bean and i not in give_trade), None)
             if hit is None:
                 from_hand.append(bean)
             else:
                 give_trade.append(hit)
-        give_hand = []
+        give_hand: list[int] = []
         if seat == view.seat:
             for bean in from_hand:
                 give_hand.append(next(i for i, b in enumerate(view.hand) if b is bean and i not in give_hand))
@@ -268,54 +269,60 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
 
     def trade_confirm(self, request: Request) -> Action:
         self.observe(request)
-        view = request.view
-        trade = view.trade
+        view = request.classic_view
+        trade = trading(view)
         me = view.seat
         start = self.round_start(view)
-        candidates = [(PASS, lambda g: g.apply(END))]
+        candidates: list[Candidate] = [(PASS, applying(END))]
+        confirms: list[Confirm] = []
         for action in request.options_of(Confirm):
             response = trade.responses[action.response]
             seat = response.seat
             if response.accept:
                 offer = self.my_offer(view)
 
-                def play(g, offer=offer, seat=seat, want=trade.offer.want):
+                def accepted(g: ClassicGame, offer: Offer = offer, seat: int = seat,
+                             want: tuple[Bean, ...] = open_offer(view).want) -> None:
                     g.apply(offer)
                     while g.phase is DecisionKind.TRADE_RESPOND:
                         if g.to_move == seat:
-                            g.apply(Accept(find_cards(g.seats[seat].hand, want)))
+                            g.apply(Accept(cards(g.seats[seat].hand, want)))
                         else:
                             g.apply(PASS)
                     g.apply(Confirm(0))
+                candidates.append((action, accepted))
             else:
                 action = self.cheapest_payment(view, action, response)
 
-                def play(g, action=action, response=response, seat=seat):
+                def countered(g: ClassicGame, action: Confirm = action, response: OfferView = response,
+                              seat: int = seat) -> None:
                     g.apply(PASS)
                     while g.phase is DecisionKind.TRADE_RESPOND:
                         if g.to_move == seat:
-                            g.apply(Offer(give_hand=find_cards(g.seats[seat].hand, response.give),
+                            g.apply(Offer(give_hand=cards(g.seats[seat].hand, response.give),
                                           want=response.want, to=me))
                         else:
                             g.apply(PASS)
                     g.apply(Confirm(0, action.give_hand, action.give_trade))
-            candidates.append((action, play))
-        first = self.heuristic_confirm(view, [a for a, _ in candidates[1:]])
+                candidates.append((action, countered))
+            confirms.append(action)
+        first = self.heuristic_confirm(view, confirms)
         candidates.sort(key=lambda c: c[0] != first)
         return self.search(request, candidates, start, DecisionKind.TRADE_OFFER, self.shown_cards(view))
 
-    def heuristic_confirm(self, view: View, confirms: list) -> Action:
+    def heuristic_confirm(self, view: View, confirms: list[Confirm]) -> Action:
         """The trader bot's choice: the deal with the best own gain net of a share of the partner's."""
-        trade = view.trade
+        trade = trading(view)
         base = self.value(view)
-        best, best_gain = PASS, ACCEPT_MARGIN
+        best: Action = PASS
+        best_gain = ACCEPT_MARGIN
         for action in confirms:
             response = trade.responses[action.response]
             if response.accept:
                 offer = self.my_offer(view)
                 hand = without(view.hand, offer.give_hand)
                 area = without(self.trade_beans(view), offer.give_trade)
-                partner = self.partner_gain(view, response.seat, trade.offer.give)
+                partner = self.partner_gain(view, response.seat, open_offer(view).give)
             else:
                 hand = without(view.hand, action.give_hand)
                 area = without(self.trade_beans(view), action.give_trade)
@@ -326,7 +333,7 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
                 best, best_gain = action, net
         return best
 
-    def cheapest_payment(self, view: View, action: Confirm, response) -> Confirm:
+    def cheapest_payment(self, view: View, action: Confirm, response: OfferView) -> Confirm:
         area = view.trade_areas[view.seat]
         if len(response.want) != 1:
             return action
@@ -341,17 +348,18 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
     # ------------------------------------------------------------ trading, other players
     def trade_respond(self, request: Request) -> Action:
         self.observe(request)
-        view = request.view
-        trade = view.trade
+        view = request.classic_view
+        trade = trading(view)
         me, active = view.seat, view.active
         start = self.round_start(view)
-        candidates = [(PASS, lambda g: g.apply(END))]
+        candidates: list[Candidate] = [(PASS, applying(END))]
         accept = next(iter(request.options_of(Accept)), None)
         if accept is not None and trade.offer is not None:
             pay = self.cheapest_hand(view, trade.offer.want)
             offer, from_hand = self.locate_offer(view, active, trade.offer)
 
-            def play_accept(g, offer=offer, from_hand=from_hand, pay=pay):
+            def play_accept(g: ClassicGame, offer: Offer = offer, from_hand: list[Bean] = from_hand,
+                            pay: tuple[int, ...] = pay) -> None:
                 hand = find_cards(g.seats[active].hand, from_hand) or ()
                 g.apply(replace(offer, give_hand=hand))
                 while g.phase is DecisionKind.TRADE_RESPOND:
@@ -359,7 +367,7 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
                 g.apply(Confirm(0))
             candidates.append((Accept(give_hand=pay), play_accept))
         for i in self.hand_liabilities(view)[:2]:
-            def play_gift(g, i=i):
+            def play_gift(g: ClassicGame, i: int = i) -> None:
                 g.apply(PASS)
                 while g.phase is DecisionKind.TRADE_RESPOND:
                     g.apply(Offer(give_hand=(i,), want=(), to=active) if g.to_move == me else PASS)
@@ -370,10 +378,10 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
         counter = self.counter_offer(view, base)
         first: Action = PASS
         if len(candidates) > 1 and isinstance(candidates[1][0], Accept):
-            accept = candidates[1][0]
+            accept, offered = candidates[1][0], open_offer(view)
             gain = self.value(view, hand=without(view.hand, accept.give_hand),
-                              trade=self.trade_beans(view) + trade.offer.give) - base
-            if gain - PARTNER_SHARE * max(self.partner_gain(view, active, trade.offer.want), 0.0) > ACCEPT_MARGIN:
+                              trade=self.trade_beans(view) + offered.give) - base
+            if gain - PARTNER_SHARE * max(self.partner_gain(view, active, offered.want), 0.0) > ACCEPT_MARGIN:
                 first = accept
         if first is PASS and counter is None and trade.round >= 1:
             first = next((a for a, _ in candidates if isinstance(a, Offer)), PASS)
@@ -384,7 +392,7 @@ class SearchBot(PrincesExampleMoves, CardValues, Bot):
                 return counter
         return choice
 
-    def cheapest_hand(self, view: View, want: tuple) -> tuple:
+    def cheapest_hand(self, view: View, want: tuple[Bean, ...]) -> tuple[int, ...]:
         taken: list[int] = []
         for bean in want:
             choices = [i for i, b in enumerate(view.hand) if b is bean and i not in taken]

@@ -2,7 +2,7 @@
 
 What it teaches:
 
-- **A position has a value.** ``position_value`` (in ``engine.valuation``, shared with the search
+- **A position has a value.** ``position_value`` (in ``strategy.valuation``, shared with the search
   bot) answers "how many coins is this worth?" for a set of fields, a hand and the cards waiting in
   the trading area. It plants the trading-area cards in the best order, then the next
   ``HAND_HORIZON`` cards of the hand *in hand order* (the front of the hand is what must be planted
@@ -21,37 +21,36 @@ What it teaches:
   field are gifted (C-6.5) to the player they help least.
 - **The third field** is bought early in the game, when there is still time to fill it.
 
-The Princes variants (duel, solo) have no trading; there this bot plays like the greedy bot: one guess of
-the hidden cards (``engine.determinize.build_princes_game``, the discard pile followed from the events)
-and the engine's example policy ``engine.policies.princes_greedy_action`` on it (gold beyond the Castle's
-price buys tribute).
+The Princes variants (duel, solo) have no trading; there this bot plays like the greedy bot (its
+``princes_moves`` is ``PrincesExampleMoves``): one guess of the hidden cards
+(``strategy.determinize.build_princes_game``, the discard pile followed from the events) and the example
+policy ``strategy.policies.princes_greedy_action`` on it (gold beyond the Castle's price buys tribute).
 """
 from __future__ import annotations
 
-from engine.policies import PrincesExampleMoves
-from engine.valuation import ACCEPT_MARGIN, PARTNER_SHARE, CardValues, position_value, without
 from sandbox.sdk import (
-    Accept, Action, Bot, Confirm, Offer, Pass, Plant, PlantTraded, Request, View,
+    Accept, Action, Bean, Bot, Confirm, Offer, OfferView, Pass, Plant, PlantTraded, Request, View,
 )
+from strategy.policies import PrincesExampleMoves
+from strategy.valuation import ACCEPT_MARGIN, PARTNER_SHARE, CardValues, position_value, without
 
-class TraderBot(PrincesExampleMoves, CardValues, Bot):
+
+class TraderBot(CardValues, Bot):
+    princes_moves = PrincesExampleMoves
+
     # ------------------------------------------------------------ planting
     def plant_first(self, request: Request) -> Action:
-        if self.princes is not None:
-            return self.princes_move(request)
         return self.maybe_buy_field(request) or self.best_hand_plant(request, allow_pass=False)
 
     def plant_second(self, request: Request) -> Action:
-        if self.princes is not None:
-            return self.princes_move(request)
         return self.maybe_buy_field(request) or self.best_hand_plant(request, allow_pass=True)
 
     def best_hand_plant(self, request: Request, allow_pass: bool) -> Action:
-        view = request.view
+        view = request.classic_view
         rules = self.rules
         bean, rest = view.hand[0], view.hand[1:]
         fields = self.fields(view)
-        scored = []
+        scored: list[tuple[float, Plant]] = []
         for action in request.options_of(Plant):
             i = action.field
             b, n = fields[i]
@@ -68,11 +67,12 @@ class TraderBot(PrincesExampleMoves, CardValues, Bot):
         return best
 
     def plant_traded(self, request: Request) -> Action:
-        view = request.view
+        view = request.classic_view
         rules = self.rules
         trade = self.trade_beans(view)
         fields = self.fields(view)
-        best, best_value = None, None
+        best: PlantTraded | None = None
+        best_value: float | None = None
         for action in request.options_of(PlantTraded):
             bean = trade[action.card]
             b, n = fields[action.field]
@@ -88,15 +88,18 @@ class TraderBot(PrincesExampleMoves, CardValues, Bot):
         return self.heuristic_offer(request)
 
     def trade_confirm(self, request: Request) -> Action:
-        view = request.view
+        view = request.classic_view
         trade = view.trade
         base = self.value(view)
-        best, best_gain = Pass(), ACCEPT_MARGIN
+        best: Action = Pass()
+        best_gain = ACCEPT_MARGIN
         for action in request.options_of(Confirm):
+            assert trade is not None  # a deal to confirm is a response of this trading round
             response = trade.responses[action.response]
             action = self.cheapest_payment(view, action, response) if not response.accept else action
             if response.accept:
                 offer = trade.offer
+                assert offer is not None  # an acceptance accepts this round's offer
                 hand, area = self.after_my_offer(view, request)
                 got = response.give
                 gain = position_value(self.rules, self.fields(view), hand, area + got) - base
@@ -111,9 +114,10 @@ class TraderBot(PrincesExampleMoves, CardValues, Bot):
                 best, best_gain = action, net
         return best
 
-    def after_my_offer(self, view: View, request: Request) -> tuple[tuple, tuple]:
+    def after_my_offer(self, view: View, request: Request) -> tuple[tuple[Bean, ...], tuple[Bean, ...]]:
         """Own hand and trading area after the standing offer is paid (its cards named by bean)."""
-        offer = view.trade.offer
+        offer = view.trade.offer if view.trade else None
+        assert offer is not None  # asked about an acceptance of this round's offer
         hand, area = list(view.hand), list(self.trade_beans(view))
         locked = [c.locked for c in view.trade_areas[view.seat]]
         for bean in offer.give:
@@ -126,10 +130,11 @@ class TraderBot(PrincesExampleMoves, CardValues, Bot):
                     hand.remove(bean)
         return tuple(hand), tuple(area)
 
-    def cheapest_payment(self, view: View, action: Confirm, response) -> Confirm:
+    def cheapest_payment(self, view: View, action: Confirm, response: OfferView) -> Confirm:
         """Pay a counter-offer with the cards whose loss hurts least (trading area first if unwanted)."""
         area = view.trade_areas[view.seat]
-        best, best_value = action, None
+        best = action
+        best_value: float | None = None
         hand_pos = {b: [i for i, h in enumerate(view.hand) if h is b] for b in set(response.want)}
         area_pos = {b: [i for i, c in enumerate(area) if c.bean is b and not c.locked] for b in set(response.want)}
         # Try paying each wanted bean from the trading area or from each hand position holding it.
@@ -147,7 +152,7 @@ class TraderBot(PrincesExampleMoves, CardValues, Bot):
 
     # ------------------------------------------------------------ trading, other players
     def trade_respond(self, request: Request) -> Action:
-        view = request.view
+        view = request.classic_view
         trade = view.trade
         offer = trade.offer if trade else None
         base = self.value(view)
@@ -167,7 +172,7 @@ class TraderBot(PrincesExampleMoves, CardValues, Bot):
             return Offer(give_hand=liabilities[:1], want=(), to=active)
         return Pass()
 
-    def cheapest_hand(self, view: View, want: tuple) -> tuple:
+    def cheapest_hand(self, view: View, want: tuple[Bean, ...]) -> tuple[int, ...]:
         """Hand positions paying ``want`` whose loss leaves the best position (greedy per bean)."""
         taken: list[int] = []
         for bean in want:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping, Protocol, TypeVar, overload
 
 from engine.actions import (
     Accept, Action, BuyField, ClaimTask, Confirm, DecisionKind, DiscardHand, DiscardMiddle, EndTrading, Harvest,
@@ -43,6 +43,16 @@ __all__ = [
     "TaskClaimed", "TookDiscard", "TradeCard", "Traded", "TradeView", "TradingEnded", "TributePaid", "TurnedUp",
     "TurnRecord", "TurnStarted", "View", "VineRevealed",
 ]
+
+
+A = TypeVar("A", bound=Action)
+B = TypeVar("B", bound=Action)
+
+
+class MovesMaker(Protocol):
+    """What makes a bot's ``princes_moves`` for one game: usually the helper's class."""
+
+    def __call__(self, rules: Rules, rng: random.Random, /) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -104,6 +114,22 @@ class Request:
         return f"Request(id={self.id!r}, kind={self.kind!r}, options={self.options!r})"
 
     @property
+    def classic_view(self) -> View:
+        """``view`` in the classic game; a ``TypeError`` in the duel and solo games."""
+        view = self.view
+        if not isinstance(view, View):
+            raise TypeError(f"request {self.id!r} ({self.kind.value}) is not of the classic game: {view.rules_id!r}")
+        return view
+
+    @property
+    def princes_view(self) -> PrincesView:
+        """``view`` in the duel and solo games; a ``TypeError`` in the classic game."""
+        view = self.view
+        if not isinstance(view, PrincesView):
+            raise TypeError(f"request {self.id!r} ({self.kind.value}) is not of a Princes game: {view.rules_id!r}")
+        return view
+
+    @property
     def me(self) -> int:
         return self.view.seat
 
@@ -111,7 +137,14 @@ class Request:
     def is_active(self) -> bool:
         return self.view.seat == self.view.active
 
-    def options_of(self, *types: type) -> list[Action]:
+    @overload
+    def options_of(self, kind: type[A], /) -> list[A]: ...
+    @overload
+    def options_of(self, kind: type[A], other: type[B], /) -> list[A | B]: ...
+    @overload
+    def options_of(self, *types: type[Action]) -> list[Action]: ...
+
+    def options_of(self, *types: type[Any]) -> list[Any]:
         return [a for a in self.options if isinstance(a, types)]
 
 
@@ -123,24 +156,42 @@ class Bot:
     """
 
     __bohnanza_bot__ = True
+    #: Who answers the decisions of the duel and solo games instead of this bot's own methods: made once a game
+    #: as ``princes_moves(rules, rng)``, with a method per decision kind (a kind it lacks stays the bot's).
+    princes_moves: ClassVar[MovesMaker | None] = None
 
     def __init__(self) -> None:
-        self.rules: Rules | None = None
+        self._rules: Rules | None = None
+        self._player: object = self  # whose method answers a decision: this bot or its ``princes_moves``
         self.seat = -1
         self.players = 0
         self.rng = random.Random(0)
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of this game, set by the hello."""
+        if self._rules is None:
+            raise RuntimeError(f"{type(self).__name__}.rules was read before the game started (the hello sets it)")
+        return self._rules
+
+    @rules.setter
+    def rules(self, rules: Rules) -> None:
+        self._rules = rules
 
     # -- the protocol, dispatched; override the methods below instead
     def act(self, message: Mapping[str, Any]) -> dict[str, Any] | None:
         kind = message.get("type")
         if kind == DecideMessage.TYPE:
             request = Request.from_json(message)
-            action = getattr(self, request.kind.value)(request)
+            name = request.kind.value
+            action = (getattr(self._player, name, None) or getattr(self, name))(request)
             return ActionReply(request.id, action_to_json(action)).to_json()
         if kind == HelloMessage.TYPE:
             hello = Hello.from_json(message)
             self.rules, self.seat, self.players = hello.rules, hello.seat, hello.players
             self.rng = random.Random(hello.bot_seed)
+            moves = type(self).princes_moves
+            self._player = self if moves is None or hello.rules.princes is None else moves(hello.rules, self.rng)
             self.on_start(hello)
             return ReadyReply().to_json()
         if kind == EndMessage.TYPE:
@@ -156,13 +207,13 @@ class Bot:
     # -- decisions
     def plant_first(self, request: Request) -> Action:
         """Plant the front card of the hand (mandatory)."""
-        return best_plant(self.rules, request)  # type: ignore[arg-type]
+        return best_plant(self.rules, request)
 
     def plant_second(self, request: Request) -> Action:
         """Plant the next card, or ``Pass()``. Default: plant it only where it grows a field."""
         bean = request.view.hand[0]
         for action in request.options_of(Plant):
-            if request.view.fields[request.me][action.field].bean is bean:  # type: ignore[union-attr]
+            if request.view.fields[request.me][action.field].bean is bean:
                 return action
         return Pass()
 
@@ -180,7 +231,7 @@ class Bot:
 
     def plant_traded(self, request: Request) -> Action:
         """Plant one card of your trading area."""
-        return best_plant(self.rules, request)  # type: ignore[arg-type]
+        return best_plant(self.rules, request)
 
     # -- decisions of the Princes variants (duel, solo); ``ClaimTask()``, ``PayTribute()``, ``Harvest``
     # -- and ``BuyField()`` may be answered at any of them, after which you decide again
@@ -191,7 +242,7 @@ class Bot:
             return ClaimTask()
         mine = request.view.fields[request.me]
         for action in request.options_of(PlantMiddle):
-            if mine[action.field].bean is action.bean:  # type: ignore[union-attr]
+            if mine[action.field].bean is action.bean:
                 return action
         return request.options_of(DiscardMiddle)[0]
 
@@ -209,16 +260,16 @@ class Bot:
         plants = request.options_of(PlantMiddle)
         for wanted in ("same", "empty"):
             for action in plants:
-                current = mine[action.field].bean  # type: ignore[union-attr]
-                if (current is action.bean) if wanted == "same" else current is None:  # type: ignore[union-attr]
+                current = mine[action.field].bean
+                if (current is action.bean) if wanted == "same" else current is None:
                     return action
         view = request.view
-        if isinstance(view, PrincesView) and self.rules is not None:
+        if isinstance(view, PrincesView):
             if view.next_task == "castle":
-                for action in request.options_of(Harvest):
-                    field = mine[action.field]  # type: ignore[union-attr]
-                    if field_coins(self.rules, field.bean, field.count) > 0:  # type: ignore[arg-type]
-                        return action
+                for harvest in request.options_of(Harvest):
+                    field = mine[harvest.field]
+                    if field_coins(self.rules, field.bean, field.count) > 0:
+                        return harvest
             elif PayTribute() in request.options and self.rules.spare_tribute(view.coins):
                 return PayTribute()  # gold beyond what the Castle needs buys progress
         return Pass()
@@ -227,7 +278,7 @@ class Bot:
     def princes(self) -> PrincesRules | None:
         """The Princes rules' own constants (tribute price, Castle gold, the vine's tasks) when this game is
         played by them (duel, solo), else None: how a bot with a strategy per game picks one."""
-        return None if self.rules is None else self.rules.princes
+        return None if self._rules is None else self._rules.princes
 
 
 # ------------------------------------------------------------------ helpers
@@ -254,8 +305,10 @@ def best_plant(rules: Rules, request: Request) -> Action:
     if not plants:
         return request.options[0]
 
-    def loss(action: Action) -> float:
-        bean = view.hand[0] if isinstance(action, Plant) else view.trade_areas[view.seat][action.card].bean  # type: ignore[union-attr]
-        return plant_loss(rules, view, action.field, bean)  # type: ignore[union-attr]
+    def loss(action: Plant | PlantTraded) -> float:
+        if isinstance(action, Plant):
+            return plant_loss(rules, view, action.field, view.hand[0])
+        assert isinstance(view, View)  # only the classic game has trading areas
+        return plant_loss(rules, view, action.field, view.trade_areas[view.seat][action.card].bean)
 
     return min(plants, key=loss)

@@ -1,9 +1,10 @@
 """The import arrows between the project's packages, checked on the source with ``ast``.
 
 - engine imports nothing of ours but engine itself;
+- strategy (bot strategy on top of the rules) imports nothing of ours but engine and strategy itself;
 - sandbox imports nothing of ours but sandbox itself, except that sandbox/sdk.py may import engine;
-- arena may import engine, sandbox and arena;
-- bots may import only the SDK (``sandbox.sdk``, ``from sandbox import sdk``) and engine.
+- arena may import engine, strategy, sandbox and arena;
+- bots may import only the SDK (``sandbox.sdk``, ``from sandbox import sdk``), engine and strategy.
 
 Every import statement counts, also those inside functions. Packages that do not exist yet are
 simply not walked; engine must be there.
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = {"engine", "sandbox", "arena", "bots", "bench", "site", "tests", "docs", "seeds"}
+OURS = {"engine", "strategy", "sandbox", "arena", "bots", "bench", "site", "tests", "docs", "seeds"}
 
 
 def module_name(path: Path) -> tuple[str, str]:
@@ -56,12 +57,14 @@ def allowed(area: str, module: str, target: str) -> bool:
         return True  # the standard library or a third-party package
     if area == "engine":
         return top == "engine"
+    if area == "strategy":
+        return top in ("engine", "strategy")
     if area == "sandbox":
         return top == "sandbox" or (module == "sandbox.sdk" and top == "engine")
     if area == "arena":
-        return top in ("engine", "sandbox", "arena")
+        return top in ("engine", "strategy", "sandbox", "arena")
     if area == "bots":
-        return _under(target, "engine") or _under(target, "sandbox.sdk")
+        return _under(target, "engine") or _under(target, "strategy") or _under(target, "sandbox.sdk")
     raise AssertionError(area)
 
 
@@ -84,6 +87,19 @@ def test_engine_imports_only_engine():
     assert bad == []
 
 
+def test_strategy_imports_only_engine_and_strategy():
+    walked, bad = violations("strategy")
+    assert walked >= 4, "strategy/ was not walked"
+    names = {p.name for p in (ROOT / "strategy").glob("*.py")}
+    assert {"__init__.py", "policies.py", "valuation.py", "determinize.py"} <= names
+    assert bad == [], "\n".join(bad)
+
+
+def test_the_engine_holds_no_strategy():
+    """The bots' strategy lives in strategy/; the engine keeps only what the referee needs (engine/defaults.py)."""
+    assert not {"policies.py", "valuation.py", "determinize.py"} & {p.name for p in (ROOT / "engine").glob("*.py")}
+
+
 @pytest.mark.parametrize("area", ["sandbox", "arena", "bots"])
 def test_import_arrows(area):
     walked, bad = violations(area)
@@ -103,16 +119,24 @@ def test_checker_resolves_relative_and_from_imports():
     ("engine", "engine.classic", "engine.cards.Bean", True),
     ("engine", "engine.classic", "sandbox.values", False),
     ("engine", "engine.classic", "random", True),
+    ("engine", "engine.classic", "strategy.policies", False),
+    ("strategy", "strategy.policies", "engine.actions", True),
+    ("strategy", "strategy.policies", "strategy.valuation", True),
+    ("strategy", "strategy.policies", "sandbox.sdk", False),
+    ("strategy", "strategy.policies", "arena.db", False),
+    ("strategy", "strategy.policies", "random", True),
     ("sandbox", "sandbox.process", "engine.actions", False),
     ("sandbox", "sandbox.sdk", "engine.actions", True),
     ("sandbox", "sandbox.sdk", "arena.db", False),
     ("arena", "arena.match", "sandbox.process", True),
     ("arena", "arena.match", "bots.random_bot", False),
+    ("arena", "arena.audit", "strategy.valuation", True),
     ("bots", "bots.random_bot", "sandbox.sdk", True),
     ("bots", "bots.random_bot", "sandbox.sdk.Bot", True),
     ("bots", "bots.random_bot", "sandbox.values", False),
     ("bots", "bots.random_bot", "sandbox", False),
     ("bots", "bots.random_bot", "engine", True),
+    ("bots", "bots.random_bot", "strategy.policies", True),
     ("bots", "bots.random_bot", "arena.db", False),
     ("bots", "bots.random_bot", "json", True),
 ])
@@ -121,10 +145,10 @@ def test_checker_rules(area, module, target, ok):
 
 
 def test_no_import_circle_between_modules() -> None:
-    """No module of engine/, sandbox/ or arena/ imports (at any depth, inside functions too) a module
+    """No module of engine/, strategy/, sandbox/ or arena/ imports (at any depth, inside functions too) a module
     that imports it back: each layer reads one way. A package's ``__init__`` importing its own
     submodules does not count (that is how a package presents them)."""
-    paths = [p for area in ("engine", "sandbox", "arena") for p in sorted((ROOT / area).rglob("*.py"))]
+    paths = [p for area in ("engine", "strategy", "sandbox", "arena") for p in sorted((ROOT / area).rglob("*.py"))]
     modules = {module_name(p)[0]: p for p in paths}
 
     def resolve(target: str) -> str | None:

@@ -10,7 +10,7 @@ from arena.audit import AuditGame, audit, table_scores, trade_flows
 from engine import Accept, Confirm, EndTrading, Offer, classic_rules, new_game
 from engine.actions import DecisionKind
 from engine.events import Traded
-from engine.policies import default_action
+from engine.defaults import default_action
 from engine.replay import Replay
 
 

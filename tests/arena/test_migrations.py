@@ -163,7 +163,7 @@ def test_a_schema_6_failure_step_of_events_becomes_the_replays_step(url: str) ->
     import random
 
     from engine import new_game, rules_for
-    from engine.policies import random_action
+    from strategy.policies import random_action
     from engine.replay import Replay
 
     game = new_game(rules_for("classic"), 3, 9)

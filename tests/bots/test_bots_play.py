@@ -61,7 +61,7 @@ def test_search_bot_tracks_treasuries_and_discard_exactly() -> None:
     seen = [0] * 4
     checked = 0
     import random
-    from engine.policies import random_action
+    from strategy.policies import random_action
     rng = random.Random(0)
     while not game.over:
         seat = game.decision.seat
@@ -75,12 +75,12 @@ def test_search_bot_tracks_treasuries_and_discard_exactly() -> None:
     assert checked > 100
 
 
-ALLOWED_PACKAGES = ("engine",)
+ALLOWED_PACKAGES = ("engine", "strategy")
 ALLOWED_MODULES = ("sandbox.sdk",)
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_bots_import_only_engine_sdk_and_stdlib(name: str) -> None:
+def test_bots_import_only_engine_strategy_sdk_and_stdlib(name: str) -> None:
     tree = ast.parse((BOTS / f"{name}_bot.py").read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

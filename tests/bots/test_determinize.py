@@ -1,4 +1,4 @@
-"""engine.determinize: sampled states agree with the view they come from and conserve the deck."""
+"""strategy.determinize: sampled states agree with the view they come from and conserve the deck."""
 from __future__ import annotations
 
 import random
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine import DecisionKind, classic_rules, new_game
-from engine.determinize import SUPPORTED_KINDS, Hidden, build_game, sample_hidden, unseen_cards
-from engine.policies import random_action
+from strategy.determinize import SUPPORTED_KINDS, Hidden, build_game, sample_hidden, unseen_cards
+from strategy.policies import random_action
 
 RULES = classic_rules()
 

@@ -12,7 +12,7 @@ import pytest
 
 from engine import Action, Bean, BuyField, ClassicGame, Harvest, IllegalAction, Plant, action_to_json, classic_rules
 from engine.game import Game
-from engine.policies import random_action
+from strategy.policies import random_action
 
 B = Bean
 BLUE, CHILI, STINK, GREEN, SOY, BLACK, RED, GARDEN = (

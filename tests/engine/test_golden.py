@@ -10,7 +10,7 @@ import pytest
 
 from engine import ClassicGame, Harvest, Plant, PlantTraded, action_from_json, classic_rules
 from engine.events import GameEnded
-from engine.policies import random_action
+from strategy.policies import random_action
 from engine.replay import Replay, ReplayMismatch, resimulate
 from golden_helpers import GOLDEN, load_maker, replay_golden
 

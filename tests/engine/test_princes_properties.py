@@ -19,7 +19,7 @@ from engine import (
 )
 from engine.actions import PRINCES_ACTIONS, PRINCES_KINDS
 from engine.events import PRINCES_EVENTS
-from engine.policies import princes_greedy_action, random_action
+from strategy.policies import princes_greedy_action, random_action
 from engine_helpers import hidden_permuted, junk_on_field
 from princes_helpers import COMPOSITION, all_cards, snapshot
 

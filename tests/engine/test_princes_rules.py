@@ -21,7 +21,8 @@ from engine.events import (
     Discarded, Drew, EndTriggered, FieldBought, FigureMoved, GameEnded, Harvested, Planted, Reshuffled, TaskClaimed,
     TookDiscard, TributePaid, TurnedUp, TurnStarted, VineRevealed,
 )
-from engine.policies import default_action, princes_greedy_action, random_action
+from engine.defaults import default_action
+from strategy.policies import princes_greedy_action, random_action
 from engine.princes import CHECKS, TurnLog
 from engine.vine import TASKS
 from princes_helpers import (

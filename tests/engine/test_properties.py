@@ -1,6 +1,6 @@
 """Property tests over random legal playouts (3, 4 and 5 players).
 
-Each example plays one whole game with ``engine.policies.random_action`` (seeded) and, now and then,
+Each example plays one whole game with ``strategy.policies.random_action`` (seeded) and, now and then,
 throws a random and usually illegal action at the referee. After every action the invariants below
 are checked; every few actions each seat's view is checked for leaks.
 """
@@ -19,7 +19,7 @@ from engine import (
     classic_rules,
 )
 from engine.events import Drew, FieldBought, Traded
-from engine.policies import random_action
+from strategy.policies import random_action
 from engine_helpers import all_cards, junk_on_field, snapshot
 
 RULES = classic_rules()

@@ -12,7 +12,7 @@ from engine import Offer, Pass, classic_rules, new_game, rules_for
 from engine.actions import Accept, Confirm, DecisionKind
 from engine.cards import Bean
 from engine.narration import describe
-from engine.policies import random_action
+from strategy.policies import random_action
 from engine.replay import Replay, ReplayMismatch
 from engine.spectator import (
     PublicState, apply_diff, public_state, public_state_json, replay_json, replay_steps, step_after_events, steps_json,

@@ -21,7 +21,7 @@ from arena.formats import Format, formats
 from arena.paths import data_dir
 from arena.submit import builtin_bots
 from engine import IllegalAction, new_game
-from engine.policies import random_action
+from strategy.policies import random_action
 from engine.replay import Replay, resimulate
 from engine_helpers import hidden_permuted
 

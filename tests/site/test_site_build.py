@@ -17,7 +17,7 @@ from arena.formats import format_of
 from arena.ladder import leaderboard
 from arena.site import ChartPoint, SiteError, build_site, rating_chart, script_json, spectator_json
 from engine import classic_rules, new_game
-from engine.policies import random_action
+from strategy.policies import random_action
 from engine.replay import Replay
 from site_batch import run_batch
 

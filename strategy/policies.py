@@ -1,14 +1,15 @@
-"""Simple deterministic or seeded policies the referee and tools use directly on the state.
+"""The example bots' policies, played directly on an engine state.
 
-``default_action`` plays for a seat that has forfeited (a crashed or timed-out bot): it never
-trades and plants where it loses the least; in the Princes variants it also claims every task it can,
-plants middle cards only onto their own kind and never pays tribute. ``princes_greedy_action`` is the
-example policy of the Princes simulation (bench/princes.py).
+``random_action`` picks uniformly among the options (now and then a random offer);
+``princes_greedy_action`` is the example policy of the Princes variants (bench/princes.py) and
+``PrincesExampleMoves`` hands an SDK bot's duel and solo decisions to it; ``rollout_action`` and
+``playout`` are the search bot's fast playouts. The forfeit policy is the referee's:
+``engine.defaults.default_action``.
 """
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from engine.actions import (
     Action, BuyField, ClaimTask, Decision, DecisionKind, DiscardHand, DiscardMiddle, EndTrading, Harvest, Offer,
@@ -16,13 +17,13 @@ from engine.actions import (
 )
 from engine.cards import Bean
 from engine.rules import Rules
-from engine.valuation import field_worth
+from engine.views import PrincesView, View
+from strategy.valuation import field_worth
 
 if TYPE_CHECKING:
     from engine.classic import ClassicGame, SeatState
     from engine.game import Game, TableSeat
     from engine.princes import PrincesGame
-    from engine.views import PrincesView
 
 _FREE = (Harvest, BuyField, PayTribute)  # actions after which the same seat decides again
 _PASS, _END_TRADING = Pass(), EndTrading()
@@ -35,52 +36,12 @@ def _pending(game: Game[TableSeat]) -> Decision:
     return decision
 
 
-def _field_score(game: Game[TableSeat], seat: int, action: Plant | PlantTraded) -> tuple[int, int]:
-    """Prefer a field of the same bean, then an empty one, then the cheapest field to lose."""
-    s = game.seats[seat]
-    field = action.field
-    bean = s.hand[0] if isinstance(action, Plant) else _classic_seat(s).trade[action.card]
-    current = s.field_beans[field]
-    if current is bean:
-        return (0, -s.field_counts[field])
-    if current is None:
-        return (1, 0)
-    return (2, s.field_counts[field] - game.rules.coins_for(current, s.field_counts[field]) * 10)
-
-
-def _classic_seat(s: TableSeat) -> SeatState:
-    """``s`` as the seat of a classic game: only the classic game trades, and its module is loaded by then."""
-    from engine.classic import SeatState
-
-    assert isinstance(s, SeatState), s
-    return s
-
-
 def _classic(game: Game[TableSeat]) -> ClassicGame:
     """``game`` as a classic game: only the classic game trades, and its module is loaded by then."""
     from engine.classic import ClassicGame
 
     assert isinstance(game, ClassicGame), game
     return game
-
-
-def default_action(game: Game[TableSeat]) -> Action:
-    """The forfeit policy: plant where it costs least, never plant a second card, never trade."""
-    decision = _pending(game)
-    kind = decision.kind
-    seat = decision.seat
-    if kind is DecisionKind.TRADE_OFFER:
-        return EndTrading()
-    if ClaimTask() in decision.options:
-        return ClaimTask()
-    if kind in (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_TRADED):
-        plants = [a for a in decision.options if isinstance(a, (Plant, PlantTraded))]
-        return min(plants, key=lambda a: _field_score(game, seat, a))
-    if kind is DecisionKind.TAKE_MIDDLE:
-        beans = game.seats[seat].field_beans
-        grow = [a for a in decision.options if isinstance(a, PlantMiddle) and beans[a.field] is a.bean]
-        return grow[0] if grow else next(a for a in decision.options if isinstance(a, DiscardMiddle))
-    return Pass()
 
 
 def random_action(game: Game[TableSeat], rng: random.Random, offer_rate: float = 0.2) -> Action:
@@ -236,7 +197,7 @@ def princes_example_move(rules: Rules, view: PrincesView, options: Sequence[Acti
     ``events`` (kept in ``discard`` across calls), guess what the view hides once, pay a tribute with
     the gold beyond what the Castle needs, else ``princes_greedy_action`` on the guess (an option of
     ``options``, else the first)."""
-    from engine.determinize import build_princes_game, follow_princes_discard
+    from strategy.determinize import build_princes_game, follow_princes_discard
 
     follow_princes_discard(discard, events)
     game = build_princes_game(rules, view, rng, discard)
@@ -246,22 +207,33 @@ def princes_example_move(rules: Rules, view: PrincesView, options: Sequence[Acti
     return action if action in options else options[0]
 
 
+class PrincesRequest(Protocol):
+    """What ``PrincesExampleMoves`` reads of a decision (the SDK's ``Request`` has it)."""
+
+    @property
+    def view(self) -> View | PrincesView: ...
+    @property
+    def options(self) -> tuple[Action, ...]: ...
+    @property
+    def events(self) -> Sequence[object]: ...
+
+
 class PrincesExampleMoves:
-    """Mixed into an SDK bot: every duel and solo decision is ``princes_example_move``, with the
-    discard pile followed in ``self.princes_discard``. The bot's ``plant_first`` and
-    ``plant_second`` hand over to ``princes_move`` when ``self.princes`` (the SDK's) is set."""
+    """Every decision of the duel and solo games by ``princes_example_move``, with the discard pile followed
+    across them. An SDK bot names this class as its ``princes_moves``: the SDK makes one per such game."""
 
-    rules: Rules | None  # as the SDK's bot has it: set by the hello, before any decision
-    rng: random.Random
+    def __init__(self, rules: Rules, rng: random.Random) -> None:
+        self.rules, self.rng = rules, rng
+        self.discard: list[Bean] = []
 
-    def princes_move(self, request: Any) -> Action:
+    def move(self, request: PrincesRequest) -> Action:
         """Any decision of the duel or solo game: the example policy on one guess of the hidden cards."""
-        discard = self.__dict__.setdefault("princes_discard", [])
-        rules = self.rules
-        assert rules is not None, "a decision before the hello"
-        return princes_example_move(rules, request.view, request.options, request.events, self.rng, discard)
+        view = request.view
+        if not isinstance(view, PrincesView):
+            raise TypeError(f"not a decision of the duel or solo game: {view.rules_id!r}")
+        return princes_example_move(self.rules, view, request.options, request.events, self.rng, self.discard)
 
-    take_middle = discard_hand = keep_middle = princes_move
+    plant_first = plant_second = take_middle = discard_hand = keep_middle = move
 
 
 # ------------------------------------------------------------------ playouts (the search bot's)

@@ -9,7 +9,7 @@ coins a field pays now plus ``PROGRESS`` of the way to its next beanometer level
 from __future__ import annotations
 
 from itertools import permutations
-from typing import Any, Iterable, TypeVar
+from typing import Iterable, Protocol, TypeVar
 
 from engine.actions import Action, BuyField, EndTrading, Offer
 from engine.cards import Bean
@@ -85,6 +85,15 @@ def without(cards: tuple[T, ...], positions: Iterable[int]) -> tuple[T, ...]:
     return tuple(c for i, c in enumerate(cards) if i not in drop)
 
 
+class ClassicRequest(Protocol):
+    """What ``CardValues`` reads of a decision of the classic game (the SDK's ``Request`` has it)."""
+
+    @property
+    def classic_view(self) -> View: ...
+    @property
+    def options(self) -> tuple[Action, ...]: ...
+
+
 class CardValues:
     """Valuation of what a bot sees and the trades it suggests; mixed into a bot that has ``self.rules``."""
 
@@ -105,17 +114,18 @@ class CardValues:
         fields = self.fields(view, seat)
         return position_value(self.rules, fields, (), cards) - settle(self.rules, fields)
 
-    def maybe_buy_field(self, request: Any) -> Action | None:
+    def maybe_buy_field(self, request: ClassicRequest) -> Action | None:
         """Buy the third field early in the game, while there is time to fill it."""
-        view = request.view
-        if request.options_of(BuyField) and (view.reshuffles == 0 or (view.reshuffles == 1 and view.deck_size > 30)):
+        view = request.classic_view
+        early = view.reshuffles == 0 or (view.reshuffles == 1 and view.deck_size > 30)
+        if any(isinstance(a, BuyField) for a in request.options) and early:
             return BuyField()
         return None
 
-    def heuristic_offer(self, request: Any) -> Action:
+    def heuristic_offer(self, request: ClassicRequest) -> Action:
         """The active player's trading move: buy a field early; from round 2 give away what it is
         better off without; before that ask for the bean it wants most, offering the unwanted."""
-        view = request.view
+        view = request.classic_view
         trade = view.trade
         if trade is None:
             return EndTrading()

@@ -26,11 +26,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from engine.actions import DecisionKind
 from engine.cards import Bean
 from engine.classic import ClassicGame, SeatState
+from engine.events import Event, FieldBought, Harvested, Reshuffled
 from engine.rules import Rules
 from engine.views import PrincesView, View
 
@@ -127,6 +128,35 @@ def check_public(view: View, discard: Sequence[Bean], treasuries: Sequence[Seque
         raise ValueError(f"{len(treasuries)} treasuries for {view.players} seats")
     if len(treasuries[view.seat]) != view.coins:
         raise ValueError(f"own treasury of {len(treasuries[view.seat])} coins, the view says {view.coins}")
+
+
+class Tracker:
+    """Treasuries and discard pile of the classic game, followed through the public events (C-8.3, C-8.4):
+    what ``sample_hidden`` and ``check_public`` take as given."""
+
+    def __init__(self, players: int) -> None:
+        self.treasuries: list[list[Bean]] = [[] for _ in range(players)]
+        self.discard: list[Bean] = []
+
+    def see(self, events: Iterable[Event]) -> None:
+        """Follow ``events``, oldest first."""
+        for e in events:
+            if isinstance(e, Harvested):
+                self.treasuries[e.seat].extend([e.bean] * e.coins)
+                self.discard.extend([e.bean] * (e.beans - e.coins))
+            elif isinstance(e, FieldBought):
+                del self.treasuries[e.seat][len(self.treasuries[e.seat]) - len(e.paid):]
+                self.discard.extend(e.paid)
+            elif isinstance(e, Reshuffled):
+                self.discard = []
+
+    def consistent(self, view: View) -> bool:
+        """Whether what was followed fits ``view`` (see ``check_public``)."""
+        try:
+            check_public(view, self.discard, self.treasuries)
+        except ValueError:
+            return False
+        return True
 
 
 def build_game(rules: Rules, view: View, hidden: Hidden, kind: DecisionKind, seed: int = 0) -> ClassicGame:
