@@ -15,13 +15,17 @@ from .values import PACKAGE_SUFFIX, BotBundle, Limits
 
 #: The bot's own module in a bundle (its file); the other modules are trusted (the SDK, the engine)
 BOT_MODULE = "bot"
-RUNNER_PATH = Path(__file__).with_name("runner.py")
-#: The only code in argv: read the runner (marshalled code "c..." or source "s...", base64) from
-#: the first stdin line and run it. Nothing secret is ever in argv or the environment.
+#: The runner's parts, run in this order in one namespace; the last, sandbox/runner.py, starts it
+RUNNER_PARTS = tuple(Path(__file__).with_name(name)
+                     for name in ("runner_confine.py", "runner_loader.py", "runner_forks.py", "runner.py"))
+RUNNER_PATH = RUNNER_PARTS[-1]
+#: The only code in argv: read the runner's parts (marshalled code "c..." or source "s...", each in
+#: base64, separated by commas) from the first stdin line and run them in one namespace. Nothing
+#: secret is ever in argv or the environment.
 BOOTSTRAP = (
-    "import sys,marshal,binascii;i=sys.stdin.buffer;l=i.readline();b=binascii.a2b_base64(l[1:]);"
-    "exec(marshal.loads(b) if l[:1]==b'c' else compile(b,'<runner>','exec'),"
-    "{'__name__':'__bohnanza_runner__','STDIN':i})"
+    "import sys,marshal,binascii;l=sys.stdin.buffer.readline();g={'__name__':'__bohnanza_runner__'};"
+    "[exec(marshal.loads(p) if l[:1]==b'c' else compile(p,'<runner>','exec'),g)"
+    " for p in map(binascii.a2b_base64,l[1:].split(b','))]"
 )
 # A fixed hash seed: a bot that iterates over a set of strings or enum members plays the same game
 # in every process, so a table replays exactly on any worker (hash randomization would not).
@@ -32,12 +36,14 @@ ISOLATED = ("-s", "-P")
 
 @functools.lru_cache(maxsize=4)
 def runner_line(marshalled: bool) -> bytes:
-    """The runner as the first stdin line: marshalled code for the same interpreter, else its source."""
-    source = RUNNER_PATH.read_bytes()
-    if marshalled:
-        code = compile(source, "<runner>", "exec", dont_inherit=True)
-        return b"c" + binascii.b2a_base64(marshal.dumps(code), newline=False) + b"\n"
-    return b"s" + binascii.b2a_base64(source, newline=False) + b"\n"
+    """The runner as the first stdin line: its parts as marshalled code for the same interpreter, else their source."""
+    parts = []
+    for path in RUNNER_PARTS:
+        source = path.read_bytes()
+        if marshalled:
+            source = marshal.dumps(compile(source, f"<{path.stem}>", "exec", dont_inherit=True))
+        parts.append(binascii.b2a_base64(source, newline=False))
+    return (b"c" if marshalled else b"s") + b",".join(parts) + b"\n"
 
 
 @functools.lru_cache(maxsize=512)
