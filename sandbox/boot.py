@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .languages import Program
-from .protocol import BootLimits, BootProgram, BotBoot
+from .bootline import BootLimits, BootProgram, BotBoot
 from .values import PACKAGE_SUFFIX, BotBundle, Limits
 
 #: The bot's own module in a bundle (its file); the other modules are trusted (the SDK, the engine)

@@ -24,7 +24,8 @@ from .boot import (
 from .procscan import processes_of_uid, processes_with_tag
 from .framing import Event, FramingError, Outcome, Pipes, decode, encode
 from .freezing import Freezer
-from .protocol import READY_LINE, BotBoot
+from .bootline import BotBoot
+from .protocol import READY_LINE
 from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier
 
 __all__ = ["BotProcess", "BOT_MODULE"]

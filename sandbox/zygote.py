@@ -31,7 +31,9 @@ from .boot import BOOTSTRAP, CLEAN_ENV, ISOLATED, runner_line
 from .cleanup import children, find_runner
 from .procscan import processes_of_uid
 from .framing import Event, Pipes
-from .protocol import READY_LINE, ForkServerBoot
+from .bootline import ForkServerBoot
+from .control import FORK_REQUEST, Exited, Forked, Report, report_from_line
+from .protocol import READY_LINE, MalformedMessage
 from .values import Limits, SandboxError, Tier
 
 __all__ = ["Zygote", "ZygoteChild", "ZygotePool", "close_fork_servers", "zygote_pool"]
@@ -95,7 +97,7 @@ class Zygote:
         theirs = [ends[0][0], ends[1][1], ends[2][1]]
         mine = (ends[0][1], ends[1][0], ends[2][0])
         try:
-            self._control.sendmsg([b"F"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+            self._control.sendmsg([FORK_REQUEST], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                                            b"".join(fd.to_bytes(4, "little") for fd in theirs))])
             reply = self._read(deadline)
         except BaseException:
@@ -105,7 +107,7 @@ class Zygote:
         finally:
             for fd in theirs:
                 os.close(fd)
-        if "pid" not in reply:
+        if not isinstance(reply, Forked):
             for fd in mine:
                 os.close(fd)
             raise SandboxError(f"fork server answered {reply!r} to a fork")
@@ -113,7 +115,7 @@ class Zygote:
         host = children(keeper[0]) if keeper else []
         return ZygoteChild(self, host[0] if host else None), mine
 
-    def _read(self, deadline: float) -> dict[str, Any]:
+    def _read(self, deadline: float) -> Report:
         """The next report line from the template, before ``deadline``."""
         assert self._control is not None
         while b"\n" not in self._buffer:
@@ -129,8 +131,10 @@ class Zygote:
                 raise SandboxError("fork server went away")
             self._buffer += data
         line, self._buffer = self._buffer.split(b"\n", 1)
-        message: dict[str, Any] = json.loads(line)
-        return message
+        try:
+            return report_from_line(line)
+        except MalformedMessage as exc:
+            raise SandboxError(str(exc)) from None
 
     def disown(self) -> None:
         """Forget the template without killing it (a forked copy of its owner's handle)."""
@@ -190,9 +194,9 @@ class ZygoteChild:
         if self.returncode is None:
             deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
             reply = self.zygote._read(deadline)
-            if "exit" not in reply:
+            if not isinstance(reply, Exited):
                 raise SandboxError(f"fork server answered {reply!r} instead of an exit status")
-            self.returncode = int(reply["exit"])
+            self.returncode = reply.status
         return self.returncode
 
 
