@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import binascii
 import functools
+import json
 import marshal
 import math
+import subprocess
 from pathlib import Path
 from typing import Any, Mapping
 
+from .bootline import BootLimits, BootProgram, BotBoot, ForkServerBoot
+from .framing import Pipes
 from .languages import Program
-from .bootline import BootLimits, BootProgram, BotBoot
-from .values import PACKAGE_SUFFIX, BotBundle, Limits
+from .values import PACKAGE_SUFFIX, BotBundle, Limits, SandboxError
 
 #: The bot's own module in a bundle (its file); the other modules are trusted (the SDK, the engine)
 BOT_MODULE = "bot"
@@ -44,6 +47,30 @@ def runner_line(marshalled: bool) -> bytes:
             source = marshal.dumps(compile(source, f"<{path.stem}>", "exec", dont_inherit=True))
         parts.append(binascii.b2a_base64(source, newline=False))
     return (b"c" if marshalled else b"s") + b",".join(parts) + b"\n"
+
+
+def runner_argv(executable: str, tag: str) -> list[str]:
+    """The runner's command line: ``executable`` runs the bootstrap; ``tag`` finds its processes."""
+    return [executable, *ISOLATED, "-S", "-B", "-c", f"{BOOTSTRAP}#{tag}"]
+
+
+def boot_line(boot: BotBoot | ForkServerBoot) -> bytes:
+    """The boot line as the runner reads it: compact JSON and a newline."""
+    return json.dumps(boot.to_json(), separators=(",", ":")).encode() + b"\n"
+
+
+def start_runner(cmd: list[str], max_line_bytes: int, max_stderr_bytes: int,
+                 pass_fds: tuple[int, ...] = ()) -> tuple[subprocess.Popen[bytes], Pipes]:
+    """Start ``cmd`` in its own session with the clean environment, in /, and pipes for its stdio."""
+    try:
+        popen = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 env=dict(CLEAN_ENV), cwd="/", close_fds=True, pass_fds=pass_fds,
+                                 start_new_session=True, bufsize=0)
+    except OSError as exc:
+        raise SandboxError(f"cannot start bot process {cmd[0]!r}: {exc}") from exc
+    assert popen.stdin and popen.stdout and popen.stderr
+    return popen, Pipes(popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno(), max_line_bytes,
+                        max_stderr_bytes)
 
 
 @functools.lru_cache(maxsize=512)
