@@ -19,8 +19,8 @@ from .values import PACKAGE_SUFFIX, BotBundle, Limits, SandboxError
 #: The bot's own module in a bundle (its file); the other modules are trusted (the SDK, the engine)
 BOT_MODULE = "bot"
 #: The runner's parts, run in this order in one namespace; the last, sandbox/runner.py, starts it
-RUNNER_PARTS = tuple(Path(__file__).with_name(name)
-                     for name in ("runner_confine.py", "runner_loader.py", "runner_forks.py", "runner.py"))
+RUNNER_PARTS = tuple(Path(__file__).with_name(f"{name}.py")
+                     for name in ("runner_io", "runner_confine", "runner_loader", "runner_forks", "runner"))
 RUNNER_PATH = RUNNER_PARTS[-1]
 #: The only code in argv: read the runner's parts (marshalled code "c..." or source "s...", each in
 #: base64, separated by commas) from the first stdin line and run them in one namespace. Nothing

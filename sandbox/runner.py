@@ -4,6 +4,7 @@ The referee sends the runner (as marshalled code objects, or as source for a dif
 on the first stdin line; the bootstrap in ``argv`` (sandbox/boot.py) executes its parts in one
 namespace, in the order ``RUNNER_PARTS`` there lists them, this main part last:
 
+- sandbox/runner_io.py: the exit codes, writing to a descriptor, ending with a word on stderr;
 - sandbox/runner_confine.py: the C functions ``os`` lacks, the uid, the rlimits, the seccomp filter;
 - sandbox/runner_loader.py: the in-memory importer of the bundle and the bot, the bot's entry point;
 - sandbox/runner_forks.py: the fork server and the keeper of each of its bots;
@@ -34,21 +35,13 @@ if TYPE_CHECKING:
 
     from .runner_confine import PR_SET_DUMPABLE, PR_SET_PDEATHSIG, SIGKILL, Libc, drop_to, install_seccomp, set_limits
     from .runner_forks import INHERITED, serve_forks, warm_fork_server
+    from .runner_io import EXIT_BAD_BOOT, EXIT_BAD_BOT, die, write_all
     from .runner_loader import entry_point, install_importer
 
     Loads = Callable[[str], Any]
     Dumps = Callable[[Any], str]
 
-EXIT_BAD_BOT = 3  # import failed, no entry point, act raised, reply not serialisable
-EXIT_BAD_BOOT = 4  # the referee sent something the runner cannot use (machine fault)
 REPLY_TYPES = ("hello", "decide")
-
-
-def die(code: int, text: str) -> NoReturn:
-    try:
-        os.write(2, ("runner: " + text + "\n").encode("utf-8", "replace"))
-    finally:
-        os._exit(code)
 
 
 class _JsonCtx:
@@ -99,12 +92,6 @@ def _json_codec() -> tuple[Loads, Dumps]:
         return "".join(encode(obj, 0))
 
     return loads, dumps
-
-
-def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 def main(stdin: BinaryIO) -> NoReturn:

@@ -17,7 +17,7 @@ TYPE_CHECKING = False  # the type checker reads the imports below; the runner ne
 if TYPE_CHECKING:
     from typing import Any
 
-    from .runner import EXIT_BAD_BOOT, die
+    from .runner_io import EXIT_BAD_BOOT, die
 
     # typeshed makes these generic; at run time _SimpleCData takes no parameter
     _SimpleInt = _ctypes._SimpleCData[int]

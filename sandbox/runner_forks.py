@@ -19,7 +19,7 @@ TYPE_CHECKING = False  # the type checker reads the imports below; the runner ne
 if TYPE_CHECKING:
     from _socket import socket
 
-    from .runner import EXIT_BAD_BOOT, die
+    from .runner_io import EXIT_BAD_BOOT, die
     from .runner_confine import PR_SET_DUMPABLE, Libc
     from .runner_loader import Importer, Modules, install_importer
 

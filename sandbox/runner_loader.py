@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, Callable
 
-    from .runner import EXIT_BAD_BOT, die
+    from .runner_io import EXIT_BAD_BOT, die
 
     #: name -> [is_package, kind ("code": marshalled, base64; "source"), payload], as the boot line has them
     Modules = dict[str, list[Any]]

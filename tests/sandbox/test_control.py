@@ -31,8 +31,8 @@ def test_a_malformed_report_names_what_is_wrong(line: bytes, words: str) -> None
 
 
 def test_the_runner_writes_the_reports_as_the_module_encodes_them() -> None:
-    source = (RUNNER_PARTS[2]).read_text(encoding="utf-8")
-    assert RUNNER_PARTS[2].name == "runner_forks.py" and runner_forks.__file__.endswith("runner_forks.py")
+    source = (RUNNER_PARTS[3]).read_text(encoding="utf-8")
+    assert RUNNER_PARTS[3].name == "runner_forks.py" and runner_forks.__file__.endswith("runner_forks.py")
     said = {node.value for node in ast.walk(ast.parse(source))
             if isinstance(node, ast.Constant) and isinstance(node.value, bytes) and b"%d" in node.value}
     assert said == {json.dumps(Forked(0).to_json(), separators=(",", ":")).replace("0", "%d").encode() + b"\n",
