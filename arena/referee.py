@@ -20,7 +20,8 @@ from engine import IllegalAction, Rules, action_from_json, event_to_json, new_ga
 from engine.defaults import default_action
 from engine.replay import Replay
 from sandbox.framing import encode_with_list, splice_json
-from sandbox.protocol import DecideMessage, EndMessage, HelloMessage, ReadyReply, TimeLimits
+from sandbox.protocol import (ActionReply, DecideMessage, EndMessage, HelloMessage, MalformedMessage, ReadyReply,
+                              TimeLimits)
 from sandbox.values import Limits, Reply, SandboxError, Status
 
 log = logging.getLogger(__name__)
@@ -132,11 +133,12 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
         players[seat].close()  # a bot that failed is never asked again (and its stderr is read to the end)
         failures[seat] = Failure(asked[seat][0], asked[seat][1], _tail(players[seat].stderr_tail, MAX_FAILURE_LOG))
 
-    def ask(seat: int, message: dict[str, Any]) -> dict[str, Any] | None:
-        """One request to one seat; None (and the seat forfeits) on any failure of the bot's."""
-        asked[seat] = (message.get("kind") or message.get("type") or "?", len(game.history))
+    def ask(seat: int, request: HelloMessage | DecideMessage, wire: dict[str, Any]) -> dict[str, Any] | None:
+        """One request to one seat (``wire``: its JSON, as sent); the reply's JSON, or None (and the seat
+        forfeits) on any failure of the bot's."""
+        asked[seat] = (request.kind if isinstance(request, DecideMessage) else request.TYPE, len(game.history))
         try:
-            reply = players[seat].request(message)
+            reply = players[seat].request(wire)
         except SandboxError:
             raise  # the machine's fault
         except Exception as exc:  # noqa: BLE001 - whatever reading this bot's output raised is its fault
@@ -150,6 +152,33 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             forfeit(seat, Status.PROTOCOL, f"reply is not a JSON object: {_clip(reply.message)}")
             return None
         return reply.message
+
+    def hello(seat: int) -> None:
+        """Start the game for one seat: it must answer ``ready``."""
+        request = HelloMessage(seat, n, tuple(seat_label(k) for k in range(n)), rules.to_json(), seeds[seat],
+                               TimeLimits(limits.decision_ms, limits.bank_ms))
+        data = ask(seat, request, request.to_json())
+        if data is None:
+            return
+        try:
+            ReadyReply.from_json(data)
+        except MalformedMessage:
+            forfeit(seat, Status.PROTOCOL, f"expected a ready reply to hello, got {_clip(data)}")
+
+    def decide(seat: int, request: DecideMessage, wire: dict[str, Any]) -> ActionReply | None:
+        """One decision of one seat: its reply to ``request``, or None (and the seat forfeits)."""
+        data = ask(seat, request, wire)
+        if data is None:
+            return None
+        try:
+            reply = ActionReply.from_json(data)
+        except MalformedMessage as exc:
+            forfeit(seat, Status.PROTOCOL, str(exc))
+            return None
+        if reply.id != request.id:
+            forfeit(seat, Status.PROTOCOL, f"reply id {reply.id} is not {request.id}")
+            return None
+        return reply
 
     def play(seat: int, data: object) -> None:
         """Decode and apply one bot's action; any failure is that seat's forfeit, never a void."""
@@ -190,11 +219,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
     request_id = 0
     try:
         for seat in range(n):
-            hello = ask(seat, HelloMessage(
-                seat, n, tuple(seat_label(k) for k in range(n)), rules.to_json(), seeds[seat],
-                TimeLimits(limits.decision_ms, limits.bank_ms)).to_json())
-            if hello is not None and hello.get("type") != ReadyReply.TYPE:
-                forfeit(seat, Status.PROTOCOL, f"expected a ready reply to hello, got {_clip(hello)}")
+            hello(seat)
         while not game.over:
             decision = game.decision
             assert decision is not None
@@ -204,22 +229,17 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
                 continue
             request_id += 1
             events, texts = public_events(seen[seat])
-            message = encode_with_list(DecideMessage(
-                request_id, decision.kind.value, game.view_json(seat), tuple(events),
-                tuple(decision.to_json()["options"]), players[seat].time_left_ms(),
-            ).to_json(), "events", events, texts)
+            request = DecideMessage(request_id, decision.kind.value, game.view_json(seat), tuple(events),
+                                    tuple(decision.to_json()["options"]), players[seat].time_left_ms())
+            wire = encode_with_list(request.to_json(), "events", events, texts)
             seen[seat] = len(game.events)
             if decisions[seat] >= limits.max_decisions:  # the bots' CPU net is set from this bound
                 raise RuntimeError(f"seat {seat} would be asked more than Limits.max_decisions = "
                                    f"{limits.max_decisions} decisions")
             decisions[seat] += 1
-            reply = ask(seat, message)
-            if reply is None:
-                continue
-            if reply.get("id") != request_id:
-                forfeit(seat, Status.PROTOCOL, f"reply id {_clip(reply.get('id'))} is not {request_id}")
-                continue
-            play(seat, reply.get("action"))
+            reply = decide(seat, request, wire)
+            if reply is not None:
+                play(seat, reply.action)
     except Exception as exc:  # noqa: BLE001 - a fault of the referee, engine or machine, never of a bot
         void = _clip(f"{type(exc).__name__}: {exc}", 500)
         # never the deck seed: a log is read by people, and a seed may deal other games (arena/seeds.py)
@@ -281,7 +301,7 @@ class InProcessPlayer:
             return self._dead
         started = time.perf_counter()
         try:
-            if message.get("type") == "hello":
+            if message.get("type") == HelloMessage.TYPE:
                 self._games += 1
                 if self._games > 1:  # a fresh bot object per game, as the sandbox runner does
                     self._act = self._new_game()

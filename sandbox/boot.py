@@ -4,24 +4,31 @@ from __future__ import annotations
 
 import binascii
 import functools
+import json
 import marshal
 import math
+import subprocess
 from pathlib import Path
 from typing import Any, Mapping
 
+from .bootline import BootLimits, BootProgram, BotBoot, ForkServerBoot
+from .framing import Pipes
 from .languages import Program
-from .protocol import BootLimits, BootProgram, BotBoot
-from .values import PACKAGE_SUFFIX, BotBundle, Limits
+from .values import PACKAGE_SUFFIX, BotBundle, Limits, SandboxError
 
 #: The bot's own module in a bundle (its file); the other modules are trusted (the SDK, the engine)
 BOT_MODULE = "bot"
-RUNNER_PATH = Path(__file__).with_name("runner.py")
-#: The only code in argv: read the runner (marshalled code "c..." or source "s...", base64) from
-#: the first stdin line and run it. Nothing secret is ever in argv or the environment.
+#: The runner's parts, run in this order in one namespace; the last, sandbox/runner.py, starts it
+RUNNER_PARTS = tuple(Path(__file__).with_name(f"{name}.py")
+                     for name in ("runner_io", "runner_confine", "runner_loader", "runner_forks", "runner"))
+RUNNER_PATH = RUNNER_PARTS[-1]
+#: The only code in argv: read the runner's parts (marshalled code "c..." or source "s...", each in
+#: base64, separated by commas) from the first stdin line and run them in one namespace. Nothing
+#: secret is ever in argv or the environment.
 BOOTSTRAP = (
-    "import sys,marshal,binascii;i=sys.stdin.buffer;l=i.readline();b=binascii.a2b_base64(l[1:]);"
-    "exec(marshal.loads(b) if l[:1]==b'c' else compile(b,'<runner>','exec'),"
-    "{'__name__':'__bohnanza_runner__','STDIN':i})"
+    "import sys,marshal,binascii;l=sys.stdin.buffer.readline();g={'__name__':'__bohnanza_runner__'};"
+    "[exec(marshal.loads(p) if l[:1]==b'c' else compile(p,'<runner>','exec'),g)"
+    " for p in map(binascii.a2b_base64,l[1:].split(b','))]"
 )
 # A fixed hash seed: a bot that iterates over a set of strings or enum members plays the same game
 # in every process, so a table replays exactly on any worker (hash randomization would not).
@@ -32,12 +39,38 @@ ISOLATED = ("-s", "-P")
 
 @functools.lru_cache(maxsize=4)
 def runner_line(marshalled: bool) -> bytes:
-    """The runner as the first stdin line: marshalled code for the same interpreter, else its source."""
-    source = RUNNER_PATH.read_bytes()
-    if marshalled:
-        code = compile(source, "<runner>", "exec", dont_inherit=True)
-        return b"c" + binascii.b2a_base64(marshal.dumps(code), newline=False) + b"\n"
-    return b"s" + binascii.b2a_base64(source, newline=False) + b"\n"
+    """The runner as the first stdin line: its parts as marshalled code for the same interpreter, else their source."""
+    parts = []
+    for path in RUNNER_PARTS:
+        source = path.read_bytes()
+        if marshalled:
+            source = marshal.dumps(compile(source, f"<{path.stem}>", "exec", dont_inherit=True))
+        parts.append(binascii.b2a_base64(source, newline=False))
+    return (b"c" if marshalled else b"s") + b",".join(parts) + b"\n"
+
+
+def runner_argv(executable: str, tag: str) -> list[str]:
+    """The runner's command line: ``executable`` runs the bootstrap; ``tag`` finds its processes."""
+    return [executable, *ISOLATED, "-S", "-B", "-c", f"{BOOTSTRAP}#{tag}"]
+
+
+def boot_line(boot: BotBoot | ForkServerBoot) -> bytes:
+    """The boot line as the runner reads it: compact JSON and a newline."""
+    return json.dumps(boot.to_json(), separators=(",", ":")).encode() + b"\n"
+
+
+def start_runner(cmd: list[str], max_line_bytes: int, max_stderr_bytes: int,
+                 pass_fds: tuple[int, ...] = ()) -> tuple[subprocess.Popen[bytes], Pipes]:
+    """Start ``cmd`` in its own session with the clean environment, in /, and pipes for its stdio."""
+    try:
+        popen = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 env=dict(CLEAN_ENV), cwd="/", close_fds=True, pass_fds=pass_fds,
+                                 start_new_session=True, bufsize=0)
+    except OSError as exc:
+        raise SandboxError(f"cannot start bot process {cmd[0]!r}: {exc}") from exc
+    assert popen.stdin and popen.stdout and popen.stderr
+    return popen, Pipes(popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno(), max_line_bytes,
+                        max_stderr_bytes)
 
 
 @functools.lru_cache(maxsize=512)

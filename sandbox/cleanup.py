@@ -1,13 +1,31 @@
-"""Ending a bot's processes: find its runner inside bubblewrap, sweep what escaped, say how it exited."""
+"""Ending a bot's processes: find its runner inside bubblewrap, kill and reap it, sweep what escaped,
+say how it exited."""
 from __future__ import annotations
 
 import logging
 import os
 import signal
+import subprocess
 import time
-from typing import Callable
+from typing import Callable, Protocol
+
+from .procscan import processes_of_uid, processes_with_tag
+from .values import SandboxError
 
 log = logging.getLogger(__name__)
+
+REAP_TIMEOUT_S = 5.0
+
+
+class Killable(Protocol):
+    """A bot's own process as the referee holds it: a ``subprocess.Popen``, or a fork server's child."""
+
+    @property
+    def pid(self) -> int | None: ...
+
+    def kill(self) -> None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
 
 
 def describe_exit(code: int | None) -> str:
@@ -71,3 +89,34 @@ def sweep(name: str, find: Callable[[], list[int]]) -> None:
         time.sleep(0.01)
         left = find()
     log.error("%s: processes survive SIGKILL: %s", name, left)
+
+
+def kill_bot(name: str, popen: Killable, plain: bool, runner_pid: int | None) -> int | None:
+    """SIGKILL a bot: a plain bot's process group, else its runner (host ``runner_pid``), then its own
+    process; its exit code once reaped, None if it was not reaped in time."""
+    if plain and popen.pid is not None:  # a plain bot is a Popen: its pid is known
+        try:
+            os.killpg(popen.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    elif runner_pid is not None:
+        try:
+            os.kill(runner_pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    try:
+        popen.kill()  # bwrap: --die-with-parent takes the whole PID namespace with it
+    except ProcessLookupError:
+        pass
+    try:
+        return popen.wait(timeout=REAP_TIMEOUT_S)
+    except (subprocess.TimeoutExpired, SandboxError):
+        log.error("%s: process %s not reaped within %.0f s", name, popen.pid, REAP_TIMEOUT_S)
+        return None
+
+
+def sweep_bot(name: str, uid: int | None, tag: str) -> None:
+    """Kill what escaped a bot's process group or namespace, and wait until it is gone. With a uid
+    slot (``uid``) every process of that uid is the bot's; otherwise, the processes whose argv still
+    carries its ``tag`` (in the plain tier, e.g. a double-fork + setsid orphan)."""
+    sweep(name, (lambda: processes_of_uid(uid)) if uid is not None else (lambda: processes_with_tag(tag)))

@@ -3,77 +3,30 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
-import json
 import logging
-import math
 import os
-import resource
 import secrets
-import signal
 import subprocess
 import time
 from typing import Any, Mapping, Sequence
 
 from . import isolation, languages, zygote
-from .cleanup import describe_exit, find_runner, sweep
-from .boot import (
-    BOOTSTRAP, BOT_MODULE, CLEAN_ENV, ISOLATED, boot_message, game_cpu_seconds, limit_child, runner_line,
-    start_cpu_seconds,
-)
-from .procscan import processes_of_uid, processes_with_tag
+from .cleanup import describe_exit, find_runner, kill_bot, sweep_bot
+from .boot import BOT_MODULE, CLEAN_ENV, boot_line, boot_message, limit_child, runner_argv, runner_line, start_runner
 from .framing import Event, FramingError, Outcome, Pipes, decode, encode
 from .freezing import Freezer
-from .protocol import READY_LINE, BotBoot
+from .bootline import BotBoot
+from .protocol import READY_LINE
+from .timing import Clock
 from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier
 
 __all__ = ["BotProcess", "BOT_MODULE"]
 
 log = logging.getLogger(__name__)
 
-REAP_TIMEOUT_S = 5.0
 #: a bot whose output ended is a crash if it exits within this, else a disconnect: a runner that reports
 #: an exception and exits took over 0.2 s on a machine at load 12 and was called a disconnect
 EXIT_AFTER_EOF_S = 2.0
-
-
-@functools.lru_cache(maxsize=1)
-def _has_cap_sys_resource() -> bool:
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            caps = next(int(line.split()[1], 16) for line in f if line.startswith("CapEff:"))
-    except (OSError, StopIteration, ValueError):
-        return False
-    return bool(caps >> 24 & 1)  # CAP_SYS_RESOURCE
-
-
-def cpu_follows(tier: Tier) -> bool:
-    """Whether the referee may raise a bot's soft RLIMIT_CPU from outside: a bot of its own uid (plain
-    tier), in a user namespace it created (it holds every capability there), or CAP_SYS_RESOURCE
-    (root here lacks it: measured, prlimit on a uid slot's bot fails with EPERM)."""
-    if tier is Tier.PLAIN or isolation.confinement() is isolation.Confinement.USER_NAMESPACE:
-        return True
-    return _has_cap_sys_resource()
-
-
-# id -> (the mapping, kept alive so its id is not reused; digest)
-_DIGESTS: dict[int, tuple[Mapping[str, str], str]] = {}
-
-
-def modules_digest(modules: Mapping[str, str]) -> str:
-    """What a fork server is chosen by: the bundle's modules by content. An ``id`` alone was reused by
-    a later bundle once the first was freed, which then got a server without its own modules."""
-    cached = _DIGESTS.get(id(modules))
-    if cached is not None and cached[0] is modules:
-        return cached[1]
-    digest = hashlib.sha256()
-    for name in sorted(modules):
-        digest.update(f"{len(name)}:{name}{len(modules[name])}:".encode())
-        digest.update(modules[name].encode())
-    if len(_DIGESTS) >= 64:
-        _DIGESTS.clear()
-    _DIGESTS[id(modules)] = (modules, digest.hexdigest())
-    return _DIGESTS[id(modules)][1]
 
 
 class BotProcess:
@@ -94,13 +47,7 @@ class BotProcess:
         self._failure: Reply | None = None
         self._closed = False
         self.startup_ms = 0.0
-        self._time_used_ms = 0.0
-        self._bank_left_ms = float(limits.bank_ms)
-        #: whether this referee may raise the bot's soft RLIMIT_CPU (same uid, its user namespace, or
-        #: CAP_SYS_RESOURCE); else the soft limit sits at the whole game's grant from the start
-        self._cpu_follows = cpu_follows(tier)
-        self._cpu_limit_s = start_cpu_seconds(limits) if self._cpu_follows else game_cpu_seconds(limits)
-        self._request_cpu_ms: float | None = None  # its CPU time when the current request was sent
+        self._clock = Clock(bundle.name, limits, tier)
         self._exit_code: int | None = None
         self._build_log = ""
 
@@ -157,8 +104,8 @@ class BotProcess:
     def _spawn(self, python: str | None, program: languages.Program | None) -> None:
         interp = isolation.interpreter(python)
         boot = boot_message(self.bundle, self.limits, interp.same_as_parent, program, self.language.threads,
-                            self._cpu_follows)
-        cmd = [interp.executable, *ISOLATED, "-S", "-B", "-c", f"{BOOTSTRAP}#{self.tag}"]
+                            self._clock.cpu_follows)
+        cmd = runner_argv(interp.executable, self.tag)
         binds = program.binds if program is not None else ()
         if zygote.uses_zygotes(self.tier, self.limits):
             self._spawn_forked(interp, boot, python, binds)
@@ -172,34 +119,11 @@ class BotProcess:
             cmd = isolation.bwrap_argv(interp, binds=binds) + ["--", *cmd]
         else:
             boot = dataclasses.replace(boot, parent=os.getpid())
-        payload = (runner_line(interp.same_as_parent) + json.dumps(boot.to_json(), separators=(",", ":")).encode()
-                   + b"\n")
+        payload = runner_line(interp.same_as_parent) + boot_line(boot)
 
         started = time.monotonic()
         deadline = started + self.limits.startup_ms / 1000.0
-        try:
-            self._popen = subprocess.Popen(
-                cmd,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=dict(CLEAN_ENV),
-                cwd="/",
-                close_fds=True,
-                pass_fds=(),
-                start_new_session=True,
-                bufsize=0,
-            )
-        except OSError as exc:
-            raise SandboxError(f"cannot start bot process {cmd[0]!r}: {exc}") from exc
-        assert self._popen.stdin and self._popen.stdout and self._popen.stderr
-        self._pipes = Pipes(
-            self._popen.stdin.fileno(),
-            self._popen.stdout.fileno(),
-            self._popen.stderr.fileno(),
-            self.limits.max_line_bytes,
-            self.limits.max_stderr_bytes,
-        )
+        self._popen, self._pipes = start_runner(cmd, self.limits.max_line_bytes, self.limits.max_stderr_bytes)
         if self.tier is Tier.PLAIN:
             self._runner_pid = self._popen.pid
         self._rest.before_running()  # bot code runs once the boot line is in
@@ -229,7 +153,7 @@ class BotProcess:
         assert modules is not None
         boot = dataclasses.replace(boot, modules=None)  # the template holds them
         # a program's template imports nothing and binds its runtime: one for every program of that runtime
-        key = (modules_digest(self.bundle.modules) if self.language.is_python else binds, interp.executable)
+        key = (zygote.modules_digest(self.bundle.modules) if self.language.is_python else binds, interp.executable)
         pool = zygote.zygote_pool()
         template = pool.acquire(key, modules, tuple(name for name in modules if name != BOT_MODULE), python,
                                 max(10_000.0, self.limits.startup_ms), binds)  # the template's start is not the bot's
@@ -248,8 +172,7 @@ class BotProcess:
         self._pipes = Pipes(stdin, stdout, stderr, self.limits.max_line_bytes, self.limits.max_stderr_bytes)
         self._runner_pid = child.pid
         self._rest.before_running()  # bot code runs once the boot line is in
-        outcome = self._pipes.exchange(json.dumps(boot.to_json(), separators=(",", ":")).encode() + b"\n", deadline,
-                                       want_line=True)
+        outcome = self._pipes.exchange(boot_line(boot), deadline, want_line=True)
         if self._ready(outcome, started):
             self._rest.after_reply()
 
@@ -296,14 +219,12 @@ class BotProcess:
                                     "output outside a request (more than one line per request)"))
         charge = self._rest.charge_at_rest()
         if charge:
-            self._bank_left_ms -= charge
+            self._clock.bank_left_ms -= charge
             log.debug("%s: %.0f ms of CPU between requests, charged to the bank", self.bundle.name, charge)
-        bank_ms = max(0.0, self._bank_left_ms)
-        budget_ms = self.limits.decision_ms + bank_ms
+        bank_ms, budget_ms = self._clock.budget_ms()
         log.debug("%s <- %s", self.bundle.name, payload[:200])
         cpu_before = self._rest.cpu_mark  # read by charge_at_rest; it does not run until before_running
-        self._grant_cpu(cpu_before, budget_ms)
-        self._request_cpu_ms = cpu_before
+        self._clock.grant_cpu(self._runner_pid, cpu_before, budget_ms)
         self._rest.before_running()
         outcome = self._pipes.exchange(payload, time.monotonic() + budget_ms / 1000.0, want_line=True)
         self._rest.after_reply()
@@ -311,12 +232,11 @@ class BotProcess:
         cpu_after = self._rest.cpu_mark
         if self.language.threads and cpu_before is not None and cpu_after is not None:
             elapsed = max(elapsed, cpu_after - cpu_before)  # threads side by side: their CPU time counts
-        self._time_used_ms += elapsed
-        self._bank_left_ms -= max(0.0, elapsed - self.limits.decision_ms)
-        if outcome.event is Event.TIMEOUT or (outcome.event is Event.LINE and self._bank_left_ms < 0):
-            self._bank_left_ms = min(self._bank_left_ms, 0.0)
-            return self._fail(Reply(Status.TIMEOUT, None, elapsed,
-                                    self._time_limit_detail(outcome, elapsed, bank_ms, charge)))
+        self._clock.spend(elapsed)
+        if outcome.event is Event.TIMEOUT or (outcome.event is Event.LINE and self._clock.bank_left_ms < 0):
+            self._clock.bank_left_ms = min(self._clock.bank_left_ms, 0.0)
+            detail = self._clock.time_limit_detail(outcome.event is Event.TIMEOUT, elapsed, bank_ms, charge)
+            return self._fail(Reply(Status.TIMEOUT, None, elapsed, detail))
         if outcome.event not in (Event.LINE, Event.EXTRA):
             return self._fail(self._failure_reply(outcome, during="request"))
         assert outcome.line is not None
@@ -328,44 +248,6 @@ class BotProcess:
         if outcome.event is Event.EXTRA:
             return self._fail(self._failure_reply(outcome, during="request"))
         return Reply(Status.OK, reply_message, elapsed, "")
-
-    def _time_limit_detail(self, outcome: Outcome, elapsed: float, bank_ms: float, at_rest_ms: float) -> str:
-        """Which of the time rules ran out: the decision limit (its bank already spent) or the bank."""
-        limit = self.limits.decision_ms
-        if outcome.event is not Event.TIMEOUT and elapsed <= limit:
-            return f"time bank: {at_rest_ms:.0f} ms of CPU between requests overdrew its bank"
-        when = "no reply within" if outcome.event is Event.TIMEOUT else f"replied after {elapsed:.0f} ms, beyond"
-        if bank_ms <= 0:
-            return f"decision limit: {when} {limit:g} ms (its time bank is spent)"
-        return f"time bank: {when} the decision limit of {limit:g} ms plus the {bank_ms:.0f} ms left in its bank"
-
-    def _grant_cpu(self, cpu_ms: float | None, budget_ms: float) -> None:
-        """Raise the bot's soft RLIMIT_CPU to at least its CPU so far + this request's budget + the
-        margin (``Limits.cpu_seconds``): the time rules decide when a bot is out of time; the rlimit is
-        only a net above them (a program's threads can use CPU faster than the clock runs)."""
-        if not self._cpu_follows or cpu_ms is None or self._runner_pid is None:
-            return
-        hard = game_cpu_seconds(self.limits) + 1
-        need = min(math.ceil((cpu_ms + budget_ms) / 1000.0) + int(self.limits.cpu_seconds), hard - 1)
-        if need <= self._cpu_limit_s:
-            return
-        try:
-            resource.prlimit(self._runner_pid, resource.RLIMIT_CPU, (need, hard))
-        except ProcessLookupError:
-            return  # it is gone: the request sees why
-        except OSError as exc:  # the machine's fault: the bot would be ended below what it was granted
-            raise SandboxError(f"cannot raise the CPU limit of bot {self.bundle.name!r} (pid {self._runner_pid}) "
-                               f"to {need} s: {exc.strerror}") from None
-        self._cpu_limit_s = need
-
-    def _cpu_net_hit(self, elapsed_ms: float) -> bool:
-        """Whether the CPU it may have used in this request reaches its RLIMIT_CPU: a signal from
-        the kernel, not from the referee (a program's threads count once per core)."""
-        cpu_ms = self._request_cpu_ms
-        if cpu_ms is None:
-            return False
-        cores = (os.cpu_count() or 1) if self.language.threads else 1
-        return cpu_ms + elapsed_ms * cores >= self._cpu_limit_s * 1000.0 - 1000.0
 
     def notify(self, message: Mapping[str, Any]) -> None:
         """Send a line without waiting for a reply (e.g. ``end``); never raises because of the bot."""
@@ -400,8 +282,9 @@ class BotProcess:
                                f"{exc}") from None
         how = describe_exit(self._exit_code)
         # SIGXCPU comes from the kernel at the soft limit; a pid 1 ignores it and gets SIGKILL at the hard one
-        if "SIGXCPU" in how or ("SIGKILL" in how and self._cpu_net_hit(outcome.elapsed_ms)):
-            how += f" at its CPU safety net (RLIMIT_CPU {self._cpu_limit_s} s)"
+        net_hit = self._clock.cpu_net_hit(outcome.elapsed_ms, self.language.threads)
+        if "SIGXCPU" in how or ("SIGKILL" in how and net_hit):
+            how += f" at its CPU safety net (RLIMIT_CPU {self._clock.cpu_limit_s} s)"
         return Reply(Status.CRASH, None, outcome.elapsed_ms, f"{how} during {during}")
 
     def _fail(self, reply: Reply) -> Reply:
@@ -428,16 +311,15 @@ class BotProcess:
 
     @property
     def time_used_ms(self) -> float:
-        return self._time_used_ms
+        return self._clock.used_ms
 
     @property
     def bank_left_ms(self) -> float:
-        return max(0.0, self._bank_left_ms)
+        return max(0.0, self._clock.bank_left_ms)
 
     def new_game(self) -> None:
         """Refill the time bank: the same process is about to play another game."""
-        self._time_used_ms = 0.0
-        self._bank_left_ms = float(self.limits.bank_ms)
+        self._clock.new_game()
 
     @property
     def pid(self) -> int | None:
@@ -451,40 +333,15 @@ class BotProcess:
     # -- cleanup --------------------------------------------------------------------------
     def _kill(self) -> None:
         """SIGKILL everything of the bot and reap; keeps the stderr tail."""
-        popen = self._popen
-        if popen is None:
+        if self._popen is None:
             return
-        if self.tier is Tier.PLAIN and popen.pid is not None:  # a plain bot is a Popen: its pid is known
-            for sig_target in (popen.pid,):
-                try:
-                    os.killpg(sig_target, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-        elif self._runner_pid is not None:
-            try:
-                os.kill(self._runner_pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        try:
-            popen.kill()  # bwrap: --die-with-parent takes the whole PID namespace with it
-        except ProcessLookupError:
-            pass
-        try:
-            self._exit_code = popen.wait(timeout=REAP_TIMEOUT_S)
-        except (subprocess.TimeoutExpired, SandboxError):
-            log.error("%s: process %s not reaped within %.0f s", self.bundle.name, popen.pid, REAP_TIMEOUT_S)
+        code = kill_bot(self.bundle.name, self._popen, self.tier is Tier.PLAIN, self._runner_pid)
+        if code is not None:
+            self._exit_code = code
         if self._pipes is not None:
             self._pipes.drain_stderr(time.monotonic() + 0.2)
-        self._sweep()
-
-    def _sweep(self) -> None:
-        """Kill what escaped the process group/namespace, and wait until it is gone. Strong tier with
-        a uid slot: every process of the slot uid is ours. Otherwise: processes whose argv still
-        carries this bot's tag (in the plain tier, e.g. a double-fork + setsid orphan)."""
         uid = self._slot.uid if self.tier is Tier.STRONG and self._slot is not None else None
-        tag = self.tag
-        sweep(self.bundle.name,
-              (lambda: processes_of_uid(uid)) if uid is not None else (lambda: processes_with_tag(tag)))
+        sweep_bot(self.bundle.name, uid, self.tag)
 
     def close(self) -> None:
         """Kill the whole process tree / namespace, reap, release the uid slot; idempotent."""

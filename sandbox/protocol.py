@@ -1,5 +1,4 @@
-"""The messages between the referee and a bot (docs/protocol.md), and the runner's boot line: typed
-values, one JSON form each.
+"""The messages between the referee and a bot (docs/protocol.md): typed values, one JSON form each.
 
 The referee builds what it sends from these values and the SDK parses what it receives with them.
 The sandbox knows the protocol, not the rules: rules, views, events, options and actions travel here
@@ -8,18 +7,18 @@ module is shipped into every Python bot's sandbox with the SDK.
 
 ``to_json()`` gives the message's JSON object, keys in wire order; ``from_json()`` parses one and
 raises ``MalformedMessage`` (a ``ValueError``) naming the field and quoting the input. Keys a parser
-does not know are ignored, so a bot keeps working when a later referee adds one.
+does not know are ignored, so a bot keeps working when a later referee adds one. The parsing
+helpers below (``json_object``, ``field``, ``is_int``...) also parse the runner's boot lines
+(sandbox/bootline.py) and the fork server's control lines (sandbox/control.py).
 """
 from __future__ import annotations
 
-import binascii
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, Union
 
 __all__ = [
     "PROTOCOL_VERSION", "MalformedMessage", "TimeLimits", "HelloMessage", "DecideMessage", "EndMessage",
-    "ReadyReply", "READY_LINE", "ActionReply", "Message", "MESSAGE_TYPES", "message_from_json", "BootLimits",
-    "BootProgram", "BotBoot", "ForkServerBoot",
+    "ReadyReply", "READY_LINE", "ActionReply", "Message", "MESSAGE_TYPES", "message_from_json",
 ]
 
 PROTOCOL_VERSION = 1
@@ -31,49 +30,49 @@ class MalformedMessage(ValueError):
     """A message or reply that does not have the form docs/protocol.md gives it."""
 
 
-def _clip(value: object, limit: int = 200) -> str:
+def clip(value: object, limit: int = 200) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _object(data: object, what: str) -> Mapping[str, Any]:
+def json_object(data: object, what: str) -> Mapping[str, Any]:
     if not isinstance(data, dict):
-        raise MalformedMessage(f"{what} must be a JSON object, got {_clip(data)}")
+        raise MalformedMessage(f"{what} must be a JSON object, got {clip(data)}")
     return data
 
 
-def _field(data: Mapping[str, Any], what: str, name: str, check: Callable[[Any], bool], expected: str,
-           default: Any = _ABSENT) -> Any:
+def field(data: Mapping[str, Any], what: str, name: str, check: Callable[[Any], bool], expected: str,
+          default: Any = _ABSENT) -> Any:
     """``data[name]`` if ``check`` accepts it; absent, ``default`` when given."""
     value = data.get(name, _ABSENT)
     if value is _ABSENT:
         if default is not _ABSENT:
             return default
-        raise MalformedMessage(f"{what} lacks field {name!r}: {_clip(data)}")
+        raise MalformedMessage(f"{what} lacks field {name!r}: {clip(data)}")
     if not check(value):
-        raise MalformedMessage(f"{what} field {name!r} must be {expected}, got {_clip(value)} in {_clip(data)}")
+        raise MalformedMessage(f"{what} field {name!r} must be {expected}, got {clip(value)} in {clip(data)}")
     return value
 
 
-def _is_int(value: object) -> bool:
+def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: object) -> bool:
+def is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _is_object(value: object) -> bool:
+def is_object(value: object) -> bool:
     return isinstance(value, dict)
 
 
-def _list_of(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+def list_of(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
     return lambda value: isinstance(value, list) and all(check(v) for v in value)
 
 
-def _check_type(data: Mapping[str, Any], what: str, kind: str) -> None:
+def check_type(data: Mapping[str, Any], what: str, kind: str) -> None:
     if data.get("type") != kind:
-        raise MalformedMessage(f"{what} field 'type' must be {kind!r}, got {_clip(data.get('type'))} in {_clip(data)}")
+        raise MalformedMessage(f"{what} field 'type' must be {kind!r}, got {clip(data.get('type'))} in {clip(data)}")
 
 
 # ------------------------------------------------------------------ referee -> bot
@@ -93,9 +92,9 @@ class TimeLimits:
     @classmethod
     def from_json(cls, data: object) -> TimeLimits:
         what = "hello limits"
-        data = _object(data, what)
-        return cls(_field(data, what, "decision_ms", _is_number, "a number", None),
-                   _field(data, what, "bank_ms", _is_number, "a number", None))
+        data = json_object(data, what)
+        return cls(field(data, what, "decision_ms", is_number, "a number", None),
+                   field(data, what, "bank_ms", is_number, "a number", None))
 
 
 @dataclass(frozen=True)
@@ -127,16 +126,16 @@ class HelloMessage:
     @classmethod
     def from_json(cls, data: object) -> HelloMessage:
         what = "hello message"
-        data = _object(data, what)
-        _check_type(data, what, cls.TYPE)
-        limits = _field(data, what, "limits", _is_object, "a JSON object", None)
-        return cls(_field(data, what, "seat", _is_int, "an integer"),
-                   _field(data, what, "players", _is_int, "an integer"),
-                   tuple(_field(data, what, "seats", _list_of(lambda s: isinstance(s, str)), "a list of strings", [])),
-                   _field(data, what, "rules", _is_object, "a JSON object"),
-                   _field(data, what, "bot_seed", _is_int, "an integer"),
+        data = json_object(data, what)
+        check_type(data, what, cls.TYPE)
+        limits = field(data, what, "limits", is_object, "a JSON object", None)
+        return cls(field(data, what, "seat", is_int, "an integer"),
+                   field(data, what, "players", is_int, "an integer"),
+                   tuple(field(data, what, "seats", list_of(lambda s: isinstance(s, str)), "a list of strings", [])),
+                   field(data, what, "rules", is_object, "a JSON object"),
+                   field(data, what, "bot_seed", is_int, "an integer"),
                    None if limits is None else TimeLimits.from_json(limits),
-                   _field(data, what, "protocol", _is_int, "an integer", PROTOCOL_VERSION))
+                   field(data, what, "protocol", is_int, "an integer", PROTOCOL_VERSION))
 
 
 @dataclass(frozen=True)
@@ -164,14 +163,14 @@ class DecideMessage:
     @classmethod
     def from_json(cls, data: object) -> DecideMessage:
         what = "decide message"
-        data = _object(data, what)
-        _check_type(data, what, cls.TYPE)
-        return cls(_field(data, what, "id", _is_int, "an integer"),
-                   _field(data, what, "kind", lambda k: isinstance(k, str), "a string"),
-                   _field(data, what, "view", _is_object, "a JSON object"),
-                   tuple(_field(data, what, "events", _list_of(_is_object), "a list of JSON objects", [])),
-                   tuple(_field(data, what, "options", _list_of(_is_object), "a list of JSON objects")),
-                   _field(data, what, "time_left_ms", _is_number, "a number", 0.0))
+        data = json_object(data, what)
+        check_type(data, what, cls.TYPE)
+        return cls(field(data, what, "id", is_int, "an integer"),
+                   field(data, what, "kind", lambda k: isinstance(k, str), "a string"),
+                   field(data, what, "view", is_object, "a JSON object"),
+                   tuple(field(data, what, "events", list_of(is_object), "a list of JSON objects", [])),
+                   tuple(field(data, what, "options", list_of(is_object), "a list of JSON objects")),
+                   field(data, what, "time_left_ms", is_number, "a number", 0.0))
 
 
 @dataclass(frozen=True)
@@ -194,12 +193,12 @@ class EndMessage:
     @classmethod
     def from_json(cls, data: object) -> EndMessage:
         what = "end message"
-        data = _object(data, what)
-        _check_type(data, what, cls.TYPE)
-        return cls(_field(data, what, "seat", _is_int, "an integer"),
-                   tuple(_field(data, what, "coins", _list_of(_is_int), "a list of integers")),
-                   tuple(_field(data, what, "ranks", _list_of(_is_int), "a list of integers")),
-                   tuple(_field(data, what, "statuses", _list_of(lambda s: isinstance(s, str)), "a list of strings")))
+        data = json_object(data, what)
+        check_type(data, what, cls.TYPE)
+        return cls(field(data, what, "seat", is_int, "an integer"),
+                   tuple(field(data, what, "coins", list_of(is_int), "a list of integers")),
+                   tuple(field(data, what, "ranks", list_of(is_int), "a list of integers")),
+                   tuple(field(data, what, "statuses", list_of(lambda s: isinstance(s, str)), "a list of strings")))
 
 
 Message = Union[HelloMessage, DecideMessage, EndMessage]
@@ -210,10 +209,10 @@ MESSAGE_TYPES: Mapping[str, type[HelloMessage] | type[DecideMessage] | type[EndM
 
 def message_from_json(data: object) -> Message:
     """Parse any message of the referee's, by its ``type``."""
-    kind = _object(data, "message").get("type")
+    kind = json_object(data, "message").get("type")
     cls = MESSAGE_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise MalformedMessage(f"unknown message type {_clip(kind)} in {_clip(data)} "
+        raise MalformedMessage(f"unknown message type {clip(kind)} in {clip(data)} "
                                f"(known: {', '.join(MESSAGE_TYPES)})")
     return cls.from_json(data)
 
@@ -230,7 +229,7 @@ class ReadyReply:
 
     @classmethod
     def from_json(cls, data: object) -> ReadyReply:
-        _check_type(_object(data, "ready reply"), "ready reply", cls.TYPE)
+        check_type(json_object(data, "ready reply"), "ready reply", cls.TYPE)
         return cls()
 
 
@@ -251,158 +250,6 @@ class ActionReply:
     @classmethod
     def from_json(cls, data: object) -> ActionReply:
         what = "action reply"
-        data = _object(data, what)
-        return cls(_field(data, what, "id", _is_int, "an integer"),
-                   _field(data, what, "action", _is_object, "a JSON object"))
-
-
-# ------------------------------------------------------------------ the runner's boot line
-# The first JSON line a runner (sandbox/runner.py) reads on its stdin after its own code: what to load
-# and how to confine itself. The runner imports nothing of ours and reads it as a plain dict; the tests
-# hold its keys to these values.
-@dataclass(frozen=True)
-class BootLimits:
-    """The rlimits the runner sets before the bot's code runs; None leaves one as it is."""
-
-    cpu: int
-    cpu_hard: int
-    address_space: int  # "as" on the wire
-    data: int | None
-    nofile: int
-    nproc: int | None
-    stack: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"cpu": self.cpu, "cpu_hard": self.cpu_hard, "as": self.address_space, "data": self.data,
-                "nofile": self.nofile, "nproc": self.nproc, "stack": self.stack}
-
-    @classmethod
-    def from_json(cls, data: object) -> BootLimits:
-        what = "boot limits"
-        data = _object(data, what)
-
-        def get(name: str, optional: bool = False) -> Any:
-            return _field(data, what, name, lambda v: _is_int(v) or (optional and v is None),
-                          "an integer or null" if optional else "an integer")
-
-        return cls(get("cpu"), get("cpu_hard"), get("as"), get("data", True), get("nofile"), get("nproc", True),
-                   get("stack", True))
-
-
-@dataclass(frozen=True)
-class BootProgram:
-    """A bot in another language (sandbox/languages.py): its argv, whether its file is itself executed,
-    and the file's bytes (base64 on the wire)."""
-
-    argv: tuple[str, ...]
-    native: bool
-    file: bytes
-
-    def to_json(self) -> dict[str, Any]:
-        return {"argv": list(self.argv), "native": self.native,
-                "file": _to_base64(self.file)}
-
-    @classmethod
-    def from_json(cls, data: object) -> BootProgram:
-        what = "boot program"
-        data = _object(data, what)
-        return cls(tuple(_field(data, what, "argv", _list_of(lambda a: isinstance(a, str)), "a list of strings")),
-                   _field(data, what, "native", lambda v: isinstance(v, bool), "true or false"),
-                   _base64(data, what, "file"))
-
-
-@dataclass(frozen=True)
-class BotBoot:
-    """One bot's boot line: the limits, the bundle's modules (name -> ``[is_package, kind, payload]``;
-    None when a fork server that holds them forks the bot), the bot's module name and source (None for
-    a program), and its confinement: a seccomp filter (BPF bytes), the uid and gid to drop to, the
-    referee's pid to watch (plain tier), dropping every capability, sealing /proc and /dev."""
-
-    limits: BootLimits
-    modules: Mapping[str, list[Any]] | None
-    bot_module: str
-    bot: str | None
-    seccomp: bytes | None = None
-    uid: int | None = None
-    gid: int | None = None
-    parent: int | None = None
-    program: BootProgram | None = None
-    drop_caps: bool = False
-    seal_mounts: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"limits": self.limits.to_json()}
-        if self.modules is not None:
-            out["modules"] = self.modules
-        out.update({"bot_module": self.bot_module, "bot": self.bot,
-                    "seccomp": None if self.seccomp is None else _to_base64(self.seccomp),
-                    "uid": self.uid, "gid": self.gid, "parent": self.parent})
-        if self.program is not None:
-            out["program"] = self.program.to_json()
-        if self.drop_caps:
-            out["drop_caps"] = True
-        if self.seal_mounts:
-            out["seal_mounts"] = True
-        return out
-
-    @classmethod
-    def from_json(cls, data: object) -> BotBoot:
-        what = "boot line"
-        data = _object(data, what)
-        program = _field(data, what, "program", _is_object, "a JSON object", None)
-
-        def optional_int(name: str) -> int | None:
-            return _field(data, what, name, lambda v: v is None or _is_int(v), "an integer or null", None)
-
-        def flag(name: str) -> bool:
-            return _field(data, what, name, lambda v: isinstance(v, bool), "true or false", False)
-
-        return cls(BootLimits.from_json(_field(data, what, "limits", _is_object, "a JSON object")),
-                   _field(data, what, "modules", _is_object, "a JSON object", None),
-                   _field(data, what, "bot_module", lambda v: isinstance(v, str), "a string"),
-                   _field(data, what, "bot", lambda v: v is None or isinstance(v, str), "a string or null"),
-                   None if data.get("seccomp") is None else _base64(data, what, "seccomp"),
-                   optional_int("uid"), optional_int("gid"), optional_int("parent"),
-                   None if program is None else BootProgram.from_json(program),
-                   flag("drop_caps"), flag("seal_mounts"))
-
-
-@dataclass(frozen=True)
-class ForkServerBoot:
-    """A fork server's boot line (sandbox/zygote.py): the control socket's descriptor, the trusted
-    modules, those it imports before forking, whether it seals /proc and /dev and makes itself
-    undumpable (its children share its uid)."""
-
-    control: int
-    modules: Mapping[str, list[Any]]
-    preload: tuple[str, ...]
-    seal_mounts: bool
-    undumpable: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return {"zygote": True, "control": self.control, "modules": self.modules, "preload": list(self.preload),
-                "seal_mounts": self.seal_mounts, "undumpable": self.undumpable}
-
-    @classmethod
-    def from_json(cls, data: object) -> ForkServerBoot:
-        what = "fork server boot line"
-        data = _object(data, what)
-        _field(data, what, "zygote", lambda v: v is True, "true")
-        flag = (lambda v: isinstance(v, bool), "true or false")
-        return cls(_field(data, what, "control", _is_int, "an integer"),
-                   _field(data, what, "modules", _is_object, "a JSON object"),
-                   tuple(_field(data, what, "preload", _list_of(lambda m: isinstance(m, str)), "a list of strings")),
-                   _field(data, what, "seal_mounts", *flag), _field(data, what, "undumpable", *flag))
-
-
-def _to_base64(data: bytes) -> str:
-    return binascii.b2a_base64(data, newline=False).decode("ascii")
-
-
-def _base64(data: Mapping[str, Any], what: str, name: str) -> bytes:
-    text = _field(data, what, name, lambda v: isinstance(v, str), "a base64 string")
-    try:
-        return binascii.a2b_base64(text.encode("ascii"))
-    except (UnicodeEncodeError, binascii.Error):
-        raise MalformedMessage(f"{what} field {name!r} must be a base64 string, got {_clip(text)} "
-                               f"in {_clip(data)}") from None
+        data = json_object(data, what)
+        return cls(field(data, what, "id", is_int, "an integer"),
+                   field(data, what, "action", is_object, "a JSON object"))

@@ -16,7 +16,7 @@ table it plays; ``zygote_pool()`` hands them out, one bot at a time each.
 from __future__ import annotations
 
 import atexit
-import json
+import hashlib
 import logging
 import os
 import secrets
@@ -27,16 +27,39 @@ import time
 from typing import Any, Mapping
 
 from . import isolation
-from .boot import BOOTSTRAP, CLEAN_ENV, ISOLATED, runner_line
+from .boot import boot_line, runner_argv, runner_line, start_runner
 from .cleanup import children, find_runner
 from .procscan import processes_of_uid
-from .framing import Event, Pipes
-from .protocol import READY_LINE, ForkServerBoot
+from .framing import Event
+from .bootline import ForkServerBoot
+from .control import FORK_REQUEST, Exited, Forked, Report, report_from_line
+from .protocol import READY_LINE, MalformedMessage
 from .values import Limits, SandboxError, Tier
 
-__all__ = ["Zygote", "ZygoteChild", "ZygotePool", "close_fork_servers", "zygote_pool"]
+__all__ = ["Zygote", "ZygoteChild", "ZygotePool", "close_fork_servers", "modules_digest", "zygote_pool"]
 
 log = logging.getLogger(__name__)
+
+
+# id -> (the mapping, kept alive so its id is not reused; digest)
+_DIGESTS: dict[int, tuple[Mapping[str, str], str]] = {}
+
+
+def modules_digest(modules: Mapping[str, str]) -> str:
+    """What a fork server is chosen by: the bundle's modules by content. An ``id`` alone was reused by
+    a later bundle once the first was freed, which then got a server without its own modules."""
+    cached = _DIGESTS.get(id(modules))
+    if cached is not None and cached[0] is modules:
+        return cached[1]
+    digest = hashlib.sha256()
+    for name in sorted(modules):
+        digest.update(f"{len(name)}:{name}{len(modules[name])}:".encode())
+        digest.update(modules[name].encode())
+    if len(_DIGESTS) >= 64:
+        _DIGESTS.clear()
+    _DIGESTS[id(modules)] = (modules, digest.hexdigest())
+    return _DIGESTS[id(modules)][1]
+
 
 class Zygote:
     """One template process in the strong tier, holding one uid slot for its whole life."""
@@ -56,21 +79,14 @@ class Zygote:
         try:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             self._control = ours
-            cmd = isolation.bwrap_argv(interp, binds=binds) + [
-                "--", interp.executable, *ISOLATED, "-S", "-B", "-c", f"{BOOTSTRAP}#{self.tag}"]
+            cmd = isolation.bwrap_argv(interp, binds=binds) + ["--", *runner_argv(interp.executable, self.tag)]
             os.set_inheritable(theirs.fileno(), True)
-            self._popen = subprocess.Popen(
-                cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(CLEAN_ENV),
-                cwd="/", close_fds=True, pass_fds=(theirs.fileno(),), start_new_session=True, bufsize=0)
+            self._popen, pipes = start_runner(cmd, 4096, 16 * 1024, pass_fds=(theirs.fileno(),))
             control_fd = theirs.fileno()  # pass_fds keeps the number
             theirs.close()
-            assert self._popen.stdin and self._popen.stdout and self._popen.stderr
-            pipes = Pipes(self._popen.stdin.fileno(), self._popen.stdout.fileno(), self._popen.stderr.fileno(),
-                          4096, 16 * 1024)
             boot = ForkServerBoot(control_fd, modules, tuple(preload), seal_mounts=True,
                                   undumpable=self.slot.uid is None)
-            payload = (runner_line(interp.same_as_parent) + json.dumps(boot.to_json(), separators=(",", ":")).encode()
-                       + b"\n")
+            payload = runner_line(interp.same_as_parent) + boot_line(boot)
             outcome = pipes.exchange(payload, time.monotonic() + startup_ms / 1000.0, want_line=True)
             if outcome.event is not Event.LINE or outcome.line != READY_LINE:
                 pipes.drain_stderr(time.monotonic() + 0.5)
@@ -95,7 +111,7 @@ class Zygote:
         theirs = [ends[0][0], ends[1][1], ends[2][1]]
         mine = (ends[0][1], ends[1][0], ends[2][0])
         try:
-            self._control.sendmsg([b"F"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+            self._control.sendmsg([FORK_REQUEST], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                                            b"".join(fd.to_bytes(4, "little") for fd in theirs))])
             reply = self._read(deadline)
         except BaseException:
@@ -105,7 +121,7 @@ class Zygote:
         finally:
             for fd in theirs:
                 os.close(fd)
-        if "pid" not in reply:
+        if not isinstance(reply, Forked):
             for fd in mine:
                 os.close(fd)
             raise SandboxError(f"fork server answered {reply!r} to a fork")
@@ -113,7 +129,7 @@ class Zygote:
         host = children(keeper[0]) if keeper else []
         return ZygoteChild(self, host[0] if host else None), mine
 
-    def _read(self, deadline: float) -> dict[str, Any]:
+    def _read(self, deadline: float) -> Report:
         """The next report line from the template, before ``deadline``."""
         assert self._control is not None
         while b"\n" not in self._buffer:
@@ -129,8 +145,10 @@ class Zygote:
                 raise SandboxError("fork server went away")
             self._buffer += data
         line, self._buffer = self._buffer.split(b"\n", 1)
-        message: dict[str, Any] = json.loads(line)
-        return message
+        try:
+            return report_from_line(line)
+        except MalformedMessage as exc:
+            raise SandboxError(str(exc)) from None
 
     def disown(self) -> None:
         """Forget the template without killing it (a forked copy of its owner's handle)."""
@@ -190,9 +208,9 @@ class ZygoteChild:
         if self.returncode is None:
             deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
             reply = self.zygote._read(deadline)
-            if "exit" not in reply:
+            if not isinstance(reply, Exited):
                 raise SandboxError(f"fork server answered {reply!r} instead of an exit status")
-            self.returncode = int(reply["exit"])
+            self.returncode = reply.status
         return self.returncode
 
 

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from ..procscan import processes_of_uid
-from ..protocol import BotBoot
+from ..bootline import BotBoot
 from ..values import SandboxError
 from .confinements import Confinement, confinement
 from .seccomp import Filter, seccomp_program

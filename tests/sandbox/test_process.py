@@ -277,7 +277,7 @@ def test_a_message_over_the_bound_is_the_referees_fault(tier: Tier) -> None:
 
 
 def test_fork_servers_are_chosen_by_what_the_modules_hold_not_where_they_live() -> None:
-    from sandbox.process import modules_digest
+    from sandbox.zygote import modules_digest
 
     first = {"mysdk": "A = 1\n"}
     was = modules_digest(first)

@@ -13,9 +13,10 @@ import pytest
 import sandbox.sdk as sdk
 from engine import classic_rules, event_to_json, new_game
 from sandbox import runner
+from sandbox.bootline import BootLimits, BootProgram, BotBoot, ForkServerBoot
 from sandbox.protocol import (
-    MESSAGE_TYPES, PROTOCOL_VERSION, READY_LINE, ActionReply, BootLimits, BootProgram, BotBoot, DecideMessage,
-    EndMessage, ForkServerBoot, HelloMessage, MalformedMessage, ReadyReply, TimeLimits, message_from_json,
+    MESSAGE_TYPES, PROTOCOL_VERSION, READY_LINE, ActionReply, DecideMessage, EndMessage, HelloMessage,
+    MalformedMessage, ReadyReply, TimeLimits, message_from_json,
 )
 
 RUNNER = Path(runner.__file__)

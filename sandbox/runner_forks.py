@@ -1,0 +1,127 @@
+"""The runner as a fork server, one of its parts (sandbox/runner.py; the referee's side is
+sandbox/zygote.py): a template that imported the trusted modules once forks a fresh child per bot per
+game, each through a keeper that puts the bot in a PID namespace of its own.
+
+The template itself never runs bot code and never sees a bot's source: each child receives its own
+pipes (SCM_RIGHTS over the control socket), closes the control socket, and reads its bot's boot line
+from its own stdin. For every fork the template reports on the control socket the keeper's
+``{"pid": ...}`` once the bot exists and, once it is gone, ``{"exit": status}`` (sandbox/control.py
+holds these lines as values); one child at a time.
+
+Runs inside the sandbox in the runner's namespace and imports nothing of ours.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # the type checker reads the imports below; the runner never pays for typing
+if TYPE_CHECKING:
+    from _socket import socket
+
+    from .runner_io import EXIT_BAD_BOOT, die
+    from .runner_confine import PR_SET_DUMPABLE, Libc
+    from .runner_loader import Importer, Modules, install_importer
+
+
+class Inherited:
+    """What a fork server's child takes over from its template: the C functions, the descriptor of the
+    sealed /proc (for the child's last check of its capabilities) and the importer of the bundle."""
+
+    libc: Libc | None = None
+    proc: int | None = None
+    importer: Importer | None = None
+
+
+INHERITED = Inherited()
+
+
+def warm_fork_server(control_fd: int, modules: Modules, preload: list[str], seal_mounts: bool,
+                     undumpable: bool) -> socket:
+    """Import the trusted modules once, seal /proc and /dev; the control socket, for ``serve_forks``."""
+    import _socket
+
+    control = _socket.socket(fileno=control_fd)
+    INHERITED.importer = install_importer(modules)
+    for name in preload:
+        __import__(name)
+    libc = INHERITED.libc = Libc()
+    if seal_mounts:
+        try:
+            INHERITED.proc = libc.seal_mounts()
+        except OSError as exc:
+            die(EXIT_BAD_BOOT, "sealing /proc and /dev: " + repr(exc))
+    if undumpable:  # its children share its uid: none may open its memory through /proc
+        libc.prctl(PR_SET_DUMPABLE, 0)
+    return control
+
+
+def serve_forks(control: socket) -> None:
+    """Fork a keeper and its bot for each request on ``control``; returns only in a bot, whose stdin
+    then carries its boot line."""
+    import _socket
+
+    while True:
+        try:
+            data, ancdata, _flags, _addr = control.recvmsg(1, _socket.CMSG_SPACE(3 * 4))
+        except OSError:
+            os._exit(0)
+        if not data:
+            os._exit(0)  # the referee closed the control socket
+        fds = []
+        for level, kind, payload in ancdata:
+            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                fds += [int.from_bytes(payload[i:i + 4], sys.byteorder) for i in range(0, len(payload) - 3, 4)]
+        if len(fds) != 3:
+            die(EXIT_BAD_BOOT, "fork request without three descriptors")
+        forked_r, forked_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the keeper: in a PID namespace of its own, the bot is pid 1 and its pids are fresh
+            control.close()
+            os.close(forked_r)
+            _keep(fds, forked_w)
+            import random
+
+            random.seed()  # the template's state is shared by every child: give each its own
+            return
+        os.close(forked_w)
+        for fd in fds:
+            os.close(fd)
+        os.read(forked_r, 1)  # end of file: the keeper forked the bot (or died)
+        os.close(forked_r)
+        control.sendall(b'{"pid":%d}\n' % pid)
+        _, status = os.waitpid(pid, 0)
+        control.sendall(b'{"exit":%d}\n' % os.waitstatus_to_exitcode(status))
+
+
+def _keep(fds: list[int], forked: int) -> None:
+    """Fork the bot into a new PID namespace (returns in the bot, whose stdio become ``fds``), then wait
+    for it and end as it ended (in the keeper, which never returns). Without it, every bot of a fork
+    server would share one PID namespace, and the pids a bot's threads used would tell the next game
+    of that fork server (another author's bot, maybe) whatever the bot wanted."""
+    libc = INHERITED.libc
+    assert libc is not None  # warm_fork_server made it
+    try:
+        libc.unshare_pid()
+    except OSError as exc:
+        die(EXIT_BAD_BOOT, "a PID namespace for the bot: " + repr(exc))
+    bot = os.fork()
+    if bot == 0:
+        os.close(forked)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        return
+    for fd in fds:
+        os.close(fd)
+    os.close(forked)
+    _, status = os.waitpid(bot, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:  # killed by a signal: so is its keeper, for the referee to read (with no core of its own)
+        import signal
+
+        libc.prctl(PR_SET_DUMPABLE, 0)
+        if -code != signal.SIGKILL:  # the one signal whose action is always the default
+            signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code & 0xFF)
