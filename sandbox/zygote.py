@@ -2,7 +2,7 @@
 
 Starting a bot cold costs a bubblewrap sandbox, an interpreter and the SDK's imports (~80 ms a
 seat). A template ("zygote") pays that once: it starts in the strong tier's sandbox like a bot,
-imports only trusted code (the runner, the SDK, the engine modules a bot may use), and then, for
+imports only trusted code (the runner, the SDK, the engine and strategy modules a bot may use), and then, for
 each bot of each game, forks a child that drops to the slot's uid (or, in a user namespace, drops
 every capability), sets its limits and seccomp filter, and only then reads and imports the bot
 (``runner._zygote``). Nothing a bot does reaches
