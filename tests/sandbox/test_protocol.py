@@ -1,6 +1,6 @@
-"""sandbox/protocol.py and sandbox/bootline.py: every message and reply, and the runner's boot line, has one JSON form that
-round-trips; a malformed one is a ValueError naming the field and quoting the input; the runner's own
-copy of the codec (it imports nothing) agrees with the module."""
+"""sandbox/protocol.py and sandbox/bootline.py: every message and reply, and the runner's boot line,
+has one JSON form that round-trips; a malformed one is a ValueError naming the field and quoting the
+input; the runner's own copy of the codec (it imports nothing) agrees with the module."""
 from __future__ import annotations
 
 import ast
