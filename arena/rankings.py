@@ -10,10 +10,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Sequence, TypeVar
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
-from arena.db import (BotVersion, Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, active_versions, prior_means,
-                      stored_id)
+from arena.db import (BotVersion, Match, MatchSeat, MatchStatus, Meta, Rating, RatingSnapshot, Season, active_versions,
+                      prior_means, stored_id)
 from arena.ratings import MU, RatingBook, Skill
 from arena.text import shown
 
@@ -60,6 +60,13 @@ def _set_meta(session: Session, key: str, value: int) -> None:
     else:
         row.value = str(value)
         session.add(row)
+
+
+def _recorded_rank(seat: MatchSeat) -> int:
+    """The rank of a seat of a recorded match (a planned match's seats have none yet)."""
+    if seat.rank is None:
+        raise ValueError(f"seat {seat.seat} of match {seat.match_id} has no rank: the match was not recorded")
+    return seat.rank
 
 
 def _rank_cell(rank: int | None) -> str:
@@ -176,14 +183,16 @@ class TrueSkill:
         from what is stored (empty when they agree). ``write`` replaces the stored ratings and snapshots."""
         book = RatingBook(starting_skills(session, variant))
         snapshots: list[RatingSnapshot] = []
-        matches = session.exec(select(Match).where(Match.status == "done").order_by(Match.rated_order)).all()  # type: ignore[arg-type]
+        matches = session.exec(select(Match).where(Match.status == MatchStatus.DONE)
+                               .order_by(col(Match.rated_order))).all()
         for match in matches:
             if match.rules_id.rsplit("-v", 1)[0] != variant:
                 continue
-            seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id).order_by(MatchSeat.seat)).all()  # type: ignore[arg-type]
+            seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id)
+                                 .order_by(col(MatchSeat.seat))).all()
             versions = [s.version_id for s in seats]
-            for v, skill in zip(versions, book.record(versions, [s.rank for s in seats])):  # type: ignore[misc]
-                snapshots.append(RatingSnapshot(match_id=match.id, version_id=v, variant=variant,  # type: ignore[arg-type]
+            for v, skill in zip(versions, book.record(versions, [_recorded_rank(s) for s in seats])):
+                snapshots.append(RatingSnapshot(match_id=stored_id(match), version_id=v, variant=variant,
                                                 mu=skill.mu, sigma=skill.sigma, games=skill.games))
         stored = {r.version_id: r for r in session.exec(select(Rating).where(Rating.variant == variant)).all()}
         differences = []
@@ -246,14 +255,15 @@ class WinRate:
         are the 95% Wilson interval of the win rate. Forfeits count as losses; void games do not count."""
         query = select(Season).where(Season.variant == variant)
         chosen = session.exec(query.where(Season.name == season) if season
-                              else query.order_by(Season.id.desc())).first()  # type: ignore[union-attr]
+                              else query.order_by(col(Season.id).desc())).first()
         if season and chosen is None:
             raise RankingError(f"no {variant} season named {season!r}")
         tallies: dict[int, list[int]] = {}
         if chosen is not None:
             for version_id, rank, coins in session.exec(
                     select(MatchSeat.version_id, MatchSeat.rank, MatchSeat.coins).where(
-                    MatchSeat.match_id == Match.id, Match.season_id == chosen.id, Match.status == "done")).all():
+                    MatchSeat.match_id == Match.id, Match.season_id == chosen.id,
+                    Match.status == MatchStatus.DONE)).all():
                 tally = tallies.setdefault(version_id, [0, 0, 0])
                 tally[0] += 1
                 tally[1] += rank == 1

@@ -7,7 +7,7 @@ import click
 from sqlmodel import Session, col, select
 
 from arena.audit_store import run_audit
-from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, Season
+from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, MatchStatus, Season
 from arena.dask_executor import DaskExecutor
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import default_format, format_of
@@ -183,7 +183,8 @@ def season_list(ctx: Context) -> None:
             counts = season_counts(session, s)
             rows.append((s.name, s.variant, f"{s.min_players}-{s.max_players}",
                          f"{s.games} deals/bot" if format_of(s.variant).same_deals else str(s.games),
-                         str(counts.get("done", 0)), str(counts.get("void", 0)), f"{s.created_at:%Y-%m-%d %H:%M}",
+                         str(counts.get(MatchStatus.DONE, 0)), str(counts.get(MatchStatus.VOID, 0)),
+                         f"{s.created_at:%Y-%m-%d %H:%M}",
                          f"{s.finished_at:%Y-%m-%d %H:%M}" if s.finished_at else "-"))
     echo(format_table(rows) if len(rows) > 1 else "no seasons yet: start one with 'arena season run'")
 
@@ -198,17 +199,17 @@ def season_show(ctx: Context, name: str) -> None:
         if s is None:
             raise UserError(f"no season named {name!r}")
         counts = season_counts(session, s)
-        done = (f"{plural(counts.get('done', 0), 'game')} done on {plural(s.games, 'deal')} per bot"
-                if format_of(s.variant).same_deals else f"{counts.get('done', 0)}/{s.games} games done")
+        done = (f"{plural(counts.get(MatchStatus.DONE, 0), 'game')} done on {plural(s.games, 'deal')} per bot"
+                if format_of(s.variant).same_deals else f"{counts.get(MatchStatus.DONE, 0)}/{s.games} games done")
         echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, "
-                   f"{done}, {counts.get('void', 0)} void, "
-                   f"{counts.get('planned', 0)} planned{', seat-rotated deals' if s.rotate else ''}")
+                   f"{done}, {counts.get(MatchStatus.VOID, 0)} void, "
+                   f"{counts.get(MatchStatus.PLANNED, 0)} planned{', seat-rotated deals' if s.rotate else ''}")
         if deals_secret(s):  # a bot entered later would play these deals knowing them
             echo(f"its games stay secret until 'arena season close {s.name}'; "
                        f"'arena leaderboard --variant {s.variant} --season {s.name}' shows the standings")
             return
         key = database_key(session)
-        matches = session.exec(select(Match).where(Match.season_id == s.id, Match.status != "planned")
+        matches = session.exec(select(Match).where(Match.season_id == s.id, Match.status != MatchStatus.PLANNED)
                                .order_by(col(Match.number).desc()).limit(10)).all()
         rows = [("match", "deal", "status", "seats (coins, status)")]
         for m in matches:
@@ -216,16 +217,16 @@ def season_show(ctx: Context, name: str) -> None:
                 MatchSeat.match_id == m.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id)
                 .order_by(col(MatchSeat.seat))).all()
             rows.append((str(m.id), deal_id(key, m.seed),
-                         f"void: {shown(m.void_reason, 120)}" if m.status == "void" else m.status,
+                         f"void: {shown(m.void_reason, 120)}" if m.status == MatchStatus.VOID else m.status,
                          ", ".join(f"{b.name} {ms.coins} {ms.status}" for ms, _, b in seats)))
         echo(format_table(rows))
 
 
-def season_counts(session: Session, s: Season) -> dict[str, int]:
+def season_counts(session: Session, s: Season) -> dict[MatchStatus, int]:
     from sqlalchemy import func
 
-    return dict(session.exec(select(Match.status, func.count()).where(Match.season_id == s.id)
-                             .group_by(Match.status)).all())
+    return {MatchStatus(status): count for status, count in session.exec(
+        select(Match.status, func.count()).where(Match.season_id == s.id).group_by(Match.status)).all()}
 
 
 @cli.command("leaderboard")
