@@ -6,7 +6,7 @@ import re
 import secrets
 import shlex
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import click
 from sqlmodel import Session, select
@@ -154,7 +154,7 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck
         raise click.ClickException(f"game voided by a referee fault: {record.void}")
 
 
-def record_json(record: GameRecord, seed: int | None) -> dict:
+def record_json(record: GameRecord, seed: int | None) -> dict[str, Any]:
     """``seed`` is the chosen one (``--seed``), the only seed that replays the game; never the deck's."""
     return {
         "rules_id": record.rules_id, "seed": seed, "void": record.void,
