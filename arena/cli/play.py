@@ -27,6 +27,7 @@ from engine import rules_for
 from sandbox import Limits, SandboxError, Tier, detect_tier, strong_tier_missing
 
 from arena.cli.base import Context, UserError, echo, board_table, check_writable_file, cli, format_table, pass_context
+from arena.cli.helps import bots_help
 from arena.cli.trust import EXEC, builtin_bot, ladder_bot, resolve_bot, sandbox_tier
 
 
@@ -252,11 +253,10 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
                     echo(text, err=True)
 
 
-@cli.group("bots", invoke_without_command=True)
+@cli.group("bots", invoke_without_command=True, help=bots_help())
 @click.pass_context
 def bots_group(click_ctx: click.Context) -> None:
-    """List bots and their versions, with their standing in every format (TrueSkill score, or win
-    rate where bots play the same deals), best classic score first; `arena bots retire NAME` stops one."""
+    """List bots and their versions (help: ``bots_help``); `arena bots retire NAME` stops one."""
     if click_ctx.invoked_subcommand is None:
         bots_list(click_ctx.ensure_object(Context))
 
