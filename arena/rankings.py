@@ -97,6 +97,10 @@ class Standing:
         """The row as text cells, one per ``columns``."""
         return (_rank_cell(self.rank), self.shown_name, str(self.version), str(self.games))
 
+    def brief(self) -> str:
+        """The standing in one cell, with its games (``arena bots``)."""
+        return "-"
+
     def to_json(self) -> dict[str, Any]:
         """The row as ``arena leaderboard --json`` and the site's leaderboard JSON write it."""
         return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
@@ -116,6 +120,9 @@ class RatedStanding(Standing):
     def cells(self) -> tuple[str, ...]:
         return (_rank_cell(self.rank), self.shown_name, str(self.version), f"{self.score:.2f}", f"{self.mu:.2f}",
                 f"{self.sigma:.2f}", str(self.games))
+
+    def brief(self) -> str:
+        return f"{self.score:.2f} ({self.games})"
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
@@ -141,6 +148,9 @@ class WinRateStanding(Standing):
         return (_rank_cell(self.rank), self.shown_name, str(self.version), str(self.games), str(self.wins),
                 f"{self.win_rate:.1%}", f"{self.ci_low:.1%}-{self.ci_high:.1%}",
                 "-" if self.avg_gold is None else f"{self.avg_gold:.2f}")
+
+    def brief(self) -> str:
+        return f"{self.win_rate:.0%} ({self.games})"
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
