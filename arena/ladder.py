@@ -107,7 +107,7 @@ class SeasonProgress:
     failures: int = 0  # seats that ended with a status other than ok
     played_now: int = 0
     #: this run's failed seats by bot name and status, e.g. {"mybot": {"protocol": 2}}
-    failures_by_bot: dict[str, Counter[str]] = field(default_factory=dict)
+    failures_by_bot: dict[str, Counter[SeatStatus]] = field(default_factory=dict)
 
     def count(self, outcome: MatchOutcome) -> None:
         """Add one recorded match."""
@@ -119,7 +119,7 @@ class SeasonProgress:
         for seat in record.seats if record is not None else ():
             if seat.status is not Status.OK:
                 self.failures += 1
-                self.failures_by_bot.setdefault(seat.name, Counter())[seat.status.value] += 1
+                self.failures_by_bot.setdefault(seat.name, Counter())[SeatStatus.of(seat.status)] += 1
 
     def failure_summary(self) -> str:
         """``mybot 3 (protocol 2, timeout 1), other 1 (crash 1)``, worst first; ``none`` without failures."""

@@ -245,6 +245,18 @@ class TrueSkill:
         return [RatedStanding.columns] + [r.cells() for r in rows]
 
 
+@dataclass(frozen=True, slots=True)
+class _Tally:
+    """One version's games on a season's deals: how many, how many won, the gold they made."""
+
+    games: int = 0
+    wins: int = 0
+    gold: int = 0
+
+    def plus(self, rank: int | None, coins: int | None) -> _Tally:
+        return _Tally(self.games + 1, self.wins + (rank == 1), self.gold + (coins or 0))
+
+
 class WinRate:
     """Games counted, not rated: each version's win rate on one season's deals (every bot plays the
     same ones), with its 95% Wilson interval, then average gold."""
@@ -268,19 +280,17 @@ class WinRate:
                               else query.order_by(col(Season.id).desc())).first()
         if season and chosen is None:
             raise RankingError(f"no {variant} season named {season!r}")
-        tallies: dict[int, list[int]] = {}
+        tallies: dict[int, _Tally] = {}
         if chosen is not None:
             for version_id, rank, coins in session.exec(
                     select(MatchSeat.version_id, MatchSeat.rank, MatchSeat.coins).where(
                     MatchSeat.match_id == Match.id, Match.season_id == chosen.id,
                     Match.status == MatchStatus.DONE)).all():
-                tally = tallies.setdefault(version_id, [0, 0, 0])
-                tally[0] += 1
-                tally[1] += rank == 1
-                tally[2] += coins or 0
+                tallies[version_id] = tallies.get(version_id, _Tally()).plus(rank, coins)
         rows: list[WinRateStanding] = []
         for bot, version in active_versions(session, variant):
-            games, wins, gold = tallies.get(stored_id(version), [0, 0, 0])
+            tally = tallies.get(stored_id(version), _Tally())
+            games, wins, gold = tally.games, tally.wins, tally.gold
             low, high = wilson(wins, games)
             rows.append(WinRateStanding(rank=0, name=bot.name, author=shown(bot.author), builtin=bot.builtin,
                                         version=version.number, version_id=stored_id(version), games=games,
