@@ -71,7 +71,10 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck
         raise UserError(f"{EXEC} bots run without the strong sandbox; add --unsafe to run your own program")
     if programs and in_process:
         raise UserError(f"{EXEC} bots are programs of their own: they cannot run --in-process")
-    lookup = (lambda spec: ladder_bot(ctx.engine, spec) if ctx.database_exists() else None)  # noqa: E731
+
+    def lookup(spec: str) -> ResolvedBot | None:
+        return ladder_bot(ctx.engine, spec) if ctx.database_exists() else None
+
     seats = [Seat(Path(programs[i][-1]).stem, "", False, "", argv=tuple(programs[i])) if i in programs
              else seat_of(spec, resolve_bot(spec, lookup)) for i, spec in enumerate(bots)]
     if in_process and ladder_bots_in_process(seats):
