@@ -11,7 +11,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from arena.audit import AuditGame, AuditReport, PairFinding, audit, audit_game
-from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, Season, author_group, now, stored_id
+from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, author_group, now, stored_id
 from engine.actions import action_from_json
 from engine.replay import Replay
 
@@ -36,7 +36,7 @@ class StoredFlag:
 
 def recorded_games(session: Session, variant: str | None = None, season: str | None = None) -> list[AuditGame]:
     """The done games of ``season`` (by name), or of every season of ``variant``, in recording order."""
-    query = select(Match).where(Match.status == "done", Match.season_id == Season.id)
+    query = select(Match).where(Match.status == MatchStatus.DONE, Match.season_id == Season.id)
     if season is not None:
         row = session.exec(select(Season).where(Season.name == season)).first()
         if row is None:

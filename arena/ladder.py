@@ -18,7 +18,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DataError, DBAPIError
 from sqlmodel import Session, col, select
 
-from arena.db import DatabaseError, Match, MatchSeat, Season, exclusive_run, now, one_line
+from arena.db import (DatabaseError, Match, MatchSeat, MatchStatus, Season, SeatStatus, exclusive_run, now, one_line,
+                      stored_id)
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
 from arena.match import MatchOutcome
@@ -28,7 +29,7 @@ from arena.rankings import RankingError, Standing, load_book
 from arena.ratings import RatingBook
 from arena.seeds import database_key
 from engine.rules import rules_for
-from sandbox import Limits, Tier
+from sandbox import Limits, Status, Tier
 
 log = logging.getLogger(__name__)
 
@@ -55,17 +56,17 @@ def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) ->
     """Store a finished match and its ratings in one transaction; False if it was already recorded."""
     match = session.get(Match, outcome.match_id)
     record = outcome.record
-    if match is None or match.status != "planned":
+    if match is None or match.status != MatchStatus.PLANNED:
         return False
     if record is None:  # the machine or the referee could not play it: void, the season goes on
-        match.status, match.void_reason = "void", (outcome.machine_fault or "not played")[:500]
+        match.status, match.void_reason = MatchStatus.VOID, (outcome.machine_fault or "not played")[:500]
         match.finished_at = now()
         session.add(match)
         session.commit()
         return True
     seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id).order_by(col(MatchSeat.seat))).all()
     for row, result in zip(seats, record.seats):
-        row.coins, row.rank, row.status = result.coins, result.rank, result.status.value
+        row.coins, row.rank, row.status = result.coins, result.rank, SeatStatus.of(result.status)
         row.detail, row.decisions, row.time_ms = result.detail[:500], result.decisions, result.time_ms
         if result.failure is not None:
             failure = result.failure
@@ -76,15 +77,15 @@ def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) ->
     match.finished_at = now()
     fmt = format_of(match.rules_id)
     if record.void:
-        match.status, match.void_reason = "void", record.void[:500]
+        match.status, match.void_reason = MatchStatus.VOID, record.void[:500]
         session.add(match)
         session.commit()
         return True
-    match.status = "done"
+    match.status = MatchStatus.DONE
     match.rated_order = (session.exec(select(func.max(Match.rated_order))).one() or 0) + 1
     session.add(match)
-    fmt.ranking.record(session, book, fmt.name, [row.version_id for row in seats], [row.rank for row in seats],  # type: ignore[misc]
-                       match.id)  # type: ignore[arg-type]
+    fmt.ranking.record(session, book, fmt.name, [row.version_id for row in seats],
+                       [result.rank for _, result in zip(seats, record.seats)], stored_id(match))
     session.commit()
     return True
 
@@ -106,7 +107,7 @@ class SeasonProgress:
     failures: int = 0  # seats that ended with a status other than ok
     played_now: int = 0
     #: this run's failed seats by bot name and status, e.g. {"mybot": {"protocol": 2}}
-    failures_by_bot: dict[str, Counter[str]] = field(default_factory=dict)
+    failures_by_bot: dict[str, Counter[SeatStatus]] = field(default_factory=dict)
 
     def count(self, outcome: MatchOutcome) -> None:
         """Add one recorded match."""
@@ -116,9 +117,9 @@ class SeasonProgress:
         self.done += not void
         self.played_now += 1
         for seat in record.seats if record is not None else ():
-            if seat.status.value != "ok":
+            if seat.status is not Status.OK:
                 self.failures += 1
-                self.failures_by_bot.setdefault(seat.name, Counter())[seat.status.value] += 1
+                self.failures_by_bot.setdefault(seat.name, Counter())[SeatStatus.of(seat.status)] += 1
 
     def failure_summary(self) -> str:
         """``mybot 3 (protocol 2, timeout 1), other 1 (crash 1)``, worst first; ``none`` without failures."""
@@ -174,7 +175,7 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                 if planner.same_deals:  # deals × bots, not season.games
                     progress.planned = planner.number + planner.remaining()
                 backlog = group_tables(session.exec(select(Match).where(
-                    Match.season_id == season.id, Match.status == "planned")).all())
+                    Match.season_id == season.id, Match.status == MatchStatus.PLANNED)).all())
                 if backlog:
                     log.info("season %s: resuming %d planned tables", season.name, len(backlog))
                 elif planner.remaining() > 0 and not planner.same_deals:  # before the first progress line
@@ -226,9 +227,9 @@ def _progress_of(session: Session, season: Season) -> SeasonProgress:
                                .group_by(Match.status)).all())
     failures = session.exec(select(func.count()).select_from(MatchSeat).where(
         MatchSeat.match_id == Match.id, Match.season_id == season.id,
-        MatchSeat.status != None, MatchSeat.status != "ok")).one()  # noqa: E711
-    return SeasonProgress(planned=season.games, done=counts.get("done", 0), void=counts.get("void", 0),
-                          failures=int(failures))
+        col(MatchSeat.status).is_not(None), MatchSeat.status != SeatStatus.OK)).one()
+    return SeasonProgress(planned=season.games, done=counts.get(MatchStatus.DONE, 0),
+                          void=counts.get(MatchStatus.VOID, 0), failures=int(failures))
 
 
 def leaderboard(session: Session, variant: str | None = None, season: str | None = None) -> Sequence[Standing]:

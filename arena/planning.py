@@ -166,11 +166,11 @@ class Planner:
         matches = []
         first = self.number
         for seed in seeds:
-            match = Match(season_id=self.season.id, number=self.number, table=first, seed=seed,  # type: ignore[arg-type]
+            match = Match(season_id=stored_id(self.season), number=self.number, table=first, seed=seed,
                           rules_id=self.rules.id)
             self.session.add(match)
             self.session.flush()
-            self.session.add(MatchSeat(match_id=match.id, seat=0, version_id=version_id))  # type: ignore[arg-type]
+            self.session.add(MatchSeat(match_id=stored_id(match), seat=0, version_id=version_id))
             self.number += 1
             matches.append(match)
         self.session.commit()
@@ -181,7 +181,6 @@ class Planner:
         if self.same_deals:
             return self.plan_deals()
         versions = self._versions()
-        by_id = {v.id: v for _, v in versions}
         check_enough_bots(self.session, self.season.name, self.season.variant, self.season.min_players,
                           self.builtin_only)
         candidates = [Candidate(stored_id(v), self.book.get(stored_id(v)), self.season_seats[stored_id(v)],
@@ -197,12 +196,12 @@ class Planner:
         matches = []
         first = self.number
         for seating in tables[: max(1, self.remaining())]:
-            match = Match(season_id=self.season.id, number=self.number, table=first, seed=seed,  # type: ignore[arg-type]
+            match = Match(season_id=stored_id(self.season), number=self.number, table=first, seed=seed,
                           rules_id=self.rules.id)
             self.session.add(match)
             self.session.flush()
             for seat, version_id in enumerate(seating):
-                self.session.add(MatchSeat(match_id=match.id, seat=seat, version_id=by_id[version_id].id))  # type: ignore[arg-type]
+                self.session.add(MatchSeat(match_id=stored_id(match), seat=seat, version_id=version_id))
                 self.season_seats[version_id] += 1
             self.number += 1
             matches.append(match)
@@ -222,12 +221,14 @@ def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier:
         ).order_by(col(MatchSeat.seat))).all()
         seating = []
         for _, version, bot in rows:
-            if version.id not in index:
-                index[version.id] = len(bots)  # type: ignore[index]
+            version_id = stored_id(version)
+            if version_id not in index:
+                index[version_id] = len(bots)
                 name = f"{bot.name}#{version.number}" if version.number > 1 else bot.name
-                bots.append(SeatEntry(version.id, name, version.source, version.language))  # type: ignore[arg-type]
-            seating.append(index[version.id])  # type: ignore[index]
-        games.append(GameSpec(match.id, match.seed, tuple(seating), bot_seeds(key, match.seed, len(seating))))  # type: ignore[arg-type]
+                bots.append(SeatEntry(version_id, name, version.source, version.language))
+            seating.append(index[version_id])
+        games.append(GameSpec(stored_id(match), match.seed, tuple(seating),
+                              bot_seeds(key, match.seed, len(seating))))
     return TableTask(matches[0].rules_id, tuple(bots), tuple(games), limits, tier)
 
 

@@ -10,10 +10,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Sequence, TypeVar
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
-from arena.db import (BotVersion, Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, active_versions, prior_means,
-                      stored_id)
+from arena.db import (BotVersion, Match, MatchSeat, MatchStatus, Meta, Rating, RatingSnapshot, Season, active_versions,
+                      prior_means, stored_id)
 from arena.ratings import MU, RatingBook, Skill
 from arena.text import shown
 
@@ -62,6 +62,13 @@ def _set_meta(session: Session, key: str, value: int) -> None:
         session.add(row)
 
 
+def _recorded_rank(seat: MatchSeat) -> int:
+    """The rank of a seat of a recorded match (a planned match's seats have none yet)."""
+    if seat.rank is None:
+        raise ValueError(f"seat {seat.seat} of match {seat.match_id} has no rank: the match was not recorded")
+    return seat.rank
+
+
 def _rank_cell(rank: int | None) -> str:
     return "-" if rank is None else str(rank)
 
@@ -90,6 +97,10 @@ class Standing:
         """The row as text cells, one per ``columns``."""
         return (_rank_cell(self.rank), self.shown_name, str(self.version), str(self.games))
 
+    def brief(self) -> str:
+        """The standing in one cell, with its games (``arena bots``)."""
+        return "-"
+
     def to_json(self) -> dict[str, Any]:
         """The row as ``arena leaderboard --json`` and the site's leaderboard JSON write it."""
         return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
@@ -109,6 +120,9 @@ class RatedStanding(Standing):
     def cells(self) -> tuple[str, ...]:
         return (_rank_cell(self.rank), self.shown_name, str(self.version), f"{self.score:.2f}", f"{self.mu:.2f}",
                 f"{self.sigma:.2f}", str(self.games))
+
+    def brief(self) -> str:
+        return f"{self.score:.2f} ({self.games})"
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
@@ -134,6 +148,9 @@ class WinRateStanding(Standing):
         return (_rank_cell(self.rank), self.shown_name, str(self.version), str(self.games), str(self.wins),
                 f"{self.win_rate:.1%}", f"{self.ci_low:.1%}-{self.ci_high:.1%}",
                 "-" if self.avg_gold is None else f"{self.avg_gold:.2f}")
+
+    def brief(self) -> str:
+        return f"{self.win_rate:.0%} ({self.games})"
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
@@ -176,14 +193,16 @@ class TrueSkill:
         from what is stored (empty when they agree). ``write`` replaces the stored ratings and snapshots."""
         book = RatingBook(starting_skills(session, variant))
         snapshots: list[RatingSnapshot] = []
-        matches = session.exec(select(Match).where(Match.status == "done").order_by(Match.rated_order)).all()  # type: ignore[arg-type]
+        matches = session.exec(select(Match).where(Match.status == MatchStatus.DONE)
+                               .order_by(col(Match.rated_order))).all()
         for match in matches:
             if match.rules_id.rsplit("-v", 1)[0] != variant:
                 continue
-            seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id).order_by(MatchSeat.seat)).all()  # type: ignore[arg-type]
+            seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id)
+                                 .order_by(col(MatchSeat.seat))).all()
             versions = [s.version_id for s in seats]
-            for v, skill in zip(versions, book.record(versions, [s.rank for s in seats])):  # type: ignore[misc]
-                snapshots.append(RatingSnapshot(match_id=match.id, version_id=v, variant=variant,  # type: ignore[arg-type]
+            for v, skill in zip(versions, book.record(versions, [_recorded_rank(s) for s in seats])):
+                snapshots.append(RatingSnapshot(match_id=stored_id(match), version_id=v, variant=variant,
                                                 mu=skill.mu, sigma=skill.sigma, games=skill.games))
         stored = {r.version_id: r for r in session.exec(select(Rating).where(Rating.variant == variant)).all()}
         differences = []
@@ -226,6 +245,18 @@ class TrueSkill:
         return [RatedStanding.columns] + [r.cells() for r in rows]
 
 
+@dataclass(frozen=True, slots=True)
+class _Tally:
+    """One version's games on a season's deals: how many, how many won, the gold they made."""
+
+    games: int = 0
+    wins: int = 0
+    gold: int = 0
+
+    def plus(self, rank: int | None, coins: int | None) -> _Tally:
+        return _Tally(self.games + 1, self.wins + (rank == 1), self.gold + (coins or 0))
+
+
 class WinRate:
     """Games counted, not rated: each version's win rate on one season's deals (every bot plays the
     same ones), with its 95% Wilson interval, then average gold."""
@@ -246,21 +277,20 @@ class WinRate:
         are the 95% Wilson interval of the win rate. Forfeits count as losses; void games do not count."""
         query = select(Season).where(Season.variant == variant)
         chosen = session.exec(query.where(Season.name == season) if season
-                              else query.order_by(Season.id.desc())).first()  # type: ignore[union-attr]
+                              else query.order_by(col(Season.id).desc())).first()
         if season and chosen is None:
             raise RankingError(f"no {variant} season named {season!r}")
-        tallies: dict[int, list[int]] = {}
+        tallies: dict[int, _Tally] = {}
         if chosen is not None:
             for version_id, rank, coins in session.exec(
                     select(MatchSeat.version_id, MatchSeat.rank, MatchSeat.coins).where(
-                    MatchSeat.match_id == Match.id, Match.season_id == chosen.id, Match.status == "done")).all():
-                tally = tallies.setdefault(version_id, [0, 0, 0])
-                tally[0] += 1
-                tally[1] += rank == 1
-                tally[2] += coins or 0
+                    MatchSeat.match_id == Match.id, Match.season_id == chosen.id,
+                    Match.status == MatchStatus.DONE)).all():
+                tallies[version_id] = tallies.get(version_id, _Tally()).plus(rank, coins)
         rows: list[WinRateStanding] = []
         for bot, version in active_versions(session, variant):
-            games, wins, gold = tallies.get(stored_id(version), [0, 0, 0])
+            tally = tallies.get(stored_id(version), _Tally())
+            games, wins, gold = tally.games, tally.wins, tally.gold
             low, high = wilson(wins, games)
             rows.append(WinRateStanding(rank=0, name=bot.name, author=shown(bot.author), builtin=bot.builtin,
                                         version=version.number, version_id=stored_id(version), games=games,

@@ -1,9 +1,11 @@
 """The ``arena`` command line: the group and shared state in ``base``, the trust and tier policy in
-``trust``, the commands in ``play`` (play, submit, bots, demo), ``season`` (season ..., leaderboard),
-``site`` (site build), ``game`` (game show), ``audit`` (the integrity audit) and ``backup``."""
+``trust``, help texts built from the format registry in ``helps``, the commands in ``play`` (play),
+``bots`` (submit, bots, bots retire), ``demo``, ``season`` (season ..., leaderboard), ``site`` (site build),
+``game`` (game show), ``audit`` (the integrity audit) and ``backup``."""
 from __future__ import annotations
 
 from arena.cli import audit, backup, game, play, season, site, testrun  # noqa: F401 - importing a command module registers its commands
 from arena.cli.base import cli, main
+from arena.cli import bots, demo  # noqa: F401 - the commands play.py held: importing them registers them
 
 __all__ = ["cli", "main"]

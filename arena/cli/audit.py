@@ -11,13 +11,14 @@ from arena.audit_store import AuditError, clear_flag, run_audit, stored_flags
 from arena.formats import format_of
 from arena.text import plural, shown
 
+from arena.cli.helps import FormatsOption, audit_variant_help
 from arena.cli.base import Context, UserError, cli, echo, format_table, pass_context
 
 
 @cli.group(invoke_without_command=True)
 @click.option("--season", "season_name", default=None,
               help="Audit one season's games (default: every season of --variant).")
-@click.option("--variant", default=None, help="The format whose games are audited (default classic).")
+@click.option("--variant", default=None, cls=FormatsOption, help_from=audit_variant_help)
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option("--all", "show_all", is_flag=True, help="List every pair tested, not only those that stand out.")
 @pass_context

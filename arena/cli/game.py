@@ -10,7 +10,7 @@ from sqlmodel import Session, col, select
 from arena.replay_text import position_text, turns_text
 from engine.replay import Replay, ReplayMismatch
 
-from arena.db import Bot, BotVersion, Match, MatchSeat, Season
+from arena.db import Bot, BotVersion, Match, MatchSeat, Season, SeatStatus
 from arena.ladder import deals_secret
 from arena.seeds import database_key, deal_id
 from arena.text import failure_text, shown, solo_result
@@ -77,7 +77,7 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None) -> None:
     echo(head)
     echo(format_table(table))
     for seat, version, bot in rows:
-        if seat.status not in (None, "ok"):
+        if seat.status not in (None, SeatStatus.OK):
             echo(failure_text(seat.seat, bot.name, seat.status, seat.detail, seat.failure_request,
                                     seat.failure_step, seat.failure_log))
     if turns or step is not None:

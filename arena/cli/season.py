@@ -7,7 +7,7 @@ import click
 from sqlmodel import Session, col, select
 
 from arena.audit_store import run_audit
-from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, Season
+from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, MatchStatus, Season
 from arena.dask_executor import DaskExecutor
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import default_format, format_of
@@ -21,6 +21,8 @@ from engine.rules import rules_for
 from sandbox import Limits
 
 from arena.cli.base import Context, UserError, echo, board_table, cli, format_table, pass_context
+from arena.cli.helps import (FormatsCommand, FormatsOption, games_help, leaderboard_help, leaderboard_season_help,
+                             players_help, season_close_help, season_run_help, variant_help)
 from arena.cli.stopping import stop_on_signals
 from arena.cli.trust import sandbox_tier
 
@@ -64,20 +66,17 @@ def season() -> None:
     """Run and inspect ladder seasons."""
 
 
-@season.command("run")
+@season.command("run", cls=FormatsCommand, help_from=season_run_help)
 @click.option("--name", default="season-1", show_default=True, help="Season name; an existing season resumes.")
 @click.option("--games", type=click.IntRange(min=1), default=None,
-              help="Games in the season (new seasons: 100); solo: deals every bot plays (new seasons: 50). "
-                   "A larger number extends an existing season.")
+              cls=FormatsOption, help_from=games_help)
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True,
               help="Parallel matches (local pool processes, or dask-local worker processes).")
 @click.option("--executor", "executor_spec", default="local", show_default=True,
               help="Where tables are played: local (a process pool), dask-local (a Dask LocalCluster), "
                    "or dask://HOST:PORT (a Dask scheduler; its workers decide the parallelism).")
-@click.option("--players", default=None,
-              help="Table size, N or N-M (default: the variant's, classic 3-5, duel 2, solo 1).")
-@click.option("--variant", default=None,
-              help="classic, duel or solo (default: the season's own, classic for a new one).")
+@click.option("--players", default=None, cls=FormatsOption, help_from=players_help)
+@click.option("--variant", default=None, cls=FormatsOption, help_from=variant_help)
 @click.option("--rotate/--no-rotate", default=True, show_default=True,
               help="New seasons: play every deal once per seat rotation (same deck, luck cancels out; "
                    "every game starts every bot afresh).")
@@ -93,10 +92,7 @@ def season() -> None:
 def season_run(ctx: Context, name: str, games: int | None, workers: int, executor_spec: str, players: str | None,
                variant: str | None, rotate: bool, seed: int | None, bosses: str | None, unsafe: bool,
                decision_ms: float, bank_ms: float) -> None:
-    """Run a season (or resume it where it stopped), then print the leaderboard.
-
-    Solo seasons: every bot that plays solo plays the same deals, ranked by win rate.
-    """
+    """Run a season (or resume it where it stopped), then print the leaderboard (help: ``season_run_help``)."""
     boss_names = parse_bosses(bosses) if bosses is not None else []
     try:
         check_text(name, "season name")
@@ -158,11 +154,11 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
         echo(board_table(leaderboard(session, variant, name if format_of(variant).same_deals else None), variant))
 
 
-@season.command("close")
+@season.command("close", cls=FormatsCommand, help_from=season_close_help)
 @click.argument("name")
 @pass_context
 def season_close(ctx: Context, name: str) -> None:
-    """Close a season: it plays no more games, and a solo season's deals are published by the next site build."""
+    """Close a season: it plays no more games (help: ``season_close_help``)."""
     with Session(ctx.engine) as session:
         try:
             closed = close_season(session, name)
@@ -183,7 +179,8 @@ def season_list(ctx: Context) -> None:
             counts = season_counts(session, s)
             rows.append((s.name, s.variant, f"{s.min_players}-{s.max_players}",
                          f"{s.games} deals/bot" if format_of(s.variant).same_deals else str(s.games),
-                         str(counts.get("done", 0)), str(counts.get("void", 0)), f"{s.created_at:%Y-%m-%d %H:%M}",
+                         str(counts.get(MatchStatus.DONE, 0)), str(counts.get(MatchStatus.VOID, 0)),
+                         f"{s.created_at:%Y-%m-%d %H:%M}",
                          f"{s.finished_at:%Y-%m-%d %H:%M}" if s.finished_at else "-"))
     echo(format_table(rows) if len(rows) > 1 else "no seasons yet: start one with 'arena season run'")
 
@@ -198,17 +195,17 @@ def season_show(ctx: Context, name: str) -> None:
         if s is None:
             raise UserError(f"no season named {name!r}")
         counts = season_counts(session, s)
-        done = (f"{plural(counts.get('done', 0), 'game')} done on {plural(s.games, 'deal')} per bot"
-                if format_of(s.variant).same_deals else f"{counts.get('done', 0)}/{s.games} games done")
+        done = (f"{plural(counts.get(MatchStatus.DONE, 0), 'game')} done on {plural(s.games, 'deal')} per bot"
+                if format_of(s.variant).same_deals else f"{counts.get(MatchStatus.DONE, 0)}/{s.games} games done")
         echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, "
-                   f"{done}, {counts.get('void', 0)} void, "
-                   f"{counts.get('planned', 0)} planned{', seat-rotated deals' if s.rotate else ''}")
+                   f"{done}, {counts.get(MatchStatus.VOID, 0)} void, "
+                   f"{counts.get(MatchStatus.PLANNED, 0)} planned{', seat-rotated deals' if s.rotate else ''}")
         if deals_secret(s):  # a bot entered later would play these deals knowing them
             echo(f"its games stay secret until 'arena season close {s.name}'; "
                        f"'arena leaderboard --variant {s.variant} --season {s.name}' shows the standings")
             return
         key = database_key(session)
-        matches = session.exec(select(Match).where(Match.season_id == s.id, Match.status != "planned")
+        matches = session.exec(select(Match).where(Match.season_id == s.id, Match.status != MatchStatus.PLANNED)
                                .order_by(col(Match.number).desc()).limit(10)).all()
         rows = [("match", "deal", "status", "seats (coins, status)")]
         for m in matches:
@@ -216,30 +213,26 @@ def season_show(ctx: Context, name: str) -> None:
                 MatchSeat.match_id == m.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id)
                 .order_by(col(MatchSeat.seat))).all()
             rows.append((str(m.id), deal_id(key, m.seed),
-                         f"void: {shown(m.void_reason, 120)}" if m.status == "void" else m.status,
+                         f"void: {shown(m.void_reason, 120)}" if m.status == MatchStatus.VOID else m.status,
                          ", ".join(f"{b.name} {ms.coins} {ms.status}" for ms, _, b in seats)))
         echo(format_table(rows))
 
 
-def season_counts(session: Session, s: Season) -> dict[str, int]:
+def season_counts(session: Session, s: Season) -> dict[MatchStatus, int]:
     from sqlalchemy import func
 
-    return dict(session.exec(select(Match.status, func.count()).where(Match.season_id == s.id)
-                             .group_by(Match.status)).all())
+    return {MatchStatus(status): count for status, count in session.exec(
+        select(Match.status, func.count()).where(Match.season_id == s.id).group_by(Match.status)).all()}
 
 
-@cli.command("leaderboard")
+@cli.command("leaderboard", cls=FormatsCommand, help_from=leaderboard_help)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of rows.")
 @click.option("--variant", default=default_format().name, show_default=True)
 @click.option("--rerate", "do_rerate", is_flag=True, help="Recompute every rating from the recorded games first.")
-@click.option("--season", "season_name", default=None,
-              help="Solo: the season whose deals rank the bots (default: the latest).")
+@click.option("--season", "season_name", default=None, cls=FormatsOption, help_from=leaderboard_season_help)
 @pass_context
 def leaderboard_command(ctx: Context, as_json: bool, variant: str, do_rerate: bool, season_name: str | None) -> None:
-    """The ladder: score (mu - 3 sigma), mu, sigma and games of each bot's current version.
-
-    Solo: win rate with its 95% Wilson interval and average gold on one season's deals.
-    """
+    """The ladder: each bot's current version on a format's board (help: ``leaderboard_help``)."""
     try:
         variant = rules_for(variant).variant
     except ValueError as exc:

@@ -13,7 +13,7 @@ from sqlmodel import Session
 from arena.cli.base import Context, UserError, echo, cli, format_table, pass_context
 from arena.cli.season import executor_for
 from arena.cli.stopping import stop_on_signals
-from arena.cli.trust import ladder_bot, resolve_bot, sandbox_tier
+from arena.cli.trust import ResolvedBot, ladder_bot, resolve_bot, sandbox_tier
 from arena.db import DatabaseError, exclusive_run
 from arena.executors import ExecutorError
 from arena.formats import default_format, format_of
@@ -184,9 +184,9 @@ def state_of(test: StoredTestRun) -> str:
     return {Verdict.H1: "H1: better", Verdict.H0: "H0: not better", None: "inconclusive"}[test.verdict]
 
 
-def resolved(spec: str, lookup: Callable[[str], tuple[str, str, str] | None]) -> Candidate:
-    name, source, _trusted, language = resolve_bot(spec, lookup)
-    return Candidate(spec, name, source, language)
+def resolved(spec: str, lookup: Callable[[str], ResolvedBot | None]) -> Candidate:
+    bot = resolve_bot(spec, lookup)
+    return Candidate(spec, bot.name, bot.source, bot.language)
 
 
 def current_bots(ctx: Context, stored: Sequence[Candidate]) -> list[Candidate | None]:

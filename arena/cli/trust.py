@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -19,16 +20,25 @@ from arena.cli.base import UserError
 EXEC = "exec:"
 
 
+@dataclass(frozen=True)
+class ResolvedBot:
+    """A bot as a command names it, found: what it is called, its code, whether it is built in (trusted),
+    and the language it is written in (sandbox/languages.py)."""
+
+    name: str
+    source: str
+    trusted: bool
+    language: str
+
+
 def builtin_bot(name: str) -> Path | None:
     """A built-in bot's file by name, ``greedy`` or ``greedy_bot``."""
     return builtin_bots().get(name.removesuffix("_bot"))
 
 
-def resolve_bot(spec: str, ladder: Callable[[str], tuple[str, str, str] | None] = lambda spec: None
-                ) -> tuple[str, str, bool, str]:
-    """(name, source, trusted, language) for a bot given by built-in name, by path (its language by its
-    extension), or (``ladder``: a lookup in the database) as a ladder bot ``NAME`` (its current version)
-    or ``NAME@N``; only built-in bots are trusted."""
+def resolve_bot(spec: str, ladder: Callable[[str], ResolvedBot | None] = lambda spec: None) -> ResolvedBot:
+    """A bot given by built-in name, by path (its language by its extension), or (``ladder``: a lookup in
+    the database) as a ladder bot ``NAME`` (its current version) or ``NAME@N``; only built-in bots are trusted."""
     path = builtin_bot(spec)
     trusted = path is not None
     if path is None:
@@ -36,7 +46,7 @@ def resolve_bot(spec: str, ladder: Callable[[str], tuple[str, str, str] | None] 
         if not os.path.lexists(path):  # a link or a FIFO is there, and refused by read_bot_file
             found = ladder(spec)
             if found is not None:
-                return found[0], found[1], False, found[2]
+                return found
             known = ", ".join(builtin_bots())
             raise UserError(f"no bot {spec!r}: not a file, not a built-in bot ({known}), not a bot of this ladder"
                             + did_you_mean(spec, list(builtin_bots())))
@@ -44,11 +54,11 @@ def resolve_bot(spec: str, ladder: Callable[[str], tuple[str, str, str] | None] 
         source, language = read_bot(read_bot_file(path), str(path))
     except SubmissionError as exc:  # also a file its owner alone may read
         raise UserError(str(exc)) from None
-    return path.stem, source, trusted, language
+    return ResolvedBot(path.stem, source, trusted, language)
 
 
-def ladder_bot(engine: Engine, spec: str) -> tuple[str, str, str] | None:
-    """(``NAME@N``, source, language) of a bot on the ladder given as ``NAME`` (its current version) or ``NAME@N``."""
+def ladder_bot(engine: Engine, spec: str) -> ResolvedBot | None:
+    """A bot on the ladder given as ``NAME`` (its current version) or ``NAME@N``, named ``NAME@N`` (never trusted)."""
     name, at, number = spec.partition("@")
     with Session(engine) as session:
         bot = session.exec(select(Bot).where(Bot.name == name)).first()
@@ -64,7 +74,7 @@ def ladder_bot(engine: Engine, spec: str) -> tuple[str, str, str] | None:
         version = chosen[0]
     else:
         version = next((v for v in reversed(versions) if v.active), versions[-1])
-    return f"{name}@{version.number}", version.source, version.language
+    return ResolvedBot(f"{name}@{version.number}", version.source, False, version.language)
 
 
 def sandbox_tier(unsafe: bool, tier: Tier | None = None) -> Tier:

@@ -1,9 +1,9 @@
 """The ladder's database (SQLModel): bots and versions, seasons, matches, seats, ratings.
 
-One job a module: ``schema`` (the tables and the schema version), ``urls`` (what ``--db`` names, and
-why an SQLite file cannot be used), ``connect`` (``make_engine``), ``migrations`` (upgrading an older
-schema), ``lock`` (one writer at a time), ``queries`` (reading rows), ``errors``. Import every name
-from here: ``from arena.db import X``."""
+One job a module: ``schema`` (the tables and the schema version), ``values`` (the statuses they store),
+``urls`` (what ``--db`` names, and why an SQLite file cannot be used), ``connect`` (``make_engine``),
+``migrations`` (upgrading an older schema), ``lock`` (one writer at a time), ``queries`` (reading rows),
+``errors``. Import every name from here: ``from arena.db import X``."""
 from __future__ import annotations
 
 from arena.db.connect import make_engine
@@ -12,12 +12,13 @@ from arena.db.lock import ADVISORY_KEY, exclusive_run
 from arena.db.queries import active_versions, author_group, played_formats, prior_means, stored_id
 from arena.db.schema import (SCHEMA_VERSION, AuditFlag, Bot, BotVersion, Match, MatchSeat, Meta, Rating, RatingSnapshot,
                              Season, TestRun, TestRunBot, TestRunPair, VersionFormat, now, source_hash)
+from arena.db.values import MatchStatus, SeatStatus
 from arena.db.urls import DB_ENV, DEFAULT_DB, database_url, driver_url, shown_url, sqlite_file_problem
 
 __all__ = [
     "ADVISORY_KEY", "DB_ENV", "DEFAULT_DB", "SCHEMA_VERSION",
-    "AuditFlag", "Bot", "BotVersion", "DatabaseError", "Match", "MatchSeat", "Meta", "Rating", "RatingSnapshot",
-    "Season", "TestRun", "TestRunBot", "TestRunPair", "VersionFormat",
+    "AuditFlag", "Bot", "BotVersion", "DatabaseError", "Match", "MatchSeat", "MatchStatus", "Meta", "Rating",
+    "RatingSnapshot", "Season", "SeatStatus", "TestRun", "TestRunBot", "TestRunPair", "VersionFormat",
     "active_versions", "author_group", "database_url", "driver_url", "exclusive_run", "make_engine", "now",
     "one_line", "played_formats", "prior_means", "shown_url", "source_hash", "sqlite_file_problem", "stored_id",
 ]

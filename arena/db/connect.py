@@ -89,7 +89,7 @@ def _storable(value: Any) -> Any:
     return value
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the recording coordinator
     cursor.execute("PRAGMA synchronous=FULL")  # a recorded match survives a power cut

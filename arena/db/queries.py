@@ -1,7 +1,7 @@
 """Reading stored rows: ids, the versions that play, their starting means and formats, authors' groups."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
 from sqlmodel import Session, col, select
 
@@ -15,11 +15,16 @@ def author_group(bot: Bot) -> str | None:
     return None if bot.builtin or not author else author
 
 
-def stored_id(row: Any) -> int:
+class _Row(Protocol):
+    @property
+    def id(self) -> int | None: ...
+
+
+def stored_id(row: _Row) -> int:
     """The id of a row that is in the database (SQLModel types ids as optional until a row is stored)."""
     if row.id is None:
         raise DatabaseError(f"{type(row).__name__} has no id: it was never stored")
-    return int(row.id)
+    return row.id
 
 
 def active_versions(session: Session, variant: str | None = None) -> list[tuple[Bot, BotVersion]]:

@@ -9,6 +9,8 @@ from typing import Optional
 from sqlalchemy import BigInteger, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from arena.db.values import MatchStatus, SeatStatus, TextEnum
+
 SCHEMA_VERSION = 7  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (TestRun, TestRunBot, TestRunPair: new tables, made by create_all)
@@ -87,7 +89,7 @@ class Match(SQLModel, table=True):
     table: int  # number of the first match of its table: a table's games are played together, every bot afresh in each
     seed: int = Field(sa_type=BigInteger)
     rules_id: str
-    status: str = Field(default="planned", index=True)  # planned | done | void
+    status: MatchStatus = Field(default=MatchStatus.PLANNED, sa_type=TextEnum(MatchStatus), index=True)
     rated_order: Optional[int] = Field(default=None, index=True, unique=True)  # global order of recording
     planned_at: datetime = Field(default_factory=now)
     finished_at: Optional[datetime] = None
@@ -104,7 +106,7 @@ class MatchSeat(SQLModel, table=True):
     version_id: int = Field(foreign_key="botversion.id", index=True)
     coins: Optional[int] = None
     rank: Optional[int] = None
-    status: Optional[str] = None  # ok | timeout | crash | illegal | protocol | disconnect
+    status: Optional[SeatStatus] = Field(default=None, sa_type=TextEnum(SeatStatus))  # None until played
     detail: str = ""
     decisions: int = 0
     time_ms: float = 0.0

@@ -1,0 +1,52 @@
+"""The bots of the ladder as ``arena bots`` lists them: each with its versions and its standing in every
+format, best first on the default format's board."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import Session, select
+
+from arena.db import Bot, BotVersion
+from arena.formats import Format, default_format, formats
+from arena.ladder import leaderboard
+from arena.rankings import Standing
+
+UNPLACED = 10**9  # the place of a bot that is not on the default format's board (sorted last)
+
+
+@dataclass(frozen=True)
+class BotListing:
+    """One bot: its current version (None: retired), how many versions it has, and its row on each
+    format's board (None where it does not play)."""
+
+    name: str
+    author: str
+    builtin: bool
+    current: int | None
+    versions: int
+    standings: tuple[Standing | None, ...]  # one a format of ``Roster.formats``
+
+
+@dataclass(frozen=True)
+class Roster:
+    formats: tuple[Format, ...]
+    bots: tuple[BotListing, ...]
+
+
+def roster(session: Session) -> Roster:
+    """Every bot, by its place on the default format's board, then by name."""
+    shown = tuple(formats())
+    boards = {f.name: {row.name: row for row in leaderboard(session, f.name)} for f in shown}
+    first = boards[default_format().name]
+    listed = []
+    for bot in session.exec(select(Bot)).all():
+        versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).all()
+        listed.append(BotListing(bot.name, bot.author, bot.builtin,
+                                 max((v.number for v in versions if v.active), default=None), len(versions),
+                                 tuple(boards[f.name].get(bot.name) for f in shown)))
+
+    def place(bot: BotListing) -> int:
+        row = first.get(bot.name)
+        return UNPLACED if row is None or row.rank is None else row.rank
+
+    return Roster(shown, tuple(sorted(listed, key=lambda bot: (place(bot), bot.name))))
