@@ -42,7 +42,7 @@ def rules_meta(rules_id: str) -> dict[str, Any]:
     except ValueError as exc:
         raise SiteError(f"game with unknown rules {rules_id!r}: {exc}") from None
     meta = {"id": rules.id, "hand_size": rules.hand_size, "deck_size": rules.deck_size,
-            "gifts_by_consent": rules.gifts_by_consent,
+            "gifts_by_consent": rules.gifts_by_consent, "money": list(rules.money),
             "start_fields": rules.start_fields, "turn_up": rules.turn_up, "draw": rules.draw,
             "reshuffles": rules.reshuffles, "beans": {t.bean.value: t.name for t in rules.bean_types},
             "meters": {t.bean.value: list(t.beanometer) for t in rules.bean_types}}

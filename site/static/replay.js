@@ -185,7 +185,7 @@
     }
     panel.appendChild(head);
     var line = el("div", "seat-line");
-    line.appendChild(el("span", "", s.princes ? "gold " : "coins "));
+    line.appendChild(el("span", "", meta.rules.money[1] + " "));  // the rules' word: coins or gold
     line.appendChild(el("b", "coins", String(seat.coins)));
     if (s.over) {  // alone at the table: won or lost, as the site's rows say it (arena.text.solo_result)
       var alone = s.seats.length === 1;

@@ -158,6 +158,9 @@ def test_replay_jumps_by_turn(browser, site: Path, ladder: dict, screenshots: Pa
         page = site / "games" / f"{match.id}.html"
         open_page(browser, page)
         turn_label = browser.find_element(By.ID, "turn-label")
+        word = rules_for(rules_id).money[1]  # each seat's line names the rules' money: coins, or gold
+        lines = browser.find_elements(By.CSS_SELECTOR, "#seat-panels .seat-line")
+        assert lines and all(line.text.startswith(f"{word} ") for line in lines), [line.text for line in lines]
         assert [tuple(t.values()) for t in browser.execute_script(
             "return window.BohnanzaReplay.turns.map(function (t) { return {s: t.step, t: t.turn}; });")] == starts
         first = 0 if starts[0][0] == 0 else -1  # a duel's turn 1 starts with the deal (step 0)

@@ -86,6 +86,7 @@ def test_every_vine_task_has_a_text_and_a_short_form_on_the_game_pages() -> None
         assert TASKS[task].strip() and SHORT[task].strip(), task
         assert len(SHORT[task]) <= 34 and not re.search(r"\bV\d\d\b", SHORT[task] + TASKS[task]), task
     assert len(set(SHORT.values())) == len(SHORT)  # no two cards read alike
+    assert [rules_meta(v)["money"] for v in ("classic", "duel")] == [["coin", "coins"], ["gold", "gold"]]
     for variant in ("duel", "solo"):
         princes = rules_meta(variant)["princes"]
         assert set(princes["tasks"]) == set(princes["short"]) == set(TASKS)
