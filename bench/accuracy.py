@@ -192,7 +192,7 @@ def truth_chunk(task: tuple[list[str], int, int]) -> list[tuple[list[str], tuple
     for g in range(first, first + count):
         rng = random.Random(f"truth/{g}")
         seating = rng.sample(names, rng.randint(MIN_PLAYERS, MAX_PLAYERS))
-        out.append((seating, GAMES.ranks(seating, rng.getrandbits(63))))  # type: ignore[union-attr]
+        out.append((seating, GAMES.ranks(seating, rng.getrandbits(63))))
     return out
 
 
@@ -281,7 +281,7 @@ def season(task: tuple[str, int, Params, list[str], int]) -> dict:
     """
     scheduler, seed, params, order, horizon = task
     apply_params(params)
-    fresh = GAMES.played  # type: ignore[union-attr]
+    fresh = GAMES.played
     rng = random.Random(f"season/{scheduler}/{seed}")
     maker = Matchmaker(random.Random(f"tables/{scheduler}/{seed}"))
     book = RatingBook({})
@@ -298,9 +298,9 @@ def season(task: tuple[str, int, Params, list[str], int]) -> dict:
             if scheduler == "uniform":
                 names = rng.sample(order, rng.randint(MIN_PLAYERS, MAX_PLAYERS))
             else:
-                candidates = [Candidate(v, book.get(v), book.get(v).games + pending_seats[v])  # type: ignore[arg-type]
+                candidates = [Candidate(v, book.get(v), book.get(v).games + pending_seats[v])
                               for v in registered]
-                names = maker.table(candidates, maker.size(MIN_PLAYERS, MAX_PLAYERS, len(order)))  # type: ignore[arg-type]
+                names = maker.table(candidates, maker.size(MIN_PLAYERS, MAX_PLAYERS, len(order)))
             key = frozenset(names)
             k = seen.get(key, 0)
             seen[key] = k + 1
@@ -310,7 +310,7 @@ def season(task: tuple[str, int, Params, list[str], int]) -> dict:
             pending.append([(s, deck) for s in seatings])
             pending_seats.update(names * len(seatings))
         for s, deck in pending.popleft()[: horizon - played]:
-            book.record(s, GAMES.ranks(s, deck))  # type: ignore[union-attr, arg-type]
+            book.record(s, GAMES.ranks(s, deck))
             pending_seats.subtract(s)
             played += 1
             for how in ("score", "mu"):
@@ -322,7 +322,7 @@ def season(task: tuple[str, int, Params, list[str], int]) -> dict:
                     trace[how].append(tau)
     done = {how: (last_bad[how] if last_bad[how] < horizon else None) for how in last_bad}
     return {"scheduler": scheduler, "seed": seed, "params": params.__dict__, "needed": done, "trace": trace,
-            "played_fresh": GAMES.played - fresh, "illegal": ILLEGAL}  # type: ignore[union-attr]
+            "played_fresh": GAMES.played - fresh, "illegal": ILLEGAL}
 
 
 def median_needed(values: list[int | None], horizon: int) -> str:

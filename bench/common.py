@@ -57,8 +57,8 @@ def bot_class(stem: str) -> type:
     """The bot class of ``bots/<stem>_bot.py``, loaded in-process (no sandbox), with the trader's card
     valuation (``engine.valuation.position_value``, a pure function) memoized: the same answers, faster."""
     spec = importlib.util.spec_from_file_location(f"bench_{stem}_bot", BOTS / f"{stem}_bot.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     _memoize_valuation()
     import engine.valuation
 
@@ -81,5 +81,5 @@ def _memoize_valuation() -> None:
     def position_value(rules: Any, fields: Any, hand: Any, trade: Any = ()) -> float:
         return cached(rules, tuple(fields), tuple(hand[:horizon]), tuple(trade))
 
-    position_value.cache_info = cached.cache_info  # type: ignore[attr-defined]
-    engine.valuation.position_value = position_value  # type: ignore[assignment]
+    position_value.cache_info = cached.cache_info
+    engine.valuation.position_value = position_value

@@ -42,8 +42,8 @@ def bench_greedy(games: int, players: int) -> tuple[float, float, float]:
 
     spec = importlib.util.spec_from_file_location(
         "greedy_bot", Path(__file__).resolve().parent.parent / "bots" / "greedy_bot.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     rules = classic_rules()
     decisions = 0
     started = time.perf_counter()

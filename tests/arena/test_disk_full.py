@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small file
 
 
 @pytest.fixture
-def small_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+def small_disk(tmp_path: Path):
     mount = tmp_path / "disk"
     mount.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(mount)], check=True)
@@ -36,7 +36,7 @@ def done_replays(db: Path) -> dict[int, str]:
     with Session(engine) as session:
         done = {m.id: m.replay for m in session.exec(select(Match).where(Match.status == "done")).all()}
     engine.dispose()
-    return done  # type: ignore[return-value]
+    return done
 
 
 def test_a_full_disk_stops_the_season_with_one_line_and_it_resumes_exactly(small_disk: Path) -> None:

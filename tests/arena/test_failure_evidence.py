@@ -78,7 +78,7 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
         healthy = session.exec(select(MatchSeat).where(MatchSeat.status == "ok")).all()
         assert healthy and all((s.failure_request, s.failure_step, s.failure_log) == ("", None, "") for s in healthy)
         game_id = seats[0].match_id
-        assert session.get(Match, game_id).status == "done"  # type: ignore[union-attr]
+        assert session.get(Match, game_id).status == "done"
         bot_id = session.exec(select(Bot.id).where(Bot.name == "crashy")).one()
     engine.dispose()
 
@@ -111,7 +111,7 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     assert f"while answering plant_first (at step {step})" in page
     game_page = (site / "games" / f"{game_id}.html").read_text()
     shipped = json.loads(re.search(r'<script id="replay-steps" type="application/json"[^>]*>(.*?)</script>',
-                                   game_page, re.S).group(1))  # type: ignore[union-attr]
+                                   game_page, re.S).group(1))
     state = shipped["steps"][0]["state"]
     for later in shipped["steps"][1:step + 1]:
         state = apply_diff(state, later["state"])

@@ -175,7 +175,7 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Ladder:
         season = get_or_create_season(session, SeasonSettings(SEASON, games=games, min_players=4, max_players=5,
                                                               seed=1))
         planner = Planner(session, season, load_book(session, "classic"))
-        planner.matchmaker = ChosenTables([[ids[name] for name in table] for table in TABLES])  # type: ignore[assignment]
+        planner.matchmaker = ChosenTables([[ids[name] for name in table] for table in TABLES])
         while planner.remaining():
             planner.plan()
     engine.dispose()

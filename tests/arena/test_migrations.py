@@ -49,14 +49,14 @@ def as_schema_1(url: str) -> None:
 FAILURE_COLUMNS = {"failure_request", "failure_step", "failure_log"}
 
 
-def drop_failure_columns(engine) -> None:  # type: ignore[no-untyped-def]
+def drop_failure_columns(engine) -> None:
     with engine.begin() as conn:
         for column in sorted(FAILURE_COLUMNS):
             conn.execute(text(f"ALTER TABLE matchseat DROP COLUMN {column}"))
     assert not FAILURE_COLUMNS & {c["name"] for c in inspect(engine).get_columns("matchseat")}
 
 
-def drop_language_column(engine) -> None:  # type: ignore[no-untyped-def]
+def drop_language_column(engine) -> None:
     with engine.begin() as conn:
         conn.execute(text("ALTER TABLE botversion DROP COLUMN language"))
     assert "language" not in {c["name"] for c in inspect(engine).get_columns("botversion")}
@@ -65,7 +65,7 @@ def drop_language_column(engine) -> None:  # type: ignore[no-untyped-def]
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "7"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "7"
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -105,10 +105,10 @@ def as_schema_2(url: str) -> None:
         season = Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1)
         session.add_all([version, season])
         session.flush()
-        match = Match(season_id=season.id, number=0, table=0, seed=1, rules_id="classic-v2", status="done")  # type: ignore[arg-type]
+        match = Match(season_id=season.id, number=0, table=0, seed=1, rules_id="classic-v2", status="done")
         session.add(match)
         session.flush()
-        session.add(MatchSeat(match_id=match.id, seat=0, version_id=version.id, status="crash",  # type: ignore[arg-type]
+        session.add(MatchSeat(match_id=match.id, seat=0, version_id=version.id, status="crash",
                               detail="exited with code 3 during request"))
         session.commit()
     drop_failure_columns(engine)
@@ -121,7 +121,7 @@ def as_schema_2(url: str) -> None:
 def check_upgraded_from_2(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "7"
         seat = session.exec(select(MatchSeat)).one()
         assert (seat.status, seat.detail) == ("crash", "exited with code 3 during request")  # kept as it was
         assert (seat.failure_request, seat.failure_step, seat.failure_log) == ("", None, "")  # not known then
@@ -147,7 +147,7 @@ def test_a_schema_3_database_learns_that_its_versions_are_python(url: str) -> No
     engine.dispose()
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "7"
         version = session.exec(select(BotVersion)).one()
         assert (version.source, version.language) == ("def act(m): pass", "python")
         session.add(BotVersion(bot_id=version.bot_id, number=2, source="int main(){}", sha256="b" * 64, prior_sigma=2.0,
@@ -183,12 +183,12 @@ def test_a_schema_6_failure_step_of_events_becomes_the_replays_step(url: str) ->
         season = Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1)
         session.add_all([version, season])
         session.flush()
-        match = Match(season_id=season.id, number=0, table=0, seed=1, rules_id=replay.rules_id, status="done",  # type: ignore[arg-type]
+        match = Match(season_id=season.id, number=0, table=0, seed=1, rules_id=replay.rules_id, status="done",
                       replay=replay.dumps())
         session.add(match)
         session.flush()
         for seat, step in asked.items():
-            session.add(MatchSeat(match_id=match.id, seat=seat, version_id=version.id, status="crash",  # type: ignore[arg-type]
+            session.add(MatchSeat(match_id=match.id, seat=seat, version_id=version.id, status="crash",
                                   failure_request="trade_respond", failure_step=events_at[step]))
         session.commit()
     with engine.begin() as conn:
@@ -196,7 +196,7 @@ def test_a_schema_6_failure_step_of_events_becomes_the_replays_step(url: str) ->
     engine.dispose()
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "7"
         steps = {s.seat: s.failure_step for s in session.exec(select(MatchSeat)).all()}
     engine.dispose()
     assert steps == asked
@@ -212,7 +212,7 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
         row = session.get(Meta, "schema_version")
-        row.value = "99"  # type: ignore[union-attr]
+        row.value = "99"
         session.add(row)
         session.commit()
     engine.dispose()
@@ -237,12 +237,12 @@ def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
     engine = make_engine(url)
     assert set(VERSUS_TABLES) <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "7"
         assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
         test = VersusTest(name="t", variant="classic", elo0=0, elo1=5, alpha=0.05, beta=0.05, max_pairs=10)
         session.add(test)
         session.flush()
-        session.add(VersusPair(test_id=test.id, number=0, first=1.0, second=0.5))  # type: ignore[arg-type]
+        session.add(VersusPair(test_id=test.id, number=0, first=1.0, second=0.5))
         session.commit()
         assert session.exec(select(VersusPair.first, VersusPair.second)).all() == [(1.0, 0.5)]
     engine.dispose()
@@ -261,9 +261,9 @@ def test_a_schema_5_database_gains_the_audit_flags(url: str) -> None:
     engine = make_engine(url)
     assert "auditflag" in inspect(engine).get_table_names()
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
+        assert session.get(Meta, "schema_version").value == "7"
         bot = session.exec(select(Bot)).one()
-        session.add(AuditFlag(bot_a=bot.id, bot_b=bot.id, scope="variant classic", evidence="{}"))  # type: ignore[arg-type]
+        session.add(AuditFlag(bot_a=bot.id, bot_b=bot.id, scope="variant classic", evidence="{}"))
         session.commit()
         assert [f.scope for f in session.exec(select(AuditFlag)).all()] == ["variant classic"]
     engine.dispose()

@@ -64,8 +64,8 @@ def test_turns_give_one_line_per_event_and_a_block_per_turn(games: dict[str, tup
     turns = [e for e in replay.events if type(e).__name__ == "TurnStarted"]
     assert len(events) == len(replay.events) and len([line for line in body if not line]) == len(turns) - 1
     assert [line for line in events if re.match(r"Turn \d+: ", line)] == \
-        [f"Turn {t.turn + 1}: {replay.seats[t.seat]} is the active player." for t in turns]  # type: ignore[attr-defined]
-    coins = replay.result.coins  # type: ignore[union-attr]
+        [f"Turn {t.turn + 1}: {replay.seats[t.seat]} is the active player." for t in turns]
+    coins = replay.result.coins
     assert events[-1] == "Game over. " + ", ".join(f"{n} {c} coin{'' if c == 1 else 's'}"
                                                    for n, c in zip(replay.seats, coins)) + "."
 

@@ -198,7 +198,7 @@ def test_same_matches_same_replays_on_the_local_pool_and_on_dask(tmp_path: Path,
                 executor.submit(task)
             outcomes = [o for _ in tasks for o in executor.next_result()]
         assert all(o.record is not None and not o.record.void for o in outcomes)
-        replays[executor.name] = {o.match_id: o.record.replay.dumps() for o in outcomes}  # type: ignore[union-attr]
+        replays[executor.name] = {o.match_id: o.record.replay.dumps() for o in outcomes}
     local, dask = replays.values()
     assert sorted(local) == sorted(m.match_id for t in tasks for m in t.games)
     assert local == dask

@@ -29,7 +29,7 @@ def test_every_game_of_a_rotated_table_starts_every_bot_afresh(tier: Tier, monke
     started: list[str] = []
     real_init = SandboxPlayer.__init__
 
-    def counting_init(self, name, source, limits, tier, language="python"):  # type: ignore[no-untyped-def]
+    def counting_init(self, name, source, limits, tier, language="python"):
         started.append(name)
         real_init(self, name, source, limits, tier, language)
 
@@ -56,7 +56,7 @@ def test_a_game_the_machine_cannot_start_is_void_and_the_table_goes_on(tier: Tie
     real_init = SandboxPlayer.__init__
     calls = []
 
-    def failing_once(self, name, source, limits, tier, language="python"):  # type: ignore[no-untyped-def]
+    def failing_once(self, name, source, limits, tier, language="python"):
         calls.append(name)
         if len(calls) == 2:
             raise SandboxError("no free uid slot (test)")
@@ -76,4 +76,4 @@ def test_same_deal_with_rotated_seats_is_the_same_deck(tier: Tier) -> None:
     records = [o.record for o in run_table(TableTask(RULES_ID, bots, games, Limits(), tier))]
     assert all(r is not None for r in records)
     # identical bots in rotated seats on the same deck: seat outcomes do not depend on who sits there
-    assert len({r.replay.events for r in records}) == 1  # type: ignore[union-attr]
+    assert len({r.replay.events for r in records}) == 1

@@ -37,7 +37,7 @@ def test_engine_has_no_type_ignores() -> None:
 def test_bare_helper_imports_have_a_stub() -> None:
     """A test imports its folder's helpers by bare name; mypy finds them through tests/stubs (README.md there),
     and without a stub would take the module for ``Any`` and check nothing of its use."""
-    missing = set()
+    missing: set[str] = set()
     for path in [*(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)

@@ -58,7 +58,7 @@ def check_format_object(fmt: Format) -> None:
     fmt.spectator.facts(fmt.rules())  # the drawing's facts can be taken from its rules
 
 
-def play_out(fmt: Format, players: int, seed: int, policy_seed: int, check=lambda game: None):  # type: ignore[no-untyped-def]
+def play_out(fmt: Format, players: int, seed: int, policy_seed: int, check=lambda game: None):
     game = new_game(fmt.rules(), players, seed)
     rng = random.Random(policy_seed)
     for _ in range(MAX_ACTIONS):
@@ -78,7 +78,7 @@ def check_every_game_ends_with_every_card_accounted_for(fmt: Format, players: in
     @SETTINGS
     @given(seed=SEEDS, policy_seed=POLICY_SEEDS)
     def check(seed: int, policy_seed: int) -> None:
-        def conserved(game) -> None:  # type: ignore[no-untyped-def]
+        def conserved(game) -> None:
             assert game.card_count() == deck
 
         game = play_out(fmt, players, seed, policy_seed, conserved)
@@ -114,7 +114,7 @@ def check_a_view_shows_its_own_hand_and_nothing_of_the_deck_or_other_hands(fmt: 
 
         junk = random.Random(seed ^ 0x5EED)
 
-        def hides(game) -> None:  # type: ignore[no-untyped-def]
+        def hides(game) -> None:
             for seat in range(players):
                 view = game.view_json(seat)
                 assert hidden_permuted(game, seat, junk).view_json(seat) == view  # the hidden cards do not show

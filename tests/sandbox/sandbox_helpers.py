@@ -27,7 +27,7 @@ needs_strong = pytest.mark.skipif(not STRONG_AVAILABLE, reason="strong tier (bub
 def fast_limits(**overrides: object) -> Limits:
     base = dict(decision_ms=2000, bank_ms=0, startup_ms=5000, memory_mb=256, cpu_seconds=20)
     base.update(overrides)
-    return Limits(**base)  # type: ignore[arg-type]
+    return Limits(**base)
 
 
 def hostile_bundle(name: str) -> BotBundle:

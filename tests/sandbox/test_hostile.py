@@ -41,13 +41,13 @@ def sdk_bundle_modules() -> dict[str, str]:
 def run(name: str, tier: Tier, messages: list[dict], limits: Limits | None = None) -> tuple[list[Reply], BotProcess]:
     """Start a hostile bot, send ``messages``, close it; check it left nothing and leaked no secret."""
     bot = BotProcess.start(hostile_bundle(name), limits or fast_limits(), tier)
-    replies = [bot.request(m) for m in messages] if bot.status is Status.OK else [bot.failure]  # type: ignore[list-item]
+    replies = [bot.request(m) for m in messages] if bot.status is Status.OK else [bot.failure]
     bot.notify({"type": "end"})
     bot.close()
     assert_gone(bot)
     text = json.dumps([r.message for r in replies if r]) + bot.stderr_tail
     assert SECRET_MARKER not in text
-    return replies, bot  # type: ignore[return-value]
+    return replies, bot
 
 
 # -- every tier ---------------------------------------------------------------------------------
@@ -110,7 +110,7 @@ def test_inherited_descriptors(tier: Tier, witness: BotProcess, tmp_path: Path) 
         replies, _ = run("inherited_fds", tier, [{"type": "decide"}])
     finally:
         os.close(leak)
-    fds = replies[0].message["fds"]  # type: ignore[index]
+    fds = replies[0].message["fds"]
     assert len(fds) <= 5 and {"0", "1", "2"} <= set(fds)  # stdio and the runner's 2 protocol descriptors
     null, leaked = os.stat("/dev/null"), os.stat(tmp_path / "leak")
     assert fds["0"][:2] == [null.st_dev, null.st_ino]
@@ -140,7 +140,7 @@ def test_cannot_read_sources_database_or_secrets(tier: Tier, witness: BotProcess
     paths = [str(secret), str(db), str(tmp_path), str(ROOT / "sandbox" / "process.py"), str(ROOT),
              "/run/bohnanza-sandbox"]
     replies, _ = run("read_files", tier, [{"type": "decide", "paths": paths, "pids": [os.getpid(), witness.pid]}])
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = replies[0].message["results"]
     for path in paths:
         assert results[path].startswith("error:"), (path, results[path])
     for pid in (os.getpid(), witness.pid):
@@ -155,7 +155,7 @@ def test_cannot_write_or_delete_files(tier: Tier, witness: BotProcess, tmp_path:
     target = tmp_path / "new.txt"
     replies, _ = run("write_files", tier, [{"type": "decide", "paths": [str(target), str(ROOT / "pwned")],
                                             "delete": [str(keep)], "usual_places": True}])
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = replies[0].message["results"]
     assert results[str(target)].startswith("error:") and results["rm " + str(keep)].startswith("error:")
     assert results["/bohnanza-hostile"].startswith("error:") and results["/tmp/bohnanza-hostile"].startswith("error:")
     assert not target.exists() and keep.read_text() == "keep" and not (ROOT / "pwned").exists()
@@ -181,7 +181,7 @@ def test_no_network(tier: Tier, witness: BotProcess) -> None:
     finally:
         server.close()
         abstract.close()
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = replies[0].message["results"]
     assert results == {"tcp": "error:1", "udp": "error:1", "unix-abstract": "error:1", "raw-socket": "error:1"}
 
 
@@ -198,7 +198,7 @@ x86_64_only = pytest.mark.skipif(platform.machine() != "x86_64", reason="raw_sys
 @x86_64_only
 def test_raw_denied_syscalls_get_eperm_from_the_filter(tier: Tier, witness: BotProcess) -> None:
     replies, _ = run("raw_syscalls", tier, [{"type": "decide"}])
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = replies[0].message["results"]
     assert len(results) == 8 and results == {name: "error:1" for name in results}, results
 
 
@@ -208,14 +208,14 @@ def test_raw_syscalls_run_for_real_without_the_filter() -> None:
     """The control for the test above: in the plain tier (no seccomp) the same calls are not EPERM,
     so that EPERM is the filter's answer, not the kernel's."""
     replies, _ = run("raw_syscalls", Tier.PLAIN, [{"type": "decide"}])
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = replies[0].message["results"]
     assert len(results) == 8 and "error:1" not in results.values(), results
 
 
 @strong
 def test_no_exec(tier: Tier, witness: BotProcess) -> None:
     replies, _ = run("exec_shell", tier, [{"type": "decide"}])
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = replies[0].message["results"]
     assert (results["system"] != 0 and str(results["subprocess"]).startswith("error:")
             and results["execv"].startswith("error:"))
     assert not Path("/tmp/bohnanza-shell").exists()
@@ -241,7 +241,7 @@ def test_bombs_only_after_probe_shows_they_are_denied(tier: Tier, witness: BotPr
     assert status["CapEff"] == status["CapPrm"] == status["CapAmb"] == "0000000000000000"
     assert probe["fork"] == "error:1" and probe["thread"].startswith("error:") and probe["kill-parent-0"] == "error:1"
     replies, _ = run("bombs", tier, [{"type": "decide"}])
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = replies[0].message["results"]
     assert results == {"forks": 0, "threads": 0, "kill-all": "error:1", "kill-parent": "error:1",
                        "kill-init": "error:1"}
 
@@ -250,7 +250,7 @@ def test_plain_tier_does_not_claim_file_isolation(tmp_path: Path) -> None:
     """Documents the plain tier's limit: RLIMIT_FSIZE=0 stops contents, not (empty) file creation."""
     target = tmp_path / "plain.txt"
     replies, _ = run("write_files", Tier.PLAIN, [{"type": "decide", "paths": [str(target)]}])
-    assert replies[0].message["results"][str(target)] == "error:OSError"  # type: ignore[index]  # EFBIG
+    assert replies[0].message["results"][str(target)] == "error:OSError"  # EFBIG
     assert target.stat().st_size == 0
 
 
@@ -269,7 +269,7 @@ def test_referee_sigkilled_mid_game_leaves_no_bot(tier: Tier) -> None:
     code = REFEREE.format(root=str(ROOT), bot=str(Path(__file__).with_name("hostile") / "cpu_spin.py"), tier=tier.value)
     referee = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
-        info = json.loads(referee.stdout.readline())  # type: ignore[union-attr]
+        info = json.loads(referee.stdout.readline())
         started = live_descendants(os.getpid()).get(info["pid"])  # the bot, by pid and start time (pids are reused)
 
         def alive() -> bool:

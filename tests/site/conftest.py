@@ -56,11 +56,11 @@ def add_hostile_bot(db: Path) -> int:
         session.add(bot)
         session.flush()
         source = "# hostile\n"
-        version = BotVersion(bot_id=bot.id, number=1, source=source, sha256=source_hash(source),  # type: ignore[arg-type]
+        version = BotVersion(bot_id=bot.id, number=1, source=source, sha256=source_hash(source),
                              prior_sigma=25 / 3)
         session.add(version)
         session.flush()
-        session.add(VersionFormat(version_id=version.id, variant="classic", prior_mu=25.0))  # type: ignore[arg-type]
+        session.add(VersionFormat(version_id=version.id, variant="classic", prior_mu=25.0))
         original = session.exec(select(Match).where(Match.status == "done").order_by(Match.id)).first()
         assert original is not None
         copy = Match(**{k: v for k, v in original.model_dump().items() if k not in ("id", "rated_order")})
@@ -75,9 +75,9 @@ def add_hostile_bot(db: Path) -> int:
                          "failure_request": "plant_second </code><script>alert(4)</script>", "failure_step": 5,
                          "failure_log": f"Traceback (most recent call last):\n{EVIDENCE}\n"}
             session.add(MatchSeat(**data))
-        session.add(Rating(version_id=version.id, variant="classic", mu=30.0, sigma=1.0, games=1))  # type: ignore[arg-type]
+        session.add(Rating(version_id=version.id, variant="classic", mu=30.0, sigma=1.0, games=1))
         session.commit()
-        return int(copy.id)  # type: ignore[arg-type]
+        return int(copy.id)
 
 
 @pytest.fixture(scope="session")
@@ -161,7 +161,7 @@ def flag_pair(db: Path, a: str, b: str) -> None:
     evidence = next(p for p in report["pairs"] if p["bots"] == sorted([a, b])) | {"flagged": True}
     with Session(engine) as session:
         ids = {bot.name: bot.id for bot in session.exec(select(Bot)).all()}
-        session.add(AuditFlag(bot_a=ids[min(a, b)], bot_b=ids[max(a, b)], scope="variant classic",  # type: ignore[arg-type]
+        session.add(AuditFlag(bot_a=ids[min(a, b)], bot_b=ids[max(a, b)], scope="variant classic",
                               evidence=json.dumps(evidence)))
         session.commit()
     engine.dispose()

@@ -284,7 +284,7 @@ def test_the_viewer_draws_the_engines_spectator_state_at_every_step(browser, sit
     # cards compared
     seen = dict.fromkeys(("top", "trade area", "locked", "hand", "middle", "stack", "give", "want"), 0)
     for match in matches:
-        replay = Replay.loads(match.replay)  # type: ignore[arg-type]
+        replay = Replay.loads(match.replay)
         rules = rules_for(replay.rules_id)
         open_page(browser, site / "games" / f"{match.id}.html")
         drawn = json.loads(browser.execute_script(DRAWN))
@@ -406,7 +406,7 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
         match = session.exec(select(Match).where(Match.status == "done", Match.rules_id == "duel-v1")
                              .order_by(Match.id)).first()
     assert match is not None
-    replay = Replay.loads(match.replay)  # type: ignore[arg-type]
+    replay = Replay.loads(match.replay)
     page = site / "games" / f"{match.id}.html"
     html = page.read_text()
     assert '"seed"' not in html and '"actions"' not in html
@@ -444,7 +444,7 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
     assert label.text == f"step {last} of {last}"
     assert "Game over." in browser.find_element(By.ID, "event-text").text
     viewer_gold = [int(b.text) for b in browser.find_elements(By.CSS_SELECTOR, "#seat-panels .seat-panel b.coins")]
-    assert viewer_gold == table_gold == list(replay.result.coins)  # type: ignore[union-attr]
+    assert viewer_gold == table_gold == list(replay.result.coins)
     # a bot page's failure link (#event-N): the last step at which N events had happened
     browser.get(page.resolve().as_uri() + f"#event-{events_after[6]}")
     browser.refresh()
@@ -457,7 +457,7 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
 def turn_start_steps(match: Match) -> list[tuple[int, int]]:
     """(step, turn) of every turn_started event of a game: a step follows one action (re-simulated
     here, step 0 is the deal), in every format."""
-    replay = Replay.loads(match.replay)  # type: ignore[arg-type]
+    replay = Replay.loads(match.replay)
     starts = [(i, e.turn) for i, e in enumerate(replay.events) if type(e).__name__ == "TurnStarted"]
     game = new_game(rules_for(replay.rules_id), len(replay.seats), replay.seed)
     events_after = [len(game.events)]
@@ -757,7 +757,7 @@ def test_the_audit_page_lists_a_flagged_pair_and_both_bots_pages_link_to_it(brow
     assert len(cells) == len(headers)
     assert cells[0].text == "dice / merchant" and cells[1].text == "standing"
     assert cells[4].text == str(flags[0].evidence["games"])
-    flow = flags[0].evidence["flow"]["dice->merchant"]  # type: ignore[index]
+    flow = flags[0].evidence["flow"]["dice->merchant"]
     assert f"dice->merchant: {flow['excess']:.1f} coins" in cells[5].text
     for name in ("dice", "merchant"):
         open_page(browser, site / "audit.html")

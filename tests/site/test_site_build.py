@@ -72,7 +72,7 @@ def test_rating_chart_marks_every_version_even_when_thinned() -> None:
     svg = str(rating_chart(points, "history of <b>x</b>"))
     assert svg.count('class="version"') == 3
     assert [m for m in re.findall(r">v(\d)<", svg)] == ["1", "2", "3"]
-    assert len(re.search(r'class="mu" points="([^"]*)"', svg).group(1).split()) <= 410  # type: ignore[union-attr]
+    assert len(re.search(r'class="mu" points="([^"]*)"', svg).group(1).split()) <= 410
     assert "<b>x</b>" not in svg and "&lt;b&gt;x&lt;/b&gt;" in svg
 
 

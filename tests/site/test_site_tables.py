@@ -125,7 +125,7 @@ def test_a_failed_seats_game_page_holds_its_evidence_and_its_bot_page_links_ther
     assert html.count('<a class="evidence-link" href="#seat-0-evidence">evidence</a>') == 1
     engine = make_engine(f"sqlite:///{ladder['db']}")
     with Session(engine) as session:
-        hostile = session.exec(select(Bot).where(Bot.name.startswith("<script>"))).one()  # type: ignore[attr-defined]
+        hostile = session.exec(select(Bot).where(Bot.name.startswith("<script>"))).one()
     engine.dispose()
     page = (site / "bots" / f"{hostile.id}.html").read_text(encoding="utf-8")
     assert f'href="../games/{game}.html#seat-0-evidence">evidence</a>' in page
