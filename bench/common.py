@@ -10,10 +10,14 @@ import functools
 import importlib.util
 import platform
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
+
+    from engine.rules import Rules
+    from engine.valuation import Cards, Fields
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 
@@ -56,9 +60,7 @@ def register_example_bots(engine: Engine) -> None:
 def bot_class(stem: str) -> type:
     """The bot class of ``bots/<stem>_bot.py``, loaded in-process (no sandbox), with the trader's card
     valuation (``engine.valuation.position_value``, a pure function) memoized: the same answers, faster."""
-    spec = importlib.util.spec_from_file_location(f"bench_{stem}_bot", BOTS / f"{stem}_bot.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module(f"bench_{stem}_bot", BOTS / f"{stem}_bot.py")
     _memoize_valuation()
     import engine.valuation
 
@@ -66,6 +68,15 @@ def bot_class(stem: str) -> type:
         setattr(module, "position_value", engine.valuation.position_value)
     return next(v for v in vars(module).values()
                 if isinstance(v, type) and getattr(v, "__bohnanza_bot__", False) and v.__module__ == module.__name__)
+
+
+def load_module(name: str, path: Path) -> ModuleType:
+    """The Python file at ``path`` run as a module named ``name`` (not put in ``sys.modules``)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _memoize_valuation() -> None:
@@ -78,8 +89,8 @@ def _memoize_valuation() -> None:
     horizon = engine.valuation.HAND_HORIZON
     cached = functools.lru_cache(maxsize=500_000)(plain)
 
-    def position_value(rules: Any, fields: Any, hand: Any, trade: Any = ()) -> float:
+    def position_value(rules: Rules, fields: Fields, hand: Cards, trade: Cards = ()) -> float:
         return cached(rules, tuple(fields), tuple(hand[:horizon]), tuple(trade))
 
-    position_value.cache_info = cached.cache_info
+    setattr(position_value, "cache_info", cached.cache_info)  # the mark that it is memoized, as lru_cache marks
     engine.valuation.position_value = position_value

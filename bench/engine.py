@@ -36,14 +36,9 @@ def bench_random(games: int, players: int) -> tuple[float, float, float]:
 
 def bench_greedy(games: int, players: int) -> tuple[float, float, float]:
     """The greedy bot's own decision methods on typed requests built straight from the state."""
-    import importlib.util
-
     from sandbox.sdk import Request
 
-    spec = importlib.util.spec_from_file_location(
-        "greedy_bot", Path(__file__).resolve().parent.parent / "bots" / "greedy_bot.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = common.load_module("greedy_bot", Path(__file__).resolve().parent.parent / "bots" / "greedy_bot.py")
     rules = classic_rules()
     decisions = 0
     started = time.perf_counter()

@@ -48,7 +48,7 @@ def quoted(action: Any) -> str:
         return repr(action)
 
 
-def assert_illegal(game: ClassicGame, action, rule: str) -> IllegalAction:
+def assert_illegal(game: ClassicGame, action: Action, rule: str) -> IllegalAction:
     """``action`` is refused under ``rule``, the message quotes it, and nothing changed."""
     before = snapshot(game)
     with pytest.raises(IllegalAction) as info:
@@ -62,7 +62,7 @@ def assert_illegal(game: ClassicGame, action, rule: str) -> IllegalAction:
     return info.value
 
 
-def field_of(game: ClassicGame, seat: int) -> list[tuple[Bean, int] | None]:
+def field_of(game: ClassicGame, seat: int) -> list[tuple[Bean | None, int] | None]:
     s = game.seats[seat]
     return [(b, n) if n else None for b, n in zip(s.field_beans, s.field_counts)]
 

@@ -1,8 +1,11 @@
 """Helpers for the sandbox tests: available tiers, bot bundles, leftover checks."""
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
+from typing import Any
+
 import pytest
 
 from sandbox import BotBundle, BotProcess, Limits, Tier, detect_tier
@@ -24,10 +27,10 @@ ALL_TIERS = [Tier.PLAIN] + ([Tier.STRONG] if STRONG_AVAILABLE else [])
 needs_strong = pytest.mark.skipif(not STRONG_AVAILABLE, reason="strong tier (bubblewrap + seccomp, root) unavailable")
 
 
-def fast_limits(**overrides: object) -> Limits:
-    base = dict(decision_ms=2000, bank_ms=0, startup_ms=5000, memory_mb=256, cpu_seconds=20)
-    base.update(overrides)
-    return Limits(**base)
+def fast_limits(**overrides: Any) -> Limits:
+    """Short limits for tests, with ``overrides`` (``Limits`` fields) on top."""
+    return dataclasses.replace(Limits(decision_ms=2000, bank_ms=0, startup_ms=5000, memory_mb=256, cpu_seconds=20),
+                               **overrides)
 
 
 def hostile_bundle(name: str) -> BotBundle:
