@@ -10,7 +10,9 @@ from typing import Any, Iterable, TypeVar
 
 import pytest
 
-from engine import Action, Bean, BuyField, ClassicGame, Harvest, IllegalAction, Plant, action_to_json, classic_rules
+from engine import (
+    Action, Bean, BuyField, ClassicGame, Decision, GameResult, Harvest, IllegalAction, Plant, action_to_json, classic_rules,
+)
 from engine.game import Game
 from engine.policies import random_action
 
@@ -22,6 +24,18 @@ G = TypeVar("G", bound=Game)
 
 def new_game(players: int = 3, seed: int = 1) -> ClassicGame:
     return ClassicGame(classic_rules(), players, seed)
+
+
+def decision_of(game: Game) -> Decision:
+    """The decision ``game`` waits for: a test asks it only while the game goes on."""
+    assert game.decision is not None, "the game is over"
+    return game.decision
+
+
+def result_of(game: Game) -> GameResult:
+    """The result of ``game``: a test reads it only once the game is over."""
+    assert game.result is not None, "the game goes on"
+    return game.result
 
 
 def set_position(game: ClassicGame, **position: Any) -> ClassicGame:

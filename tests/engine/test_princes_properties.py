@@ -20,7 +20,7 @@ from engine import (
 from engine.actions import PRINCES_ACTIONS, PRINCES_KINDS
 from engine.events import PRINCES_EVENTS
 from engine.policies import princes_greedy_action, random_action
-from engine_helpers import hidden_permuted, junk_on_field
+from engine_helpers import decision_of, hidden_permuted, junk_on_field
 from princes_helpers import COMPOSITION, all_cards, snapshot
 
 MAX_DECISIONS = 5000
@@ -62,7 +62,7 @@ def play_checked(rules, players: int, seed: int, policy_seed: int, greedy: bool 
     while not game.over:
         decisions += 1
         assert decisions <= MAX_DECISIONS, "the game does not end"
-        decision = game.decision
+        decision = decision_of(game)
         assert decision.seat == game.active == game.to_move and decision.kind in PRINCES_KINDS
         if junk_rng.random() < 0.15:
             action = junk(game, junk_rng)
@@ -138,12 +138,12 @@ def test_events_and_views_of_real_games_round_trip():
         game = new_game(rules_for(variant), players, seed)
         rng = random.Random(seed)
         while not game.over:
-            kinds.add(game.decision.kind)
+            kinds.add(decision_of(game).kind)
             for seat in range(players):
                 view = game.view(seat)
                 assert isinstance(view_from_json(wire(view.to_json())), PrincesView)
                 assert PrincesView.from_json(wire(view.to_json())) == view
-            options = game.decision.options
+            options = decision_of(game).options
             buy = [a for a in options if isinstance(a, (BuyField, Harvest))]
             game.apply(buy[0] if buy and rng.random() < 0.05 else princes_greedy_action(game, rng))
         for event in game.events:
