@@ -11,7 +11,8 @@ from typing import Any, Iterable, TypeVar
 import pytest
 
 from engine import (
-    Action, Bean, BuyField, ClassicGame, Decision, GameResult, Harvest, IllegalAction, Plant, action_to_json, classic_rules,
+    Action, Bean, BuyField, ClassicGame, Decision, GameResult, Harvest, IllegalAction, Plant, action_to_json,
+    classic_rules,
 )
 from engine.game import Game
 from engine.policies import random_action
@@ -62,8 +63,9 @@ def quoted(action: Any) -> str:
         return repr(action)
 
 
-def assert_illegal(game: ClassicGame, action: Action, rule: str) -> IllegalAction:
-    """``action`` is refused under ``rule``, the message quotes it, and nothing changed."""
+def assert_illegal(game: ClassicGame, action: Any, rule: str) -> IllegalAction:
+    """``action`` (an action, or a stand-in that is none) is refused under ``rule``, the message quotes it, and
+    nothing changed."""
     before = snapshot(game)
     with pytest.raises(IllegalAction) as info:
         game.apply(action)

@@ -8,7 +8,8 @@ from typing import Any, Sequence
 import pytest
 
 from engine import (
-    Action, Bean, DecisionKind, IllegalAction, PrincesGame, Rules, action_to_json, duel_rules, solo_rules,
+    Action, Bean, DecisionKind, IllegalAction, PrincesGame, PrincesRules, Rules, action_to_json, duel_rules, new_game,
+    solo_rules,
 )
 
 K = DecisionKind
@@ -24,6 +25,19 @@ def duel(seed: int = 1, rules: Rules | None = None) -> PrincesGame:
 
 def solo(seed: int = 1, rules: Rules | None = None) -> PrincesGame:
     return PrincesGame(rules or solo_rules(), 1, seed)
+
+
+def princes_of(rules: Rules) -> PrincesRules:
+    """The Princes settings of a Princes variant's rules."""
+    assert rules.princes is not None, "not a Princes variant"
+    return rules.princes
+
+
+def princes_game(rules: Rules, players: int, seed: int) -> PrincesGame:
+    """``new_game`` for a Princes variant."""
+    game = new_game(rules, players, seed)
+    assert isinstance(game, PrincesGame), type(game)
+    return game
 
 
 def set_position(game: PrincesGame, vine: Sequence[str] | None = None, **position: Any) -> PrincesGame:

@@ -136,11 +136,9 @@ class _ArrangedRandom:
 
 @rule("C-2.1")
 def test_C_2_1_five_cards_dealt_one_at_a_time_around_the_table(monkeypatch):
-    import engine.game
-
     order = [BLUE, CHILI, STINK, GREEN, SOY, BLACK, RED, GARDEN, BLUE, CHILI, STINK, GREEN, SOY, BLACK, RED]
     _ArrangedRandom.top = order
-    monkeypatch.setattr(engine.game.random, "Random", _ArrangedRandom)  # where every game shuffles its deck
+    monkeypatch.setattr("engine.game.random.Random", _ArrangedRandom)  # where every game shuffles its deck
     game = ClassicGame(classic_rules(), 3, seed=0)
     for seat in range(3):
         assert game.seats[seat].hand == order[seat::3]

@@ -27,7 +27,7 @@ from engine.vine import TASKS
 from engine_helpers import decision_of, result_of
 from princes_helpers import (
     BLACK, BLUE, CHILI, COMPOSITION, GREEN, K, RED, SOY, STINK, all_cards, assert_illegal, duel, fields_of,
-    set_position, solo,
+    princes_game, princes_of, set_position, solo,
 )
 
 rule = pytest.mark.rule
@@ -67,7 +67,7 @@ def test_P_1_2_duel_is_for_two_players_solo_for_one(variant, players, bad):
 @rule("P-1.3")
 def test_P_1_3_vine_is_28_cards_in_4_rows_of_7_shuffled_from_the_seed_castle_after():
     rules = duel_rules()
-    assert rules.princes.rows * rules.princes.row_length == 28
+    assert princes_of(rules).rows * princes_of(rules).row_length == 28
     a, b, c = duel(5), duel(5), duel(6)
     assert sorted(a.vine) == sorted(TASKS) and a.vine == b.vine and a.vine != c.vine
     assert a.castle == 29
@@ -125,7 +125,8 @@ def test_P_2_4_duel_vine_face_up_unless_the_face_down_flag_is_set():
     game = duel(4)
     assert game.revealed == 28 and None not in game.view(1).vine
     assert [e.position for e in game.events if isinstance(e, VineRevealed)] == list(range(1, 29))
-    rules = dataclasses.replace(duel_rules(), princes=dataclasses.replace(duel_rules().princes, vine_face_down=True))
+    rules = dataclasses.replace(duel_rules(),
+                                princes=dataclasses.replace(princes_of(duel_rules()), vine_face_down=True))
     hidden = PrincesGame(rules, 2, 4)
     view = hidden.view(0)
     assert view.vine[:4] == tuple(hidden.vine[:4]) and view.vine[4:] == (None,) * 24
@@ -133,7 +134,8 @@ def test_P_2_4_duel_vine_face_up_unless_the_face_down_flag_is_set():
 
 @rule("P-2.4")
 def test_P_2_4_face_down_cards_turn_up_four_ahead_of_the_leading_figure():
-    rules = dataclasses.replace(duel_rules(), princes=dataclasses.replace(duel_rules().princes, vine_face_down=True))
+    rules = dataclasses.replace(duel_rules(),
+                                princes=dataclasses.replace(princes_of(duel_rules()), vine_face_down=True))
     game = PrincesGame(rules, 2, 4)
     vine = game.vine
     set_position(game, vine=vine, hands=[[BLUE], []], treasury=[1, 0], positions=[0, 0])
@@ -368,7 +370,7 @@ def test_P_6_2_several_tasks_in_one_turn_each_checked_when_claimed():
 
 @rule("P-6.3")
 def test_P_6_3_tribute_pays_one_gold_into_the_box_and_passes_a_task():
-    price = duel_rules().princes.tribute_price
+    price = princes_of(duel_rules()).tribute_price
     assert price == 1
     game = set_position(duel(), hands=[[SOY], []], treasury=[[RED, GREEN], 0], vine=with_vine("V06"))
     events = game.apply(PayTribute())
@@ -494,7 +496,7 @@ def test_S_2_violet_moves_one_two_three_three_by_row_before_phase_1(start, end):
     game = set_position(solo(), hands=[[SOY]], phase=K.KEEP_MIDDLE, deck=[BLUE] * 9, violet=start, red=0,
                         positions=[28])
     game.rules = dataclasses.replace(game.rules, princes=dataclasses.replace(game.princes, neutrals_to_lose=2))
-    game.princes = game.rules.princes
+    game.princes = princes_of(game.rules)
     events = game.apply(Pass())
     assert FigureMoved("violet", end) in events and game.violet == end
 
@@ -788,7 +790,7 @@ def test_V28_discard_top_matches_a_field():
 def test_A_1_every_assumption_is_a_named_parameter_with_the_documented_default():
     text = REFERENCE.read_text(encoding="utf-8")
     params = dict(re.findall(r"`(\w+)` = `([^`]+)`", text))
-    duel_p, solo_p = duel_rules().princes, solo_rules().princes
+    duel_p, solo_p = princes_of(duel_rules()), princes_of(solo_rules())
     for name in ("tribute_price", "castle_gold", "rows", "row_length", "visible_ahead", "hand_discards",
                  "red_start", "neutrals_to_lose"):
         assert str(getattr(duel_p, name)) == params[name], name
@@ -822,7 +824,7 @@ def test_default_policy_finishes_games(variant, players):
 
 def test_greedy_policy_plays_legal_options():
     for variant, players in (("duel", 2), ("solo", 1)):
-        game = new_game(rules_for(variant), players, 4)
+        game = princes_game(rules_for(variant), players, 4)
         rng = random.Random(4)
         while not game.over:
             action = princes_greedy_action(game, rng)

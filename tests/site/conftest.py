@@ -118,7 +118,8 @@ def build_ladder(folder: Path) -> dict:
     changed = folder / "glutton_v2.py"
     changed.write_text((bots / "greedy_bot.py").read_text() + "\n# second version\n")
     ok, sprt = (0,), (0, 3, 4)  # `arena test`, whatever its verdict (exit 0 H1, 3 H0, 4 undecided)
-    commands: list[tuple[list[str], tuple[int, ...]]] = [(["submit", str(bots / "random_bot.py"), "--name", "dice", "--author", HOSTILE], ok),
+    commands: list[tuple[list[str], tuple[int, ...]]] = [
+        (["submit", str(bots / "random_bot.py"), "--name", "dice", "--author", HOSTILE], ok),
                 (["submit", str(bots / "greedy_bot.py"), "--name", "glutton", "--author", "arena tests"], ok)]
     if (bots / "trader_bot.py").is_file():
         commands.append((["submit", str(bots / "trader_bot.py"), "--name", "merchant", "--author", "Tina & Tom"], ok))
