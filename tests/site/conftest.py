@@ -120,7 +120,7 @@ def build_ladder(folder: Path) -> dict:
     ok, sprt = (0,), (0, 3, 4)  # `arena test`, whatever its verdict (exit 0 H1, 3 H0, 4 undecided)
     commands: list[tuple[list[str], tuple[int, ...]]] = [
         (["submit", str(bots / "random_bot.py"), "--name", "dice", "--author", HOSTILE], ok),
-                (["submit", str(bots / "greedy_bot.py"), "--name", "glutton", "--author", "arena tests"], ok)]
+        (["submit", str(bots / "greedy_bot.py"), "--name", "glutton", "--author", "arena tests"], ok)]
     if (bots / "trader_bot.py").is_file():
         commands.append((["submit", str(bots / "trader_bot.py"), "--name", "merchant", "--author", "Tina & Tom"], ok))
     # a short test (3 pairs): a wide Elo margin and 40% error rates, so that it ends with a verdict soon
