@@ -4,15 +4,21 @@ from __future__ import annotations
 import itertools
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion, Match, make_engine
-from engine import Bean, classic_rules, new_game, rules_for
-from engine.replay import Replay
+from arena.rankings import RatedStanding, WinRateStanding
+from engine import Bean, PrincesGame, classic_rules, new_game, rules_for
+from engine.events import TurnStarted
 from engine.spectator import replay_steps
 from engine.views import OfferView
+from site_values import each_a, replay_of
+
+if TYPE_CHECKING:
+    from arena.versus_store import StoredTest
 
 HOSTILE = "<script>alert(1)</script>"  # the name conftest gives the hostile bot
 
@@ -109,7 +115,7 @@ def test_replay_steps_to_the_final_scores_of_the_page(browser, site: Path, ladde
 
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
         match = session.exec(select(Match).where(Match.status == "done", Match.rules_id == classic_rules().id)
-                             .order_by(Match.id)).first()
+                             .order_by(col(Match.id))).first()
     assert match is not None
     page = site / "games" / f"{match.id}.html"
     open_page(browser, page)
@@ -144,7 +150,7 @@ def test_replay_steps_to_the_final_scores_of_the_page(browser, site: Path, ladde
     browser.refresh()
     assert browser.find_element(By.ID, "step-label").text == f"step 42 of {last}"
     # an older link to an event (#event-N): the latest step at which N events had happened
-    events_after = list(itertools.accumulate(len(s.events) for s in replay_steps(Replay.loads(match.replay))))
+    events_after = list(itertools.accumulate(len(s.events) for s in replay_steps(replay_of(match))))
     browser.get(page.resolve().as_uri() + "#event-17")
     browser.refresh()
     expected = max(k for k, n in enumerate(events_after) if n <= 17)
@@ -284,7 +290,7 @@ def test_the_viewer_draws_the_engines_spectator_state_at_every_step(browser, sit
     # cards compared
     seen = dict.fromkeys(("top", "trade area", "locked", "hand", "middle", "stack", "give", "want"), 0)
     for match in matches:
-        replay = Replay.loads(match.replay)
+        replay = replay_of(match)
         rules = rules_for(replay.rules_id)
         open_page(browser, site / "games" / f"{match.id}.html")
         drawn = json.loads(browser.execute_script(DRAWN))
@@ -369,7 +375,8 @@ def test_each_format_has_its_leaderboard(browser, site: Path, ladder: dict, scre
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
         from arena.ladder import leaderboard
 
-        duel, solo = leaderboard(session, "duel"), leaderboard(session, "solo")
+        duel = each_a(RatedStanding, leaderboard(session, "duel"))
+        solo = each_a(WinRateStanding, leaderboard(session, "solo"))
     open_page(browser, site / "index.html")
     tabs = {a.get_attribute("data-variant"): a for a in browser.find_elements(By.CSS_SELECTOR, ".tabs a.tab")}
     assert set(tabs) == {"classic", "duel", "solo"}
@@ -404,9 +411,9 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
 
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
         match = session.exec(select(Match).where(Match.status == "done", Match.rules_id == "duel-v1")
-                             .order_by(Match.id)).first()
+                             .order_by(col(Match.id))).first()
     assert match is not None
-    replay = Replay.loads(match.replay)
+    replay = replay_of(match)
     page = site / "games" / f"{match.id}.html"
     html = page.read_text()
     assert '"seed"' not in html and '"actions"' not in html
@@ -419,6 +426,7 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
     assert len(browser.find_elements(By.CSS_SELECTOR, "#vine .card")) == 30  # start, 28 cards, the Castle
     states = json.loads(browser.execute_script("return JSON.stringify(window.BohnanzaReplay.states);"))
     game = new_game(rules_for("duel"), 2, replay.seed)
+    assert isinstance(game, PrincesGame)
     events_after = [len(game.events)]  # events once k actions were played
     for k, (_seat, action) in enumerate(replay.actions, start=1):
         game.apply(action)
@@ -444,7 +452,7 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
     assert label.text == f"step {last} of {last}"
     assert "Game over." in browser.find_element(By.ID, "event-text").text
     viewer_gold = [int(b.text) for b in browser.find_elements(By.CSS_SELECTOR, "#seat-panels .seat-panel b.coins")]
-    assert viewer_gold == table_gold == list(replay.result.coins)
+    assert replay.result is not None and viewer_gold == table_gold == list(replay.result.coins)
     # a bot page's failure link (#event-N): the last step at which N events had happened
     browser.get(page.resolve().as_uri() + f"#event-{events_after[6]}")
     browser.refresh()
@@ -457,8 +465,8 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
 def turn_start_steps(match: Match) -> list[tuple[int, int]]:
     """(step, turn) of every turn_started event of a game: a step follows one action (re-simulated
     here, step 0 is the deal), in every format."""
-    replay = Replay.loads(match.replay)
-    starts = [(i, e.turn) for i, e in enumerate(replay.events) if type(e).__name__ == "TurnStarted"]
+    replay = replay_of(match)
+    starts = [(i, e.turn) for i, e in enumerate(replay.events) if isinstance(e, TurnStarted)]
     game = new_game(rules_for(replay.rules_id), len(replay.seats), replay.seed)
     events_after = [len(game.events)]
     for _seat, action in replay.actions:
@@ -470,7 +478,7 @@ def turn_start_steps(match: Match) -> list[tuple[int, int]]:
 def first_match(ladder: dict, rules_id: str, traded: bool = False) -> Match:
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
         matches = session.exec(select(Match).where(Match.status == "done", Match.rules_id == rules_id)
-                               .order_by(Match.id)).all()
+                               .order_by(col(Match.id))).all()
     for match in matches:
         if not traded or '"type":"traded"' in (match.replay or ""):
             return match
@@ -649,7 +657,7 @@ def test_locked_cards_carry_a_drawn_lock_with_its_meaning(browser, site: Path, l
     assert severe_console_messages(browser) == []
 
 
-def stored_tests(ladder: dict) -> dict[str, object]:
+def stored_tests(ladder: dict) -> dict[str, StoredTest]:
     from arena.versus_store import all_tests
 
     engine = make_engine(f"sqlite:///{ladder['db']}")
@@ -757,7 +765,9 @@ def test_the_audit_page_lists_a_flagged_pair_and_both_bots_pages_link_to_it(brow
     assert len(cells) == len(headers)
     assert cells[0].text == "dice / merchant" and cells[1].text == "standing"
     assert cells[4].text == str(flags[0].evidence["games"])
-    flow = flags[0].evidence["flow"]["dice->merchant"]
+    flows = flags[0].evidence["flow"]
+    assert isinstance(flows, dict)
+    flow = flows["dice->merchant"]
     assert f"dice->merchant: {flow['excess']:.1f} coins" in cells[5].text
     for name in ("dice", "merchant"):
         open_page(browser, site / "audit.html")

@@ -159,8 +159,8 @@ def test_a_board_without_games_ranks_nobody(tmp_path: Path) -> None:
         assert [(row["name"], row["rank"]) for row in rows] == [("alpha", None), ("beta", None)], board_json
     bot_pages = [p for p in (tmp_path / "site" / "bots").glob("*.html") if p.stem.isdigit()]
     assert len(bot_pages) == 2
-    for page in bot_pages:
-        assert re.search(r'rank <span class="figure">–</span>', page.read_text(encoding="utf-8")), page
+    for bot_page in bot_pages:
+        assert re.search(r'rank <span class="figure">–</span>', bot_page.read_text(encoding="utf-8")), bot_page
 
 
 def test_the_stylesheet_never_cuts_a_word_to_fit() -> None:
