@@ -121,7 +121,7 @@ def play(seating: Sequence[str], seed: int) -> tuple[int, ...]:
     forfeited: set[int] = set()
     number = 0
     while not game.over:
-        d = game.decision
+        d = common.decision_of(game)
         if d.seat in forfeited:
             game.apply(default_action(game))
             continue
@@ -133,7 +133,7 @@ def play(seating: Sequence[str], seed: int) -> tuple[int, ...]:
             ILLEGAL += 1
             forfeited.add(d.seat)
             game.apply(default_action(game))
-    return tuple(game.result.ranks)
+    return tuple(common.result_of(game).ranks)
 
 
 # ----------------------------------------------------------------- the shared outcome store

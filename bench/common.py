@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from engine.actions import Decision
+    from engine.game import Game
+    from engine.results import GameResult
     from engine.rules import Rules
     from engine.valuation import Cards, Fields
 
@@ -40,6 +43,18 @@ def machine(*more: str) -> str:
     """The line a script prints first: architecture, system, kernel and Python version, then ``more``."""
     return ", ".join((f"machine: {platform.machine()} {platform.system()} {platform.release()}",
                       f"python {platform.python_version()}", *more))
+
+
+def decision_of(game: Game) -> Decision:
+    """The decision ``game`` waits for (asked only while it goes on)."""
+    assert game.decision is not None, "the game is over"
+    return game.decision
+
+
+def result_of(game: Game) -> GameResult:
+    """The result of ``game`` (read only once it is over)."""
+    assert game.result is not None, "the game goes on"
+    return game.result
 
 
 def register_example_bots(engine: Engine) -> None:

@@ -48,7 +48,7 @@ def bench_greedy(games: int, players: int) -> tuple[float, float, float]:
         for seat, bot in enumerate(bots):
             bot.rules, bot.seat, bot.players, bot.rng = rules, seat, players, random.Random(seed * 7 + seat)
         while not game.over:
-            d = game.decision
+            d = common.decision_of(game)
             request = Request(decisions, d.kind, game.view(d.seat), (), d.options, 1000.0)
             game.apply(getattr(bots[d.seat], d.kind.value)(request))
             decisions += 1

@@ -34,12 +34,13 @@ def raw_echo(spawns: int, requests: int) -> tuple[float, float]:
         t = time.perf_counter()
         p = subprocess.Popen([sys.executable, "-I", "-S", "-c", RAW_ECHO], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, env={})
-        assert p.stdout.readline() == b'{"type":"ready"}\n'
+        assert p.stdout is not None and p.stdout.readline() == b'{"type":"ready"}\n'
         ready.append(time.perf_counter() - t)
         p.kill()
         p.wait()
     p = subprocess.Popen([sys.executable, "-I", "-S", "-c", RAW_ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          env={})
+    assert p.stdin is not None and p.stdout is not None
     p.stdout.readline()
     times = []
     for n in range(requests):
