@@ -121,7 +121,7 @@ def play(seating: Sequence[str], seed: int) -> tuple[int, ...]:
     forfeited: set[int] = set()
     number = 0
     while not game.over:
-        d = game.decision
+        d = common.decision_of(game)
         if d.seat in forfeited:
             game.apply(default_action(game))
             continue
@@ -133,7 +133,7 @@ def play(seating: Sequence[str], seed: int) -> tuple[int, ...]:
             ILLEGAL += 1
             forfeited.add(d.seat)
             game.apply(default_action(game))
-    return tuple(game.result.ranks)
+    return tuple(common.result_of(game).ranks)
 
 
 # ----------------------------------------------------------------- the shared outcome store
@@ -171,6 +171,12 @@ class Games:
 GAMES: Games | None = None
 
 
+def games_store() -> Games:
+    """This process's outcome store (``_init`` makes it in every worker)."""
+    assert GAMES is not None, "the outcome store is made by _init"
+    return GAMES
+
+
 def _init(cache: str | None) -> None:
     global GAMES
     os.nice(15) if os.nice(0) < 15 else None
@@ -192,7 +198,7 @@ def truth_chunk(task: tuple[list[str], int, int]) -> list[tuple[list[str], tuple
     for g in range(first, first + count):
         rng = random.Random(f"truth/{g}")
         seating = rng.sample(names, rng.randint(MIN_PLAYERS, MAX_PLAYERS))
-        out.append((seating, GAMES.ranks(seating, rng.getrandbits(63))))  # type: ignore[union-attr]
+        out.append((seating, games_store().ranks(seating, rng.getrandbits(63))))
     return out
 
 
@@ -281,10 +287,11 @@ def season(task: tuple[str, int, Params, list[str], int]) -> dict:
     """
     scheduler, seed, params, order, horizon = task
     apply_params(params)
-    fresh = GAMES.played  # type: ignore[union-attr]
+    fresh = games_store().played
     rng = random.Random(f"season/{scheduler}/{seed}")
     maker = Matchmaker(random.Random(f"tables/{scheduler}/{seed}"))
     book = RatingBook({})
+    ids = {name: i for i, name in enumerate(order)}  # the rating book and the matchmaker know bots by int ids
     registered = rng.sample(order, len(order))  # candidates in "registration" order, unrelated to strength
     seen: dict[frozenset, int] = {}
     pending: deque[list[tuple[list[str], int]]] = deque()  # planned tables: their (seating, deck) games
@@ -298,9 +305,9 @@ def season(task: tuple[str, int, Params, list[str], int]) -> dict:
             if scheduler == "uniform":
                 names = rng.sample(order, rng.randint(MIN_PLAYERS, MAX_PLAYERS))
             else:
-                candidates = [Candidate(v, book.get(v), book.get(v).games + pending_seats[v])  # type: ignore[arg-type]
+                candidates = [Candidate(ids[v], book.get(ids[v]), book.get(ids[v]).games + pending_seats[v])
                               for v in registered]
-                names = maker.table(candidates, maker.size(MIN_PLAYERS, MAX_PLAYERS, len(order)))  # type: ignore[arg-type]
+                names = [order[i] for i in maker.table(candidates, maker.size(MIN_PLAYERS, MAX_PLAYERS, len(order)))]
             key = frozenset(names)
             k = seen.get(key, 0)
             seen[key] = k + 1
@@ -310,11 +317,11 @@ def season(task: tuple[str, int, Params, list[str], int]) -> dict:
             pending.append([(s, deck) for s in seatings])
             pending_seats.update(names * len(seatings))
         for s, deck in pending.popleft()[: horizon - played]:
-            book.record(s, GAMES.ranks(s, deck))  # type: ignore[union-attr, arg-type]
+            book.record([ids[name] for name in s], games_store().ranks(s, deck))
             pending_seats.subtract(s)
             played += 1
             for how in ("score", "mu"):
-                value = {v: (book.get(v).score if how == "score" else book.get(v).mu) for v in order}
+                value = {v: (book.get(ids[v]).score if how == "score" else book.get(ids[v]).mu) for v in order}
                 tau = kendall(order, value)
                 if tau < THRESHOLD:
                     last_bad[how] = played
@@ -322,7 +329,7 @@ def season(task: tuple[str, int, Params, list[str], int]) -> dict:
                     trace[how].append(tau)
     done = {how: (last_bad[how] if last_bad[how] < horizon else None) for how in last_bad}
     return {"scheduler": scheduler, "seed": seed, "params": params.__dict__, "needed": done, "trace": trace,
-            "played_fresh": GAMES.played - fresh, "illegal": ILLEGAL}  # type: ignore[union-attr]
+            "played_fresh": games_store().played - fresh, "illegal": ILLEGAL}
 
 
 def median_needed(values: list[int | None], horizon: int) -> str:
@@ -381,7 +388,7 @@ def median_ratio(slow: list[int | None], fast: list[int | None], horizon: int,
 
 def print_ratios(results: dict[str, list[dict]], horizon: int, how: str) -> dict[str, list[float]]:
     """How many times fewer games than uniform tables each other scheduler needs."""
-    out = {}
+    out: dict[str, list[float]] = {}
     if "uniform" not in results:
         return out
     uniform = [r["needed"][how] for r in results["uniform"]]

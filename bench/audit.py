@@ -107,7 +107,7 @@ def play(seating: Sequence[tuple[str, str, float]], seed: int, match_id: int) ->
     forfeited: set[int] = set()
     number = 0
     while not game.over:
-        d = game.decision
+        d = common.decision_of(game)
         if d.seat in forfeited:
             game.apply(default_action(game))
             continue
@@ -121,7 +121,7 @@ def play(seating: Sequence[tuple[str, str, float]], seed: int, match_id: int) ->
             forfeited.add(d.seat)
             game.apply(default_action(game))
     names = [name for name, _, _ in seating]
-    return audit_game(match_id, Replay.of(game, names), names, game.result.ranks)
+    return audit_game(match_id, Replay.of(game, names), names, common.result_of(game).ranks)
 
 
 def season(task: tuple[str, int, int]) -> dict[str, Any]:

@@ -10,10 +10,17 @@ import functools
 import importlib.util
 import platform
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
+
+    from engine.actions import Decision
+    from engine.game import Game
+    from engine.results import GameResult
+    from engine.rules import Rules
+    from strategy.valuation import Cards, Fields
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 
@@ -38,6 +45,18 @@ def machine(*more: str) -> str:
                       f"python {platform.python_version()}", *more))
 
 
+def decision_of(game: Game) -> Decision:
+    """The decision ``game`` waits for (asked only while it goes on)."""
+    assert game.decision is not None, "the game is over"
+    return game.decision
+
+
+def result_of(game: Game) -> GameResult:
+    """The result of ``game`` (read only once it is over)."""
+    assert game.result is not None, "the game goes on"
+    return game.result
+
+
 def register_example_bots(engine: Engine) -> None:
     """Register random and greedy (built-in) and renamed copies of them (dice, glutton: built-in names are
     reserved), so that a 4-player table has 4 different bots."""
@@ -56,9 +75,7 @@ def register_example_bots(engine: Engine) -> None:
 def bot_class(stem: str) -> type:
     """The bot class of ``bots/<stem>_bot.py``, loaded in-process (no sandbox), with the trader's card
     valuation (``strategy.valuation.position_value``, a pure function) memoized: the same answers, faster."""
-    spec = importlib.util.spec_from_file_location(f"bench_{stem}_bot", BOTS / f"{stem}_bot.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    module = load_module(f"bench_{stem}_bot", BOTS / f"{stem}_bot.py")
     _memoize_valuation()
     import strategy.valuation
 
@@ -66,6 +83,15 @@ def bot_class(stem: str) -> type:
         setattr(module, "position_value", strategy.valuation.position_value)
     return next(v for v in vars(module).values()
                 if isinstance(v, type) and getattr(v, "__bohnanza_bot__", False) and v.__module__ == module.__name__)
+
+
+def load_module(name: str, path: Path) -> ModuleType:
+    """The Python file at ``path`` run as a module named ``name`` (not put in ``sys.modules``)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _memoize_valuation() -> None:
@@ -78,8 +104,8 @@ def _memoize_valuation() -> None:
     horizon = strategy.valuation.HAND_HORIZON
     cached = functools.lru_cache(maxsize=500_000)(plain)
 
-    def position_value(rules: Any, fields: Any, hand: Any, trade: Any = ()) -> float:
+    def position_value(rules: Rules, fields: Fields, hand: Cards, trade: Cards = ()) -> float:
         return cached(rules, tuple(fields), tuple(hand[:horizon]), tuple(trade))
 
-    position_value.cache_info = cached.cache_info  # type: ignore[attr-defined]
-    strategy.valuation.position_value = position_value  # type: ignore[assignment]
+    setattr(position_value, "cache_info", cached.cache_info)  # the mark that it is memoized, as lru_cache marks
+    strategy.valuation.position_value = position_value

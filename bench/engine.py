@@ -36,14 +36,9 @@ def bench_random(games: int, players: int) -> tuple[float, float, float]:
 
 def bench_greedy(games: int, players: int) -> tuple[float, float, float]:
     """The greedy bot's own decision methods on typed requests built straight from the state."""
-    import importlib.util
-
     from sandbox.sdk import Request
 
-    spec = importlib.util.spec_from_file_location(
-        "greedy_bot", Path(__file__).resolve().parent.parent / "bots" / "greedy_bot.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    module = common.load_module("greedy_bot", Path(__file__).resolve().parent.parent / "bots" / "greedy_bot.py")
     rules = classic_rules()
     decisions = 0
     started = time.perf_counter()
@@ -53,7 +48,7 @@ def bench_greedy(games: int, players: int) -> tuple[float, float, float]:
         for seat, bot in enumerate(bots):
             bot.rules, bot.seat, bot.players, bot.rng = rules, seat, players, random.Random(seed * 7 + seat)
         while not game.over:
-            d = game.decision
+            d = common.decision_of(game)
             request = Request(decisions, d.kind, game.view(d.seat), (), d.options, 1000.0)
             game.apply(getattr(bots[d.seat], d.kind.value)(request))
             decisions += 1

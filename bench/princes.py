@@ -20,7 +20,7 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import new_game, rules_for  # noqa: E402
+from engine import PrincesGame, new_game, rules_for  # noqa: E402
 from engine.defaults import default_action  # noqa: E402
 from strategy.policies import princes_greedy_action, random_action  # noqa: E402
 
@@ -50,14 +50,15 @@ def play(variant: str, players: int, policy: str, games: int, first_seed: int) -
     started = time.perf_counter()
     for seed in range(first_seed, first_seed + games):
         game = new_game(rules, players, seed)
+        assert isinstance(game, PrincesGame)
         rng = random.Random(seed)
         while not game.over:
             game.apply(act(game, rng))
             decisions += 1
         reasons[game.end_reason] += 1
         turns += game.turn + 1
-        wins += game.result.ranks[0] == 1
-        gold += sum(game.result.coins)
+        wins += common.result_of(game).ranks[0] == 1
+        gold += sum(common.result_of(game).coins)
     elapsed = time.perf_counter() - started
     return {"variant": variant, "policy": policy, "games": games, "reasons": dict(reasons),
             "castle_share": reasons["castle"] / games, "turns": turns / games, "decisions": decisions / games,

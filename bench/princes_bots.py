@@ -25,7 +25,7 @@ from engine.events import EndTriggered  # noqa: E402
 import common  # noqa: E402
 
 
-def end_reason(record) -> str:  # type: ignore[no-untyped-def]
+def end_reason(record) -> str:
     return next((e.reason for e in record.replay.events if isinstance(e, EndTriggered)), "void")
 
 

@@ -34,20 +34,21 @@ def raw_echo(spawns: int, requests: int) -> tuple[float, float]:
         t = time.perf_counter()
         p = subprocess.Popen([sys.executable, "-I", "-S", "-c", RAW_ECHO], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, env={})
-        assert p.stdout.readline() == b'{"type":"ready"}\n'  # type: ignore[union-attr]
+        assert p.stdout is not None and p.stdout.readline() == b'{"type":"ready"}\n'
         ready.append(time.perf_counter() - t)
         p.kill()
         p.wait()
     p = subprocess.Popen([sys.executable, "-I", "-S", "-c", RAW_ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          env={})
-    p.stdout.readline()  # type: ignore[union-attr]
+    assert p.stdin is not None and p.stdout is not None
+    p.stdout.readline()
     times = []
     for n in range(requests):
         msg = dict(MESSAGE, n=n)
         t = time.perf_counter()
-        p.stdin.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")  # type: ignore[union-attr]
-        p.stdin.flush()  # type: ignore[union-attr]
-        json.loads(p.stdout.readline())  # type: ignore[union-attr]
+        p.stdin.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+        p.stdin.flush()
+        json.loads(p.stdout.readline())
         times.append(time.perf_counter() - t)
     p.kill()
     p.wait()

@@ -18,10 +18,12 @@ import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import func, insert  # noqa: E402
+from sqlalchemy import inspect as sa_inspect  # noqa: E402
 from sqlmodel import Session, select  # noqa: E402
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, Season, VersionFormat, make_engine  # noqa: E402
@@ -33,6 +35,7 @@ from engine.replay import Replay  # noqa: E402
 import common  # noqa: E402
 
 STATUSES = ("timeout", "crash", "illegal", "protocol")
+Rows = list[dict[str, Any]]  # rows to insert, each by column name
 
 
 def real_replays(per_size: int) -> dict[int, list[Replay]]:
@@ -56,7 +59,9 @@ def create_ladder(url: str, bots: int, games: int, seed: int = 1) -> None:
     start = datetime(2026, 1, 1, tzinfo=timezone.utc)
     with Session(engine) as session:
         conn = session.connection()
-        bot_rows, version_rows, format_rows = [], [], []
+        bot_rows: Rows = []
+        version_rows: Rows = []
+        format_rows: Rows = []
         version_id = 0
         version_bot: dict[int, int] = {}
         for b in range(1, bots + 1):
@@ -72,8 +77,8 @@ def create_ladder(url: str, bots: int, games: int, seed: int = 1) -> None:
                 format_rows.append({"version_id": version_id, "variant": "classic", "plays": True, "prior_mu": 25.0})
             version_rows[-1]["active"] = True
         by_bot: dict[int, list[int]] = {}
-        for v in version_rows:
-            by_bot.setdefault(v["bot_id"], []).append(v["id"])
+        for row in version_rows:
+            by_bot.setdefault(row["bot_id"], []).append(row["id"])
         conn.execute(insert(Bot), bot_rows)
         conn.execute(insert(BotVersion), version_rows)
         conn.execute(insert(VersionFormat), format_rows)
@@ -83,7 +88,9 @@ def create_ladder(url: str, bots: int, games: int, seed: int = 1) -> None:
                                        "created_at": start + timedelta(days=10 * (s - 1)),
                                        "finished_at": start + timedelta(days=10 * s)} for s in range(1, seasons + 1)])
         skills: dict[int, tuple[float, float, int]] = {}
-        match_rows, seat_rows, snapshot_rows = [], [], []
+        match_rows: Rows = []
+        seat_rows: Rows = []
+        snapshot_rows: Rows = []
         for m in range(1, games + 1):
             season = 1 + (m - 1) * seasons // games
             stage = min(2, (m - 1) * 3 // games)  # which version of a multi-version bot plays
@@ -104,7 +111,7 @@ def create_ladder(url: str, bots: int, games: int, seed: int = 1) -> None:
                                "status": "void" if void else "done", "rated_order": None if void else m,
                                "planned_at": finished, "finished_at": finished, "seconds": 1.5,
                                "void_reason": "RuntimeError: synthetic referee fault" if void else None,
-                               "replay": text} | ({"table": m} if "table" in Match.__table__.columns else {}))
+                               "replay": text} | ({"table": m} if "table" in sa_inspect(Match).columns else {}))
             for seat, v in enumerate(versions):
                 status = rng.choice(STATUSES) if seat in failed else "ok"
                 seat_rows.append({"match_id": m, "seat": seat, "version_id": v, "coins": coins[seat],

@@ -25,6 +25,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -44,8 +45,8 @@ def play_seed(task: tuple[str, str, int]) -> dict:
     """Both seatings of one deal; returns per-game scores for A, ranks and failures."""
     a, b, seed = task
     rules = classic_rules()
-    out = {"seed": seed, "scores": [], "rank_a": [], "rank_b": [], "failures": 0, "void": 0, "seconds": 0.0,
-           "time_ms": {a: 0.0, b: 0.0}, "decisions": {a: 0, b: 0}}
+    out: dict[str, Any] = {"seed": seed, "scores": [], "rank_a": [], "rank_b": [], "failures": 0, "void": 0,
+                           "seconds": 0.0, "time_ms": {a: 0.0, b: 0.0}, "decisions": {a: 0, b: 0}}
     for layout in ((a, b, a, b), (b, a, b, a)):
         players = [InProcessPlayer(bot_path(name), f"{Path(name).stem}{i}") for i, name in enumerate(layout)]
         record = play_game(rules, seed, players)

@@ -31,7 +31,7 @@ def module_name(path: Path) -> tuple[str, str]:
 
 def imported_targets(source: str, package: str) -> list[tuple[int, str]]:
     """Every dotted name a module imports (``from a import b`` counts as ``a.b``), with its line."""
-    out = []
+    out: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             out.extend((node.lineno, alias.name) for alias in node.names)

@@ -9,12 +9,15 @@ import sys
 import time
 from contextlib import closing
 from pathlib import Path
+from typing import TypeVar
 
 from sqlalchemy import func
 from sqlmodel import Session, select
 
 from arena.db import Match, make_engine
 from sandbox.procscan import live_descendants
+
+T = TypeVar("T")
 
 ARENA = [sys.executable, "-m", "arena"]
 
@@ -244,3 +247,9 @@ def kill_mid_season(db: Path | str, season_args: list[str],
         time.sleep(0.1)
     assert survivors(children) == [], "workers and bots die with a killed season"
     return season.pid, second
+
+
+def present(value: T | None) -> T:
+    """``value``, which the test expects to be there (a stored row's field, a row ``session.get`` finds)."""
+    assert value is not None
+    return value

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from arena_helpers import fix_seed_key, run_arena
+from arena_helpers import fix_seed_key, present, run_arena
 from sqlmodel import Session, select
 
 from arena.db import AuditFlag, Match, MatchSeat, Season, make_engine
@@ -80,7 +80,7 @@ def tables_of(db: Path, season_name: str) -> list[set[str]]:
     engine.dispose()
     tables: dict[int, set[str]] = {}
     for match_id, bot in rows:
-        tables.setdefault(match_id, set()).add(bot)
+        tables.setdefault(present(match_id), set()).add(bot)
     return list(tables.values())
 
 

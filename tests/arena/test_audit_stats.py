@@ -5,9 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from arena_helpers import present
 
 from arena.audit import AuditGame, audit, table_scores, trade_flows
-from engine import Accept, Confirm, EndTrading, Offer, classic_rules, new_game
+from engine import Accept, ClassicGame, Confirm, EndTrading, Offer, classic_rules, new_game
 from engine.actions import DecisionKind
 from engine.events import Traded
 from engine.defaults import default_action
@@ -116,17 +117,18 @@ def gift_game(seed: int) -> tuple[Replay, int, int]:
     all to the next seat, which takes them; otherwise the default policy. (replay, giver, receiver)"""
     rules = classic_rules()
     game = new_game(rules, 3, seed)
+    assert isinstance(game, ClassicGame)
     done = False
     giver = receiver = -1
     while not game.over:
-        d = game.decision
+        d = present(game.decision)
         if not done and d.kind is DecisionKind.TRADE_OFFER and game.seats[game.active].trade:
             giver, receiver = game.active, (game.active + 1) % 3
             game.apply(Offer(give_trade=tuple(range(len(game.seats[giver].trade))), to=receiver))
-            while game.decision.kind is DecisionKind.TRADE_RESPOND:
-                accept = next((o for o in game.decision.options if isinstance(o, Accept)), None)
+            while present(game.decision).kind is DecisionKind.TRADE_RESPOND:
+                accept = next((o for o in present(game.decision).options if isinstance(o, Accept)), None)
                 game.apply(accept if game.to_move == receiver and accept else default_action(game))
-            confirm = next(o for o in game.decision.options if isinstance(o, Confirm))
+            confirm = next(o for o in present(game.decision).options if isinstance(o, Confirm))
             game.apply(confirm)
             game.apply(EndTrading())
             done = True

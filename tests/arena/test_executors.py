@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Iterator
 
 import pytest
 
@@ -28,7 +29,7 @@ def scripted_table(task: TableTask) -> list[MatchOutcome]:
 
 
 @pytest.fixture
-def pool(monkeypatch: pytest.MonkeyPatch) -> executors.LocalPoolExecutor:
+def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[executors.LocalPoolExecutor]:
     monkeypatch.setattr(executors, "run_table", scripted_table)  # the forked workers inherit it
     executor = executors.LocalPoolExecutor(2)
     executor.start()

@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from arena_helpers import db_url, run_arena
+from arena_helpers import db_url, present, run_arena
 from sqlmodel import Session, select
 
 from arena.db import Bot, Match, MatchSeat, make_engine
@@ -78,7 +78,7 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
         healthy = session.exec(select(MatchSeat).where(MatchSeat.status == "ok")).all()
         assert healthy and all((s.failure_request, s.failure_step, s.failure_log) == ("", None, "") for s in healthy)
         game_id = seats[0].match_id
-        assert session.get(Match, game_id).status == "done"  # type: ignore[union-attr]
+        assert present(session.get(Match, game_id)).status == "done"
         bot_id = session.exec(select(Bot.id).where(Bot.name == "crashy")).one()
     engine.dispose()
 
@@ -87,7 +87,7 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     assert f"game {game_id}  classic-v3" in shown.stdout and "crashy" in shown.stdout
     assert ("while answering plant_first" in shown.stdout
             and "| ZeroDivisionError: MARK-L divided by zero" in shown.stdout)
-    step = seats[0].failure_step
+    step = present(seats[0].failure_step)
     crashed_seat = seats[0].seat
     assert f"(at step {step} of the replay)" in shown.stdout
     watched = run_arena("game", "show", str(game_id), "--turns", "--step", "3", db=db)
@@ -110,8 +110,9 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     assert f'href="../games/{game_id}.html#step-{step}"' in page
     assert f"while answering plant_first (at step {step})" in page
     game_page = (site / "games" / f"{game_id}.html").read_text()
-    shipped = json.loads(re.search(r'<script id="replay-steps" type="application/json"[^>]*>(.*?)</script>',
-                                   game_page, re.S).group(1))  # type: ignore[union-attr]
+    script = re.search(r'<script id="replay-steps" type="application/json"[^>]*>(.*?)</script>', game_page, re.S)
+    assert script is not None
+    shipped = json.loads(script.group(1))
     state = shipped["steps"][0]["state"]
     for later in shipped["steps"][1:step + 1]:
         state = apply_diff(state, later["state"])

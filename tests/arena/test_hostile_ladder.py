@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import sqlite3
 import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Collection, Sequence
 
 import pytest
 from arena_helpers import db_url, fix_seed_key, run_arena
 from sqlmodel import Session
 
 from arena.db import make_engine, stored_id
+from arena.matchmaking import Candidate, Matchmaker
 from arena.planning import Planner, SeasonSettings, get_or_create_season
 from arena.rankings import load_book
 from arena.submit import register, register_bosses
@@ -138,18 +141,20 @@ def planned_games(name: str) -> int:
     return sum(len(table) for table in TABLES if name in table)
 
 
-class ChosenTables:
+class ChosenTables(Matchmaker):
     """Stands in for the matchmaker while the test plans the season: the next of the chosen tables
     (version ids in seat order). Which bots meet is not what these tests check; that every hostile bot
     meets the bosses at a known number of games is what they need."""
 
     def __init__(self, tables: list[list[int]]) -> None:
+        super().__init__(random.Random(0))  # which it never draws from
         self.tables = tables
 
     def size(self, min_players: int, max_players: int, available: int) -> int:
         return len(self.tables[0])
 
-    def table(self, candidates: object, size: int, apart_pairs: object = frozenset()) -> list[int]:
+    def table(self, candidates: Sequence[Candidate], size: int,
+              apart_pairs: Collection[frozenset[int]] = frozenset()) -> list[int]:
         return self.tables.pop(0)
 
 
@@ -175,7 +180,7 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Ladder:
         season = get_or_create_season(session, SeasonSettings(SEASON, games=games, min_players=4, max_players=5,
                                                               seed=1))
         planner = Planner(session, season, load_book(session, "classic"))
-        planner.matchmaker = ChosenTables([[ids[name] for name in table] for table in TABLES])  # type: ignore[assignment]
+        planner.matchmaker = ChosenTables([[ids[name] for name in table] for table in TABLES])
         while planner.remaining():
             planner.plan()
     engine.dispose()

@@ -8,15 +8,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
-from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, make_engine, prior_means
+from arena.db import (
+    Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, make_engine, prior_means, stored_id,
+)
 from arena.ladder import leaderboard, rerate
 from arena.planning import Planner, SeasonSettings, get_or_create_season
 from arena.rankings import RatedStanding, WinRateStanding
 from arena.ratings import RatingBook, Skill
 from arena.submit import register, register_bosses
-from arena_helpers import ARENA, fix_seed_key, kill_mid_season, run_arena
+from arena_helpers import ARENA, fix_seed_key, kill_mid_season, present, run_arena
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -82,10 +84,10 @@ def test_season_rates_every_game_and_rerate_agrees(rated: tuple[Path, subprocess
         assert rerate(session, "classic", write=False) == []
         done = session.exec(select(Match).where(Match.status == "done")).all()
         assert len(done) == 12
-        assert sorted(m.rated_order for m in done) == list(range(1, 13))
+        assert sorted(present(m.rated_order) for m in done) == list(range(1, 13))
         for match in done:
             seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id)).all()
-            assert sorted(s.rank for s in seats)[0] == 1 and all(s.status == "ok" for s in seats)
+            assert sorted(present(s.rank) for s in seats)[0] == 1 and all(s.status == "ok" for s in seats)
             snaps = session.exec(select(RatingSnapshot).where(RatingSnapshot.match_id == match.id)).all()
             assert len(snaps) == len(seats) == 3
 
@@ -145,13 +147,13 @@ def test_killed_season_loses_nothing_and_resumes(ladder: Path) -> None:
         assert len(matches) == games
         assert all(m.status == "done" for m in matches)
         assert sorted(m.number for m in matches) == list(range(games))
-        orders = [m.rated_order for m in matches]
+        orders = [present(m.rated_order) for m in matches]
         assert sorted(orders) == list(range(1, games + 1))  # every game recorded exactly once
         snapshots = session.exec(select(RatingSnapshot)).all()
         assert len(snapshots) == 3 * games
         assert rerate(session, "classic", write=False) == []
         for m in done_before:  # what was recorded before the kill is untouched
-            again = session.get(Match, m.id)
+            again = present(session.get(Match, m.id))
             assert again.replay == m.replay and again.rated_order == m.rated_order
 
 
@@ -163,7 +165,7 @@ def test_new_version_keeps_mean_and_resets_uncertainty(rated: tuple[Path, subpro
     with Session(engine) as session:
         bot = session.exec(select(Bot).where(Bot.name == "copycat")).one()
         old = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).one()
-        old_rating = session.get(Rating, (old.id, "classic"))
+        old_rating = present(session.get(Rating, (old.id, "classic")))
         assert old_rating.sigma < 8.0
     changed = tmp_path / "copycat.py"
     changed.write_text(changed.read_text() + "\n# version two\n")
@@ -171,9 +173,10 @@ def test_new_version_keeps_mean_and_resets_uncertainty(rated: tuple[Path, subpro
     assert result.returncode == 0, result.stderr
     assert "copycat version 2 registered" in result.stdout
     with Session(engine) as session:
-        versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id).order_by(BotVersion.number)).all()
+        versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)
+                                .order_by(col(BotVersion.number))).all()
         assert [v.active for v in versions] == [False, True]
-        assert prior_means(session, "classic")[versions[1].id] == old_rating.mu
+        assert prior_means(session, "classic")[stored_id(versions[1])] == old_rating.mu
         assert versions[1].prior_sigma == pytest.approx(25 / 3)
     board = json.loads(run_arena("leaderboard", "--json", db=db).stdout)
     row = next(r for r in board if r["name"] == "copycat")
@@ -256,7 +259,7 @@ def test_a_newcomer_on_an_old_ladder_does_not_take_every_table(db: Path) -> None
     share a new season's tables instead of the newcomer anchoring each one until it catches up."""
     engine = make_engine(f"sqlite:///{db}")
     with Session(engine) as session:
-        ids = [register(session, f"bot{i}", f"# bot {i}\n").version.id for i in range(8)]
+        ids = [stored_id(register(session, f"bot{i}", f"# bot {i}\n").version) for i in range(8)]
         season = get_or_create_season(session, SeasonSettings(name="new", games=40, rotate=False, seed=3))
         skills = {v: Skill(20.0 + 2 * i, 1.0, 1000) for i, v in enumerate(ids[:-1])}
         skills[ids[-1]] = Skill(50.0, 1.0, 0)  # the newcomer: far above everyone already, no games yet

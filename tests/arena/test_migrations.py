@@ -12,11 +12,21 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import inspect, text
+from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.db import (SCHEMA_VERSION, AuditFlag, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season,
                       TestRun, TestRunPair, VersionFormat, make_engine, prior_means)
+from arena.db.queries import stored_id
 from arena.ladder import leaderboard
+from arena.rankings import RatedStanding
+
+
+def schema_version(session: Session) -> str:
+    """The schema version a database records."""
+    row = session.get(Meta, "schema_version")
+    assert row is not None
+    return row.value
 
 
 def as_schema_1(url: str) -> None:
@@ -28,7 +38,8 @@ def as_schema_1(url: str) -> None:
             bot = Bot(name=name)
             session.add(bot)
             session.flush()
-            session.add(BotVersion(bot_id=bot.id, number=1, source=name, sha256=name.ljust(64, "0"), prior_sigma=2.0))
+            session.add(BotVersion(bot_id=stored_id(bot), number=1, source=name, sha256=name.ljust(64, "0"),
+                                   prior_sigma=2.0))
         session.commit()
     drop_failure_columns(engine)
     drop_language_column(engine)
@@ -49,14 +60,14 @@ def as_schema_1(url: str) -> None:
 FAILURE_COLUMNS = {"failure_request", "failure_step", "failure_log"}
 
 
-def drop_failure_columns(engine) -> None:  # type: ignore[no-untyped-def]
+def drop_failure_columns(engine: Engine) -> None:
     with engine.begin() as conn:
         for column in sorted(FAILURE_COLUMNS):
             conn.execute(text(f"ALTER TABLE matchseat DROP COLUMN {column}"))
     assert not FAILURE_COLUMNS & {c["name"] for c in inspect(engine).get_columns("matchseat")}
 
 
-def drop_language_column(engine) -> None:  # type: ignore[no-untyped-def]
+def drop_language_column(engine: Engine) -> None:
     with engine.begin() as conn:
         conn.execute(text("ALTER TABLE botversion DROP COLUMN language"))
     assert "language" not in {c["name"] for c in inspect(engine).get_columns("botversion")}
@@ -65,7 +76,7 @@ def drop_language_column(engine) -> None:  # type: ignore[no-untyped-def]
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == str(SCHEMA_VERSION) == "7"  # type: ignore[union-attr]
+        assert schema_version(session) == str(SCHEMA_VERSION) == "7"
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -74,7 +85,9 @@ def check_upgraded(url: str) -> None:
         assert prior_means(session, "classic") == {ids["both"]: 31.5, ids["old"]: 28.0, ids["oldest"]: 25.0}
         assert prior_means(session, "duel") == {ids["both"]: 20.0, ids["old"]: 28.0, ids["oldest"]: 25.0}
         board = leaderboard(session, "classic")
-        assert [(r.name, r.mu) for r in board] == [("both", 31.5), ("old", 28.0), ("oldest", 25.0)]
+        assert all(isinstance(r, RatedStanding) for r in board)
+        assert [(r.name, r.mu) for r in board if isinstance(r, RatedStanding)] == [
+            ("both", 31.5), ("old", 28.0), ("oldest", 25.0)]
         assert [r.name for r in leaderboard(session, "duel")] == ["both"]
         assert {v.language for v in session.exec(select(BotVersion)).all()} == {"python"}
     assert not {"prior_mu", "variants", "priors"} & {c["name"] for c in inspect(engine).get_columns("botversion")}
@@ -101,14 +114,14 @@ def as_schema_2(url: str) -> None:
         bot = Bot(name="crasher")
         session.add(bot)
         session.flush()
-        version = BotVersion(bot_id=bot.id, number=1, source="x", sha256="x".ljust(64, "0"), prior_sigma=2.0)
+        version = BotVersion(bot_id=stored_id(bot), number=1, source="x", sha256="x".ljust(64, "0"), prior_sigma=2.0)
         season = Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1)
         session.add_all([version, season])
         session.flush()
-        match = Match(season_id=season.id, number=0, table=0, seed=1, rules_id="classic-v2", status="done")  # type: ignore[arg-type]
+        match = Match(season_id=stored_id(season), number=0, table=0, seed=1, rules_id="classic-v2", status="done")
         session.add(match)
         session.flush()
-        session.add(MatchSeat(match_id=match.id, seat=0, version_id=version.id, status="crash",  # type: ignore[arg-type]
+        session.add(MatchSeat(match_id=stored_id(match), seat=0, version_id=stored_id(version), status="crash",
                               detail="exited with code 3 during request"))
         session.commit()
     drop_failure_columns(engine)
@@ -121,7 +134,7 @@ def as_schema_2(url: str) -> None:
 def check_upgraded_from_2(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
+        assert schema_version(session) == "7"
         seat = session.exec(select(MatchSeat)).one()
         assert (seat.status, seat.detail) == ("crash", "exited with code 3 during request")  # kept as it was
         assert (seat.failure_request, seat.failure_step, seat.failure_log) == ("", None, "")  # not known then
@@ -139,7 +152,8 @@ def test_a_schema_3_database_learns_that_its_versions_are_python(url: str) -> No
         bot = Bot(name="old")
         session.add(bot)
         session.flush()
-        session.add(BotVersion(bot_id=bot.id, number=1, source="def act(m): pass", sha256="a" * 64, prior_sigma=2.0))
+        session.add(BotVersion(bot_id=stored_id(bot), number=1, source="def act(m): pass", sha256="a" * 64,
+                               prior_sigma=2.0))
         session.commit()
     drop_language_column(engine)
     with engine.begin() as conn:
@@ -147,7 +161,7 @@ def test_a_schema_3_database_learns_that_its_versions_are_python(url: str) -> No
     engine.dispose()
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
+        assert schema_version(session) == "7"
         version = session.exec(select(BotVersion)).one()
         assert (version.source, version.language) == ("def act(m): pass", "python")
         session.add(BotVersion(bot_id=version.bot_id, number=2, source="int main(){}", sha256="b" * 64, prior_sigma=2.0,
@@ -179,16 +193,16 @@ def test_a_schema_6_failure_step_of_events_becomes_the_replays_step(url: str) ->
         bot = Bot(name="crasher")
         session.add(bot)
         session.flush()
-        version = BotVersion(bot_id=bot.id, number=1, source="x", sha256="x".ljust(64, "0"), prior_sigma=2.0)
+        version = BotVersion(bot_id=stored_id(bot), number=1, source="x", sha256="x".ljust(64, "0"), prior_sigma=2.0)
         season = Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1)
         session.add_all([version, season])
         session.flush()
-        match = Match(season_id=season.id, number=0, table=0, seed=1, rules_id=replay.rules_id, status="done",  # type: ignore[arg-type]
+        match = Match(season_id=stored_id(season), number=0, table=0, seed=1, rules_id=replay.rules_id, status="done",
                       replay=replay.dumps())
         session.add(match)
         session.flush()
         for seat, step in asked.items():
-            session.add(MatchSeat(match_id=match.id, seat=seat, version_id=version.id, status="crash",  # type: ignore[arg-type]
+            session.add(MatchSeat(match_id=stored_id(match), seat=seat, version_id=stored_id(version), status="crash",
                                   failure_request="trade_respond", failure_step=events_at[step]))
         session.commit()
     with engine.begin() as conn:
@@ -196,7 +210,7 @@ def test_a_schema_6_failure_step_of_events_becomes_the_replays_step(url: str) ->
     engine.dispose()
     engine = make_engine(url)
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
+        assert schema_version(session) == "7"
         steps = {s.seat: s.failure_step for s in session.exec(select(MatchSeat)).all()}
     engine.dispose()
     assert steps == asked
@@ -212,7 +226,8 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
         row = session.get(Meta, "schema_version")
-        row.value = "99"  # type: ignore[union-attr]
+        assert row is not None
+        row.value = "99"
         session.add(row)
         session.commit()
     engine.dispose()
@@ -237,12 +252,12 @@ def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
     engine = make_engine(url)
     assert set(TESTRUN_TABLES) <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
+        assert schema_version(session) == "7"
         assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
         test = TestRun(name="t", variant="classic", elo0=0, elo1=5, alpha=0.05, beta=0.05, max_pairs=10)
         session.add(test)
         session.flush()
-        session.add(TestRunPair(test_id=test.id, number=0, first=1.0, second=0.5))  # type: ignore[arg-type]
+        session.add(TestRunPair(test_id=stored_id(test), number=0, first=1.0, second=0.5))
         session.commit()
         assert session.exec(select(TestRunPair.first, TestRunPair.second)).all() == [(1.0, 0.5)]
     engine.dispose()
@@ -261,9 +276,9 @@ def test_a_schema_5_database_gains_the_audit_flags(url: str) -> None:
     engine = make_engine(url)
     assert "auditflag" in inspect(engine).get_table_names()
     with Session(engine) as session:
-        assert session.get(Meta, "schema_version").value == "7"  # type: ignore[union-attr]
+        assert schema_version(session) == "7"
         bot = session.exec(select(Bot)).one()
-        session.add(AuditFlag(bot_a=bot.id, bot_b=bot.id, scope="variant classic", evidence="{}"))  # type: ignore[arg-type]
+        session.add(AuditFlag(bot_a=stored_id(bot), bot_b=stored_id(bot), scope="variant classic", evidence="{}"))
         session.commit()
         assert [f.scope for f in session.exec(select(AuditFlag)).all()] == ["variant classic"]
     engine.dispose()

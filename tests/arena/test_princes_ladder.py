@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, make_engine
 from arena.rankings import wilson
 from arena.referee import InProcessPlayer, final_ranks, play_game
-from arena_helpers import run_arena
+from arena_helpers import present, run_arena
 from engine import rules_for
 from sandbox import Status
 
@@ -111,14 +111,16 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
     assert sorted(r["name"] for r in board) == ["dice", "glutton", "merchant"]
     engine = make_engine(f"sqlite:///{db}")
     with Session(engine) as session:
-        rows = session.exec(select(Bot.name, Match.seed, MatchSeat.rank, MatchSeat.coins, Match.status).where(
-            MatchSeat.match_id == Match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id,
-            Match.rules_id == "solo-v1")).all()
+        rows = [(name, match.seed, seat.rank, seat.coins, match.status) for name, match, seat in session.exec(
+            select(Bot.name, Match, MatchSeat).where(
+                MatchSeat.match_id == Match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id,
+                Match.rules_id == "solo-v1")).all()]
         assert session.exec(select(Rating).where(Rating.variant == "solo")).all() == []  # counted, not rated
     seeds = {name: sorted(seed for n, seed, *_ in rows if n == name) for name in ("glutton", "dice", "merchant")}
     assert len(seeds["glutton"]) == 3 and seeds["glutton"] == seeds["dice"] == seeds["merchant"]
     for row in board:
-        mine = [(rank, coins) for name, _, rank, coins, status in rows if name == row["name"] and status == "done"]
+        mine = [(rank, present(coins)) for name, _, rank, coins, status in rows
+                if name == row["name"] and status == "done"]
         wins = sum(rank == 1 for rank, _ in mine)
         assert (row["games"], row["wins"]) == (len(mine), wins) == (3, wins)
         low, high = wilson(wins, 3)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from arena.db import Match, Season, make_engine
+from arena.db import Match, Season, make_engine, stored_id
 from arena.ladder import SeasonProgress
 from arena.progress import WARM_UP_GAMES, ProgressReporter, earlier_rate
 
@@ -65,10 +65,10 @@ def test_the_earlier_pace_is_the_newest_stretch_of_games_of_the_format(tmp_path:
         stamps = ([start + timedelta(seconds=10 * i) for i in range(20)]  # an old run: 6 a minute
                   + [start + timedelta(hours=2, seconds=2 * i) for i in range(31)])  # the newest: 30 a minute
         for number, stamp in enumerate(stamps):
-            session.add(Match(season_id=classic.id, number=number, table=number, seed=number, rules_id="classic-v2",  # type: ignore[arg-type]
-                              status="done", finished_at=stamp))
+            session.add(Match(season_id=stored_id(classic), number=number, table=number, seed=number,
+                              rules_id="classic-v2", status="done", finished_at=stamp))
         for number in range(5):  # too few to say anything
-            session.add(Match(season_id=duel.id, number=number, table=number, seed=number, rules_id="duel-v1",  # type: ignore[arg-type]
+            session.add(Match(season_id=stored_id(duel), number=number, table=number, seed=number, rules_id="duel-v1",
                               status="done", finished_at=start + timedelta(seconds=number)))
         session.commit()
         assert earlier_rate(session, "classic") == 30.0

@@ -152,8 +152,11 @@ def test_the_documented_examples_have_the_wire_order_of_the_values() -> None:
     end_text = doc_block('{"type": "end"')
     end = EndMessage.from_json(json.loads(end_text))
     assert json.dumps(end.to_json()) == end_text.strip()  # the example is the value's JSON, byte for byte
-    assert ReadyReply.from_json(json.loads(re.search(r"Reply: `(\{.*?\})`", PROTOCOL_DOC).group(1))) == ReadyReply()
-    echo = re.search(r"echoed in the reply: `(\{.*?\})`", PROTOCOL_DOC).group(1)
+    ready = re.search(r"Reply: `(\{.*?\})`", PROTOCOL_DOC)
+    echoed = re.search(r"echoed in the reply: `(\{.*?\})`", PROTOCOL_DOC)
+    assert ready is not None and echoed is not None
+    assert ReadyReply.from_json(json.loads(ready.group(1))) == ReadyReply()
+    echo = echoed.group(1)
     assert ActionReply.from_json(json.loads(echo)) == ActionReply(83, {"type": "plant", "field": 0})
     assert f"# Bot protocol, version {PROTOCOL_VERSION}" in PROTOCOL_DOC
     assert "`sandbox/protocol.py`" in PROTOCOL_DOC

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from typing import Sequence
 
 import pytest
 
@@ -55,7 +56,7 @@ def test_priors_start_new_versions() -> None:
     assert book.get(8) == Skill(MU, SIGMA)
 
 
-def candidates(mus: list[float], scheduled: list[int]) -> list[Candidate]:
+def candidates(mus: Sequence[float], scheduled: list[int]) -> list[Candidate]:
     return [Candidate(i, Skill(mu, 2.0), n) for i, (mu, n) in enumerate(zip(mus, scheduled))]
 
 

@@ -18,7 +18,7 @@ from arena.cli.trust import builtin_bot
 from arena.referee import InProcessPlayer, play_game
 from arena.replay_text import turns_text
 from engine import new_game, rules_for
-from engine.events import event_to_json
+from engine.events import TurnStarted, event_to_json
 from engine.replay import Replay
 from engine.vine import TASKS
 
@@ -61,11 +61,12 @@ def test_turns_give_one_line_per_event_and_a_block_per_turn(games: dict[str, tup
     head, *body = shown.stdout.rstrip("\n").split("\n")
     assert head.startswith(f"classic-v3  {len(replay.actions)} actions  random_bot")
     events = [line for line in body if line]
-    turns = [e for e in replay.events if type(e).__name__ == "TurnStarted"]
+    turns = [e for e in replay.events if isinstance(e, TurnStarted)]
     assert len(events) == len(replay.events) and len([line for line in body if not line]) == len(turns) - 1
     assert [line for line in events if re.match(r"Turn \d+: ", line)] == \
-        [f"Turn {t.turn + 1}: {replay.seats[t.seat]} is the active player." for t in turns]  # type: ignore[attr-defined]
-    coins = replay.result.coins  # type: ignore[union-attr]
+        [f"Turn {t.turn + 1}: {replay.seats[t.seat]} is the active player." for t in turns]
+    assert replay.result is not None
+    coins = replay.result.coins
     assert events[-1] == "Game over. " + ", ".join(f"{n} {c} coin{'' if c == 1 else 's'}"
                                                    for n, c in zip(replay.seats, coins)) + "."
 

@@ -30,7 +30,7 @@ from arena.match import run_table
 from arena.submit import register
 from arena_helpers import (ARENA, db_url, descendants, done_count, kill_mid_season, process_tree, run_arena, survivors,
                            wait_for_done)
-from arena_helpers import missing
+from arena_helpers import missing, present
 from sandbox import Limits, detect_tier
 from sandbox.procscan import live_descendants
 
@@ -62,7 +62,7 @@ def check_complete(url: str, games: int, players: int = 3) -> None:
         assert len(matches) == games
         assert all(m.status == "done" and m.replay for m in matches)
         assert sorted(m.number for m in matches) == list(range(games))
-        assert sorted(m.rated_order for m in matches) == list(range(1, games + 1))
+        assert sorted(present(m.rated_order) for m in matches) == list(range(1, games + 1))
         assert len(session.exec(select(RatingSnapshot)).all()) == players * games
         assert rerate(session, "classic", write=False) == []
     engine.dispose()
@@ -91,7 +91,7 @@ def test_postgres_season_killed_resumes_and_refuses_a_second_writer(pg_url: str)
     engine = make_engine(pg_url)
     with Session(engine) as session:
         for m in done_before:  # what was recorded before the kill is untouched
-            again = session.get(Match, m.id)
+            again = present(session.get(Match, m.id))
             assert again.replay == m.replay and again.rated_order == m.rated_order
     engine.dispose()
     board = run_arena("leaderboard", "--rerate", db=pg_url)
@@ -115,9 +115,9 @@ def test_a_match_recorded_twice_counts_once(tmp_path: Path) -> None:
         task = table_task(session, planner.plan(), Limits(), detect_tier(), database_key(session))
         outcome, = run_table(task)
         assert record_outcome(session, planner.book, outcome) is True
-        first = session.get(Match, outcome.match_id).model_dump()
+        first = present(session.get(Match, outcome.match_id)).model_dump()
         assert record_outcome(session, planner.book, outcome) is False  # a re-run table coming back again
-        assert session.get(Match, outcome.match_id).model_dump() == first
+        assert present(session.get(Match, outcome.match_id)).model_dump() == first
         assert len(session.exec(select(RatingSnapshot)).all()) == 3
         assert rerate(session, "classic", write=False) == []
 
@@ -198,7 +198,7 @@ def test_same_matches_same_replays_on_the_local_pool_and_on_dask(tmp_path: Path,
                 executor.submit(task)
             outcomes = [o for _ in tasks for o in executor.next_result()]
         assert all(o.record is not None and not o.record.void for o in outcomes)
-        replays[executor.name] = {o.match_id: o.record.replay.dumps() for o in outcomes}  # type: ignore[union-attr]
+        replays[executor.name] = {o.match_id: present(o.record).replay.dumps() for o in outcomes}
     local, dask = replays.values()
     assert sorted(local) == sorted(m.match_id for t in tasks for m in t.games)
     assert local == dask

@@ -90,7 +90,7 @@ def test_an_open_solo_seasons_deals_are_shown_nowhere_and_a_late_bot_cannot_read
 
     # the attack: every number the arena printed becomes a candidate seed of a bot entered late
     candidates = sorted({int(n) for text in shown.values() for n in re.findall(r"\d{6,}", text)})
-    source = READER.read_text(encoding="utf-8").replace("SEEDS = []", f"SEEDS = {candidates!r}", 1)
+    source = READER.read_text(encoding="utf-8").replace("SEEDS: list[int] = []", f"SEEDS = {candidates!r}", 1)
     spec = importlib.util.spec_from_file_location("deal_reader", READER)
     assert spec is not None and spec.loader is not None
     reader = importlib.util.module_from_spec(spec)

@@ -4,8 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from arena_helpers import present
 
-import arena.match as match_module
 from arena.match import GameSpec, SeatEntry, TableTask, run_table
 from arena.players import SandboxPlayer
 from engine.replay import resimulate
@@ -29,11 +29,11 @@ def test_every_game_of_a_rotated_table_starts_every_bot_afresh(tier: Tier, monke
     started: list[str] = []
     real_init = SandboxPlayer.__init__
 
-    def counting_init(self, name, source, limits, tier, language="python"):  # type: ignore[no-untyped-def]
+    def counting_init(self, name, source, limits, tier, language="python"):
         started.append(name)
         real_init(self, name, source, limits, tier, language)
 
-    monkeypatch.setattr(match_module.SandboxPlayer, "__init__", counting_init)
+    monkeypatch.setattr(SandboxPlayer, "__init__", counting_init)
     bots = (SeatEntry(1, "greedy", GREEDY), SeatEntry(2, "greedy_copy", GREEDY), SeatEntry(3, "crasher", CRASHER))
     games = tuple(GameSpec(100 + k, 77, tuple((k + i) % 3 for i in range(3))) for k in range(3))
     outcomes = run_table(TableTask(RULES_ID, bots, games, Limits(), tier))
@@ -56,13 +56,13 @@ def test_a_game_the_machine_cannot_start_is_void_and_the_table_goes_on(tier: Tie
     real_init = SandboxPlayer.__init__
     calls = []
 
-    def failing_once(self, name, source, limits, tier, language="python"):  # type: ignore[no-untyped-def]
+    def failing_once(self, name, source, limits, tier, language="python"):
         calls.append(name)
         if len(calls) == 2:
             raise SandboxError("no free uid slot (test)")
         real_init(self, name, source, limits, tier, language)
 
-    monkeypatch.setattr(match_module.SandboxPlayer, "__init__", failing_once)
+    monkeypatch.setattr(SandboxPlayer, "__init__", failing_once)
     bots = (SeatEntry(1, "a", GREEDY), SeatEntry(2, "b", GREEDY), SeatEntry(3, "c", GREEDY))
     games = tuple(GameSpec(10 + k, 5, (0, 1, 2)) for k in range(2))
     outcomes = run_table(TableTask(RULES_ID, bots, games, Limits(), tier))
@@ -76,4 +76,4 @@ def test_same_deal_with_rotated_seats_is_the_same_deck(tier: Tier) -> None:
     records = [o.record for o in run_table(TableTask(RULES_ID, bots, games, Limits(), tier))]
     assert all(r is not None for r in records)
     # identical bots in rotated seats on the same deck: seat outcomes do not depend on who sits there
-    assert len({r.replay.events for r in records}) == 1  # type: ignore[union-attr]
+    assert len({present(r).replay.events for r in records}) == 1

@@ -1,9 +1,11 @@
 """Helpers for the bot tests."""
 from __future__ import annotations
 
+import types
 from pathlib import Path
+from typing import Any, Sequence
 
-from arena.referee import InProcessPlayer, play_game
+from arena.referee import GameRecord, InProcessPlayer, play_game
 from engine import classic_rules
 from sandbox.values import Limits
 
@@ -17,11 +19,13 @@ def player(name: str, seat: int, limits: Limits = FAST) -> InProcessPlayer:
     return InProcessPlayer(BOTS / f"{name}_bot.py", f"{name}{seat}", limits)
 
 
-def play(names, seed: int, limits: Limits = FAST):
+def play(names: Sequence[str], seed: int, limits: Limits = FAST) -> tuple[GameRecord, list[InProcessPlayer]]:
     players = [player(n, i, limits) for i, n in enumerate(names)]
     return play_game(classic_rules(), seed, players, limits), players
 
 
-def bot_of(p: InProcessPlayer):
-    """The SDK bot object behind an in-process player (its ``act`` is a bound method)."""
+def bot_of(p: InProcessPlayer) -> Any:
+    """The SDK bot object behind an in-process player (its ``act`` is a bound method); ``Any``: each test
+    reads the attributes its own bot class keeps."""
+    assert isinstance(p._act, types.MethodType), p._act
     return p._act.__self__

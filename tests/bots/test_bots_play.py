@@ -53,6 +53,7 @@ def test_search_bot_tracks_treasuries_and_discard_exactly() -> None:
 
     import importlib.util
     spec = importlib.util.spec_from_file_location("search_bot_t", BOTS / "search_bot.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     rules = classic_rules()
@@ -64,6 +65,7 @@ def test_search_bot_tracks_treasuries_and_discard_exactly() -> None:
     from strategy.policies import random_action
     rng = random.Random(0)
     while not game.over:
+        assert game.decision is not None
         seat = game.decision.seat
         trackers[seat].see(game.events[seen[seat]:])
         seen[seat] = len(game.events)

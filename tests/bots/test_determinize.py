@@ -4,29 +4,38 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import replace
+from typing import Iterator
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine import DecisionKind, classic_rules, new_game
+from engine import ClassicGame, DecisionKind, classic_rules, new_game
 from strategy.determinize import SUPPORTED_KINDS, Hidden, build_game, sample_hidden, unseen_cards
 from strategy.policies import random_action
 
 RULES = classic_rules()
 
 
-def positions(players: int, seed: int, every: int = 7):
+def positions(players: int, seed: int, every: int = 7) -> Iterator[tuple[ClassicGame, int]]:
     """(game, seat) at supported decisions of a random game, every ``every``-th decision."""
     game = new_game(RULES, players, seed)
+    assert isinstance(game, ClassicGame)
     rng = random.Random(seed)
     step = 0
     while not game.over:
         d = game.decision
+        assert d is not None
         if d.kind in SUPPORTED_KINDS and step % every == 0:
             if d.kind is not DecisionKind.TRADE_OFFER or (game.offer is None and not game.responses):
                 yield game, d.seat
         step += 1
         game.apply(random_action(game, rng))
+
+
+def waiting_kind(game: ClassicGame) -> DecisionKind:
+    """The kind of decision ``game`` waits for (it is not over)."""
+    assert game.decision is not None, "the game is over"
+    return game.decision.kind
 
 
 def true_hidden(game) -> Hidden:
@@ -43,9 +52,10 @@ def test_sampled_state_shows_the_same_view_and_conserves_cards(players: int, see
             view = game.view(viewer)
             rng = random.Random(seed + checked)
             hidden = sample_hidden(RULES, view, game.discard, [s.treasury for s in game.seats], rng)
-            built = build_game(RULES, view, hidden, game.decision.kind, seed=checked)
+            built = build_game(RULES, view, hidden, waiting_kind(game), seed=checked)
             assert built.view(viewer) == view
             assert built.card_count() == RULES.deck_size == 104
+            assert built.decision is not None and game.decision is not None
             assert built.decision.seat == game.decision.seat
             assert built.decision.kind is game.decision.kind
             assert built.coins() == game.coins()
@@ -73,12 +83,13 @@ def test_true_hidden_state_replays_the_real_game_until_a_reshuffle() -> None:
     """Built from the real hidden cards, the copy follows the real game move for move (until a
     reshuffle, which each game draws from its own random generator)."""
     game = new_game(RULES, 4, 21)
+    assert isinstance(game, ClassicGame)
     rng = random.Random(21)
     for _ in range(120):
         game.apply(random_action(game, rng))
-    while game.decision.kind not in (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_TRADED):
+    while waiting_kind(game) not in (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_TRADED):
         game.apply(random_action(game, rng))
-    built = build_game(RULES, game.view(0), true_hidden(game), game.decision.kind)
+    built = build_game(RULES, game.view(0), true_hidden(game), waiting_kind(game))
     reshuffles = game.reshuffles
     moves = 0
     while not game.over and game.reshuffles == reshuffles and moves < 300:
@@ -101,7 +112,7 @@ def test_known_cards_stay_in_their_seat() -> None:
         hidden = sample_hidden(RULES, view, game.discard, [s.treasury for s in game.seats],
                                random.Random(0), known_in_hand={other: [hand[0]]})
         assert hand[0] in hidden.hands[other]
-        build_game(RULES, view, hidden, game.decision.kind)
+        build_game(RULES, view, hidden, waiting_kind(game))
 
 
 def test_inconsistent_inputs_are_refused() -> None:
@@ -110,11 +121,11 @@ def test_inconsistent_inputs_are_refused() -> None:
     treasuries = [s.treasury for s in game.seats]
     hidden = sample_hidden(RULES, view, game.discard, treasuries, random.Random(0))
     with pytest.raises(ValueError):
-        build_game(RULES, view, replace(hidden, deck=hidden.deck[1:]), game.decision.kind)
+        build_game(RULES, view, replace(hidden, deck=hidden.deck[1:]), waiting_kind(game))
     with pytest.raises(ValueError):
         wrong = list(hidden.hands)
         wrong[seat] = tuple(reversed(wrong[seat])) if len(set(wrong[seat])) > 1 else ()
-        build_game(RULES, view, replace(hidden, hands=tuple(wrong)), game.decision.kind)
+        build_game(RULES, view, replace(hidden, hands=tuple(wrong)), waiting_kind(game))
     with pytest.raises(ValueError):
         build_game(RULES, view, hidden, DecisionKind.TRADE_CONFIRM)
     with pytest.raises(ValueError):
@@ -126,5 +137,5 @@ def test_built_game_sets_every_attribute_of_a_new_game() -> None:
     game, seat = next(positions(4, 8, every=1))
     view = game.view(seat)
     hidden = sample_hidden(RULES, view, game.discard, [s.treasury for s in game.seats], random.Random(0))
-    built = build_game(RULES, view, hidden, game.decision.kind)
+    built = build_game(RULES, view, hidden, waiting_kind(game))
     assert set(vars(built)) == set(vars(new_game(RULES, 4, 1)))

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 
-def test_four_bots_play_a_sandboxed_game(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_four_bots_play_a_sandboxed_game(tmp_path) -> None:
     # in tmp_path: `--seed` makes the database arena.sqlite in the working folder
     result = subprocess.run([sys.executable, "-m", "arena", "play", "trader", "search", "greedy", "random",
                              "--seed", "1", "--json"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
@@ -33,7 +33,7 @@ class CardBot(Bot):
 '''
 
 
-def test_a_sandboxed_bot_reads_the_rules_through_the_engine(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_sandboxed_bot_reads_the_rules_through_the_engine(tmp_path) -> None:
     """docs/sdk.md lets a bot import any engine module; ``rules_for`` needs the card data, which the
     sandbox has no file of: the bundle carries it."""
     from engine import rules_for

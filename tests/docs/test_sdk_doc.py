@@ -68,7 +68,7 @@ GROUPS = {
     "FieldView/TradeCard/TradeView/OfferView": (fields(FieldView) + fields(TradeCard) + fields(TradeView)
                                                 + fields(OfferView)),
     "TurnRecord": fields(TurnRecord),
-    "actions": [n for cls in ACTION_TYPES.values() for n in [cls.__name__, cls.TYPE, *fields(cls)]],
+    "actions": [n for name, cls in ACTION_TYPES.items() for n in [cls.__name__, name, *fields(cls)]],
     "events": [n for cls in EVENT_TYPES.values() for n in [cls.__name__, *fields(cls)]],
     "DecisionKind": [n for kind in DecisionKind for n in (kind.name, kind.value)],
     "Bean": [b.name for b in Bean],
@@ -122,7 +122,7 @@ def test_every_python_block_is_valid_python() -> None:
 
 def test_the_example_imports_only_what_the_sandbox_ships() -> None:
     tree = ast.parse(complete_example(TEXT))
-    imported = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    imported = [node.module or "." for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
     imported += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
     assert "sandbox.sdk" in imported
     for module in imported:

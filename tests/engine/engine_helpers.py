@@ -10,7 +10,10 @@ from typing import Any, Iterable, TypeVar
 
 import pytest
 
-from engine import Action, Bean, BuyField, ClassicGame, Harvest, IllegalAction, Plant, action_to_json, classic_rules
+from engine import (
+    Action, Bean, BuyField, ClassicGame, Decision, GameResult, Harvest, IllegalAction, Plant, action_to_json,
+    classic_rules,
+)
 from engine.game import Game
 from strategy.policies import random_action
 
@@ -22,6 +25,18 @@ G = TypeVar("G", bound=Game)
 
 def new_game(players: int = 3, seed: int = 1) -> ClassicGame:
     return ClassicGame(classic_rules(), players, seed)
+
+
+def decision_of(game: Game) -> Decision:
+    """The decision ``game`` waits for: a test asks it only while the game goes on."""
+    assert game.decision is not None, "the game is over"
+    return game.decision
+
+
+def result_of(game: Game) -> GameResult:
+    """The result of ``game``: a test reads it only once the game is over."""
+    assert game.result is not None, "the game goes on"
+    return game.result
 
 
 def set_position(game: ClassicGame, **position: Any) -> ClassicGame:
@@ -48,8 +63,9 @@ def quoted(action: Any) -> str:
         return repr(action)
 
 
-def assert_illegal(game: ClassicGame, action, rule: str) -> IllegalAction:
-    """``action`` is refused under ``rule``, the message quotes it, and nothing changed."""
+def assert_illegal(game: ClassicGame, action: Any, rule: str) -> IllegalAction:
+    """``action`` (an action, or a stand-in that is none) is refused under ``rule``, the message quotes it, and
+    nothing changed."""
     before = snapshot(game)
     with pytest.raises(IllegalAction) as info:
         game.apply(action)
@@ -62,7 +78,7 @@ def assert_illegal(game: ClassicGame, action, rule: str) -> IllegalAction:
     return info.value
 
 
-def field_of(game: ClassicGame, seat: int) -> list[tuple[Bean, int] | None]:
+def field_of(game: ClassicGame, seat: int) -> list[tuple[Bean | None, int] | None]:
     s = game.seats[seat]
     return [(b, n) if n else None for b, n in zip(s.field_beans, s.field_counts)]
 

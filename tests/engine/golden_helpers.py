@@ -45,5 +45,5 @@ def replay_golden(path: Path) -> tuple[Any, dict[str, Any]]:
             pytest.fail(f"{where} ({step['action']}): event {first} differs:\n"
                         f"  golden: {step['events'][first:first + 1]}\n  now:    {events[first:first + 1]}")
     assert game.over, f"{path.name}: the game goes on after the last golden step"
-    assert game.result.to_json() == doc["result"]
+    assert game.result is not None and game.result.to_json() == doc["result"]
     return game, doc

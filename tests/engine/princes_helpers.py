@@ -7,7 +7,10 @@ from typing import Any, Sequence
 
 import pytest
 
-from engine import Bean, DecisionKind, IllegalAction, PrincesGame, action_to_json, duel_rules, solo_rules
+from engine import (
+    Action, Bean, DecisionKind, IllegalAction, PrincesGame, PrincesRules, Rules, action_to_json, duel_rules, new_game,
+    solo_rules,
+)
 
 K = DecisionKind
 BLUE, CHILI, STINK, GREEN, SOY, BLACK, RED = (
@@ -16,12 +19,25 @@ COMPOSITION = Counter({t.bean: t.count for t in duel_rules().bean_types})
 PLAIN_VINE = ["V04"] * 28  # "You have Blue bean(s) in one of your fields" everywhere
 
 
-def duel(seed: int = 1, rules=None) -> PrincesGame:
+def duel(seed: int = 1, rules: Rules | None = None) -> PrincesGame:
     return PrincesGame(rules or duel_rules(), 2, seed)
 
 
-def solo(seed: int = 1, rules=None) -> PrincesGame:
+def solo(seed: int = 1, rules: Rules | None = None) -> PrincesGame:
     return PrincesGame(rules or solo_rules(), 1, seed)
+
+
+def princes_of(rules: Rules) -> PrincesRules:
+    """The Princes settings of a Princes variant's rules."""
+    assert rules.princes is not None, "not a Princes variant"
+    return rules.princes
+
+
+def princes_game(rules: Rules, players: int, seed: int) -> PrincesGame:
+    """``new_game`` for a Princes variant."""
+    game = new_game(rules, players, seed)
+    assert isinstance(game, PrincesGame), type(game)
+    return game
 
 
 def set_position(game: PrincesGame, vine: Sequence[str] | None = None, **position: Any) -> PrincesGame:
@@ -38,7 +54,7 @@ def snapshot(game: PrincesGame) -> tuple:
             game.result)
 
 
-def assert_illegal(game: PrincesGame, action, rule: str) -> IllegalAction:
+def assert_illegal(game: PrincesGame, action: Action, rule: str) -> IllegalAction:
     """``action`` is refused under ``rule``, the message quotes it, and nothing changed."""
     before = snapshot(game)
     with pytest.raises(IllegalAction) as info:
@@ -50,7 +66,7 @@ def assert_illegal(game: PrincesGame, action, rule: str) -> IllegalAction:
     return info.value
 
 
-def fields_of(game: PrincesGame, seat: int) -> list[tuple[Bean, int] | None]:
+def fields_of(game: PrincesGame, seat: int) -> list[tuple[Bean | None, int] | None]:
     s = game.seats[seat]
     return [(b, n) if n else None for b, n in zip(s.field_beans, s.field_counts)]
 

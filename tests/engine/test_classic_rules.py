@@ -22,7 +22,7 @@ from engine.events import (
 from engine.views import OfferView
 from engine_helpers import (
     BLACK, BLUE, CHILI, GARDEN, GREEN, RED, SOY, STINK, all_cards, assert_illegal, field_of, new_game,
-    set_position, snapshot, types_of,
+    decision_of, set_position, snapshot, types_of,
 )
 
 K = DecisionKind
@@ -136,11 +136,9 @@ class _ArrangedRandom:
 
 @rule("C-2.1")
 def test_C_2_1_five_cards_dealt_one_at_a_time_around_the_table(monkeypatch):
-    import engine.game
-
     order = [BLUE, CHILI, STINK, GREEN, SOY, BLACK, RED, GARDEN, BLUE, CHILI, STINK, GREEN, SOY, BLACK, RED]
     _ArrangedRandom.top = order
-    monkeypatch.setattr(engine.game.random, "Random", _ArrangedRandom)  # where every game shuffles its deck
+    monkeypatch.setattr("engine.game.random.Random", _ArrangedRandom)  # where every game shuffles its deck
     game = ClassicGame(classic_rules(), 3, seed=0)
     for seat in range(3):
         assert game.seats[seat].hand == order[seat::3]
@@ -191,7 +189,7 @@ def test_C_2_3_two_empty_fields_empty_trading_area_no_coins_seat_0_first(players
     for s in game.seats:
         assert s.field_counts == [0, 0] and s.field_beans == [None, None]
         assert s.trade == [] and s.treasury == [] and s.coins == 0
-    assert game.decision.seat == 0 and game.decision.kind is K.PLANT_FIRST
+    assert decision_of(game).seat == 0 and decision_of(game).kind is K.PLANT_FIRST
     assert game.events == [TurnStarted(0, 0)]
 
 
@@ -786,7 +784,7 @@ def test_C_6_7_trading_ends_after_six_rounds():
     set_position(game, hands=[[BLUE] * 8, [RED] * 8, [SOY]], trade=[[GREEN, SOY], [], []],
                  deck=[BLACK] * 12, phase=K.TRADE_OFFER)
     deals = 0
-    while game.decision.kind is not K.PLANT_TRADED:
+    while decision_of(game).kind is not K.PLANT_TRADED:
         decide(game, Offer(give_hand=(0,), want=(RED,), to=1), Accept((0,)), Pass(), Confirm(0))
         deals += 1
     assert deals == 6 and TradingEnded(0, 6) in game.events
@@ -799,8 +797,8 @@ def test_C_6_7_classic_v2_trading_ends_after_six_rounds_without_deals():
     game = ClassicGame(rules_for("classic-v2"), 3, 11)
     trading_position(game)
     offers = 0
-    while game.decision.kind is not K.PLANT_TRADED:
-        kind = game.decision.kind
+    while decision_of(game).kind is not K.PLANT_TRADED:
+        kind = decision_of(game).kind
         if kind is K.TRADE_OFFER:
             game.apply(Offer(give_trade=(0,), want=(GARDEN,), to=1))
             offers += 1
@@ -1035,8 +1033,8 @@ def test_D_1_a_turn_has_at_most_six_rounds_of_players_plus_one_decisions(rules_i
     game3 = ClassicGame(rules_for(rules_id), 3, 11)
     trading_position(game3, hands=[[BLUE] * 3, [RED] * 9, [SOY] * 9])
     trading_decisions = 0
-    while game3.decision.kind is not K.PLANT_TRADED:
-        d = game3.decision
+    while decision_of(game3).kind is not K.PLANT_TRADED:
+        d = decision_of(game3)
         trading_decisions += 1
         if d.kind is K.TRADE_OFFER:
             game3.apply(Offer(give_hand=(0,), want=(GARDEN,), to=1))
@@ -1137,7 +1135,7 @@ def test_a_position_is_built_through_the_public_api() -> None:
                                      deck=[CHILI, GREEN, STINK], treasury=[2, 0, 0])
     view = game.view(0)
     assert view.hand == (BLUE, SOY) and view.coins == 2 and view.deck_size == 3
-    assert game.decision.kind is K.PLANT_FIRST and Plant(0) in game.decision.options
+    assert decision_of(game).kind is K.PLANT_FIRST and Plant(0) in decision_of(game).options
     game.apply(Plant(0))
     assert game.seats[0].field_counts == [4, 0] and Harvest(0) in game.legal_actions()
     duel = PrincesGame.from_position(duel_rules(), 2, hands=[[RED], [BLUE]], positions=[3, 1])

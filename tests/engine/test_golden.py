@@ -12,6 +12,7 @@ from engine import ClassicGame, Harvest, Plant, PlantTraded, action_from_json, c
 from engine.events import GameEnded
 from strategy.policies import random_action
 from engine.replay import Replay, ReplayMismatch, resimulate
+from engine_helpers import decision_of
 from golden_helpers import GOLDEN, load_maker, replay_golden
 
 FILES = sorted(GOLDEN.glob("classic-v3-*.json"))  # the current rules, written by make_golden.py
@@ -99,7 +100,7 @@ def test_resimulate_refuses_a_different_legal_action():
     # replace the first planting that had another legal field by that other field
     probe = ClassicGame(classic_rules(), 3, 5)
     for index, (seat, action) in enumerate(replay.actions):
-        options = probe.decision.options
+        options = decision_of(probe).options
         if isinstance(action, Plant):
             other = [a for a in options if isinstance(a, Plant) and a != action]
             if other:

@@ -13,19 +13,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import (
-    BuyField, ClaimTask, DiscardHand, DiscardMiddle, Harvest, IllegalAction, Pass, PayTribute, Plant, PlantMiddle,
-    PrincesGame, PrincesView, Rules, action_from_json, action_to_json, duel_rules, event_from_json, event_to_json,
-    new_game, rules_for, solo_rules, view_from_json,
+    Action, BuyField, ClaimTask, DiscardHand, DiscardMiddle, Harvest, IllegalAction, Pass, PayTribute, Plant,
+    PlantMiddle, PrincesGame, PrincesView, Rules, action_from_json, action_to_json, duel_rules, event_from_json,
+    event_to_json, rules_for, solo_rules, view_from_json,
 )
 from engine.actions import PRINCES_ACTIONS, PRINCES_KINDS
 from engine.events import PRINCES_EVENTS
 from strategy.policies import princes_greedy_action, random_action
-from engine_helpers import hidden_permuted, junk_on_field
-from princes_helpers import COMPOSITION, all_cards, snapshot
+from engine_helpers import decision_of, hidden_permuted, junk_on_field
+from princes_helpers import COMPOSITION, all_cards, princes_game, princes_of, snapshot
 
 MAX_DECISIONS = 5000
 SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-FACE_DOWN_DUEL = Rules.from_json({**duel_rules().to_json(), "princes": {**duel_rules().princes.to_json(),
+FACE_DOWN_DUEL = Rules.from_json({**duel_rules().to_json(), "princes": {**princes_of(duel_rules()).to_json(),
                                                                          "vine_face_down": True}})
 
 
@@ -55,14 +55,14 @@ def vine_hidden_permuted(game: PrincesGame, seat: int, rng: random.Random) -> Pr
 
 
 def play_checked(rules, players: int, seed: int, policy_seed: int, greedy: bool = False):
-    game = new_game(rules, players, seed)
+    game = princes_game(rules, players, seed)
     rng = random.Random(policy_seed)
     junk_rng = random.Random(policy_seed ^ 0x5EED)
     decisions = 0
     while not game.over:
         decisions += 1
         assert decisions <= MAX_DECISIONS, "the game does not end"
-        decision = game.decision
+        decision = decision_of(game)
         assert decision.seat == game.active == game.to_move and decision.kind in PRINCES_KINDS
         if junk_rng.random() < 0.15:
             action = junk(game, junk_rng)
@@ -104,7 +104,7 @@ def test_random_playouts_keep_every_invariant(rules, players, seed, policy_seed)
 
 @pytest.mark.parametrize("variant,players", [("duel", 2), ("solo", 1)])
 def test_greedy_playouts_keep_every_invariant_and_reach_the_castle(variant, players):
-    reasons = Counter()
+    reasons: Counter[str] = Counter()
     for seed in range(3):
         game = play_checked(rules_for(variant), players, seed, seed, greedy=True)
         reasons[game.end_reason] += 1
@@ -117,7 +117,7 @@ def wire(value):
     return json.loads(json.dumps(value))
 
 
-SAMPLES = [Plant(1), Pass(), BuyField(), Harvest(0), PlantMiddle(rules_for("duel").beans[3], 2),
+SAMPLES: list[Action] = [Plant(1), Pass(), BuyField(), Harvest(0), PlantMiddle(rules_for("duel").beans[3], 2),
            DiscardMiddle(rules_for("duel").beans[0]), DiscardHand(4), ClaimTask(), PayTribute()]
 
 
@@ -135,15 +135,15 @@ def test_every_princes_action_round_trips():
 def test_events_and_views_of_real_games_round_trip():
     seen, kinds = set(), set()
     for variant, players, seed in (("duel", 2, 1), ("duel", 2, 2), ("solo", 1, 3), ("solo", 1, 7)):
-        game = new_game(rules_for(variant), players, seed)
+        game = princes_game(rules_for(variant), players, seed)
         rng = random.Random(seed)
         while not game.over:
-            kinds.add(game.decision.kind)
+            kinds.add(decision_of(game).kind)
             for seat in range(players):
                 view = game.view(seat)
                 assert isinstance(view_from_json(wire(view.to_json())), PrincesView)
                 assert PrincesView.from_json(wire(view.to_json())) == view
-            options = game.decision.options
+            options = decision_of(game).options
             buy = [a for a in options if isinstance(a, (BuyField, Harvest))]
             game.apply(buy[0] if buy and rng.random() < 0.05 else princes_greedy_action(game, rng))
         for event in game.events:

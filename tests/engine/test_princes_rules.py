@@ -25,9 +25,10 @@ from engine.defaults import default_action
 from strategy.policies import princes_greedy_action, random_action
 from engine.princes import CHECKS, TurnLog
 from engine.vine import TASKS
+from engine_helpers import decision_of, result_of
 from princes_helpers import (
     BLACK, BLUE, CHILI, COMPOSITION, GREEN, K, RED, SOY, STINK, all_cards, assert_illegal, duel, fields_of,
-    set_position, solo,
+    princes_game, princes_of, set_position, solo,
 )
 
 rule = pytest.mark.rule
@@ -67,7 +68,7 @@ def test_P_1_2_duel_is_for_two_players_solo_for_one(variant, players, bad):
 @rule("P-1.3")
 def test_P_1_3_vine_is_28_cards_in_4_rows_of_7_shuffled_from_the_seed_castle_after():
     rules = duel_rules()
-    assert rules.princes.rows * rules.princes.row_length == 28
+    assert princes_of(rules).rows * princes_of(rules).row_length == 28
     a, b, c = duel(5), duel(5), duel(6)
     assert sorted(a.vine) == sorted(TASKS) and a.vine == b.vine and a.vine != c.vine
     assert a.castle == 29
@@ -116,7 +117,7 @@ def test_P_2_3_two_empty_fields_no_gold_figures_at_the_start_seat_0_first():
         for s in game.seats:
             assert s.field_counts == [0, 0] and s.treasury == [] and s.position == 0
         assert game.middle == {} and game.box == []
-        assert game.decision.seat == 0 and game.decision.kind is K.PLANT_FIRST
+        assert decision_of(game).seat == 0 and decision_of(game).kind is K.PLANT_FIRST
     assert duel(2).events[-1] == TurnStarted(0, 0)
 
 
@@ -125,7 +126,8 @@ def test_P_2_4_duel_vine_face_up_unless_the_face_down_flag_is_set():
     game = duel(4)
     assert game.revealed == 28 and None not in game.view(1).vine
     assert [e.position for e in game.events if isinstance(e, VineRevealed)] == list(range(1, 29))
-    rules = dataclasses.replace(duel_rules(), princes=dataclasses.replace(duel_rules().princes, vine_face_down=True))
+    rules = dataclasses.replace(duel_rules(),
+                                princes=dataclasses.replace(princes_of(duel_rules()), vine_face_down=True))
     hidden = PrincesGame(rules, 2, 4)
     view = hidden.view(0)
     assert view.vine[:4] == tuple(hidden.vine[:4]) and view.vine[4:] == (None,) * 24
@@ -133,7 +135,8 @@ def test_P_2_4_duel_vine_face_up_unless_the_face_down_flag_is_set():
 
 @rule("P-2.4")
 def test_P_2_4_face_down_cards_turn_up_four_ahead_of_the_leading_figure():
-    rules = dataclasses.replace(duel_rules(), princes=dataclasses.replace(duel_rules().princes, vine_face_down=True))
+    rules = dataclasses.replace(duel_rules(),
+                                princes=dataclasses.replace(princes_of(duel_rules()), vine_face_down=True))
     game = PrincesGame(rules, 2, 4)
     vine = game.vine
     set_position(game, vine=vine, hands=[[BLUE], []], treasury=[1, 0], positions=[0, 0])
@@ -157,7 +160,7 @@ def test_P_3_1_planting_another_kind_cashes_the_field_in_first():
 @rule("P-3.2")
 def test_P_3_2_a_lone_bean_is_not_cashed_in_while_another_field_holds_more():
     game = set_position(duel(), hands=[[SOY], []], fields=[[(BLUE, 1), (CHILI, 2)], [None, None]])
-    assert Plant(0) not in game.decision.options and Harvest(0) not in game.decision.options
+    assert Plant(0) not in decision_of(game).options and Harvest(0) not in decision_of(game).options
     assert_illegal(game, Plant(0), "P-3.2")
     assert_illegal(game, Harvest(0), "P-3.2")
 
@@ -166,7 +169,7 @@ def test_P_3_2_a_lone_bean_is_not_cashed_in_while_another_field_holds_more():
 def test_P_3_3_harvest_at_any_own_decision_the_same_seat_decides_again():
     game = set_position(duel(), hands=[[SOY], []], fields=[[(RED, 3), None], [None, None]])
     events = game.apply(Harvest(0))
-    assert events == [Harvested(0, 0, RED, 3, 2)] and game.decision.kind is K.PLANT_FIRST
+    assert events == [Harvested(0, 0, RED, 3, 2)] and decision_of(game).kind is K.PLANT_FIRST
     assert_illegal(game, Harvest(1), "P-3.3")
 
 
@@ -176,7 +179,7 @@ def test_P_3_4_third_field_for_three_gold_into_the_box_at_most_three_fields():
     events = game.apply(BuyField())
     assert events == [FieldBought(0, (RED, SOY, CHILI))] and game.box == [RED, SOY, CHILI]
     assert game.seats[0].treasury == [GREEN] and fields_of(game, 0) == [None, None, None]
-    assert game.decision.kind is K.PLANT_FIRST
+    assert decision_of(game).kind is K.PLANT_FIRST
     assert_illegal(game, BuyField(), "P-3.4")
     game.seats[0].treasury = [BLUE] * 5
     assert_illegal(game, BuyField(), "P-3.4")
@@ -199,34 +202,34 @@ def test_P_3_5_gold_paid_leaves_the_game_the_box_is_counted_and_public():
 def test_P_4_1_phase_0_plants_or_discards_every_kind_left_whole():
     game = set_position(duel(), hands=[[SOY], []], fields=[[(CHILI, 2), None], [None, None]],
                         middle={CHILI: 2, RED: 1, GREEN: 1}, phase=K.TAKE_MIDDLE)
-    assert Pass() not in game.decision.options
+    assert Pass() not in decision_of(game).options
     assert_illegal(game, Pass(), "P-4.1")
     assert_illegal(game, DiscardMiddle(SOY), "P-4.1")
     events = game.apply(PlantMiddle(CHILI, 0))
     assert events == [Planted(0, CHILI, 0, "middle")] * 2 and fields_of(game, 0) == [(CHILI, 4), None]
     game.apply(DiscardMiddle(GREEN))
-    assert game.discard == [GREEN] and game.decision.kind is K.TAKE_MIDDLE
+    assert game.discard == [GREEN] and decision_of(game).kind is K.TAKE_MIDDLE
     game.apply(PlantMiddle(RED, 1))
-    assert game.middle == {} and game.decision.kind is K.PLANT_FIRST
+    assert game.middle == {} and decision_of(game).kind is K.PLANT_FIRST
 
 
 @rule("P-4.1")
 def test_P_4_1_phase_0_is_skipped_when_the_middle_is_empty():
     game = set_position(duel(), hands=[[SOY], [BLUE]], deck=[RED] * 10, phase=K.KEEP_MIDDLE)
     game.apply(Pass())
-    assert game.active == 1 and game.decision.kind is K.PLANT_FIRST
+    assert game.active == 1 and decision_of(game).kind is K.PLANT_FIRST
 
 
 @rule("P-4.2")
 def test_P_4_2_phase_1_plants_the_front_card_then_maybe_the_second():
     game = set_position(duel(), hands=[[SOY, SOY, RED], []], deck=[BLUE] * 10)
-    assert Pass() not in game.decision.options
+    assert Pass() not in decision_of(game).options
     assert_illegal(game, Pass(), "P-4.2")
     game.apply(Plant(0))
-    assert game.decision.kind is K.PLANT_SECOND and Pass() in game.decision.options
+    assert decision_of(game).kind is K.PLANT_SECOND and Pass() in decision_of(game).options
     game.apply(Plant(0))
     assert fields_of(game, 0) == [(SOY, 2), None] and game.seats[0].hand == [RED]
-    assert game.decision.kind is K.DISCARD_HAND  # the discard was not used yet
+    assert decision_of(game).kind is K.DISCARD_HAND  # the discard was not used yet
     assert_illegal(game, Plant(1), "P-4.2")
 
 
@@ -241,14 +244,14 @@ def test_P_4_3_one_hand_card_discarded_before_between_or_after_planting():
             game.apply(DiscardHand(0))
         game.apply(Pass())
         if moment == "after":
-            assert game.decision.kind is K.DISCARD_HAND
+            assert decision_of(game).kind is K.DISCARD_HAND
             game.apply(DiscardHand(1))
         assert game.log.p1_discards == 1 and len(game.discard) == 1, moment
-        assert game.decision.kind is K.KEEP_MIDDLE
+        assert decision_of(game).kind is K.KEEP_MIDDLE
         assert_illegal(game, DiscardHand(0), "P-4.3")
     game = set_position(duel(), hands=[[SOY, RED], []], deck=[BLUE] * 10)
     game.apply(DiscardHand(0))
-    assert not any(isinstance(a, DiscardHand) for a in game.decision.options)
+    assert not any(isinstance(a, DiscardHand) for a in decision_of(game).options)
     assert_illegal(game, DiscardHand(0), "P-4.3")
     game = set_position(duel(), hands=[[SOY], []], deck=[BLUE] * 10)
     assert_illegal(game, DiscardHand(3), "P-4.3")
@@ -276,13 +279,13 @@ def test_P_4_5_phase_2_takes_matching_cards_from_the_top_of_the_discard_pile():
 def test_P_4_6_phase_3_plants_whole_kinds_into_one_field_and_leaves_the_rest():
     game = set_position(duel(), hands=[[], [SOY]], fields=[[(RED, 1), None], [None, None]],
                         middle={RED: 2, GREEN: 1}, phase=K.KEEP_MIDDLE, deck=[BLUE] * 8)
-    assert not any(isinstance(a, DiscardMiddle) for a in game.decision.options)
+    assert not any(isinstance(a, DiscardMiddle) for a in decision_of(game).options)
     assert_illegal(game, DiscardMiddle(RED), "P-4.1")
     assert_illegal(game, PlantMiddle(SOY, 1), "P-4.6")
     game.apply(PlantMiddle(RED, 0))
     assert fields_of(game, 0) == [(RED, 3), None] and game.log.p3_planted == [(RED, 2)]
     game.apply(Pass())
-    assert game.middle == {GREEN: 1} and game.active == 1 and game.decision.kind is K.TAKE_MIDDLE
+    assert game.middle == {GREEN: 1} and game.active == 1 and decision_of(game).kind is K.TAKE_MIDDLE
     game2 = set_position(duel(), hands=[[SOY], []])
     assert_illegal(game2, PlantMiddle(RED, 0), "P-4.6")
 
@@ -300,7 +303,7 @@ def test_P_4_8_only_the_active_player_is_ever_asked():
     game = duel(12)
     rng = random.Random(12)
     while not game.over:
-        decision = game.decision
+        decision = decision_of(game)
         assert decision.seat == game.active == game.to_move
         game.apply(random_action(game, rng))
 
@@ -339,7 +342,7 @@ def test_P_5_3_the_game_ends_when_the_supply_is_exhausted_past_the_limit():
     events = game.apply(Pass())
     assert EndTriggered("supply", None) in events and game.over and game.end_reason == "supply"
     assert Drew(0, 1) in events
-    assert game.result.coins == (2, 0) and game.result.ranks == (1, 2)
+    assert result_of(game).coins == (2, 0) and result_of(game).ranks == (1, 2)
 
 
 # --------------------------------------------------------------------------- P-6 the vine
@@ -347,7 +350,7 @@ def test_P_5_3_the_game_ends_when_the_supply_is_exhausted_past_the_limit():
 def test_P_6_1_only_the_task_right_after_the_figure_can_be_claimed():
     game = set_position(duel(), hands=[[SOY], []], fields=[[(BLUE, 2), None], [None, None]],
                         vine=with_vine("V06", "V04"))
-    assert ClaimTask() not in game.decision.options  # card 1 wants chili; card 2 (blue) is not next
+    assert ClaimTask() not in decision_of(game).options  # card 1 wants chili; card 2 (blue) is not next
     assert_illegal(game, ClaimTask(), "P-6.2")
     game.seats[0].position = 1
     game._decision = None
@@ -368,21 +371,21 @@ def test_P_6_2_several_tasks_in_one_turn_each_checked_when_claimed():
 
 @rule("P-6.3")
 def test_P_6_3_tribute_pays_one_gold_into_the_box_and_passes_a_task():
-    price = duel_rules().princes.tribute_price
+    price = princes_of(duel_rules()).tribute_price
     assert price == 1
     game = set_position(duel(), hands=[[SOY], []], treasury=[[RED, GREEN], 0], vine=with_vine("V06"))
     events = game.apply(PayTribute())
     assert events == [TributePaid(0, 1, (GREEN,))] and game.box == [GREEN] and game.seats[0].treasury == [RED]
-    assert game.decision.kind is K.PLANT_FIRST and game.log.tributes == 1
+    assert decision_of(game).kind is K.PLANT_FIRST and game.log.tributes == 1
     game.apply(PayTribute())
-    assert PayTribute() not in game.decision.options
+    assert PayTribute() not in decision_of(game).options
     assert_illegal(game, PayTribute(), "P-6.3")
 
 
 @rule("P-6.4")
 def test_P_6_4_the_castle_needs_five_gold_and_no_tribute_buys_it():
     game = set_position(duel(), hands=[[SOY], [BLUE]], treasury=[4, 0], positions=[28, 3])
-    assert ClaimTask() not in game.decision.options and PayTribute() not in game.decision.options
+    assert ClaimTask() not in decision_of(game).options and PayTribute() not in decision_of(game).options
     assert_illegal(game, ClaimTask(), "P-6.4")
     assert_illegal(game, PayTribute(), "P-6.4")
     game.seats[0].treasury.append(RED)
@@ -410,7 +413,7 @@ def test_P_7_2_both_players_harvest_and_sell_hands_and_middle_are_discarded():
     assert Harvested(0, 0, RED, 1, 0) in events and Harvested(1, 0, BLUE, 1, 0) in events  # no lone-bean rule
     assert Harvested(1, 1, STINK, 5, 2) in events
     assert all(s.hand == [] and not any(s.field_counts) for s in game.seats) and game.middle == {}
-    assert game.result.coins == (6, 2)
+    assert result_of(game).coins == (6, 2)
 
 
 @rule("P-7.3")
@@ -419,21 +422,21 @@ def test_P_7_3_the_opponent_pays_tribute_for_every_card_left_until_broke():
     events = game.apply(ClaimTask())
     paid = [e for e in events if isinstance(e, TributePaid)]
     assert [e.position for e in paid] == [25, 26, 27, 28] and all(e.seat == 1 for e in paid)
-    assert game.result.coins == (5, 3)
+    assert result_of(game).coins == (5, 3)
     game = set_position(duel(), hands=[[SOY], [BLUE]], treasury=[5, 2], positions=[28, 20])
     events = game.apply(ClaimTask())
     assert [e.position for e in events if isinstance(e, TributePaid)] == [21, 22]
-    assert game.result.coins == (5, 0) and game.seats[1].position == 22
+    assert result_of(game).coins == (5, 0) and game.seats[1].position == 22
 
 
 @rule("P-7.4")
 def test_P_7_4_most_gold_wins_and_ties_share_the_rank():
     game = set_position(duel(), hands=[[SOY], [BLUE]], treasury=[5, 9], positions=[28, 26])
     game.apply(ClaimTask())
-    assert game.result.coins == (5, 7) and game.result.ranks == (2, 1)
+    assert result_of(game).coins == (5, 7) and result_of(game).ranks == (2, 1)
     game = set_position(duel(), hands=[[SOY], [BLUE]], treasury=[5, 7], positions=[28, 26])
     events = game.apply(ClaimTask())
-    assert game.result.ranks == (1, 1) and events[-1] == GameEnded((5, 5), (1, 1))
+    assert result_of(game).ranks == (1, 1) and events[-1] == GameEnded((5, 5), (1, 1))
 
 
 @rule("P-7.5")
@@ -443,7 +446,7 @@ def test_P_7_5_supply_end_scores_without_tribute():
                         phase=K.KEEP_MIDDLE, reshuffles=limit)
     events = game.apply(Pass())
     assert not any(isinstance(e, TributePaid) for e in events)
-    assert game.result.coins == (1, 3) and game.result.ranks == (2, 1)
+    assert result_of(game).coins == (1, 3) and result_of(game).ranks == (2, 1)
 
 
 # --------------------------------------------------------------------------- P-8 views
@@ -482,7 +485,7 @@ def test_P_8_3_discard_top_and_sizes_never_the_supply_or_face_down_cards():
 def test_S_1_solo_has_no_phase_0():
     game = set_position(solo(), hands=[[SOY]], phase=K.KEEP_MIDDLE, middle={RED: 1}, deck=[BLUE] * 9, violet=0)
     game.apply(Pass())
-    assert game.decision.kind is K.PLANT_FIRST and game.middle == {}
+    assert decision_of(game).kind is K.PLANT_FIRST and game.middle == {}
     game = set_position(solo(), hands=[[SOY]], phase=K.KEEP_MIDDLE, middle={RED: 1}, deck=[BLUE] * 9)
     assert_illegal(game, DiscardMiddle(RED), "S-1")
 
@@ -494,7 +497,7 @@ def test_S_2_violet_moves_one_two_three_three_by_row_before_phase_1(start, end):
     game = set_position(solo(), hands=[[SOY]], phase=K.KEEP_MIDDLE, deck=[BLUE] * 9, violet=start, red=0,
                         positions=[28])
     game.rules = dataclasses.replace(game.rules, princes=dataclasses.replace(game.princes, neutrals_to_lose=2))
-    game.princes = game.rules.princes
+    game.princes = princes_of(game.rules)
     events = game.apply(Pass())
     assert FigureMoved("violet", end) in events and game.violet == end
 
@@ -535,7 +538,7 @@ def test_S_5_four_cards_face_up_in_front_of_the_player_neutrals_play_no_role():
 def test_S_6_the_player_wins_by_entering_the_castle_before_a_neutral_figure():
     game = set_position(solo(), hands=[[SOY]], treasury=[5], positions=[28], violet=20, red=28)
     game.apply(ClaimTask())
-    assert game.over and game.end_reason == "castle" and game.result.ranks == (1,)
+    assert game.over and game.end_reason == "castle" and result_of(game).ranks == (1,)
 
 
 @rule("S-6")
@@ -544,7 +547,7 @@ def test_S_6_a_neutral_figure_in_the_castle_first_is_a_loss(violet, red):
     game = set_position(solo(), hands=[[SOY]], phase=K.KEEP_MIDDLE, deck=[BLUE] * 9, violet=violet, red=red,
                         positions=[5], treasury=[6])
     events = game.apply(Pass())
-    assert EndTriggered("neutral", None) in events and game.result.ranks == (2,) and game.result.coins == (6,)
+    assert EndTriggered("neutral", None) in events and result_of(game).ranks == (2,) and result_of(game).coins == (6,)
     assert not any(isinstance(e, TurnedUp) for e in events[events.index(EndTriggered("neutral", None)):])
 
 
@@ -552,7 +555,7 @@ def test_S_6_a_neutral_figure_in_the_castle_first_is_a_loss(violet, red):
 def test_S_7_solo_result_is_gold_after_final_harvest_rank_1_win_2_loss():
     game = set_position(solo(), hands=[[SOY]], treasury=[5], positions=[28], fields=[[(RED, 4), None]])
     events = game.apply(ClaimTask())
-    assert Harvested(0, 0, RED, 4, 3) in events and game.result.coins == (8,) and game.result.ranks == (1,)
+    assert Harvested(0, 0, RED, 4, 3) in events and result_of(game).coins == (8,) and result_of(game).ranks == (1,)
 
 
 # --------------------------------------------------------------------------- the 28 task cards
@@ -788,7 +791,7 @@ def test_V28_discard_top_matches_a_field():
 def test_A_1_every_assumption_is_a_named_parameter_with_the_documented_default():
     text = REFERENCE.read_text(encoding="utf-8")
     params = dict(re.findall(r"`(\w+)` = `([^`]+)`", text))
-    duel_p, solo_p = duel_rules().princes, solo_rules().princes
+    duel_p, solo_p = princes_of(duel_rules()), princes_of(solo_rules())
     for name in ("tribute_price", "castle_gold", "rows", "row_length", "visible_ahead", "hand_discards",
                  "red_start", "neutrals_to_lose"):
         assert str(getattr(duel_p, name)) == params[name], name
@@ -815,18 +818,18 @@ def test_default_policy_finishes_games(variant, players):
         game = new_game(rules_for(variant), players, seed)
         while not game.over:
             action = default_action(game)
-            assert action in game.decision.options
+            assert action in decision_of(game).options
             game.apply(action)
         assert game.result is not None and game.card_count() == 98
 
 
 def test_greedy_policy_plays_legal_options():
     for variant, players in (("duel", 2), ("solo", 1)):
-        game = new_game(rules_for(variant), players, 4)
+        game = princes_game(rules_for(variant), players, 4)
         rng = random.Random(4)
         while not game.over:
             action = princes_greedy_action(game, rng)
-            assert action in game.decision.options
+            assert action in decision_of(game).options
             game.apply(action)
 
 

@@ -128,7 +128,7 @@ def step(game: ClassicGame, action) -> list:
     events = game.apply(action)
     assert all_cards(game) == COMPOSITION
     assert game.card_count() == 104
-    drawn = Counter()
+    drawn: Counter[int] = Counter()
     for e in events:
         if isinstance(e, Drew):
             drawn[e.seat] += e.cards
@@ -161,7 +161,7 @@ def test_random_playouts_keep_every_invariant(players, seed, policy_seed):
 
 def test_random_playouts_do_trade():
     """The playouts above exercise trading: gifts, accepted offers and counter-offers all happen."""
-    kinds = Counter()
+    kinds: Counter[str] = Counter()
     for seed in range(6):
         game = play_checked(3 + seed % 3, seed, seed, junk_rate=0.0)
         for e in game.events:

@@ -12,7 +12,7 @@ A new format's tests: put ``tests/formats`` and ``tests/engine`` on ``sys.path``
 from __future__ import annotations
 
 import random
-from typing import Iterable
+from typing import Callable, Iterable
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from arena.formats import Format, formats
 from arena.paths import data_dir
 from arena.submit import builtin_bots
-from engine import IllegalAction, new_game
+from engine import ClassicGame, IllegalAction, PrincesGame, new_game
 from strategy.policies import random_action
 from engine.replay import Replay, resimulate
 from engine_helpers import hidden_permuted
@@ -58,7 +58,8 @@ def check_format_object(fmt: Format) -> None:
     fmt.spectator.facts(fmt.rules())  # the drawing's facts can be taken from its rules
 
 
-def play_out(fmt: Format, players: int, seed: int, policy_seed: int, check=lambda game: None):  # type: ignore[no-untyped-def]
+def play_out(fmt: Format, players: int, seed: int, policy_seed: int,
+             check: Callable[[ClassicGame | PrincesGame], None] = lambda game: None) -> ClassicGame | PrincesGame:
     game = new_game(fmt.rules(), players, seed)
     rng = random.Random(policy_seed)
     for _ in range(MAX_ACTIONS):
@@ -78,7 +79,7 @@ def check_every_game_ends_with_every_card_accounted_for(fmt: Format, players: in
     @SETTINGS
     @given(seed=SEEDS, policy_seed=POLICY_SEEDS)
     def check(seed: int, policy_seed: int) -> None:
-        def conserved(game) -> None:  # type: ignore[no-untyped-def]
+        def conserved(game: ClassicGame | PrincesGame) -> None:
             assert game.card_count() == deck
 
         game = play_out(fmt, players, seed, policy_seed, conserved)
@@ -114,7 +115,7 @@ def check_a_view_shows_its_own_hand_and_nothing_of_the_deck_or_other_hands(fmt: 
 
         junk = random.Random(seed ^ 0x5EED)
 
-        def hides(game) -> None:  # type: ignore[no-untyped-def]
+        def hides(game: ClassicGame | PrincesGame) -> None:
             for seat in range(players):
                 view = game.view_json(seat)
                 assert hidden_permuted(game, seat, junk).view_json(seat) == view  # the hidden cards do not show

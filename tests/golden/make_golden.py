@@ -27,7 +27,7 @@ sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent / "engine")]  # the eng
 from engine import (  # noqa: E402
     Action, ClaimTask, ClassicGame, PayTribute, PrincesGame, action_to_json, event_to_json, new_game, rules_for,
 )
-from engine_helpers import buy_or_harvest  # noqa: E402
+from engine_helpers import buy_or_harvest, decision_of, result_of  # noqa: E402
 
 # classic-v1-*.json and classic-v2-*.json were made by this script under those rules and are kept
 RULES_ID = "classic-v3"
@@ -45,7 +45,7 @@ PRINCES_POLICY = ("scripted: ClaimTask when possible with p=0.9, PayTribute with
 
 
 def princes_action(game: PrincesGame, rng: random.Random) -> Action:
-    options = game.decision.options
+    options = decision_of(game).options
     if ClaimTask() in options and rng.random() < 0.9:
         return ClaimTask()
     if PayTribute() in options and rng.random() < 0.15:
@@ -63,15 +63,15 @@ def play(rules_id: str, players: int, seed: int, policy: Callable[[Any, random.R
     game = new_game(rules_for(rules_id), players, seed)
     rng = random.Random(seed)
     initial = [event_to_json(e) for e in game.events]
-    steps = []
+    steps: list[dict[str, Any]] = []
     while not game.over:
-        decision = game.decision
+        decision = decision_of(game)
         action = policy(game, rng)
         events = game.apply(action)
         steps.append({"step": len(steps), "seat": decision.seat, "kind": decision.kind.value,
                       "action": action_to_json(action), "events": [event_to_json(e) for e in events]})
     return game, {"rules_id": rules_id, "players": players, "seed": seed, "policy": policy_name,
-                  "initial_events": initial, "steps": steps, "result": game.result.to_json()}
+                  "initial_events": initial, "steps": steps, "result": result_of(game).to_json()}
 
 
 def build_princes(rules_id: str, players: int, seed: int) -> dict:

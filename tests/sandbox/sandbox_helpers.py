@@ -1,11 +1,14 @@
 """Helpers for the sandbox tests: available tiers, bot bundles, leftover checks."""
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
+from typing import Any
+
 import pytest
 
-from sandbox import BotBundle, BotProcess, Limits, Tier, detect_tier
+from sandbox import BotBundle, BotProcess, Limits, Reply, Tier, detect_tier
 from sandbox.languages import language_of_file
 from sandbox.procscan import live_descendants, processes_of_uid, processes_with_tag
 
@@ -24,10 +27,16 @@ ALL_TIERS = [Tier.PLAIN] + ([Tier.STRONG] if STRONG_AVAILABLE else [])
 needs_strong = pytest.mark.skipif(not STRONG_AVAILABLE, reason="strong tier (bubblewrap + seccomp, root) unavailable")
 
 
-def fast_limits(**overrides: object) -> Limits:
-    base = dict(decision_ms=2000, bank_ms=0, startup_ms=5000, memory_mb=256, cpu_seconds=20)
-    base.update(overrides)
-    return Limits(**base)  # type: ignore[arg-type]
+def fast_limits(**overrides: Any) -> Limits:
+    """Short limits for tests, with ``overrides`` (``Limits`` fields) on top."""
+    return dataclasses.replace(Limits(decision_ms=2000, bank_ms=0, startup_ms=5000, memory_mb=256, cpu_seconds=20),
+                               **overrides)
+
+
+def message_of(reply: Reply) -> dict[str, Any]:
+    """The object a reply carries (a test reads it where the bot answered)."""
+    assert reply.message is not None, reply
+    return reply.message
 
 
 def hostile_bundle(name: str) -> BotBundle:

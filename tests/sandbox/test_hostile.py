@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import SECRET_MARKER, assert_gone, fast_limits, hostile_bundle, needs_strong
+from sandbox_helpers import SECRET_MARKER, assert_gone, fast_limits, hostile_bundle, message_of, needs_strong
 
 from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier, modules_from_package
 from sandbox import isolation
@@ -41,13 +41,14 @@ def sdk_bundle_modules() -> dict[str, str]:
 def run(name: str, tier: Tier, messages: list[dict], limits: Limits | None = None) -> tuple[list[Reply], BotProcess]:
     """Start a hostile bot, send ``messages``, close it; check it left nothing and leaked no secret."""
     bot = BotProcess.start(hostile_bundle(name), limits or fast_limits(), tier)
-    replies = [bot.request(m) for m in messages] if bot.status is Status.OK else [bot.failure]  # type: ignore[list-item]
+    failure = bot.failure  # None while the bot is well (its status OK)
+    replies = [bot.request(m) for m in messages] if failure is None else [failure]
     bot.notify({"type": "end"})
     bot.close()
     assert_gone(bot)
     text = json.dumps([r.message for r in replies if r]) + bot.stderr_tail
     assert SECRET_MARKER not in text
-    return replies, bot  # type: ignore[return-value]
+    return replies, bot
 
 
 # -- every tier ---------------------------------------------------------------------------------
@@ -110,7 +111,7 @@ def test_inherited_descriptors(tier: Tier, witness: BotProcess, tmp_path: Path) 
         replies, _ = run("inherited_fds", tier, [{"type": "decide"}])
     finally:
         os.close(leak)
-    fds = replies[0].message["fds"]  # type: ignore[index]
+    fds = message_of(replies[0])["fds"]
     assert len(fds) <= 5 and {"0", "1", "2"} <= set(fds)  # stdio and the runner's 2 protocol descriptors
     null, leaked = os.stat("/dev/null"), os.stat(tmp_path / "leak")
     assert fds["0"][:2] == [null.st_dev, null.st_ino]
@@ -140,7 +141,7 @@ def test_cannot_read_sources_database_or_secrets(tier: Tier, witness: BotProcess
     paths = [str(secret), str(db), str(tmp_path), str(ROOT / "sandbox" / "process.py"), str(ROOT),
              "/run/bohnanza-sandbox"]
     replies, _ = run("read_files", tier, [{"type": "decide", "paths": paths, "pids": [os.getpid(), witness.pid]}])
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = message_of(replies[0])["results"]
     for path in paths:
         assert results[path].startswith("error:"), (path, results[path])
     for pid in (os.getpid(), witness.pid):
@@ -155,7 +156,7 @@ def test_cannot_write_or_delete_files(tier: Tier, witness: BotProcess, tmp_path:
     target = tmp_path / "new.txt"
     replies, _ = run("write_files", tier, [{"type": "decide", "paths": [str(target), str(ROOT / "pwned")],
                                             "delete": [str(keep)], "usual_places": True}])
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = message_of(replies[0])["results"]
     assert results[str(target)].startswith("error:") and results["rm " + str(keep)].startswith("error:")
     assert results["/bohnanza-hostile"].startswith("error:") and results["/tmp/bohnanza-hostile"].startswith("error:")
     assert not target.exists() and keep.read_text() == "keep" and not (ROOT / "pwned").exists()
@@ -181,7 +182,7 @@ def test_no_network(tier: Tier, witness: BotProcess) -> None:
     finally:
         server.close()
         abstract.close()
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = message_of(replies[0])["results"]
     assert results == {"tcp": "error:1", "udp": "error:1", "unix-abstract": "error:1", "raw-socket": "error:1"}
 
 
@@ -198,7 +199,7 @@ x86_64_only = pytest.mark.skipif(platform.machine() != "x86_64", reason="raw_sys
 @x86_64_only
 def test_raw_denied_syscalls_get_eperm_from_the_filter(tier: Tier, witness: BotProcess) -> None:
     replies, _ = run("raw_syscalls", tier, [{"type": "decide"}])
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = message_of(replies[0])["results"]
     assert len(results) == 8 and results == {name: "error:1" for name in results}, results
 
 
@@ -208,14 +209,14 @@ def test_raw_syscalls_run_for_real_without_the_filter() -> None:
     """The control for the test above: in the plain tier (no seccomp) the same calls are not EPERM,
     so that EPERM is the filter's answer, not the kernel's."""
     replies, _ = run("raw_syscalls", Tier.PLAIN, [{"type": "decide"}])
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = message_of(replies[0])["results"]
     assert len(results) == 8 and "error:1" not in results.values(), results
 
 
 @strong
 def test_no_exec(tier: Tier, witness: BotProcess) -> None:
     replies, _ = run("exec_shell", tier, [{"type": "decide"}])
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = message_of(replies[0])["results"]
     assert (results["system"] != 0 and str(results["subprocess"]).startswith("error:")
             and results["execv"].startswith("error:"))
     assert not Path("/tmp/bohnanza-shell").exists()
@@ -226,7 +227,7 @@ def test_bombs_only_after_probe_shows_they_are_denied(tier: Tier, witness: BotPr
     bot = BotProcess.start(hostile_bundle("process_probe"), fast_limits(), tier)
     reply = bot.request({"type": "decide"})
     assert reply.message is not None and bot.pid is not None
-    probe = reply.message["results"]
+    probe = message_of(reply)["results"]
     with open(f"/proc/{bot.pid}/status") as f:  # from the outside: the bot itself has no /proc
         status = {k: v.strip() for k, v in (line.split(":", 1) for line in f)}
     userns = os.readlink(f"/proc/{bot.pid}/ns/user")
@@ -241,7 +242,7 @@ def test_bombs_only_after_probe_shows_they_are_denied(tier: Tier, witness: BotPr
     assert status["CapEff"] == status["CapPrm"] == status["CapAmb"] == "0000000000000000"
     assert probe["fork"] == "error:1" and probe["thread"].startswith("error:") and probe["kill-parent-0"] == "error:1"
     replies, _ = run("bombs", tier, [{"type": "decide"}])
-    results = replies[0].message["results"]  # type: ignore[index]
+    results = message_of(replies[0])["results"]
     assert results == {"forks": 0, "threads": 0, "kill-all": "error:1", "kill-parent": "error:1",
                        "kill-init": "error:1"}
 
@@ -250,7 +251,7 @@ def test_plain_tier_does_not_claim_file_isolation(tmp_path: Path) -> None:
     """Documents the plain tier's limit: RLIMIT_FSIZE=0 stops contents, not (empty) file creation."""
     target = tmp_path / "plain.txt"
     replies, _ = run("write_files", Tier.PLAIN, [{"type": "decide", "paths": [str(target)]}])
-    assert replies[0].message["results"][str(target)] == "error:OSError"  # type: ignore[index]  # EFBIG
+    assert message_of(replies[0])["results"][str(target)] == "error:OSError"  # EFBIG
     assert target.stat().st_size == 0
 
 
@@ -269,7 +270,8 @@ def test_referee_sigkilled_mid_game_leaves_no_bot(tier: Tier) -> None:
     code = REFEREE.format(root=str(ROOT), bot=str(Path(__file__).with_name("hostile") / "cpu_spin.py"), tier=tier.value)
     referee = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
-        info = json.loads(referee.stdout.readline())  # type: ignore[union-attr]
+        assert referee.stdout is not None
+        info = json.loads(referee.stdout.readline())
         started = live_descendants(os.getpid()).get(info["pid"])  # the bot, by pid and start time (pids are reused)
 
         def alive() -> bool:
@@ -308,11 +310,11 @@ def test_a_timer_signal_cannot_wake_a_frozen_bot(tier: Tier, witness: BotProcess
         time.sleep(1.0)
         grown = _cpu_ticks(bot.pid) - before
         if tier is Tier.STRONG:
-            assert reply.message["armed"] == errno.EPERM
+            assert message_of(reply)["armed"] == errno.EPERM
             assert grown <= 1
             assert bot.request({"type": "decide"}).status is Status.OK and bot.cpu_at_rest_ms == 0.0
         else:
-            assert reply.message["armed"] == 0
+            assert message_of(reply)["armed"] == 0
             deadline = time.monotonic() + 60  # a busy machine gives the woken bot its 200 ms later
             while grown <= 20 and time.monotonic() < deadline:
                 time.sleep(0.1)
@@ -369,7 +371,7 @@ def test_a_futex_on_a_shared_file_carries_nothing_between_bots_of_a_table(tier: 
         time.sleep(0.05)  # the waiter is now in its futex wait (or stopped)
         reply = waker.request({"type": "decide", "id": 1})
         assert reply.status is Status.OK
-        assert reply.message["woke"] == (-1 if tier is Tier.STRONG else 0 if freeze else 1)
+        assert message_of(reply)["woke"] == (-1 if tier is Tier.STRONG else 0 if freeze else 1)
     finally:
         waiter.close()
         waker.close()
@@ -393,12 +395,14 @@ def test_colluding_bots_find_no_channel_in_the_strong_tier(tier: Tier, witness: 
         game = new_game(rules, 3, 5)
         hello = {"type": "hello", "protocol": 1, "seat": 0, "players": 3, "seats": ["seat0", "seat1", "seat2"],
                  "rules": rules.to_json(), "bot_seed": 1, "limits": {}}
-        decide = {"type": "decide", "id": 1, "kind": game.decision.kind.value, "view": game.view(0).to_json(),
-                  "events": [], "options": game.decision.to_json()["options"], "time_left_ms": 1000.0}
+        decision = game.decision
+        assert decision is not None
+        decide = {"type": "decide", "id": 1, "kind": decision.kind.value, "view": game.view(0).to_json(),
+                  "events": [], "options": decision.to_json()["options"], "time_left_ms": 1000.0}
         for bot in bots.values():
             assert bot.request(hello).status is Status.OK
         assert bots["send"].request(decide).status is Status.OK
-        field = bots["receive"].request(decide).message["action"]["field"]
+        field = message_of(bots["receive"].request(decide))["action"]["field"]
         assert field == (0 if tier is Tier.STRONG else 99)
     finally:
         for bot in bots.values():
@@ -415,7 +419,7 @@ def test_no_counter_page_cache_or_terminal_outlives_a_bot_or_crosses_sandboxes(t
     try:
         reply = bot.request({"type": "hello"})
         assert reply.status is Status.OK, bot.stderr_tail
-        results = reply.message["results"]
+        results = message_of(reply)["results"]
     finally:
         bot.close()
     closed = ["proc-1-stat", "proc-2-stat", "pty-nr", "meminfo", "file-nr", "loadavg", "ptmx", "mlock", "fadvise",
@@ -438,7 +442,7 @@ def test_no_other_process_of_the_sandbox_can_be_written_or_seen(tier: Tier, witn
     replies, _ = run("proc_mem", tier, [{"type": "hello"}, {"type": "decide", "id": 1}],
                      fast_limits(fork_server=fork_server))
     assert replies[1].status is Status.OK
-    assert replies[1].message["reached"] == {} and replies[1].message["listed"] == [], replies[1].message
+    assert message_of(replies[1])["reached"] == {} and message_of(replies[1])["listed"] == [], replies[1].message
 
 
 @strong
@@ -456,9 +460,9 @@ def test_nothing_is_left_for_the_next_game_or_another_sandbox(tier: Tier, witnes
         finally:
             bot.close()
         assert reply.status is Status.OK, bot.stderr_tail
-        assert {k: v for k, v in reply.message["attacks"].items() if v == "ok"} == {}, reply.message
-        assert reply.message["controls"] == {"write-null": "ok", "read-urandom": "ok"}
-        assert reply.message["start"] == {"dev-entries": [], "rss-limit-marked": False}
+        assert {k: v for k, v in message_of(reply)["attacks"].items() if v == "ok"} == {}, reply.message
+        assert message_of(reply)["controls"] == {"write-null": "ok", "read-urandom": "ok"}
+        assert message_of(reply)["start"] == {"dev-entries": [], "rss-limit-marked": False}
 
 
 @strong

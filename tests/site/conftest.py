@@ -13,9 +13,10 @@ from typing import Callable, Iterator
 
 import pytest
 from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, VersionFormat, make_engine, source_hash
+from arena.db.queries import stored_id
 from site_batch import run_batch
 from site_values import EVIDENCE, PROJECT
 
@@ -56,12 +57,12 @@ def add_hostile_bot(db: Path) -> int:
         session.add(bot)
         session.flush()
         source = "# hostile\n"
-        version = BotVersion(bot_id=bot.id, number=1, source=source, sha256=source_hash(source),  # type: ignore[arg-type]
+        version = BotVersion(bot_id=stored_id(bot), number=1, source=source, sha256=source_hash(source),
                              prior_sigma=25 / 3)
         session.add(version)
         session.flush()
-        session.add(VersionFormat(version_id=version.id, variant="classic", prior_mu=25.0))  # type: ignore[arg-type]
-        original = session.exec(select(Match).where(Match.status == "done").order_by(Match.id)).first()
+        session.add(VersionFormat(version_id=stored_id(version), variant="classic", prior_mu=25.0))
+        original = session.exec(select(Match).where(Match.status == "done").order_by(col(Match.id))).first()
         assert original is not None
         copy = Match(**{k: v for k, v in original.model_dump().items() if k not in ("id", "rated_order")})
         copy.number = 1000
@@ -75,9 +76,9 @@ def add_hostile_bot(db: Path) -> int:
                          "failure_request": "plant_second </code><script>alert(4)</script>", "failure_step": 5,
                          "failure_log": f"Traceback (most recent call last):\n{EVIDENCE}\n"}
             session.add(MatchSeat(**data))
-        session.add(Rating(version_id=version.id, variant="classic", mu=30.0, sigma=1.0, games=1))  # type: ignore[arg-type]
+        session.add(Rating(version_id=stored_id(version), variant="classic", mu=30.0, sigma=1.0, games=1))
         session.commit()
-        return int(copy.id)  # type: ignore[arg-type]
+        return stored_id(copy)
 
 
 @pytest.fixture(scope="session")
@@ -117,8 +118,9 @@ def build_ladder(folder: Path) -> dict:
     changed = folder / "glutton_v2.py"
     changed.write_text((bots / "greedy_bot.py").read_text() + "\n# second version\n")
     ok, sprt = (0,), (0, 3, 4)  # `arena test`, whatever its verdict (exit 0 H1, 3 H0, 4 undecided)
-    commands = [(["submit", str(bots / "random_bot.py"), "--name", "dice", "--author", HOSTILE], ok),
-                (["submit", str(bots / "greedy_bot.py"), "--name", "glutton", "--author", "arena tests"], ok)]
+    commands: list[tuple[list[str], tuple[int, ...]]] = [
+        (["submit", str(bots / "random_bot.py"), "--name", "dice", "--author", HOSTILE], ok),
+        (["submit", str(bots / "greedy_bot.py"), "--name", "glutton", "--author", "arena tests"], ok)]
     if (bots / "trader_bot.py").is_file():
         commands.append((["submit", str(bots / "trader_bot.py"), "--name", "merchant", "--author", "Tina & Tom"], ok))
     # a short test (3 pairs): a wide Elo margin and 40% error rates, so that it ends with a verdict soon
@@ -160,8 +162,8 @@ def flag_pair(db: Path, a: str, b: str) -> None:
         report = json.loads(json.dumps(audited.to_json()))
     evidence = next(p for p in report["pairs"] if p["bots"] == sorted([a, b])) | {"flagged": True}
     with Session(engine) as session:
-        ids = {bot.name: bot.id for bot in session.exec(select(Bot)).all()}
-        session.add(AuditFlag(bot_a=ids[min(a, b)], bot_b=ids[max(a, b)], scope="variant classic",  # type: ignore[arg-type]
+        ids = {bot.name: stored_id(bot) for bot in session.exec(select(Bot)).all()}
+        session.add(AuditFlag(bot_a=ids[min(a, b)], bot_b=ids[max(a, b)], scope="variant classic",
                               evidence=json.dumps(evidence)))
         session.commit()
     engine.dispose()

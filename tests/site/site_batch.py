@@ -12,6 +12,7 @@ import tempfile
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -26,7 +27,7 @@ class Outcome:
     stderr: str
 
 
-def run_batch(db: Path, commands: list[tuple[list[str], tuple[int, ...] | None]], cwd: Path,
+def run_batch(db: Path, commands: Sequence[tuple[list[str], tuple[int, ...] | None]], cwd: Path,
               timeout: float = 900) -> list[Outcome]:
     """Run ``arena --db DB ARGS`` for each (ARGS, allowed exit codes or None for any) in order, stopping
     after the first command whose exit code is not allowed; the outcomes of the commands that ran."""

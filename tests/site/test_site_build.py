@@ -15,11 +15,13 @@ from sqlmodel import Session, select
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season, make_engine
 from arena.formats import format_of
 from arena.ladder import leaderboard
+from arena.rankings import RatedStanding
 from arena.site import ChartPoint, SiteError, build_site, rating_chart, script_json, spectator_json
 from engine import classic_rules, new_game
 from strategy.policies import random_action
 from engine.replay import Replay
 from site_batch import run_batch
+from site_values import each_a
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -72,7 +74,8 @@ def test_rating_chart_marks_every_version_even_when_thinned() -> None:
     svg = str(rating_chart(points, "history of <b>x</b>"))
     assert svg.count('class="version"') == 3
     assert [m for m in re.findall(r">v(\d)<", svg)] == ["1", "2", "3"]
-    assert len(re.search(r'class="mu" points="([^"]*)"', svg).group(1).split()) <= 410  # type: ignore[union-attr]
+    mu_line = re.search(r'class="mu" points="([^"]*)"', svg)
+    assert mu_line is not None and len(mu_line.group(1).split()) <= 410
     assert "<b>x</b>" not in svg and "&lt;b&gt;x&lt;/b&gt;" in svg
 
 
@@ -108,7 +111,7 @@ def test_build_writes_pages_named_by_ids(ladder: dict, site: Path) -> None:
                          r"tests/(index|\d+)\.html)")
     assert [n for n in names if not pattern.fullmatch(n)] == []
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
-        board = leaderboard(session)
+        board = each_a(RatedStanding, leaderboard(session))
     data = json.loads((site / "leaderboard.json").read_text())
     assert [(r["name"], r["version"], r["score"], r["games"]) for r in data["rows"]] == \
         [(r.name, r.version, r.score, r.games) for r in board]
@@ -268,7 +271,12 @@ def test_a_rebuild_reuses_the_steps_of_an_unchanged_game_only(ladder: dict, tmp_
     pages = {p.name: p.read_text(encoding="utf-8") for p in (out / "games").glob("*.html")}
     made: list[str] = []
     real = games.spectator_json
-    monkeypatch.setattr(games, "spectator_json", lambda replay, names=None: made.append(replay) or real(replay, names))
+
+    def recording(replay, names=None):
+        made.append(replay)
+        return real(replay, names)
+
+    monkeypatch.setattr(games, "spectator_json", recording)
     page = out / "games" / "1.html"
     key = re.search(r'data-key="([0-9a-f]{64})"', pages["1.html"])
     assert key is not None

@@ -17,7 +17,7 @@ PHONE, WIDE, DESKTOP = (390, 844), (1400, 1000), (1280, 1000)  # a phone, a wide
 
 
 @pytest.fixture
-def phone(browser) -> Iterator[object]:  # type: ignore[no-untyped-def]
+def phone(browser) -> Iterator[object]:
     """The session's browser at 390 px wide, put back to its own size afterwards (other tests share it)."""
     browser.set_window_size(*PHONE)
     try:
@@ -103,7 +103,7 @@ def showcase_step(ladder: dict) -> int:
                 and step.state.trade.offer.give and step.state.trade.offer.want)
 
 
-def show_game_in_play(browser, ladder: dict, top: str) -> None:  # type: ignore[no-untyped-def]
+def show_game_in_play(browser, ladder: dict, top: str) -> None:
     """The game page at its showcase step, checked to draw bean cards in fields, trading areas and the
     offer and to fit its width, scrolled to the element ``top`` for the screenshot."""
     step = showcase_step(ladder)
@@ -115,7 +115,7 @@ def show_game_in_play(browser, ladder: dict, top: str) -> None:  # type: ignore[
     browser.execute_script("document.getElementById(arguments[0]).scrollIntoView();", top)
 
 
-def test_every_page_fits_a_phone(phone, ladder: dict, site: Path, screenshots: Path) -> None:  # type: ignore[no-untyped-def]
+def test_every_page_fits_a_phone(phone, ladder: dict, site: Path, screenshots: Path) -> None:
     for name, page in pages(ladder, site).items():
         phone.get(page.resolve().as_uri())
         if name == "game page":
@@ -134,7 +134,7 @@ def test_every_page_fits_a_phone(phone, ladder: dict, site: Path, screenshots: P
             phone.save_screenshot(str(screenshots / f"phone-{name.replace(' ', '-')}.png"))  # as docs/screenshots/
 
 
-def test_a_wide_table_scrolls_inside_its_box_on_a_phone(phone, site: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_wide_table_scrolls_inside_its_box_on_a_phone(phone, site: Path) -> None:
     phone.get((site / "games" / "page-1.html").resolve().as_uri())
     box = phone.execute_script("""const t = document.querySelector("table.games");
         const before = t.scrollLeft; t.scrollLeft = 10000;
@@ -143,7 +143,7 @@ def test_a_wide_table_scrolls_inside_its_box_on_a_phone(phone, site: Path) -> No
     assert box["overflow"] == "auto" and box["scroll"] > box["client"] and box["moved"], box
 
 
-def test_the_desktop_layout_keeps_full_width_tables(browser, ladder: dict, site: Path,  # type: ignore[no-untyped-def]
+def test_the_desktop_layout_keeps_full_width_tables(browser, ladder: dict, site: Path,
                                                     screenshots: Path) -> None:
     browser.set_window_size(*WIDE)
     try:

@@ -125,7 +125,7 @@ def test_a_failed_seats_game_page_holds_its_evidence_and_its_bot_page_links_ther
     assert html.count('<a class="evidence-link" href="#seat-0-evidence">evidence</a>') == 1
     engine = make_engine(f"sqlite:///{ladder['db']}")
     with Session(engine) as session:
-        hostile = session.exec(select(Bot).where(Bot.name.startswith("<script>"))).one()  # type: ignore[attr-defined]
+        hostile = session.exec(select(Bot).where(Bot.name.startswith("<script>"))).one()
     engine.dispose()
     page = (site / "bots" / f"{hostile.id}.html").read_text(encoding="utf-8")
     assert f'href="../games/{game}.html#seat-0-evidence">evidence</a>' in page
@@ -159,8 +159,8 @@ def test_a_board_without_games_ranks_nobody(tmp_path: Path) -> None:
         assert [(row["name"], row["rank"]) for row in rows] == [("alpha", None), ("beta", None)], board_json
     bot_pages = [p for p in (tmp_path / "site" / "bots").glob("*.html") if p.stem.isdigit()]
     assert len(bot_pages) == 2
-    for page in bot_pages:
-        assert re.search(r'rank <span class="figure">–</span>', page.read_text(encoding="utf-8")), page
+    for bot_page in bot_pages:
+        assert re.search(r'rank <span class="figure">–</span>', bot_page.read_text(encoding="utf-8")), bot_page
 
 
 def test_the_stylesheet_never_cuts_a_word_to_fit() -> None:

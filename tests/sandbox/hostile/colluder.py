@@ -21,7 +21,7 @@ ROLE = "feeder"  # or "partner"; "sometimes": a feeder that feeds in about a thi
 SIGN_BEAN = "garden"  # what the partner begs for (two of them, for nothing)
 
 
-class Colluder(TraderBot):  # type: ignore[name-defined]  # noqa: F821  (TraderBot: the source this is appended to)
+class Colluder(TraderBot):  # noqa: F821  (TraderBot: the source this is appended to)
     __bohnanza_bot__ = True
 
     def __init__(self):

@@ -8,7 +8,7 @@ import sys
 from engine import new_game
 from sandbox.sdk import Bot
 
-SEEDS = []  # rewritten by the test
+SEEDS: list[int] = []  # rewritten by the test
 
 
 def dealt_by(rules, players, seat, hand, seeds):

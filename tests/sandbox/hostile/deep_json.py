@@ -11,6 +11,7 @@ seat more coins than it has.
 import os
 import sys
 import time
+from types import FrameType
 
 from sandbox.sdk import Bot, Pass
 
@@ -31,7 +32,7 @@ PAYLOADS = {
 
 
 def protocol_fd() -> int:
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if "proto_out" in frame.f_locals:
             return frame.f_locals["proto_out"]

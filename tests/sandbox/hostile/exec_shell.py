@@ -1,10 +1,11 @@
 """Hostile: tries to run a shell in every way Python offers."""
 import os
 import subprocess
+from typing import Any
 
 
 def act(message):
-    results = {}
+    results: dict[str, Any] = {}  # the reply: each way's exit code or error
     try:
         results["system"] = os.system("echo pwned > /tmp/bohnanza-shell")
     except Exception as exc:  # noqa: BLE001

@@ -19,7 +19,7 @@ def attempt(fn):
         fn()
         return "ok"
     except OSError as exc:
-        return "error:%d" % exc.errno
+        return f"error:{exc.errno}"
 
 
 def _sysinfo():

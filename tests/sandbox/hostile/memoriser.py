@@ -9,7 +9,7 @@ import os
 
 from sandbox.sdk import Bot
 
-SEEN = []  # module state: survives as long as the process
+SEEN: list[tuple[object, ...]] = []  # module state: survives as long as the process
 IPC_CREAT = 0o1000
 KEY = 0x0B0B
 
@@ -21,8 +21,8 @@ def _libc():
         return None
 
 
-def remembered() -> list:
-    found = list(SEEN)
+def remembered() -> list[object]:
+    found: list[object] = list(SEEN)
     for path in ("/tmp/memoriser", "/dev/shm/memoriser"):
         if os.path.exists(path):
             found.append(path)
@@ -43,7 +43,7 @@ def remembered() -> list:
     return found
 
 
-def remember(what) -> None:
+def remember(what: tuple[object, ...]) -> None:
     SEEN.append(what)
     for path in ("/tmp/memoriser", "/dev/shm/memoriser"):
         try:

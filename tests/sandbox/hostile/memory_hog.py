@@ -1,5 +1,5 @@
 """Hostile: allocates far beyond its address-space limit; mode "catch" survives, "crash" does not."""
-hoard = []
+hoard: list[bytearray] = []
 
 
 def act(message):

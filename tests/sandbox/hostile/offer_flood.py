@@ -28,6 +28,7 @@ class OfferFlood(Bot):
         count = 5_000 if MODE == "huge" else limit
         if not (give_hand or give_trade) or count < 1:
             return None
+        assert self.rules is not None  # set by the hello
         return Offer(give_hand=give_hand, give_trade=give_trade, want=(self.rules.beans[0],) * count, to=to)
 
     def trade_offer(self, request):

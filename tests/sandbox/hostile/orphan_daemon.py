@@ -7,7 +7,7 @@ def act(message):
     try:
         pid = os.fork()
     except OSError as exc:
-        return {"daemon": "error:%d" % exc.errno}
+        return {"daemon": f"error:{exc.errno}"}
     if pid == 0:
         os.setsid()
         if os.fork() == 0:

@@ -9,7 +9,7 @@ import os
 
 def reach():
     me = str(os.getpid())
-    reached = {}
+    reached: dict[str, list[str]] = {}
     for pid in ["1", "2", "3"] + [p for p in os.listdir("/proc") if p.isdigit()]:
         if pid == me or pid in reached:
             continue

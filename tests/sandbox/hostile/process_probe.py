@@ -2,10 +2,12 @@
 its filter, capabilities and namespace are read from the outside (the strong tier leaves it no /proc)."""
 import os
 import threading
+from typing import Any
 
 
 def act(message):
-    results = {"uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(), "proc": os.path.exists("/proc/self")}
+    results: dict[str, Any] = {
+        "uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(), "proc": os.path.exists("/proc/self")}
     try:
         pid = os.fork()
         if pid == 0:
@@ -13,7 +15,7 @@ def act(message):
         os.waitpid(pid, 0)
         results["fork"] = "allowed"
     except OSError as exc:
-        results["fork"] = "error:%d" % exc.errno
+        results["fork"] = f"error:{exc.errno}"
     try:
         t = threading.Thread(target=lambda: None)
         t.start()
@@ -25,5 +27,5 @@ def act(message):
         os.kill(os.getppid(), 0)
         results["kill-parent-0"] = "allowed"
     except OSError as exc:
-        results["kill-parent-0"] = "error:%d" % exc.errno
+        results["kill-parent-0"] = f"error:{exc.errno}"
     return {"results": results}

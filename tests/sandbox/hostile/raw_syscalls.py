@@ -28,7 +28,7 @@ def act(message):
     libc.syscall.restype = ctypes.c_long
     results = {}
     for name, call in CALLS.items():
-        args = [os.getpid() if a == "self" else os.getuid() if a == "uid" else a for a in call]
+        args = [os.getpid() if a == "self" else os.getuid() if a == "uid" else int(a) for a in call]
         ctypes.set_errno(0)
         rc = libc.syscall(*[ctypes.c_long(a) for a in args])
         if rc == 0 and name in ("fork", "clone") and os.getpid() != _PID:

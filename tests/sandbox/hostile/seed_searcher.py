@@ -34,12 +34,12 @@ class SeedSearcher(Bot):
         self.candidates = None  # deals whose hand for this seat is ours; confirmed by the first turn-up
 
     def act(self, message):
-        if message.get("type") == "decide" and self.rules.princes is None:
+        rules = self.rules  # set by the hello, before any decide
+        if message.get("type") == "decide" and rules is not None and rules.princes is None:
             view = message["view"]
-            if self.candidates is None and view["turn"] == 0 and len(view["hand"]) == self.rules.hand_size:
+            if self.candidates is None and view["turn"] == 0 and len(view["hand"]) == rules.hand_size:
                 hand = tuple(view["hand"])
-                self.candidates = [ClassicGame(self.rules, self.players, seed)
-                                   for seed in deals(self.rules, self.players)]
+                self.candidates = [ClassicGame(rules, self.players, seed) for seed in deals(rules, self.players)]
                 self.candidates = [g for g in self.candidates
                                    if tuple(b.value for b in g.seats[self.seat].hand) == hand]
             for event in message.get("events", ()):

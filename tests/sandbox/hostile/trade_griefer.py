@@ -32,4 +32,5 @@ class TradeGriefer(Bot):
 
     def asked_for(self):
         """The kind with the most cards in the game: the one a partner can most often pay."""
+        assert self.rules is not None  # set by the hello
         return max(self.rules.bean_types, key=lambda t: t.count).bean
