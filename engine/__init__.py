@@ -50,7 +50,8 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``): the names a type checker 
     from engine.spectator import PublicState as PublicState, public_state as public_state, replay_steps as replay_steps
 
 
-def __getattr__(name: str) -> Any:
+def _load(name: str) -> Any:
+    """The exported ``name``, imported from its module the first time it is asked for."""
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'engine' has no attribute {name!r}")
@@ -59,10 +60,14 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+if not TYPE_CHECKING:  # hidden from the type checker, so that it refuses a name engine does not export
+    __getattr__ = _load
+
+
 def new_game(rules: Rules, players: int, seed: int) -> ClassicGame | PrincesGame:
     """A new game of ``rules`` for ``players`` seats, dealt from ``seed``, by the kind of game that plays them."""
     for name in _GAMES:  # imported only when asked, as every name here
-        game_type = __getattr__(name)
+        game_type = _load(name)
         if game_type.plays(rules):
             game: ClassicGame | PrincesGame = game_type(rules, players, seed)
             return game

@@ -17,6 +17,7 @@ from sqlmodel import Session, select
 
 from arena.db import (SCHEMA_VERSION, AuditFlag, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season,
                       TestRun, TestRunPair, VersionFormat, make_engine, prior_means)
+from arena.db import MatchStatus, SeatStatus
 from arena.db.queries import stored_id
 from arena.ladder import leaderboard
 from arena.rankings import RatedStanding
@@ -118,10 +119,11 @@ def as_schema_2(url: str) -> None:
         season = Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1)
         session.add_all([version, season])
         session.flush()
-        match = Match(season_id=stored_id(season), number=0, table=0, seed=1, rules_id="classic-v2", status="done")
+        match = Match(season_id=stored_id(season), number=0, table=0, seed=1, rules_id="classic-v2",
+                      status=MatchStatus.DONE)
         session.add(match)
         session.flush()
-        session.add(MatchSeat(match_id=stored_id(match), seat=0, version_id=stored_id(version), status="crash",
+        session.add(MatchSeat(match_id=stored_id(match), seat=0, version_id=stored_id(version), status=SeatStatus.CRASH,
                               detail="exited with code 3 during request"))
         session.commit()
     drop_failure_columns(engine)
@@ -197,13 +199,14 @@ def test_a_schema_6_failure_step_of_events_becomes_the_replays_step(url: str) ->
         season = Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1)
         session.add_all([version, season])
         session.flush()
-        match = Match(season_id=stored_id(season), number=0, table=0, seed=1, rules_id=replay.rules_id, status="done",
-                      replay=replay.dumps())
+        match = Match(season_id=stored_id(season), number=0, table=0, seed=1, rules_id=replay.rules_id,
+                      status=MatchStatus.DONE, replay=replay.dumps())
         session.add(match)
         session.flush()
         for seat, step in asked.items():
-            session.add(MatchSeat(match_id=stored_id(match), seat=seat, version_id=stored_id(version), status="crash",
-                                  failure_request="trade_respond", failure_step=events_at[step]))
+            session.add(MatchSeat(match_id=stored_id(match), seat=seat, version_id=stored_id(version),
+                                  status=SeatStatus.CRASH, failure_request="trade_respond",
+                                  failure_step=events_at[step]))
         session.commit()
     with engine.begin() as conn:
         conn.execute(text("UPDATE meta SET value = '6' WHERE key = 'schema_version'"))

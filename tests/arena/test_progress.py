@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from arena.db import Match, Season, make_engine, stored_id
+from arena.db import Match, MatchStatus, Season, SeatStatus, make_engine, stored_id
 from arena.ladder import SeasonProgress
 from arena.progress import WARM_UP_GAMES, ProgressReporter, earlier_rate
 
@@ -24,10 +24,11 @@ class Clock:
 
 def test_the_line_names_the_bots_that_failed_worst_first() -> None:
     progress = SeasonProgress(planned=10, done=4, failures=6, played_now=4, failures_by_bot={
-        "slow": Counter(timeout=1), "crashy": Counter(crash=3, protocol=1), "late": Counter(timeout=1)})
+        "slow": Counter({SeatStatus.TIMEOUT: 1}), "crashy": Counter({SeatStatus.CRASH: 3, SeatStatus.PROTOCOL: 1}),
+        "late": Counter({SeatStatus.TIMEOUT: 1})})
     line = ProgressReporter(io.StringIO()).line(progress)
     assert "failures 6 (crashy 4, late 1, slow 1)" in line
-    progress.failures_by_bot["zeta"] = Counter(crash=1)
+    progress.failures_by_bot["zeta"] = Counter({SeatStatus.CRASH: 1})
     assert "failures 6 (crashy 4, late 1, slow 1, …)" in ProgressReporter(io.StringIO()).line(progress)
     assert "failures 0  void 0" in ProgressReporter(io.StringIO()).line(SeasonProgress(planned=3))
 
@@ -66,10 +67,10 @@ def test_the_earlier_pace_is_the_newest_stretch_of_games_of_the_format(tmp_path:
                   + [start + timedelta(hours=2, seconds=2 * i) for i in range(31)])  # the newest: 30 a minute
         for number, stamp in enumerate(stamps):
             session.add(Match(season_id=stored_id(classic), number=number, table=number, seed=number,
-                              rules_id="classic-v2", status="done", finished_at=stamp))
+                              rules_id="classic-v2", status=MatchStatus.DONE, finished_at=stamp))
         for number in range(5):  # too few to say anything
             session.add(Match(season_id=stored_id(duel), number=number, table=number, seed=number, rules_id="duel-v1",
-                              status="done", finished_at=start + timedelta(seconds=number)))
+                              status=MatchStatus.DONE, finished_at=start + timedelta(seconds=number)))
         session.commit()
         assert earlier_rate(session, "classic") == 30.0
         assert earlier_rate(session, "duel") is None

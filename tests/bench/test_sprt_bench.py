@@ -14,9 +14,10 @@ from arena.testrun import NEW, OLD, pair_games
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.append(str(BENCH))  # bench scripts import ``common`` by name; appended, so bench/engine.py shadows nothing
 _spec = importlib.util.spec_from_file_location("bench_sprt", BENCH / "sprt.py")
-sprt = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
+assert _spec is not None and _spec.loader is not None, BENCH / "sprt.py"
+sprt = importlib.util.module_from_spec(_spec)
 sys.modules["bench_sprt"] = sprt  # the pool's workers find the task functions by module name
-_spec.loader.exec_module(sprt)  # type: ignore[union-attr]
+_spec.loader.exec_module(sprt)
 
 FIELD = ("random", "greedy", "trader")
 

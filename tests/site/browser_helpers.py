@@ -3,23 +3,28 @@ call, reading the console (a module of its own: test modules do not import each 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from selenium.webdriver.chromium.webdriver import ChromiumDriver
+    from selenium.webdriver.remote.webdriver import WebDriver
 
 HOSTILE = "<script>alert(1)</script>"  # the name conftest gives the hostile bot
 
 
-def open_page(browser, path: Path) -> None:
+def open_page(browser: WebDriver, path: Path) -> None:
     browser.get(path.resolve().as_uri())
     assert browser.current_url.startswith("file://")
 
 
-def column(browser, table_id: str, index: int) -> list[str]:
+def column(browser: WebDriver, table_id: str, index: int) -> list[str]:
     from selenium.webdriver.common.by import By
 
     rows = browser.find_elements(By.CSS_SELECTOR, f"#{table_id} tbody tr")
-    return [row.find_elements(By.TAG_NAME, "td")[index].get_attribute("data-value") for row in rows]
+    return [str(row.find_elements(By.TAG_NAME, "td")[index].get_attribute("data-value")) for row in rows]
 
 
-def no_alert(browser) -> bool:
+def no_alert(browser: WebDriver) -> bool:
     from selenium.common.exceptions import NoAlertPresentException
 
     try:
@@ -29,10 +34,10 @@ def no_alert(browser) -> bool:
     return False
 
 
-def press_arrow_right(browser, times: int) -> list[tuple[str, str]]:
+def press_arrow_right(browser: WebDriver, times: int) -> list[tuple[str, str]]:
     """Press ArrowRight ``times`` times on the page as the keydown events its keyboard handler listens to,
     in one WebDriver call instead of three a step: (step label, event text) after each press."""
-    return [tuple(pair) for pair in browser.execute_script("""
+    return [(str(label), str(text)) for label, text in browser.execute_script("""
         var seen = [], label = document.getElementById("step-label"), text = document.getElementById("event-text");
         for (var i = 0; i < arguments[0]; i++) {
           document.body.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight", code: "ArrowRight",
@@ -48,5 +53,5 @@ def ends_the_game(text: str) -> bool:
     return "Game over. " in text and text.rsplit("Game over. ", 1)[1].count(".") == 1 and text.endswith(".")
 
 
-def severe_console_messages(browser) -> list[str]:
-    return [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+def severe_console_messages(browser: ChromiumDriver) -> list[str]:
+    return [str(entry["message"]) for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 from browser_helpers import (HOSTILE, column, ends_the_game, no_alert, open_page, press_arrow_right,
                              severe_console_messages)
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion, Match, make_engine
+from arena.rankings import RatedStanding, WinRateStanding
 from engine import Bean, classic_rules, rules_for
-from engine.replay import Replay
 from engine.spectator import replay_steps
 from engine.views import OfferView
+from site_values import each_a, replay_of
 
 
 def test_leaderboard_sorts_by_clicked_column(browser, site: Path, screenshots: Path) -> None:
@@ -66,7 +67,7 @@ def test_replay_steps_to_the_final_scores_of_the_page(browser, site: Path, ladde
 
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
         match = session.exec(select(Match).where(Match.status == "done", Match.rules_id == classic_rules().id)
-                             .order_by(Match.id)).first()
+                             .order_by(col(Match.id))).first()
     assert match is not None
     page = site / "games" / f"{match.id}.html"
     open_page(browser, page)
@@ -101,7 +102,7 @@ def test_replay_steps_to_the_final_scores_of_the_page(browser, site: Path, ladde
     browser.refresh()
     assert browser.find_element(By.ID, "step-label").text == f"step 42 of {last}"
     # an older link to an event (#event-N): the latest step at which N events had happened
-    events_after = list(itertools.accumulate(len(s.events) for s in replay_steps(Replay.loads(match.replay))))
+    events_after = list(itertools.accumulate(len(s.events) for s in replay_steps(replay_of(match))))
     browser.get(page.resolve().as_uri() + "#event-17")
     browser.refresh()
     expected = max(k for k, n in enumerate(events_after) if n <= 17)
@@ -241,7 +242,7 @@ def test_the_viewer_draws_the_engines_spectator_state_at_every_step(browser, sit
     # cards compared
     seen = dict.fromkeys(("top", "trade area", "locked", "hand", "middle", "stack", "give", "want"), 0)
     for match in matches:
-        replay = Replay.loads(match.replay)  # type: ignore[arg-type]
+        replay = replay_of(match)
         rules = rules_for(replay.rules_id)
         open_page(browser, site / "games" / f"{match.id}.html")
         drawn = json.loads(browser.execute_script(DRAWN))
@@ -326,7 +327,8 @@ def test_each_format_has_its_leaderboard(browser, site: Path, ladder: dict, scre
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
         from arena.ladder import leaderboard
 
-        duel, solo = leaderboard(session, "duel"), leaderboard(session, "solo")
+        duel = each_a(RatedStanding, leaderboard(session, "duel"))
+        solo = each_a(WinRateStanding, leaderboard(session, "solo"))
     open_page(browser, site / "index.html")
     tabs = {a.get_attribute("data-variant"): a for a in browser.find_elements(By.CSS_SELECTOR, ".tabs a.tab")}
     assert set(tabs) == {"classic", "duel", "solo"}

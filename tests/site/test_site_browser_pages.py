@@ -9,9 +9,10 @@ from browser_helpers import open_page, severe_console_messages
 from sqlmodel import Session, select
 
 from arena.db import Bot, make_engine
+from arena.testrun_store import StoredTestRun
 
 
-def stored_tests(ladder: dict) -> dict[str, object]:
+def stored_tests(ladder: dict) -> dict[str, StoredTestRun]:
     from arena.testrun_store import all_tests
 
     engine = make_engine(f"sqlite:///{ladder['db']}")
@@ -119,7 +120,9 @@ def test_the_audit_page_lists_a_flagged_pair_and_both_bots_pages_link_to_it(brow
     assert len(cells) == len(headers)
     assert cells[0].text == "dice / merchant" and cells[1].text == "standing"
     assert cells[4].text == str(flags[0].evidence["games"])
-    flow = flags[0].evidence["flow"]["dice->merchant"]  # type: ignore[index]
+    flows = flags[0].evidence["flow"]
+    assert isinstance(flows, dict)
+    flow = flows["dice->merchant"]
     assert f"dice->merchant: {flow['excess']:.1f} coins" in cells[5].text
     for name in ("dice", "merchant"):
         open_page(browser, site / "audit.html")

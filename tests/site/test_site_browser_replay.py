@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 from browser_helpers import ends_the_game, open_page, press_arrow_right, severe_console_messages
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.db import Match, make_engine
-from engine import classic_rules, new_game, rules_for
-from engine.replay import Replay
+from engine import PrincesGame, classic_rules, new_game, rules_for
+from engine.events import TurnStarted
+from site_values import replay_of
 
 
 def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, screenshots: Path) -> None:
@@ -20,9 +21,9 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
 
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
         match = session.exec(select(Match).where(Match.status == "done", Match.rules_id == "duel-v1")
-                             .order_by(Match.id)).first()
+                             .order_by(col(Match.id))).first()
     assert match is not None
-    replay = Replay.loads(match.replay)  # type: ignore[arg-type]
+    replay = replay_of(match)
     page = site / "games" / f"{match.id}.html"
     html = page.read_text()
     assert '"seed"' not in html and '"actions"' not in html
@@ -35,6 +36,7 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
     assert len(browser.find_elements(By.CSS_SELECTOR, "#vine .card")) == 30  # start, 28 cards, the Castle
     states = json.loads(browser.execute_script("return JSON.stringify(window.BohnanzaReplay.states);"))
     game = new_game(rules_for("duel"), 2, replay.seed)
+    assert isinstance(game, PrincesGame)
     events_after = [len(game.events)]  # events once k actions were played
     for k, (_seat, action) in enumerate(replay.actions, start=1):
         game.apply(action)
@@ -60,7 +62,7 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
     assert label.text == f"step {last} of {last}"
     assert "Game over." in browser.find_element(By.ID, "event-text").text
     viewer_gold = [int(b.text) for b in browser.find_elements(By.CSS_SELECTOR, "#seat-panels .seat-panel b.coins")]
-    assert viewer_gold == table_gold == list(replay.result.coins)  # type: ignore[union-attr]
+    assert replay.result is not None and viewer_gold == table_gold == list(replay.result.coins)
     # a bot page's failure link (#event-N): the last step at which N events had happened
     browser.get(page.resolve().as_uri() + f"#event-{events_after[6]}")
     browser.refresh()
@@ -73,8 +75,8 @@ def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, 
 def turn_start_steps(match: Match) -> list[tuple[int, int]]:
     """(step, turn) of every turn_started event of a game: a step follows one action (re-simulated
     here, step 0 is the deal), in every format."""
-    replay = Replay.loads(match.replay)  # type: ignore[arg-type]
-    starts = [(i, e.turn) for i, e in enumerate(replay.events) if type(e).__name__ == "TurnStarted"]
+    replay = replay_of(match)
+    starts = [(i, e.turn) for i, e in enumerate(replay.events) if isinstance(e, TurnStarted)]
     game = new_game(rules_for(replay.rules_id), len(replay.seats), replay.seed)
     events_after = [len(game.events)]
     for _seat, action in replay.actions:
@@ -86,7 +88,7 @@ def turn_start_steps(match: Match) -> list[tuple[int, int]]:
 def first_match(ladder: dict, rules_id: str, traded: bool = False) -> Match:
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
         matches = session.exec(select(Match).where(Match.status == "done", Match.rules_id == rules_id)
-                               .order_by(Match.id)).all()
+                               .order_by(col(Match.id))).all()
     for match in matches:
         if not traded or '"type":"traded"' in (match.replay or ""):
             return match

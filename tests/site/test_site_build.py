@@ -270,7 +270,7 @@ def test_a_rebuild_reuses_the_steps_of_an_unchanged_game_only(ladder: dict, tmp_
     build_site(engine, out, workers=1)
     pages = {p.name: p.read_text(encoding="utf-8") for p in (out / "games").glob("*.html")}
     made: list[str] = []
-    real = games.spectator_json
+    from arena.site.replays import spectator_json as real  # what the game pages call
 
     def recording(replay, names=None):
         made.append(replay)
