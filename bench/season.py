@@ -8,11 +8,15 @@ with (a) fork servers (the default: every bot of every game is a fresh child of 
 template) and (b) a cold start of every bot for every game; prints games per minute of each,
 then where one game's time goes (bot start-up, bot requests, the referee and engine), the
 protocol round trip with real ``decide`` messages through a sandboxed bot against a raw echo
-that uses the runner's JSON codec, and last ``fresh state vs cold spawn: X.XXx``.
+that uses the runner's JSON codec, ``fresh state vs cold spawn: X.XXx``, and last the sandbox's tax:
+the fork-server season's very games (deals, seats, bot sources) played again in-process by as many
+worker processes, each bot a fresh object of its file every game, called with the referee's message
+objects (no sandbox, no JSON): ``sandboxed vs in-process: X.XX``, the ratio of games per minute.
 """
 from __future__ import annotations
 
 import json
+import multiprocessing
 import resource
 import statistics
 import subprocess
@@ -24,13 +28,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.db import make_engine  # noqa: E402
+from arena.db import Match, MatchSeat, MatchStatus, Season, make_engine, stored_id  # noqa: E402
 from arena.ladder import run_season  # noqa: E402
 from arena.planning import SeasonSettings  # noqa: E402
 from arena.players import SandboxPlayer  # noqa: E402
-from arena.referee import play_game  # noqa: E402
-from engine import classic_rules  # noqa: E402
-from sandbox import BotBundle, BotProcess, Limits, Reply, Tier, detect_tier  # noqa: E402
+from arena.referee import load_entry_point, play_game  # noqa: E402
+from arena.seeds import bot_seeds  # noqa: E402
+from arena.db import BotVersion  # noqa: E402
+from engine import classic_rules, rules_for  # noqa: E402
+from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier, detect_tier  # noqa: E402
 from sandbox.boot import RUNNER_PATH  # noqa: E402
 
 import common  # noqa: E402
@@ -152,6 +158,85 @@ def round_trips(decides: list[dict], tier: Tier, rounds: int = 3) -> tuple[float
     return sandboxed, statistics.median(times) * 1e6
 
 
+class DirectPlayer:
+    """A trusted bot called with the referee's message objects themselves: no sandbox, no JSON, a fresh
+    bot object every game (as the sandbox gives every game a fresh process)."""
+
+    stderr_tail = ""
+
+    def __init__(self, name: str, new_act: Any) -> None:
+        self.name, self._act = name, new_act()
+
+    def request(self, message: dict[str, Any]) -> Reply:
+        started = time.perf_counter()
+        reply = self._act(message)
+        return Reply(Status.OK, reply, (time.perf_counter() - started) * 1000)
+
+    def notify(self, message: dict[str, Any]) -> None:
+        self._act(message)
+
+    def time_left_ms(self) -> float:
+        return Limits().decision_ms + Limits().bank_ms  # what the referee tells a bot it has, unenforced here
+
+    def new_game(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+#: A played game to play again in-process: rules id, deal seed, and per seat (bot name, its source, bot seed)
+Table = tuple[str, int, tuple[tuple[str, str, int], ...]]
+_ENTRY_POINTS: dict[str, Any] = {}  # per worker process: a bot source's entry point, loaded once
+
+
+def season_tables(engine: Any, season_name: str) -> list[Table]:
+    """The done games of a season as tables to play again."""
+    from sqlmodel import Session, col, select
+
+    tables: list[Table] = []
+    with Session(engine) as session:
+        season = session.exec(select(Season).where(Season.name == season_name)).one()
+        matches = session.exec(select(Match).where(Match.season_id == stored_id(season),
+                                                   Match.status == MatchStatus.DONE).order_by(col(Match.id))).all()
+        for match in matches:
+            seats = session.exec(select(MatchSeat, BotVersion).where(MatchSeat.match_id == stored_id(match),
+                                                                     MatchSeat.version_id == BotVersion.id)
+                                 .order_by(col(MatchSeat.seat))).all()
+            seeds = bot_seeds(b"bench", match.seed, len(seats))
+            tables.append((match.rules_id, match.seed,
+                           tuple((f"v{version.id}", version.source, seed) for (_, version), seed in zip(seats, seeds))))
+    return tables
+
+
+def play_in_process(table: Table) -> int:
+    """Play one table with its bots in this process; the number of seats that ended ok."""
+    rules_id, seed, seats = table
+    players = []
+    for name, source, _ in seats:
+        if source not in _ENTRY_POINTS:
+            path = Path(tempfile.mkdtemp()) / f"{name}.py"
+            path.write_text(source, encoding="utf-8")
+            _ENTRY_POINTS[source] = load_entry_point(path)
+        players.append(DirectPlayer(name, _ENTRY_POINTS[source]))
+    record = play_game(rules_for(rules_id), seed, players, bot_seeds=[s for _, _, s in seats])
+    return 0 if record.void else sum(1 for seat in record.seats if seat.status is Status.OK)
+
+
+def in_process_rate(tables: list[Table], workers: int) -> float:
+    """Games per minute of ``tables`` played in-process by ``workers`` processes."""
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        pool.map(play_in_process, tables[:workers])  # warm: each worker imports the engine and loads bots
+        started = time.perf_counter()
+        ok = pool.map(play_in_process, tables, chunksize=4)
+        elapsed = time.perf_counter() - started
+    rate = len(tables) / elapsed * 60
+    failed = sum(len(t[2]) for t in tables) - sum(ok)
+    print(f"{'in-process':<12} {len(tables)} games in {elapsed:6.1f} s = {rate:6.1f} games/min "
+          f"(the fork-server season's games again; seats not ok {failed})", flush=True)
+    return rate
+
+
 def main() -> None:
     parser = common.parser(__doc__, 240, games_help="games per season (4-player rotated deals)")
     parser.add_argument("--workers", type=int, default=2)
@@ -165,6 +250,7 @@ def main() -> None:
         common.register_example_bots(engine)
         fresh = season_rate(engine, "fork-server", args.games, args.workers, forked, tier)
         spawn = season_rate(engine, "cold-spawn", args.games, args.workers, cold, tier)
+        direct = in_process_rate(season_tables(engine, "fork-server"), args.workers)
     for label, limits in (("fork server", forked), ("cold spawn", cold)):
         print(f"breakdown, {label}:")
         decides = breakdown(args.breakdown_games, limits, tier)
@@ -174,6 +260,7 @@ def main() -> None:
           f"max {sizes[-1]} B): sandboxed bot {sandboxed:.0f} µs, raw echo with the runner's codec {raw:.0f} µs "
           f"({sandboxed / raw:.2f}x)")
     print(f"fresh state vs cold spawn: {fresh / spawn:.2f}x")
+    print(f"sandboxed vs in-process: {fresh / direct:.2f}")
 
 
 if __name__ == "__main__":
