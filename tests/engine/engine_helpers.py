@@ -1,8 +1,10 @@
-"""Helpers for the engine tests: hand-built positions, snapshots, illegal-action checks, and what
-tests of either game share (junk actions, a buying policy, a copy with the hidden cards permuted)."""
+"""Helpers for the engine tests: hand-built positions, snapshots, illegal-action checks, what tests of
+either game share (junk actions, a buying policy, a copy with the hidden cards permuted), and what the
+classic rule tests (test_classic_*.py) share."""
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 import random
 from collections import Counter
@@ -11,8 +13,8 @@ from typing import Any, Iterable, TypeVar
 import pytest
 
 from engine import (
-    Action, Bean, BuyField, ClassicGame, Decision, GameResult, Harvest, IllegalAction, Plant, action_to_json,
-    classic_rules,
+    Action, Bean, BuyField, ClassicGame, Decision, DecisionKind, Event, GameResult, Harvest, IllegalAction, Plant,
+    action_to_json, classic_rules,
 )
 from engine.game import Game
 from strategy.policies import random_action
@@ -136,3 +138,58 @@ def hidden_permuted(game: G, seat: int, rng: random.Random) -> G:
         other.seats[p].hand, pool = pool[:n], pool[n:]
     other.deck = pool
     return other
+
+
+# The card table of the rules notes (count; beans for 1/2/3/4 coins), typed in here on purpose so
+# that seeds/beans.json is checked against an independent copy.
+NOTES_TABLE = {
+    BLUE: (20, (4, 6, 8, 10)),
+    CHILI: (18, (3, 6, 8, 9)),
+    STINK: (16, (3, 5, 7, 8)),
+    GREEN: (14, (3, 5, 6, 7)),
+    SOY: (12, (2, 4, 6, 7)),
+    BLACK: (10, (2, 4, 5, 6)),
+    RED: (8, (2, 3, 4, 5)),
+    GARDEN: (6, (None, 2, 3, None)),
+}
+
+
+def expected_coins(bean: Bean, n: int) -> int:
+    best = 0
+    for coins, needed in enumerate(NOTES_TABLE[bean][1], start=1):
+        if needed is not None and n >= needed:
+            best = coins
+    return best
+
+
+def decide(game: ClassicGame, *actions: Action) -> list[Event]:
+    """Apply actions in turn, each checked to come from the seat that is to move; returns all events."""
+    out = []
+    for action in actions:
+        out.extend(game.apply(action))
+    return out
+
+
+def trading_position(game: ClassicGame, **overrides: Any) -> ClassicGame:
+    """3 players, seat 0 active at the start of trading, two cards turned up (green, soy)."""
+    kw = dict(
+        hands=[[BLUE, RED, CHILI], [STINK, GARDEN, RED, BLUE], [SOY, SOY, CHILI]],
+        trade=[[GREEN, SOY], [], []],
+        fields=[[(BLUE, 2), None], [(RED, 1), None], [None, None]],
+        deck=[BLACK] * 12,
+        phase=DecisionKind.TRADE_OFFER,
+    )
+    kw.update(overrides)
+    return set_position(game, **kw)
+
+
+def rule_marks(modules: Iterable[str]) -> dict[str, list[str]]:
+    """Rule id -> the names of the tests marked ``@pytest.mark.rule(id)`` in the test ``modules`` (bare names, as
+    pytest imports the files of this folder)."""
+    marked: dict[str, list[str]] = {}
+    for module in map(importlib.import_module, modules):
+        for name, fn in vars(module).items():
+            for mark in getattr(fn, "pytestmark", []) if name.startswith("test_") else []:
+                if mark.name == "rule":
+                    marked.setdefault(mark.args[0], []).append(name)
+    return marked

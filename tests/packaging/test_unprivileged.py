@@ -117,8 +117,9 @@ def test_an_ordinary_user_gets_the_strong_tier_in_user_namespaces(account: Path)
 
 
 def test_the_hostile_battery_passes_as_an_ordinary_user_with_nothing_skipped(account: Path) -> None:
-    battery = as_user("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "tests/sandbox/test_hostile.py",
-                      "tests/sandbox/test_hostile_programs.py", "tests/arena/test_hostile_ladder.py", cwd=account)
+    hostile = sorted(p.relative_to(PROJECT).as_posix() for p in PROJECT.glob("tests/sandbox/test_hostile*.py"))
+    battery = as_user("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", *hostile,
+                      "tests/arena/test_hostile_ladder.py", cwd=account)
     summary = battery.stdout.strip().splitlines()[-1]
     assert battery.returncode == 0, battery.stdout[-3000:] + battery.stderr[-2000:]
     assert " passed" in summary and "skipped" not in summary and "deselected" not in summary, summary
