@@ -9,7 +9,8 @@
   var discardTop = cards.discardTop, offerCard = cards.offerCard;
 
   var DECISIONS = {
-    plant_first: "plants the front card", plant_second: "may plant a second card", trade_offer: "offers or ends trading",
+    plant_first: "plants the front card", plant_second: "may plant a second card",
+    trade_offer: "offers or ends trading",
     trade_respond: "answers the offer", trade_confirm: "closes a deal or none", plant_traded: "plants a traded card",
     take_middle: "plants or discards the middle", discard_hand: "may discard from the hand",
     keep_middle: "plants from the middle or ends the turn"
@@ -25,7 +26,8 @@
     var head = el("div", "seat-head");
     head.appendChild(el("span", "seat-name", meta.seats[i]));
     if (i === s.active && !s.over) head.appendChild(el("span", "badge", "active"));
-    (meta.failures || []).forEach(function (f) {  // [seat, step, status, evidence]: it failed there; defaults play since
+    // [seat, step, status, evidence]: it failed there; defaults play since
+    (meta.failures || []).forEach(function (f) {
       if (f[0] !== i || s.step < f[1]) return;
       var mark = el(f[3] ? "a" : "span", "badge failed", s.step === f[1] ? f[2] + " here" : f[2] + " at step " + f[1]);
       if (f[3]) mark.href = f[3];  // its evidence: the request, its own output (the bot's page)
@@ -66,7 +68,9 @@
       var hand = el("div", "final-hand");
       hand.appendChild(el("span", "label", "hand at the end: "));
       if (!seat.hand.length) hand.appendChild(el("span", "muted", "empty"));
-      seat.hand.forEach(function (b) { hand.appendChild(tableCard(meta, b, { small: true, label: beanName(meta, b) })); });
+      seat.hand.forEach(function (b) {
+        hand.appendChild(tableCard(meta, b, { small: true, label: beanName(meta, b) }));
+      });
       panel.appendChild(hand);
     }
     return panel;
@@ -83,7 +87,8 @@
     o.give.forEach(function (b) { node.appendChild(offerCard(meta, b, "give")); });
     node.appendChild(el("span", "", o.want.length ? " for " : " as a gift"));
     o.want.forEach(function (b) { node.appendChild(offerCard(meta, b, "want")); });
-    node.appendChild(el("span", "", o.to === null || o.to === undefined ? " · to everybody" : " · to " + meta.seats[o.to]));
+    node.appendChild(el("span", "",
+      o.to === null || o.to === undefined ? " · to everybody" : " · to " + meta.seats[o.to]));
     return node;
   }
 
@@ -131,7 +136,8 @@
     var t = s.princes, i;
     var info = document.getElementById("table-info");
     info.textContent = "";
-    info.appendChild(el("span", "", s.over ? "game over" : "turn " + (s.turn + 1) + (s.decision ? " · " + s.decision.replace(/_/g, " ") : "")));
+    info.appendChild(el("span", "", s.over ? "game over" :
+      "turn " + (s.turn + 1) + (s.decision ? " · " + s.decision.replace(/_/g, " ") : "")));
     info.appendChild(el("span", "deck", "supply " + s.deck));
     var discard = el("span", "discard", "discard " + s.discard + (s.top ? ", top " : ""));
     if (s.top) discard.appendChild(discardTop(meta, s.top));

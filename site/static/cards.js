@@ -45,7 +45,8 @@
                               "aria-label": count + " × " + name });
     svg.appendChild(svgNode("title", {}, count + " × " + name));
     svg.appendChild(svgNode("rect", { "class": "face bean-" + bean, x: 1, y: 1, width: 62, height: 86, rx: 7 }));
-    svg.appendChild(svgNode("text", { "class": "name", x: 32, y: 15, "text-anchor": "middle" }, name.replace(/ bean$/, "")));
+    svg.appendChild(svgNode("text", { "class": "name", x: 32, y: 15, "text-anchor": "middle" },
+                            name.replace(/ bean$/, "")));
     svg.appendChild(svgNode("text", { "class": "count", x: 32, y: 52, "text-anchor": "middle" }, String(count)));
     addMeter(svg, meter, count);
     return svg;
@@ -58,8 +59,10 @@
       var x = 4 + k * (56 / slots), w = 56 / slots - 2, reached = need !== null && planted >= need;
       var cell = svgNode("g", { "class": "meter" + (need === null ? " none" : "") + (reached ? " reached" : "") });
       cell.appendChild(svgNode("rect", { x: x, y: 64, width: w, height: 20, rx: 3 }));
-      cell.appendChild(svgNode("text", { x: x + w / 2, y: 73, "text-anchor": "middle" }, need === null ? "–" : String(need)));
-      cell.appendChild(svgNode("text", { "class": "coins", x: x + w / 2, y: 82, "text-anchor": "middle" }, String(k + 1)));
+      cell.appendChild(svgNode("text", { x: x + w / 2, y: 73, "text-anchor": "middle" },
+                               need === null ? "–" : String(need)));
+      cell.appendChild(svgNode("text", { "class": "coins", x: x + w / 2, y: 82, "text-anchor": "middle" },
+                               String(k + 1)));
       svg.appendChild(cell);
     });
   }
@@ -106,7 +109,9 @@
       svg.appendChild(svgNode("text", { "class": "stack", x: w - 4, y: small ? h - 6 : 61, "text-anchor": "end" },
                               "×" + count));
     }
-    if (o.note) svg.appendChild(svgNode("text", { "class": "note", x: w / 2, y: h - 7, "text-anchor": "middle" }, o.note));
+    if (o.note) {
+      svg.appendChild(svgNode("text", { "class": "note", x: w / 2, y: h - 7, "text-anchor": "middle" }, o.note));
+    }
     if (!small) addMeter(svg, (meta.rules.meters || {})[bean] || [], 0);
     if (o.locked) svg.appendChild(padlock(w - (small ? 15 : 18), 3, small ? 11 : 13));
     return svg;

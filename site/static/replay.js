@@ -33,7 +33,10 @@
 
   function states(shipped) {
     var whole = null;
-    return shipped.steps.map(function (st) { whole = whole === null ? st.state : applyDiff(whole, st.state); return whole; });
+    return shipped.steps.map(function (st) {
+      whole = whole === null ? st.state : applyDiff(whole, st.state);
+      return whole;
+    });
   }
 
   function start() {
@@ -173,7 +176,10 @@
     document.getElementById("step-next").addEventListener("click", function () { go(step + 1); });
     document.getElementById("step-last").addEventListener("click", function () { go(last); });
     range.addEventListener("input", function () { go(parseInt(range.value, 10)); });
-    window.addEventListener("hashchange", function () { var h = fromHash(); if (h !== null && h !== step) go(h, false); });
+    window.addEventListener("hashchange", function () {
+      var h = fromHash();
+      if (h !== null && h !== step) go(h, false);
+    });
     document.addEventListener("keydown", function (e) {
       var tag = (e.target && e.target.tagName) || "";
       if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) return;
