@@ -42,13 +42,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.audit import AuditGame, audit, audit_game  # noqa: E402
-from engine import classic_rules, new_game  # noqa: E402
-from engine.errors import IllegalAction  # noqa: E402
-from engine.defaults import default_action  # noqa: E402
+from engine import classic_rules  # noqa: E402
 from engine.replay import Replay  # noqa: E402
-from sandbox.sdk import Request  # noqa: E402
 
 import common  # noqa: E402
+import games  # noqa: E402
 
 HOSTILE = ROOT / "tests" / "sandbox" / "hostile"
 HONEST: tuple[tuple[str, str, float], ...] = (
@@ -81,62 +79,25 @@ def bot_class(stem: str) -> type:
     return _CLASSES[stem]
 
 
-class Player:
-    """A bot in this process that takes a uniformly random legal option with probability ``eps``."""
-
-    def __init__(self, stem: str, eps: float, rules: Any, seat: int, players: int, seed: int) -> None:
-        self.eps = eps
-        self.bot = bot_class(stem)()
-        self.bot.rules, self.bot.seat, self.bot.players = rules, seat, players
-        self.bot.rng = random.Random(seed)
-        self.rng = random.Random(seed ^ 0x5EED)
-
-    def decide(self, request: Request) -> Any:
-        if self.eps and self.rng.random() < self.eps:
-            return self.rng.choice(request.options)
-        return getattr(self.bot, request.kind.value)(request)
-
-
 def play(seating: Sequence[tuple[str, str, float]], seed: int, match_id: int) -> AuditGame:
-    rules = classic_rules()
-    n = len(seating)
-    game = new_game(rules, n, seed)
-    players = [Player(stem, eps, rules, seat, n, (seed * 7919 + seat * 104729) & (2**63 - 1))
-               for seat, (_, stem, eps) in enumerate(seating)]
-    seen = [0] * n
-    forfeited: set[int] = set()
-    number = 0
-    while not game.over:
-        d = common.decision_of(game)
-        if d.seat in forfeited:
-            game.apply(default_action(game))
-            continue
-        events = tuple(game.events[seen[d.seat]:])
-        seen[d.seat] = len(game.events)
-        request = Request(number, d.kind, game.view(d.seat), events, d.options, 1000.0)
-        number += 1
-        try:
-            game.apply(players[d.seat].decide(request))
-        except IllegalAction:
-            forfeited.add(d.seat)
-            game.apply(default_action(game))
+    game, _ = games.play_out(classic_rules(), [(bot_class(stem), eps) for _, stem, eps in seating], seed, events=True)
     names = [name for name, _, _ in seating]
     return audit_game(match_id, Replay.of(game, names), names, common.result_of(game).ranks)
 
 
 def season(task: tuple[str, int, int]) -> dict[str, Any]:
-    kind, k, games = task
+    kind, k, length = task
     rng = random.Random(f"audit/{kind}/{k}")
     extra = {"colluding": COLLUDERS, "sometimes": SOMETIMES, "kingmaker": KINGMAKER}.get(kind, ())
     field = list(HONEST) + list(extra)
     played: list[AuditGame] = []
-    while len(played) < games:
+    while len(played) < length:
         sizes = range(3, 6)
         size = rng.choices(sizes, weights=[n * (n - 1) for n in sizes])[0]
         table = rng.sample(field, size)
         seed = rng.getrandbits(63)
         for r in range(size):
-            if len(played) < games:
+            if len(played) < length:
                 played.append(play(table[r:] + table[:r], seed, len(played)))
     report = audit(played)
     return {"kind": kind, "season": k,

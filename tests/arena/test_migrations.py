@@ -9,6 +9,7 @@ this arena."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from sqlalchemy import inspect, text
@@ -30,20 +31,57 @@ def schema_version(session: Session) -> str:
     return row.value
 
 
+def add_version(session: Session, name: str, source: str, sha256: str) -> BotVersion:
+    """A bot ``name`` and its version 1 of ``source``, flushed (both have their ids)."""
+    bot = Bot(name=name)
+    session.add(bot)
+    session.flush()
+    version = BotVersion(bot_id=stored_id(bot), number=1, source=source, sha256=sha256, prior_sigma=2.0)
+    session.add(version)
+    session.flush()
+    return version
+
+
+def crashed_match(session: Session, rules_id: str, replay: str | None = None) -> tuple[int, int]:
+    """A finished game of ``rules_id`` in a season "s" and the version of a bot "crasher" that is to crash
+    there, flushed: their ids (match, version), for the caller's seats."""
+    version = add_version(session, "crasher", "x", "x".ljust(64, "0"))
+    season = Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1)
+    session.add(season)
+    session.flush()
+    match = Match(season_id=stored_id(season), number=0, table=0, seed=1, rules_id=rules_id,
+                  status=MatchStatus.DONE, replay=replay)
+    session.add(match)
+    session.flush()
+    return stored_id(match), stored_id(version)
+
+
+def old_database(url: str, version: int, fill: Callable[[Session], object], *back: Callable[[Engine], None]) -> None:
+    """A database of this schema at ``url`` with the rows ``fill`` adds, turned back by the steps ``back``
+    (the statements the old arena ran) and recorded as of schema ``version``."""
+    engine = make_engine(url)
+    with Session(engine) as session:
+        fill(session)
+        session.commit()
+    for step in back:
+        step(engine)
+    with engine.begin() as conn:
+        conn.execute(text(f"UPDATE meta SET value = '{version}' WHERE key = 'schema_version'"))
+    engine.dispose()
+
+
 def as_schema_1(url: str) -> None:
     """A database as the schema-1 arena left it: three versions, one with per-format means, one with
     only ``prior_mu``, one from before ``variants`` and ``priors`` existed (classic only)."""
-    engine = make_engine(url)
-    with Session(engine) as session:
+    def fill(session: Session) -> None:
         for name in ("both", "old", "oldest"):
-            bot = Bot(name=name)
-            session.add(bot)
-            session.flush()
-            session.add(BotVersion(bot_id=stored_id(bot), number=1, source=name, sha256=name.ljust(64, "0"),
-                                   prior_sigma=2.0))
-        session.commit()
-    drop_failure_columns(engine)
-    drop_language_column(engine)
+            add_version(session, name, name, name.ljust(64, "0"))
+
+    old_database(url, 1, fill, drop_failure_columns, drop_language_column, per_version_text_columns)
+
+
+def per_version_text_columns(engine: Engine) -> None:
+    """Schema 1's texts in ``botversion`` instead of ``versionformat`` rows."""
     with engine.begin() as conn:
         conn.execute(text("DROP TABLE versionformat"))
         conn.execute(text("ALTER TABLE botversion ADD COLUMN prior_mu FLOAT NOT NULL DEFAULT 25.0"))
@@ -52,10 +90,7 @@ def as_schema_1(url: str) -> None:
         conn.execute(text("UPDATE botversion SET prior_mu = 31.0, variants = 'classic,duel', "
                           "priors = 'classic=31.5;duel=20.0' WHERE source = 'both'"))
         conn.execute(text("UPDATE botversion SET prior_mu = 28.0, variants = 'classic,solo' WHERE source = 'old'"))
-        conn.execute(text("UPDATE meta SET value = '1' WHERE key = 'schema_version'"))
-    columns = {c["name"] for c in inspect(engine).get_columns("botversion")}
-    engine.dispose()
-    assert {"prior_mu", "variants", "priors"} <= columns
+    assert {"prior_mu", "variants", "priors"} <= {c["name"] for c in inspect(engine).get_columns("botversion")}
 
 
 FAILURE_COLUMNS = {"failure_request", "failure_step", "failure_log"}
@@ -110,27 +145,12 @@ def test_a_schema_1_database_is_upgraded(url: str) -> None:
 
 def as_schema_2(url: str) -> None:
     """A database as the schema-2 arena left it: a game whose seat crashed, without failure columns."""
-    engine = make_engine(url)
-    with Session(engine) as session:
-        bot = Bot(name="crasher")
-        session.add(bot)
-        session.flush()
-        version = BotVersion(bot_id=stored_id(bot), number=1, source="x", sha256="x".ljust(64, "0"), prior_sigma=2.0)
-        season = Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1)
-        session.add_all([version, season])
-        session.flush()
-        match = Match(season_id=stored_id(season), number=0, table=0, seed=1, rules_id="classic-v2",
-                      status=MatchStatus.DONE)
-        session.add(match)
-        session.flush()
-        session.add(MatchSeat(match_id=stored_id(match), seat=0, version_id=stored_id(version), status=SeatStatus.CRASH,
+    def fill(session: Session) -> None:
+        match_id, version_id = crashed_match(session, "classic-v2")
+        session.add(MatchSeat(match_id=match_id, seat=0, version_id=version_id, status=SeatStatus.CRASH,
                               detail="exited with code 3 during request"))
-        session.commit()
-    drop_failure_columns(engine)
-    drop_language_column(engine)
-    with engine.begin() as conn:
-        conn.execute(text("UPDATE meta SET value = '2' WHERE key = 'schema_version'"))
-    engine.dispose()
+
+    old_database(url, 2, fill, drop_failure_columns, drop_language_column)
 
 
 def check_upgraded_from_2(url: str) -> None:
@@ -149,18 +169,8 @@ def test_a_schema_2_database_gains_the_failure_columns(url: str) -> None:
 
 
 def test_a_schema_3_database_learns_that_its_versions_are_python(url: str) -> None:
-    engine = make_engine(url)
-    with Session(engine) as session:
-        bot = Bot(name="old")
-        session.add(bot)
-        session.flush()
-        session.add(BotVersion(bot_id=stored_id(bot), number=1, source="def act(m): pass", sha256="a" * 64,
-                               prior_sigma=2.0))
-        session.commit()
-    drop_language_column(engine)
-    with engine.begin() as conn:
-        conn.execute(text("UPDATE meta SET value = '3' WHERE key = 'schema_version'"))
-    engine.dispose()
+    old_database(url, 3, lambda session: add_version(session, "old", "def act(m): pass", "a" * 64),
+                 drop_language_column)
     engine = make_engine(url)
     with Session(engine) as session:
         assert schema_version(session) == "7"
@@ -190,27 +200,14 @@ def test_a_schema_6_failure_step_of_events_becomes_the_replays_step(url: str) ->
         game.apply(random_action(game, rng))
     replay = Replay.of(game, ["a", "b", "c"])
     asked = {0: 0, 1: 17, 2: len(replay.actions) - 1}  # seat -> the action (step) its failed request came before
-    engine = make_engine(url)
-    with Session(engine) as session:
-        bot = Bot(name="crasher")
-        session.add(bot)
-        session.flush()
-        version = BotVersion(bot_id=stored_id(bot), number=1, source="x", sha256="x".ljust(64, "0"), prior_sigma=2.0)
-        season = Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1)
-        session.add_all([version, season])
-        session.flush()
-        match = Match(season_id=stored_id(season), number=0, table=0, seed=1, rules_id=replay.rules_id,
-                      status=MatchStatus.DONE, replay=replay.dumps())
-        session.add(match)
-        session.flush()
+
+    def fill(session: Session) -> None:
+        match_id, version_id = crashed_match(session, replay.rules_id, replay.dumps())
         for seat, step in asked.items():
-            session.add(MatchSeat(match_id=stored_id(match), seat=seat, version_id=stored_id(version),
-                                  status=SeatStatus.CRASH, failure_request="trade_respond",
-                                  failure_step=events_at[step]))
-        session.commit()
-    with engine.begin() as conn:
-        conn.execute(text("UPDATE meta SET value = '6' WHERE key = 'schema_version'"))
-    engine.dispose()
+            session.add(MatchSeat(match_id=match_id, seat=seat, version_id=version_id, status=SeatStatus.CRASH,
+                                  failure_request="trade_respond", failure_step=events_at[step]))
+
+    old_database(url, 6, fill)
     engine = make_engine(url)
     with Session(engine) as session:
         assert schema_version(session) == "7"
@@ -241,17 +238,20 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
 TESTRUN_TABLES = ("versuspair", "versusbot", "versustest")  # in the order they can be dropped
 
 
-def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
-    engine = make_engine(url)
-    with Session(engine) as session:
-        session.add(Bot(name="kept"))
-        session.commit()
+def add_bot_kept(session: Session) -> None:
+    """A bot "kept", that an upgrade must keep."""
+    session.add(Bot(name="kept"))
+
+
+def drop_testrun_tables(engine: Engine) -> None:
     with engine.begin() as conn:
         for table in TESTRUN_TABLES:
             conn.execute(text(f"DROP TABLE {table}"))
-        conn.execute(text("UPDATE meta SET value = '4' WHERE key = 'schema_version'"))
     assert not set(TESTRUN_TABLES) & set(inspect(engine).get_table_names())
-    engine.dispose()
+
+
+def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
+    old_database(url, 4, add_bot_kept, drop_testrun_tables)
     engine = make_engine(url)
     assert set(TESTRUN_TABLES) <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
@@ -267,15 +267,13 @@ def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
     make_engine(url).dispose()  # opening it again changes nothing
 
 
-def test_a_schema_5_database_gains_the_audit_flags(url: str) -> None:
-    engine = make_engine(url)
-    with Session(engine) as session:
-        session.add(Bot(name="kept"))
-        session.commit()
+def drop_audit_flags(engine: Engine) -> None:
     with engine.begin() as conn:
         conn.execute(text("DROP TABLE auditflag"))
-        conn.execute(text("UPDATE meta SET value = '5' WHERE key = 'schema_version'"))
-    engine.dispose()
+
+
+def test_a_schema_5_database_gains_the_audit_flags(url: str) -> None:
+    old_database(url, 5, add_bot_kept, drop_audit_flags)
     engine = make_engine(url)
     assert "auditflag" in inspect(engine).get_table_names()
     with Session(engine) as session:
