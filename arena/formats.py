@@ -64,8 +64,8 @@ class Spectator:
     """How people watch a format's games on the site: the drawing of the table between the seats
     (``site/templates/table-<table>.html``, filled by site/static/board.js, which replay.js loads), the
     replay's first speed, and the facts of the rules that drawing needs beside the common ones
-    (``facts(rules)``, merged into the game page's ``replay-meta``). The terminal's text (arena/replay_text.py) draws every part of
-    the public state it is given, so it needs no choice."""
+    (``facts(rules)``, merged into the game page's ``replay-meta``). The terminal's text
+    (arena/replay_text.py) draws every part of the public state it is given, so it needs no choice."""
 
     table: str = "trade"  # the trading round of the base game
     speed: int = 5  # steps per second
