@@ -34,8 +34,8 @@ class SeedSearcher(Bot):
         self.candidates = None  # deals whose hand for this seat is ours; confirmed by the first turn-up
 
     def act(self, message):
-        rules = self.rules  # set by the hello, before any decide
-        if message.get("type") == "decide" and rules is not None and rules.princes is None:
+        if message.get("type") == "decide" and self.rules.princes is None:  # the hello set the rules
+            rules = self.rules
             view = message["view"]
             if self.candidates is None and view["turn"] == 0 and len(view["hand"]) == rules.hand_size:
                 hand = tuple(view["hand"])
