@@ -237,6 +237,19 @@ def in_process_rate(tables: list[Table], workers: int) -> float:
     return rate
 
 
+def stored_size(engine: Any, path: Path) -> None:
+    """What the games take in the database: a stored replay's bytes (median), and the file per game."""
+    from sqlalchemy import text
+
+    with engine.begin() as conn:
+        conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
+        rows = conn.execute(text('SELECT replay FROM "match" WHERE replay IS NOT NULL'))
+        sizes = sorted(len(bytes(replay)) for (replay,) in rows)
+        games = len(sizes)
+    print(f"storage: a game's replay as stored {sizes[games // 2]} B (median of {games}), "
+          f"the database file {path.stat().st_size / games / 1024:.1f} KiB a game", flush=True)
+
+
 def main() -> None:
     parser = common.parser(__doc__, 240, games_help="games per season (4-player rotated deals)")
     parser.add_argument("--workers", type=int, default=2)
@@ -251,6 +264,7 @@ def main() -> None:
         fresh = season_rate(engine, "fork-server", args.games, args.workers, forked, tier)
         spawn = season_rate(engine, "cold-spawn", args.games, args.workers, cold, tier)
         direct = in_process_rate(season_tables(engine, "fork-server"), args.workers)
+        stored_size(engine, Path(folder) / "bench.sqlite")
     for label, limits in (("fork server", forked), ("cold spawn", cold)):
         print(f"breakdown, {label}:")
         decides = breakdown(args.breakdown_games, limits, tier)

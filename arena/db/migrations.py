@@ -1,6 +1,9 @@
 """The steps that upgrade a database of an older schema version (arena.db.connect runs them in order)."""
 from __future__ import annotations
 
+import zlib
+
+from sqlalchemy import LargeBinary
 from sqlalchemy.engine import Engine
 
 
@@ -67,6 +70,7 @@ def _upgrade_to_7(engine: Engine) -> None:
     one numbering of engine/spectator.py) instead of the number of events before the request."""
     from sqlalchemy import text
 
+    from arena.db.values import stored_text
     from engine.replay import Replay
     from engine.spectator import step_after_events
 
@@ -76,8 +80,39 @@ def _upgrade_to_7(engine: Engine) -> None:
                                  "WHERE matchseat.failure_step IS NOT NULL")).all()
         for seat_id, events, replay in rows:
             try:
+                if isinstance(replay, (bytes, memoryview)):  # a database made by this arena, marked older
+                    replay = stored_text(bytes(replay))
                 step = step_after_events(Replay.loads(replay), int(events)) if replay else None
             except ValueError:  # a replay this arena cannot play again: the position is unknown
                 step = None
             conn.execute(text("UPDATE matchseat SET failure_step = :s WHERE id = :i"), {"s": step, "i": seat_id})
         conn.execute(text("UPDATE meta SET value = '7' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_8(engine: Engine) -> None:
+    """Schema 7 -> 8: a game's replay is stored compressed (``CompressedText``). PostgreSQL's text column
+    becomes bytea first; SQLite keeps the column and stores bytes in it. Rows are rewritten in batches, so
+    an upgrade holds little memory; a row already compressed is left as it is."""
+    from sqlalchemy import inspect, text
+
+    from arena.db.values import COMPRESSION, is_plain
+
+    with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            kind = {c["name"]: c["type"] for c in inspect(conn).get_columns("match")}["replay"]
+            if not isinstance(kind, LargeBinary):
+                conn.execute(text("ALTER TABLE \"match\" ALTER COLUMN replay TYPE bytea "
+                                  "USING convert_to(replay, 'UTF8')"))
+        last = -1
+        while True:
+            rows = conn.execute(text("SELECT id, replay FROM \"match\" WHERE id > :last AND replay IS NOT NULL "
+                                     "ORDER BY id LIMIT 500"), {"last": last}).all()
+            if not rows:
+                break
+            for match_id, stored in rows:
+                data = stored.encode("utf-8") if isinstance(stored, str) else bytes(stored)
+                if is_plain(data):
+                    conn.execute(text("UPDATE \"match\" SET replay = :r WHERE id = :i"),
+                                 {"r": zlib.compress(data, COMPRESSION), "i": match_id})
+            last = rows[-1][0]
+        conn.execute(text("UPDATE meta SET value = '8' WHERE key = 'schema_version'"))

@@ -9,13 +9,14 @@ from typing import Optional
 from sqlalchemy import BigInteger, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from arena.db.values import MatchStatus, SeatStatus, TextEnum
+from arena.db.values import CompressedText, MatchStatus, SeatStatus, TextEnum
 
-SCHEMA_VERSION = 7  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+SCHEMA_VERSION = 8  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (TestRun, TestRunBot, TestRunPair: new tables, made by create_all)
 #                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
 #                    7: MatchSeat.failure_step counts actions (the replay's step), no longer events
+#                    8: Match.replay stored compressed (CompressedText: bytes; a game's record ~15x smaller)
 
 
 def now() -> datetime:
@@ -95,7 +96,7 @@ class Match(SQLModel, table=True):
     finished_at: Optional[datetime] = None
     seconds: Optional[float] = None
     void_reason: Optional[str] = None
-    replay: Optional[str] = None  # JSON of engine.replay.Replay
+    replay: Optional[str] = Field(default=None, sa_type=CompressedText)  # JSON of engine.replay.Replay
 
 
 class MatchSeat(SQLModel, table=True):

@@ -8,13 +8,14 @@ schema, turns it back into an older one with the statements the old arena ran, a
 this arena."""
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 from typing import Callable
 
 import pytest
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.db import (SCHEMA_VERSION, AuditFlag, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season,
                       TestRun, TestRunPair, VersionFormat, make_engine, prior_means)
@@ -22,6 +23,7 @@ from arena.db import MatchStatus, SeatStatus
 from arena.db.queries import stored_id
 from arena.ladder import leaderboard
 from arena.rankings import RatedStanding
+from engine.replay import Replay
 
 
 def schema_version(session: Session) -> str:
@@ -112,7 +114,7 @@ def drop_language_column(engine: Engine) -> None:
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "7"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "8"
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -156,7 +158,7 @@ def as_schema_2(url: str) -> None:
 def check_upgraded_from_2(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "7"
+        assert schema_version(session) == "8"
         seat = session.exec(select(MatchSeat)).one()
         assert (seat.status, seat.detail) == ("crash", "exited with code 3 during request")  # kept as it was
         assert (seat.failure_request, seat.failure_step, seat.failure_log) == ("", None, "")  # not known then
@@ -173,7 +175,7 @@ def test_a_schema_3_database_learns_that_its_versions_are_python(url: str) -> No
                  drop_language_column)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "7"
+        assert schema_version(session) == "8"
         version = session.exec(select(BotVersion)).one()
         assert (version.source, version.language) == ("def act(m): pass", "python")
         session.add(BotVersion(bot_id=version.bot_id, number=2, source="int main(){}", sha256="b" * 64, prior_sigma=2.0,
@@ -210,7 +212,7 @@ def test_a_schema_6_failure_step_of_events_becomes_the_replays_step(url: str) ->
     old_database(url, 6, fill)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "7"
+        assert schema_version(session) == "8"
         steps = {s.seat: s.failure_step for s in session.exec(select(MatchSeat)).all()}
     engine.dispose()
     assert steps == asked
@@ -231,7 +233,7 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
         session.add(row)
         session.commit()
     engine.dispose()
-    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 7"):
+    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 8"):
         make_engine(url)
 
 
@@ -255,7 +257,7 @@ def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
     engine = make_engine(url)
     assert set(TESTRUN_TABLES) <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
-        assert schema_version(session) == "7"
+        assert schema_version(session) == "8"
         assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
         test = TestRun(name="t", variant="classic", elo0=0, elo1=5, alpha=0.05, beta=0.05, max_pairs=10)
         session.add(test)
@@ -277,9 +279,61 @@ def test_a_schema_5_database_gains_the_audit_flags(url: str) -> None:
     engine = make_engine(url)
     assert "auditflag" in inspect(engine).get_table_names()
     with Session(engine) as session:
-        assert schema_version(session) == "7"
+        assert schema_version(session) == "8"
         bot = session.exec(select(Bot)).one()
         session.add(AuditFlag(bot_a=stored_id(bot), bot_b=stored_id(bot), scope="variant classic", evidence="{}"))
         session.commit()
         assert [f.scope for f in session.exec(select(AuditFlag)).all()] == ["variant classic"]
+    engine.dispose()
+
+
+def plain_replays(engine: Engine) -> None:
+    """Schema 7's replays: plain JSON text (PostgreSQL: a text column), as this arena wrote them then."""
+    with engine.begin() as conn:
+        rows = conn.execute(text('SELECT id FROM "match" WHERE replay IS NOT NULL')).all()
+        if engine.dialect.name == "postgresql":
+            conn.execute(text('ALTER TABLE "match" ALTER COLUMN replay TYPE text USING NULL'))
+        for (match_id,) in rows:
+            conn.execute(text('UPDATE "match" SET replay = :r WHERE id = :i'),
+                         {"r": played_replay(match_id).dumps(), "i": match_id})
+
+
+def played_replay(seed: int) -> Replay:
+    """A whole game of random play, dealt from ``seed``."""
+    import random
+
+    from engine import new_game, rules_for
+    from strategy.policies import random_action
+
+    game = new_game(rules_for("classic"), 4, seed)
+    rng = random.Random(seed)
+    while not game.over:
+        game.apply(random_action(game, rng))
+    return Replay.of(game, ["a", "b", "c", "d"])
+
+
+def test_a_schema_7_database_stores_its_replays_compressed(url: str) -> None:
+    """Schema 8 stores a game's replay zlib-compressed (``CompressedText``): a schema-7 database's plain
+    replays are rewritten on upgrade, read back as the same text, and take a fraction of their size."""
+    def fill(session: Session) -> None:
+        match_id, _ = crashed_match(session, "classic-v3", "{}")
+        session.add(Match(season_id=1, number=1, table=1, seed=2, rules_id="classic-v3", status=MatchStatus.DONE))
+        assert match_id == 1
+
+    old_database(url, 7, fill, plain_replays)
+    plain = played_replay(1).dumps()
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert schema_version(session) == "8"
+        assert [m.replay for m in session.exec(select(Match).order_by(col(Match.id))).all()] == [plain, None]
+    with engine.begin() as conn:
+        stored = conn.execute(text('SELECT replay FROM "match" WHERE id = 1')).scalar_one()
+    assert isinstance(stored, (bytes, memoryview)) and zlib.decompress(bytes(stored)).decode() == plain
+    assert len(bytes(stored)) * 8 < len(plain.encode()), (len(bytes(stored)), len(plain))
+    if engine.dialect.name == "postgresql":
+        assert str({c["name"]: c["type"] for c in inspect(engine).get_columns("match")}["replay"]) == "BYTEA"
+    engine.dispose()
+    engine = make_engine(url)  # opened again: nothing compressed twice
+    with Session(engine) as session:
+        assert session.exec(select(Match).where(Match.id == 1)).one().replay == plain
     engine.dispose()
