@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from arena_helpers import ARENA, db_url
 
+from arena.db.values import stored_text
 from arena.formats import Format, default_format, format_of, formats, register
 from sandbox import Tier, detect_tier
 
@@ -55,7 +56,8 @@ def test_a_registered_format_is_played_submitted_run_ranked_and_published(tmp_pa
     with sqlite3.connect(db) as con:
         rules = {r for (r,) in con.execute("SELECT DISTINCT rules_id FROM match "
                                            "JOIN season ON match.season_id = season.id WHERE season.name = 'q1'")}
-        replay = json.loads(con.execute("SELECT replay FROM match WHERE status = 'done' LIMIT 1").fetchone()[0])
+        stored = con.execute("SELECT replay FROM match WHERE status = 'done' LIMIT 1").fetchone()[0]
+        replay = json.loads(stored_text(stored))  # stored compressed (schema 8)
     assert rules == {"quick-v1"} and replay["rules_id"] == "quick-v1"
     assert sum(e["type"] == "reshuffled" for e in replay["events"]) <= 1  # its own rule: one reshuffle
 

@@ -22,6 +22,7 @@ import pytest
 from arena_helpers import db_url, fix_seed_key, run_arena
 from sqlmodel import Session
 
+from arena.db.values import stored_text
 from arena.db import make_engine, stored_id
 from arena.matchmaking import Candidate, Matchmaker
 from arena.planning import Planner, SeasonSettings, get_or_create_season
@@ -190,15 +191,15 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Ladder:
     with sqlite3.connect(db) as con:
         statuses = [s for (s,) in con.execute("SELECT status FROM match")]
         rows = con.execute(
-            "SELECT match.id, bot.name, matchseat.status, matchseat.rank, length(match.replay) FROM matchseat "
+            "SELECT match.id, bot.name, matchseat.status, matchseat.rank, match.replay FROM matchseat "
             "JOIN match ON matchseat.match_id = match.id JOIN botversion ON matchseat.version_id = botversion.id "
             "JOIN bot ON botversion.bot_id = bot.id").fetchall()
     assert len(statuses) == games and set(statuses) == {"done"}, statuses  # every game rated, none void
     seats: dict[int, dict[str, tuple[str, int]]] = {}
     replay_bytes: dict[int, int] = {}
-    for match_id, name, status, rank, size in rows:
+    for match_id, name, status, rank, stored in rows:
         seats.setdefault(match_id, {})[name] = (status, rank)
-        replay_bytes[match_id] = size
+        replay_bytes[match_id] = len(stored_text(stored).encode())  # the replay's own size, not its compressed one
     failures: dict[str, Counter[str]] = {}
     for match_id, game in seats.items():
         assert all(game[boss][0] == "ok" for boss in BOSSES if boss in game), (match_id, game)
