@@ -35,6 +35,7 @@ from arena.players import SandboxPlayer  # noqa: E402
 from arena.referee import load_entry_point, play_game  # noqa: E402
 from arena.seeds import bot_seeds  # noqa: E402
 from arena.db import BotVersion  # noqa: E402
+from arena.db.values import stored_text  # noqa: E402
 from engine import classic_rules, rules_for  # noqa: E402
 from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier, detect_tier  # noqa: E402
 from sandbox.boot import RUNNER_PATH  # noqa: E402
@@ -243,10 +244,12 @@ def stored_size(engine: Any, path: Path) -> None:
 
     with engine.begin() as conn:
         conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
-        rows = conn.execute(text('SELECT replay FROM "match" WHERE replay IS NOT NULL'))
+        rows = conn.execute(text('SELECT replay FROM "match" WHERE replay IS NOT NULL')).all()
         sizes = sorted(len(bytes(replay)) for (replay,) in rows)
+        texts = sorted(len(stored_text(bytes(replay)).encode()) for (replay,) in rows)
         games = len(sizes)
-    print(f"storage: a game's replay as stored {sizes[games // 2]} B (median of {games}), "
+    print(f"storage: a game's replay as stored {sizes[games // 2]} B, as JSON {texts[games // 2]} B "
+          f"(medians of {games}), "
           f"the database file {path.stat().st_size / games / 1024:.1f} KiB a game", flush=True)
 
 
