@@ -83,7 +83,11 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None) -> None:
     if turns or step is not None:
         if not match.replay:
             raise UserError(f"game {number} has no replay ({match.status})")
-        show_replay(Replay.loads(match.replay), turns, step)
+        try:
+            replay = Replay.loads(match.replay)
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+            raise UserError(f"game {number}: its stored replay cannot be read: {exc}") from None
+        show_replay(replay, turns, step)
 
 
 @cli.command("replay")

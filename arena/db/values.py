@@ -76,12 +76,19 @@ class CompressedText(TypeDecorator[str]):
     def process_result_value(self, value: Any, dialect: Dialect) -> str | None:
         if value is None or isinstance(value, str):
             return value
-        return stored_text(bytes(value))
+        try:
+            return stored_text(bytes(value))
+        except ValueError as exc:  # a damaged row must not stop every query that reads its table
+            return f"<{exc}>"  # no JSON: a reader of this replay reports it, naming the damage
 
 
 def stored_text(data: bytes) -> str:
-    """The text of a stored value: compressed (schema 8 on), or the UTF-8 of a plain one (before)."""
-    return data.decode("utf-8") if is_plain(data) else zlib.decompress(data).decode("utf-8")
+    """The text of a stored value: compressed (schema 8 on), or the UTF-8 of a plain one (before);
+    ``ValueError`` naming the damage if it is neither."""
+    try:
+        return data.decode("utf-8") if is_plain(data) else zlib.decompress(data).decode("utf-8")
+    except (zlib.error, UnicodeDecodeError) as exc:
+        raise ValueError(f"damaged stored text ({len(data)} bytes): {exc}") from None
 
 
 def is_plain(data: bytes) -> bool:

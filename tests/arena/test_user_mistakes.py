@@ -98,3 +98,37 @@ def test_a_bot_in_a_language_the_ladder_does_not_take_is_told_which_it_takes(tmp
     broken.write_text("def act(message):\n    return {\n")
     assert "has a syntax error at line" in one_line(arena("--db", str(tmp_path / "ladder.sqlite"), "submit",
                                                           str(broken), cwd=tmp_path))
+
+
+def test_a_damaged_stored_replay_is_one_line_and_the_other_games_still_show(tmp_path: Path) -> None:
+    """A replay damaged in the database (compressed bytes that do not inflate, or a cut JSON text of an
+    older schema) makes `game show --turns` and `site build` say which game, in one line; the database is
+    left as it was and the other games still show."""
+    import sqlite3
+
+    db = tmp_path / "ladder.sqlite"
+    season = arena("--db", str(db), "season", "run", "--games", "3", "--workers", "1",
+                   "--bosses", "random,greedy,trader", cwd=tmp_path)
+    assert season.returncode == 0, season.stderr
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE match SET replay = ? WHERE id = 1", (b"\x78\x9cnot a zlib stream",))
+        con.execute("UPDATE match SET replay = ? WHERE id = 2", ('{"format": 1, "rules_id": "classic-v3"',))
+    before = dump(db)
+    inflated = one_line(arena("--db", str(db), "game", "show", "1", "--turns", cwd=tmp_path))
+    assert inflated.startswith("Error: game 1: its stored replay cannot be read: ")
+    assert "damaged stored text" in inflated
+    cut = one_line(arena("--db", str(db), "game", "show", "2", "--turns", cwd=tmp_path))
+    assert cut.startswith("Error: game 2: its stored replay cannot be read: replay is not JSON")
+    built = one_line(arena("--db", str(db), "site", "build", "--out", str(tmp_path / "site"), cwd=tmp_path))
+    assert built.startswith("Error: game 1: ") and "damaged stored text" in built
+    assert dump(db) == before
+    shown = arena("--db", str(db), "game", "show", "3", "--turns", cwd=tmp_path)
+    assert shown.returncode == 0 and "Game over." in shown.stdout, shown.stderr
+
+
+def dump(db: Path) -> list[str]:
+    """Every row of an SQLite database as SQL (its content, whatever the WAL has checkpointed into the file)."""
+    import sqlite3
+
+    with sqlite3.connect(db) as con:
+        return list(con.iterdump())
