@@ -162,7 +162,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             return
         try:
             ReadyReply.from_json(data)
-        except MalformedMessage:
+        except Exception:  # noqa: BLE001 - MalformedMessage, or anything a hostile value provokes: the bot's
             forfeit(seat, Status.PROTOCOL, f"expected a ready reply to hello, got {_clip(data)}")
 
     def decide(seat: int, request: DecideMessage, wire: dict[str, Any]) -> ActionReply | None:
@@ -172,8 +172,9 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             return None
         try:
             reply = ActionReply.from_json(data)
-        except MalformedMessage as exc:
-            forfeit(seat, Status.PROTOCOL, str(exc))
+        except Exception as exc:  # noqa: BLE001 - as in ``play``: whatever the reply provokes is the bot's fault
+            forfeit(seat, Status.PROTOCOL, str(exc) if isinstance(exc, MalformedMessage) else
+                    f"{type(exc).__name__}: {_clip(str(exc))}")
             return None
         if reply.id != request.id:
             forfeit(seat, Status.PROTOCOL, f"reply id {reply.id} is not {request.id}")
@@ -275,7 +276,10 @@ def _tail(text: str, limit: int) -> str:
 
 
 def _clip(value: object, limit: int = 200) -> str:
-    text = value if isinstance(value, str) else repr(value)
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except Exception:  # noqa: BLE001 - a bot's value that cannot be quoted (too deep) is still reported
+        text = f"<{type(value).__name__} that cannot be shown>"
     return text if len(text) <= limit else text[:limit] + "…"
 
 

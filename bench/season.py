@@ -33,7 +33,7 @@ from arena.ladder import run_season  # noqa: E402
 from arena.planning import SeasonSettings  # noqa: E402
 from arena.players import SandboxPlayer  # noqa: E402
 from arena.referee import load_entry_point, play_game  # noqa: E402
-from arena.seeds import bot_seeds  # noqa: E402
+from arena.seeds import bot_seeds, database_key  # noqa: E402
 from arena.db import BotVersion  # noqa: E402
 from arena.db.values import stored_text  # noqa: E402
 from engine import classic_rules, rules_for  # noqa: E402
@@ -186,17 +186,19 @@ class DirectPlayer:
         pass
 
 
-#: A played game to play again in-process: rules id, deal seed, and per seat (bot name, its source, bot seed)
+#: A played game to play again in-process: rules id, deal seed, and per seat (bot name, its file, bot seed)
 Table = tuple[str, int, tuple[tuple[str, str, int], ...]]
-_ENTRY_POINTS: dict[str, Any] = {}  # per worker process: a bot source's entry point, loaded once
+_ENTRY_POINTS: dict[str, Any] = {}  # per worker process: a bot file's entry point, loaded once
 
 
-def season_tables(engine: Any, season_name: str) -> list[Table]:
-    """The done games of a season as tables to play again."""
+def season_tables(engine: Any, season_name: str, folder: Path) -> list[Table]:
+    """The done games of a season as tables to play again, with the bot seeds the season gave them; each
+    bot version's source written once into ``folder``."""
     from sqlmodel import Session, col, select
 
     tables: list[Table] = []
     with Session(engine) as session:
+        key = database_key(session)
         season = session.exec(select(Season).where(Season.name == season_name)).one()
         matches = session.exec(select(Match).where(Match.season_id == stored_id(season),
                                                    Match.status == MatchStatus.DONE).order_by(col(Match.id))).all()
@@ -204,9 +206,15 @@ def season_tables(engine: Any, season_name: str) -> list[Table]:
             seats = session.exec(select(MatchSeat, BotVersion).where(MatchSeat.match_id == stored_id(match),
                                                                      MatchSeat.version_id == BotVersion.id)
                                  .order_by(col(MatchSeat.seat))).all()
-            seeds = bot_seeds(b"bench", match.seed, len(seats))
+            files = []
+            for _, version in seats:
+                path = folder / f"v{version.id}.py"
+                if not path.exists():
+                    path.write_text(version.source, encoding="utf-8")
+                files.append((path.stem, str(path)))
+            seeds = bot_seeds(key, match.seed, len(seats))
             tables.append((match.rules_id, match.seed,
-                           tuple((f"v{version.id}", version.source, seed) for (_, version), seed in zip(seats, seeds))))
+                           tuple((name, path, seed) for (name, path), seed in zip(files, seeds))))
     return tables
 
 
@@ -214,12 +222,10 @@ def play_in_process(table: Table) -> int:
     """Play one table with its bots in this process; the number of seats that ended ok."""
     rules_id, seed, seats = table
     players = []
-    for name, source, _ in seats:
-        if source not in _ENTRY_POINTS:
-            path = Path(tempfile.mkdtemp()) / f"{name}.py"
-            path.write_text(source, encoding="utf-8")
-            _ENTRY_POINTS[source] = load_entry_point(path)
-        players.append(DirectPlayer(name, _ENTRY_POINTS[source]))
+    for name, path, _ in seats:
+        if path not in _ENTRY_POINTS:
+            _ENTRY_POINTS[path] = load_entry_point(Path(path))
+        players.append(DirectPlayer(name, _ENTRY_POINTS[path]))
     record = play_game(rules_for(rules_id), seed, players, bot_seeds=[s for _, _, s in seats])
     return 0 if record.void else sum(1 for seat in record.seats if seat.status is Status.OK)
 
@@ -266,7 +272,7 @@ def main() -> None:
         common.register_example_bots(engine)
         fresh = season_rate(engine, "fork-server", args.games, args.workers, forked, tier)
         spawn = season_rate(engine, "cold-spawn", args.games, args.workers, cold, tier)
-        direct = in_process_rate(season_tables(engine, "fork-server"), args.workers)
+        direct = in_process_rate(season_tables(engine, "fork-server", Path(folder)), args.workers)
         stored_size(engine, Path(folder) / "bench.sqlite")
     for label, limits in (("fork server", forked), ("cold spawn", cold)):
         print(f"breakdown, {label}:")

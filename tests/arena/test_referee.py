@@ -55,6 +55,13 @@ class FakePlayer:
         return f"last words of {self.name}"
 
 
+class Unprintable:
+    """A reply value whose ``repr`` fails, as a deeply nested value's would when the referee quotes it."""
+
+    def __repr__(self) -> str:
+        raise RecursionError("maximum recursion depth exceeded while getting the repr of an object")
+
+
 def table(*answers: Callable[[dict], Any] | None) -> list[FakePlayer]:
     return [FakePlayer(f"p{i}", answer) for i, answer in enumerate(answers)]
 
@@ -87,7 +94,8 @@ def test_hello_names_no_bot_and_every_seat_gets_its_own_bot_seed() -> None:
     (lambda m: {"id": m.get("id"), "action": {"type": "plant", "field": [[[1]]]}}, Status.PROTOCOL),
     (lambda m: {"id": m.get("id"), "action": {"type": "plant", "field": 10 ** 100}}, Status.ILLEGAL),
     (lambda m: {"id": -1, "action": {"type": "pass"}}, Status.PROTOCOL),
-], ids=["recursion", "keyerror", "framing", "not-object", "wrong-type", "huge-int", "wrong-id"])
+    (lambda m: {"type": Unprintable(), "id": Unprintable(), "action": Unprintable()}, Status.PROTOCOL),
+], ids=["recursion", "keyerror", "framing", "not-object", "wrong-type", "huge-int", "wrong-id", "unprintable"])
 def test_anything_wrong_with_one_bots_output_is_that_bots_forfeit(kind: str, bad: Callable, status: Status) -> None:
     players = table(after(kind, bad), None, None)
     record = play_game(classic_rules(), 7, players)
