@@ -118,6 +118,11 @@ def season(task: tuple[str, int, int]) -> dict[str, Any]:
                                      default=0.0)}
 
 
+def figure(value: float | None) -> str:
+    """A pair's statistic, or "none" when the pair never shared a game in that season."""
+    return "none" if value is None else f"{value:.2f}"
+
+
 def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
     if n == 0:
         return 0.0, 1.0
@@ -173,9 +178,9 @@ def main() -> None:
           f"{sorted(r['pair_threshold'] or 0.0 for r in colluding)[len(colluding) // 2]:.2f})")
     for r in colluding:
         if ("feeder", "partner") not in r["flagged"]:
-            print(f"  missed in season {r['season']}: {r['shared']} games shared, t {r['pair_t']:.2f} "
-                  f"(bound {r['pair_threshold']:.2f}), margin {r['pair_margin']:.2f} coins a game, "
-                  f"{r['pair_big']} big games")
+            print(f"  missed in season {r['season']}: {r['shared']} games shared, t {figure(r['pair_t'])} "
+                  f"(bound {figure(r['pair_threshold'])}), margin {figure(r['pair_margin'])} coins a game, "
+                  f"{r['pair_big'] or 0} big games")
     caught = sum(1 for r in sometimes if ("feeder", "partner") in r["flagged"])
     if sometimes:
         lo, hi = wilson(caught, len(sometimes))
