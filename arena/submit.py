@@ -15,12 +15,13 @@ from typing import Sequence
 
 from sqlmodel import Session, col, select
 
+from arena.accounts import ARENA_AUTHOR, AccountError, Actor, account, check_owner
 from arena.db import Bot, BotVersion, Rating, VersionFormat, source_hash, stored_id
 from arena.paths import data_dir
 from arena.players import SandboxPlayer
 from arena.ratings import MU, SIGMA
 from arena.referee import GameRecord, Player, play_game
-from arena.text import TextError, check_text, shown
+from arena.text import shown
 from arena.formats import default_format, format_of, formats
 from engine.rules import rules_for
 from sandbox import Limits, Status, Tier
@@ -220,13 +221,6 @@ def smoke_games(name: str, source: str, limits: Limits, tier: Tier,
     return out
 
 
-def check_author(author: str) -> str:
-    try:
-        return check_text(author, "author")
-    except TextError as exc:
-        raise SubmissionError(str(exc)) from None
-
-
 @dataclass(frozen=True)
 class Registered:
     bot: Bot
@@ -246,18 +240,45 @@ def existing_bot(session: Session, name: str, builtin: bool = False) -> Bot | No
     return bot
 
 
-def register(session: Session, name: str, source: str, author: str = "", builtin: bool = False,
+def owner_name(session: Session, actor: Actor) -> str:
+    """The account name ``actor`` acts under ("" for nobody); an error if it names no account."""
+    if not actor.name:
+        return ""
+    try:
+        return account(session, actor.name).name
+    except AccountError as exc:
+        raise SubmissionError(str(exc)) from None
+
+
+def check_may_change(session: Session, name: str, actor: Actor, doing: str) -> Bot | None:
+    """The bot named ``name`` if ``actor`` may ``doing`` it (None: no such bot, so a new one may take the name)."""
+    owner_name(session, actor)
+    bot = existing_bot(session, name)
+    if bot is not None:
+        try:
+            check_owner(bot, actor, doing)
+        except AccountError as exc:
+            raise SubmissionError(str(exc)) from None
+    return bot
+
+
+def register(session: Session, name: str, source: str, actor: Actor = Actor.nobody(), builtin: bool = False,
              variants: Sequence[str] | None = None, language: str = "python") -> Registered:
     """Store ``source`` as the newest version of bot ``name`` (one transaction), to be scheduled in ``variants``
-    (None: the default format only).
+    (None: the default format only). A new bot belongs to ``actor``'s account; a bot that exists is
+    changed only by its owner or the operator (``accounts.check_owner``).
     The same source again stores nothing new: it keeps the formats it plays (``plays_formats``), and
     only a format registered since then is decided by ``variants``."""
     check_name(name, builtin)
-    check_author(author)
     digest = source_hash(source)
-    bot = existing_bot(session, name, builtin)
+    if builtin:
+        bot = existing_bot(session, name, builtin)
+        owner = ARENA_AUTHOR
+    else:
+        bot = check_may_change(session, name, actor, "make a new version of")
+        owner = owner_name(session, actor)
     if bot is None:
-        bot = Bot(name=name, author=author, builtin=builtin)
+        bot = Bot(name=name, author=owner, builtin=builtin)
         session.add(bot)
         session.flush()
     current = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active == True)).first()  # noqa: E712
@@ -288,11 +309,11 @@ def register(session: Session, name: str, source: str, author: str = "", builtin
     if current is not None:
         current.active = False
         session.add(current)
-    if author and bot.author != author:
-        bot.author = author
+    if owner and not bot.author:  # the operator gives an unowned bot its owner
+        bot.author = owner
         session.add(bot)
     version = BotVersion(bot_id=stored_id(bot), number=number, source=source, sha256=digest, prior_sigma=SIGMA,
-                         language=language)
+                         language=language, by_operator=actor.is_operator and not builtin)
     session.add(version)
     session.flush()
     for variant, mu in means.items():
@@ -310,12 +331,15 @@ def plays_formats(session: Session, version: BotVersion) -> list[str]:
     return [f.name for f in formats() if f.name in plays]
 
 
-def retire(session: Session, name: str) -> BotVersion:
-    """Stop scheduling bot ``name``: its current version is no longer active, so it leaves the boards
-    and plans; its games and ratings stay. A later submission under the name becomes its next version."""
+def retire(session: Session, name: str, actor: Actor) -> BotVersion:
+    """Stop scheduling bot ``name`` (only its owner or the operator may): its current version is no longer
+    active, so it leaves the boards and plans; its games and ratings stay. A later submission under the
+    name becomes its next version."""
     bot = session.exec(select(Bot).where(Bot.name == name)).first()
     if bot is None:
         raise SubmissionError(f"no bot named {name!r} on this ladder")
+    if not bot.builtin:
+        check_may_change(session, name, actor, "retire")
     current = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active == True)).first()  # noqa: E712
     if current is None:
         raise SubmissionError(f"bot {name!r} is retired already")
@@ -356,7 +380,7 @@ def register_bosses(session: Session, names: Sequence[str]) -> list[Registered]:
                               + did_you_mean(unknown[0], list(known)))
     for name in names:
         existing_bot(session, name, builtin=True)  # raises, naming the first clash
-    return [register(session, name, known[name].read_text(encoding="utf-8"), "arena", builtin=True,
+    return [register(session, name, known[name].read_text(encoding="utf-8"), Actor.operator(), builtin=True,
                      variants=tuple(f.name for f in formats())) for name in names]
 
 

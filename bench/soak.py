@@ -110,6 +110,7 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     db = folder / "soak.sqlite"
     from arena.db import make_engine
+    from arena.accounts import ensure_author
     from arena.submit import register
 
     engine = make_engine(f"sqlite:///{db}")
@@ -117,7 +118,8 @@ def main() -> None:
 
     with Session(engine) as session:
         for name, stem, author in (("dice", "random_bot", "copy-a"), ("glutton", "greedy_bot", "copy-b")):
-            register(session, name, (common.BOTS / f"{stem}.py").read_text() + "\n# copy\n", author)
+            source = (common.BOTS / f"{stem}.py").read_text() + "\n# copy\n"
+            register(session, name, source, ensure_author(session, author))
     engine.dispose()
     print(common.machine(f"{opts.workers} workers, {opts.games} games, strong tier required, database {db}"),
           flush=True)

@@ -11,8 +11,9 @@ from arena.formats import default_format
 from arena.roster import roster
 from arena.smoke_verdict import smoke_verdict, version_hint
 from arena.text import shown
-from arena.submit import (SubmissionError, check_author, check_name, plays_formats, read_bot, read_bot_file, register,
-                          retire)
+from arena.accounts import Actor
+from arena.submit import (SubmissionError, check_may_change, check_name, plays_formats, read_bot, read_bot_file,
+                          register, retire)
 from sandbox import Limits, SandboxError
 
 from arena.cli.base import Context, UserError, cli, echo, format_table, pass_context
@@ -23,22 +24,26 @@ from arena.cli.trust import sandbox_tier
 @cli.command()
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--name", help="Bot name (default: the file name without .py).")
-@click.option("--author", default="", help="Who wrote it.")
+@click.option("--author", default="", help="Act as this author's account ('arena authors'): a new bot becomes "
+              "theirs, and only its owner makes its next versions.")
+@click.option("--operator", is_flag=True, help="Act as the operator: make a new version of any bot (recorded).")
 @click.option("--unsafe", is_flag=True, help="Allow the smoke game without a strong sandbox.")
 @pass_context
-def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool) -> None:
+def submit(ctx: Context, path: str, name: str | None, author: str, operator: bool, unsafe: bool) -> None:
     """Check a bot file, play a smoke game of each format in the sandbox, and add it to the ladder.
 
-    A new file under an existing name becomes that bot's next version: it keeps the rating mean
-    and starts with a fresh uncertainty; older versions stop being scheduled.
+    A new file under an existing name becomes that bot's next version (only its owner's, or the
+    operator's with --operator): it keeps the rating mean and starts with a fresh uncertainty;
+    older versions stop being scheduled.
     """
     file = Path(path)
+    actor = acting(author, operator)
     try:
         data = read_bot_file(path)  # a link, a FIFO or an oversized file is refused before it is read
         named = name is not None
         name = check_name(name or file.stem)
-        check_author(author)
         with Session(ctx.engine) as session:
+            check_may_change(session, name, actor, "make a new version of")  # before the smoke games
             base = None if named else version_hint(session, name)
         if base is not None:
             echo(f"note: no bot is named {name!r}, so this is a new bot; to make it the next version "
@@ -56,7 +61,7 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
         raise click.ClickException(f"sandbox unavailable (machine fault, not the bot's): {exc}") from None
     with Session(ctx.engine) as session:
         try:
-            done = register(session, name, source, author, variants=passed, language=language)
+            done = register(session, name, source, actor, variants=passed, language=language)
         except SubmissionError as exc:  # e.g. a boss took the name during the smoke games
             raise UserError(str(exc)) from None
         if done.new:
@@ -76,6 +81,11 @@ def submit(ctx: Context, path: str, name: str | None, author: str, unsafe: bool)
                     echo(text, err=True)
 
 
+def acting(author: str, operator: bool) -> Actor:
+    """Who a command acts as: ``--operator`` (with ``--author``: for that account), else the author named."""
+    return Actor.operator(author) if operator else Actor.author(author)
+
+
 @cli.group("bots", invoke_without_command=True, help=bots_help())
 @click.pass_context
 def bots_group(click_ctx: click.Context) -> None:
@@ -86,13 +96,16 @@ def bots_group(click_ctx: click.Context) -> None:
 
 @bots_group.command("retire")
 @click.argument("name")
+@click.option("--author", default="", help="Act as this author's account: only a bot's owner retires it.")
+@click.option("--operator", is_flag=True, help="Act as the operator: retire any bot.")
 @pass_context
-def bots_retire(ctx: Context, name: str) -> None:
+def bots_retire(ctx: Context, name: str, author: str, operator: bool) -> None:
     """Stop scheduling bot NAME: it leaves the boards and new seasons; its games and ratings stay, and
     submitting it again makes its next version."""
+    actor = acting(author, operator)
     with Session(ctx.engine) as session:
         try:
-            version = retire(session, name)
+            version = retire(session, name, actor)
         except SubmissionError as exc:
             raise UserError(str(exc)) from None
     echo(f"{name} retired (version {version.number} was current); its games stay on the site")

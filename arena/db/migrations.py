@@ -116,3 +116,27 @@ def _upgrade_to_8(engine: Engine) -> None:
                                  {"r": zlib.compress(data, COMPRESSION), "i": match_id})
             last = rows[-1][0]
         conn.execute(text("UPDATE meta SET value = '8' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_9(engine: Engine) -> None:
+    """Schema 8 -> 9: ``botversion.by_operator`` (false for every version stored before), and an account
+    (``author``, made by create_all) for every free-text author of a submitted bot, without a token: its
+    bots stay its own, and the operator gives it a token with ``arena authors rotate NAME``. Authors whose
+    names differ only in spaces or case were one group at the tables already, and become one account."""
+    from sqlalchemy import inspect, text
+
+    from arena.db.queries import author_key
+
+    columns = {c["name"] for c in inspect(engine).get_columns("botversion")}
+    with engine.begin() as conn:
+        if "by_operator" not in columns:
+            conn.execute(text("ALTER TABLE botversion ADD COLUMN by_operator BOOLEAN NOT NULL DEFAULT FALSE"))
+        taken = {key for (key,) in conn.execute(text("SELECT key FROM author")).all()}
+        for (name,) in conn.execute(text("SELECT author FROM bot WHERE NOT builtin AND author <> '' "
+                                         "ORDER BY id")).all():
+            key = author_key(name)
+            if key and key not in taken:
+                taken.add(key)
+                conn.execute(text("INSERT INTO author (name, key, created_at) VALUES (:n, :k, CURRENT_TIMESTAMP)"),
+                             {"n": " ".join(name.split()), "k": key})
+        conn.execute(text("UPDATE meta SET value = '9' WHERE key = 'schema_version'"))

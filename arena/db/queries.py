@@ -9,9 +9,14 @@ from arena.db.errors import DatabaseError
 from arena.db.schema import Bot, BotVersion, VersionFormat
 
 
+def author_key(name: str) -> str:
+    """An author's name as accounts and tables compare it: spaces collapsed, case folded."""
+    return " ".join(name.split()).casefold()
+
+
 def author_group(bot: Bot) -> str | None:
     """Bots of one author never share a table (they could play as a team); built-in bots are ours."""
-    author = " ".join(bot.author.split()).casefold()
+    author = author_key(bot.author)
     return None if bot.builtin or not author else author
 
 

@@ -11,12 +11,14 @@ from sqlmodel import Field, SQLModel
 
 from arena.db.values import CompressedText, MatchStatus, SeatStatus, TextEnum
 
-SCHEMA_VERSION = 8  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+SCHEMA_VERSION = 9  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (TestRun, TestRunBot, TestRunPair: new tables, made by create_all)
 #                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
 #                    7: MatchSeat.failure_step counts actions (the replay's step), no longer events
 #                    8: Match.replay stored compressed (CompressedText: bytes; a game's record ~15x smaller)
+#                    9: author accounts (Author: a new table; the free-text authors of older bots become
+#                       accounts without a token) and BotVersion.by_operator
 
 
 def now() -> datetime:
@@ -28,10 +30,21 @@ class Meta(SQLModel, table=True):
     value: str
 
 
+class Author(SQLModel, table=True):
+    """An author's account (arena/accounts.py): the bots it first submitted are its own. The token is kept
+    only as its hash; an account made from an older database's free-text author has none until rotated."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    key: str = Field(unique=True)  # the name as bots are grouped by it: spaces collapsed, case folded
+    token_hash: Optional[str] = Field(default=None, index=True)
+    created_at: datetime = Field(default_factory=now)
+
+
 class Bot(SQLModel, table=True):
     id: Optional[int] = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True)
-    author: str = ""
+    author: str = ""  # its owner's account name (Author.name); empty for a bot submitted without one
     builtin: bool = False  # a reference bot ("boss") shipped with the arena
     created_at: datetime = Field(default_factory=now)
 
@@ -45,6 +58,7 @@ class BotVersion(SQLModel, table=True):
     language: str = "python"  # sandbox.languages: how the sandbox builds and runs the source
     sha256: str = Field(index=True)
     active: bool = True  # only the newest version of a bot is scheduled
+    by_operator: bool = False  # stored by the operator on the owner's behalf (`arena submit --operator`)
     created_at: datetime = Field(default_factory=now)
     prior_sigma: float  # the uncertainty every version starts from (its means are per format: VersionFormat)
 

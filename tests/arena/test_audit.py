@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from arena.accounts import ensure_author
 from arena_helpers import fix_seed_key, present, run_arena
 from sqlmodel import Session, select
 
@@ -48,7 +49,7 @@ def ladder(folder: Path, entries: dict[str, tuple[str, str]]) -> Path:
     with Session(engine) as session:
         register_bosses(session, ["random", "greedy", "trader"])
         for name, (author, source) in entries.items():
-            register(session, name, source, author)
+            register(session, name, source, ensure_author(session, author))
     engine.dispose()
     fix_seed_key(db)  # the same deals every run (with --seed): the verdicts do not rest on a fresh key
     return db

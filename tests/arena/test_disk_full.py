@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from arena.accounts import ensure_author
 from arena_helpers import db_url, present, run_arena
 from sqlmodel import Session, select
 
@@ -46,7 +47,7 @@ def test_a_full_disk_stops_the_season_with_one_line_and_it_resumes_exactly(small
     with Session(engine) as session:
         for name, stem, author in (("dice", "random_bot", "a"), ("glutton", "greedy_bot", "b"),
                                    ("merchant", "trader_bot", "c")):  # built-in names are reserved
-            register(session, name, (BOTS_DIR / f"{stem}.py").read_text(), author)
+            register(session, name, (BOTS_DIR / f"{stem}.py").read_text(), ensure_author(session, author))
     engine.dispose()
     free = os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize
     filler = small_disk / "filler"

@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+from arena.accounts import ensure_author
 from arena_helpers import db_url, present, run_arena
 from sqlmodel import Session, select
 
@@ -64,7 +65,7 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     db = tmp_path / "ladder.sqlite"
     engine = make_engine(db_url(db))
     with Session(engine) as session:
-        register(session, "crashy", crasher("MARK-L"), "someone")
+        register(session, "crashy", crasher("MARK-L"), ensure_author(session, "someone"))
     engine.dispose()
     season = run_arena("season", "run", "--games", "3", "--bosses", "random,greedy", db=db)
     assert season.returncode == 0, season.stderr

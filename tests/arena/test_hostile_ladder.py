@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Collection, Sequence
 
 import pytest
+from arena.accounts import ensure_author
 from arena_helpers import db_url, fix_seed_key, run_arena
 from sqlmodel import Session
 
@@ -177,7 +178,8 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Ladder:
     with Session(engine) as session:
         ids = {entered.bot.name: stored_id(entered.version) for entered in register_bosses(session, BOSSES)}
         for name, (source, author) in ladder_bots().items():
-            ids[name] = stored_id(register(session, name, source, author, variants=("classic",)).version)
+            actor = ensure_author(session, author)
+            ids[name] = stored_id(register(session, name, source, actor, variants=("classic",)).version)
         season = get_or_create_season(session, SeasonSettings(SEASON, games=games, min_players=4, max_players=5,
                                                               seed=1))
         planner = Planner(session, season, load_book(session, "classic"))

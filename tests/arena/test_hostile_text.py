@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from arena.accounts import ensure_author
 from arena_helpers import ARENA, db_url, fix_seed_key, run_arena, run_in_process
 from sqlalchemy import text
 from sqlmodel import Session
@@ -113,7 +114,8 @@ def test_storable_replaces_what_no_database_holds_and_nothing_else() -> None:
 def test_a_nul_writer_does_not_stop_a_postgresql_season(pg_url: str) -> None:
     engine = make_engine(pg_url)
     with Session(engine) as session:
-        register(session, "poison", (HOSTILE / "nul_writer.py").read_text(encoding="utf-8"), "mallory",
+        register(session, "poison", (HOSTILE / "nul_writer.py").read_text(encoding="utf-8"),
+                 ensure_author(session, "mallory"),
                  variants=("classic",))
     engine.dispose()
     fix_seed_key(pg_url)  # the same deals every run: the bot crashes in the games whose first hand it dislikes

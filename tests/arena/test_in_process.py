@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from arena.accounts import ensure_author
 from arena_helpers import ARENA, IN_PROCESS, command_of, db_url, fix_seed_key, run_arena, run_in_process
 
 COMMANDS = [
@@ -117,7 +118,8 @@ def test_a_command_leaves_its_writes_in_the_database_file(tmp_path: Path) -> Non
     db = tmp_path / "l.sqlite"
     engine = make_engine(db_url(db))
     with Session(engine) as session:
-        register(session, "mybot", (Path(__file__).parents[2] / "bots" / "greedy_bot.py").read_text(), "me",
+        register(session, "mybot", (Path(__file__).parents[2] / "bots" / "greedy_bot.py").read_text(),
+                 ensure_author(session, "me"),
                  variants=("classic",))
     engine.dispose()
     assert run_arena("bots", "retire", "mybot", db=db).returncode == 0

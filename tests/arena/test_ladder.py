@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, col, select
 
+from arena.accounts import ensure_author
 from arena.db import (
     Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, make_engine, prior_means, stored_id,
 )
@@ -98,7 +99,7 @@ def test_standing_json_has_the_keys_of_the_printed_and_published_boards(tmp_path
     db = tmp_path / "ladder.sqlite"
     engine = make_engine(f"sqlite:///{db}")
     with Session(engine) as session:
-        register(session, "mine", (PROJECT / "bots" / "greedy_bot.py").read_text(), "tests",
+        register(session, "mine", (PROJECT / "bots" / "greedy_bot.py").read_text(), ensure_author(session, "tests"),
                  variants=("classic", "duel", "solo"))
         register_bosses(session, ["random"])
         boards = {variant: leaderboard(session, variant) for variant in ("classic", "duel", "solo")}

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from arena.accounts import ensure_author
 from arena_helpers import db_url, run_arena
 from sqlmodel import Session
 
@@ -23,9 +24,10 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("played") / "ladder.sqlite"
     engine = make_engine(db_url(db))
     with Session(engine) as session:
-        register(session, "alpha", (BOTS / "greedy_bot.py").read_text(), "ann")
-        register(session, "alpha", (BOTS / "greedy_bot.py").read_text() + "\n# version 2\n", "ann")
-        register(session, "beta", (BOTS / "random_bot.py").read_text(), "bob")
+        register(session, "alpha", (BOTS / "greedy_bot.py").read_text(), ensure_author(session, "ann"))
+        register(session, "alpha", (BOTS / "greedy_bot.py").read_text() + "\n# version 2\n",
+                 ensure_author(session, "ann"))
+        register(session, "beta", (BOTS / "random_bot.py").read_text(), ensure_author(session, "bob"))
     engine.dispose()
     season = run_arena("-q", "season", "run", "--games", "3", "--players", "3", "--bosses", "trader", db=db)
     assert season.returncode == 0, season.stderr
@@ -89,7 +91,7 @@ def test_a_retired_bot_leaves_the_boards_and_seasons_and_can_come_back(ladder: P
     assert beta_row[:4] == ["beta", "bob", "retired", "1"]
     engine = make_engine(db_url(db))
     with Session(engine) as session:
-        register(session, "gamma", (BOTS / "greedy_bot.py").read_text() + "\n# gamma\n", "cy")
+        register(session, "gamma", (BOTS / "greedy_bot.py").read_text() + "\n# gamma\n", ensure_author(session, "cy"))
     engine.dispose()
     season = run_arena("-q", "season", "run", "--name", "after", "--games", "3", "--players", "3", db=db)
     assert season.returncode == 0, season.stderr

@@ -3,7 +3,7 @@ plays and its starting means as texts in ``botversion`` (``variants`` "classic,d
 "classic=31.5;duel=20.0", else ``prior_mu`` in every format); schema 2 keeps them in ``versionformat``
 rows; schema 3 adds why a seat failed (``matchseat.failure_*``); schema 4 the language of a version
 (``botversion.language``); schema 5 the tables of `arena test` (``versustest``, ``versusbot``,
-``versuspair``). Each test makes a database of this
+``versuspair``); schema 9 author accounts (``author``, ``botversion.by_operator``). Each test makes a database of this
 schema, turns it back into an older one with the statements the old arena ran, and opens it with
 this arena."""
 from __future__ import annotations
@@ -17,12 +17,14 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from arena.db import (SCHEMA_VERSION, AuditFlag, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season,
+from arena.accounts import Actor
+from arena.db import (SCHEMA_VERSION, AuditFlag, Author, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season,
                       TestRun, TestRunPair, VersionFormat, make_engine, prior_means)
 from arena.db import MatchStatus, SeatStatus
 from arena.db.queries import stored_id
 from arena.ladder import leaderboard
 from arena.rankings import RatedStanding
+from arena.submit import SubmissionError, register
 from engine.replay import Replay
 
 
@@ -114,7 +116,7 @@ def drop_language_column(engine: Engine) -> None:
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "8"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "9"
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -158,7 +160,7 @@ def as_schema_2(url: str) -> None:
 def check_upgraded_from_2(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "8"
+        assert schema_version(session) == "9"
         seat = session.exec(select(MatchSeat)).one()
         assert (seat.status, seat.detail) == ("crash", "exited with code 3 during request")  # kept as it was
         assert (seat.failure_request, seat.failure_step, seat.failure_log) == ("", None, "")  # not known then
@@ -175,7 +177,7 @@ def test_a_schema_3_database_learns_that_its_versions_are_python(url: str) -> No
                  drop_language_column)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "8"
+        assert schema_version(session) == "9"
         version = session.exec(select(BotVersion)).one()
         assert (version.source, version.language) == ("def act(m): pass", "python")
         session.add(BotVersion(bot_id=version.bot_id, number=2, source="int main(){}", sha256="b" * 64, prior_sigma=2.0,
@@ -212,7 +214,7 @@ def test_a_schema_6_failure_step_of_events_becomes_the_replays_step(url: str) ->
     old_database(url, 6, fill)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "8"
+        assert schema_version(session) == "9"
         steps = {s.seat: s.failure_step for s in session.exec(select(MatchSeat)).all()}
     engine.dispose()
     assert steps == asked
@@ -233,7 +235,7 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
         session.add(row)
         session.commit()
     engine.dispose()
-    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 8"):
+    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 9"):
         make_engine(url)
 
 
@@ -257,7 +259,7 @@ def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
     engine = make_engine(url)
     assert set(TESTRUN_TABLES) <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
-        assert schema_version(session) == "8"
+        assert schema_version(session) == "9"
         assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
         test = TestRun(name="t", variant="classic", elo0=0, elo1=5, alpha=0.05, beta=0.05, max_pairs=10)
         session.add(test)
@@ -279,7 +281,7 @@ def test_a_schema_5_database_gains_the_audit_flags(url: str) -> None:
     engine = make_engine(url)
     assert "auditflag" in inspect(engine).get_table_names()
     with Session(engine) as session:
-        assert schema_version(session) == "8"
+        assert schema_version(session) == "9"
         bot = session.exec(select(Bot)).one()
         session.add(AuditFlag(bot_a=stored_id(bot), bot_b=stored_id(bot), scope="variant classic", evidence="{}"))
         session.commit()
@@ -324,7 +326,7 @@ def test_a_schema_7_database_stores_its_replays_compressed(url: str) -> None:
     plain = played_replay(1).dumps()
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "8"
+        assert schema_version(session) == "9"
         assert [m.replay for m in session.exec(select(Match).order_by(col(Match.id))).all()] == [plain, None]
     with engine.begin() as conn:
         stored = conn.execute(text('SELECT replay FROM "match" WHERE id = 1')).scalar_one()
@@ -336,4 +338,37 @@ def test_a_schema_7_database_stores_its_replays_compressed(url: str) -> None:
     engine = make_engine(url)  # opened again: nothing compressed twice
     with Session(engine) as session:
         assert session.exec(select(Match).where(Match.id == 1)).one().replay == plain
+    engine.dispose()
+
+
+def free_text_authors(engine: Engine) -> None:
+    """Schema 8: no accounts (``author`` made by create_all is emptied) and no ``botversion.by_operator``."""
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM author"))
+        conn.execute(text("ALTER TABLE botversion DROP COLUMN by_operator"))
+
+
+def test_a_schema_8_databases_free_text_authors_become_accounts(url: str) -> None:
+    """Schema 9 has author accounts: each free-text author of a submitted bot becomes one, without a token
+    (names that differ only in case or spaces were one group at the tables, and become one account); the
+    built-in bots' author "arena" does not; every version stored before was not the operator's."""
+    def fill(session: Session) -> None:
+        for name, author, builtin in (("a1", "Ann  Lee", False), ("a2", "ann lee", False), ("b1", "Bob", False),
+                                      ("anon", "", False), ("greedy", "arena", True)):
+            session.add(Bot(name=name, author=author, builtin=builtin))
+        session.flush()
+        session.add(BotVersion(bot_id=1, number=1, source="x", sha256="x".ljust(64, "0"), prior_sigma=2.0))
+
+    old_database(url, 8, fill, free_text_authors)
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert schema_version(session) == "9"
+        accounts = session.exec(select(Author).order_by(col(Author.id))).all()
+        assert [(a.name, a.key, a.token_hash) for a in accounts] == [("Ann Lee", "ann lee", None), ("Bob", "bob", None)]
+        assert session.exec(select(BotVersion)).one().by_operator is False
+        a2 = session.exec(select(Bot).where(Bot.name == "a2")).one()
+        register(session, "a2", "# next\n", Actor.author("Ann Lee"))  # the account owns both of its bots
+        with pytest.raises(SubmissionError, match="belongs to another author"):
+            register(session, "b1", "# taken\n", Actor.author("Ann Lee"))
+        assert a2.author == "ann lee"
     engine.dispose()

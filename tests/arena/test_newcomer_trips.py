@@ -12,6 +12,7 @@ from pathlib import Path
 from sqlalchemy import text
 from sqlmodel import Session, select
 
+from arena.accounts import ensure_author
 from arena.db import SCHEMA_VERSION, Season, make_engine
 from arena.submit import plays_formats, register
 from arena_helpers import run_in_process
@@ -51,7 +52,7 @@ def test_a_season_with_too_few_authors_is_refused_before_it_is_made(tmp_path: Pa
     engine = make_engine(f"sqlite:///{tmp_path / 'ladder.sqlite'}")
     with Session(engine) as session:
         for name in ("ann1", "ann2", "ann3"):
-            register(session, name, f"# {name}\n", author="Ann", variants=("classic",))
+            register(session, name, f"# {name}\n", ensure_author(session, "Ann"), variants=("classic",))
     engine.dispose()
     result = arena(tmp_path, "season", "run", "--name", "same-author")
     assert result.returncode == 2

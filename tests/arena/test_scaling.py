@@ -50,7 +50,7 @@ def register_bots(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
         for name in BOTS:
-            register(session, name, (PROJECT / "bots" / f"{name}_bot.py").read_text(), "tests", builtin=True)
+            register(session, name, (PROJECT / "bots" / f"{name}_bot.py").read_text(), builtin=True)
     engine.dispose()
 
 

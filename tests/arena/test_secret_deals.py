@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from arena.accounts import ensure_author
 from arena_helpers import db_url, run_arena
 from sqlmodel import Session
 
@@ -101,7 +102,7 @@ def test_an_open_solo_seasons_deals_are_shown_nowhere_and_a_late_bot_cannot_read
         assert reader.dealt_by(solo, 1, 0, hand, sorted(seeds)) == seed
     engine = make_engine(db_url(db))
     with Session(engine) as session:
-        register(session, "reader", source, "mallory", variants=("solo",))
+        register(session, "reader", source, ensure_author(session, "mallory"), variants=("solo",))
     engine.dispose()
     resumed = run_arena("season", "run", "--name", "s", "--workers", "2", db=db, timeout=900)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
@@ -175,7 +176,7 @@ def test_the_seed_play_prints_plays_the_same_game_again(tmp_path: Path) -> None:
     engine = make_engine(db_url(db))
     with Session(engine) as session:
         register(session, "mine", (Path(__file__).resolve().parents[2] / "bots" / "greedy_bot.py").read_text(),
-                 "ann", variants=("solo",))
+                 ensure_author(session, "ann"), variants=("solo",))
         deck = keyed(database_key(session), "play", 42)
     engine.dispose()
     first = run_arena("play", "--variant", "solo", "mine", "--seed", "42", "--json", "--replay",

@@ -11,6 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from arena.accounts import ensure_author
 from arena_helpers import ARENA, db_url, descendants, process_tree, run_arena, wait_for_done
 from sqlmodel import Session
 
@@ -43,7 +44,7 @@ def slow_ladder(tmp_path: Path) -> Path:
     engine = make_engine(db_url(db))
     with Session(engine) as session:
         for name in ("slow1", "slow2", "slow3"):
-            register(session, name, SLOW_BOT + f"# {name}\n", f"author {name}")
+            register(session, name, SLOW_BOT + f"# {name}\n", ensure_author(session, f"author {name}"))
     engine.dispose()
     return db
 

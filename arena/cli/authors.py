@@ -1,0 +1,73 @@
+"""`arena authors`: the operator's commands for author accounts (arena/accounts.py)."""
+from __future__ import annotations
+
+import click
+from sqlmodel import Session
+
+from arena.accounts import AccountError, add_author, list_authors, remove_author, rotate_token
+from arena.text import plural, shown
+
+from arena.cli.base import Context, UserError, cli, echo, format_table, pass_context
+
+
+@cli.group("authors", invoke_without_command=True)
+@click.pass_context
+def authors(click_ctx: click.Context) -> None:
+    """Author accounts: a bot belongs to the author who first submitted it, and only its owner (or the
+    operator, with --operator) makes its next versions or retires it. Without a command: list them."""
+    if click_ctx.invoked_subcommand is None:
+        authors_list(click_ctx.ensure_object(Context))
+
+
+@authors.command("add")
+@click.argument("name")
+@pass_context
+def authors_add(ctx: Context, name: str) -> None:
+    """Make the account NAME and print its token once, on the last line (only its hash is stored)."""
+    with Session(ctx.engine) as session:
+        try:
+            author, token = add_author(session, name)
+        except AccountError as exc:
+            raise UserError(str(exc)) from None
+    echo(f"author {shown(author.name)} added; their token (shown only now; 'arena authors rotate' makes a new one):")
+    echo(token)
+
+
+@authors.command("rotate")
+@click.argument("name")
+@pass_context
+def authors_rotate(ctx: Context, name: str) -> None:
+    """Give NAME a new token (printed once, on the last line); the old one stops working."""
+    with Session(ctx.engine) as session:
+        try:
+            author, token = rotate_token(session, name)
+        except AccountError as exc:
+            raise UserError(str(exc)) from None
+    echo(f"author {shown(author.name)} has a new token; the old one no longer works:")
+    echo(token)
+
+
+@authors.command("remove")
+@click.argument("name")
+@pass_context
+def authors_remove(ctx: Context, name: str) -> None:
+    """Delete the account NAME: its token stops working; its bots stay, and only the operator changes them."""
+    with Session(ctx.engine) as session:
+        try:
+            author, owned = remove_author(session, name)
+        except AccountError as exc:
+            raise UserError(str(exc)) from None
+    echo(f"author {shown(author.name)} removed; {plural(owned, 'bot')} of theirs stay on the ladder "
+         "(only the operator changes them now, or a new account of the same name)")
+
+
+def authors_list(ctx: Context) -> None:
+    with Session(ctx.engine) as session:
+        listed = list_authors(session)
+    if not listed:
+        echo("no author accounts yet: the operator makes one with 'arena authors add NAME'")
+        return
+    rows = [("author", "bots", "token", "since")]
+    rows += [(shown(a.name), str(a.bots), "yes" if a.has_token else "none (rotate to make one)", a.created)
+             for a in listed]
+    echo(format_table(rows))
