@@ -53,6 +53,10 @@ def find_author(session: Session, name: str) -> Author | None:
 
 def account(session: Session, name: str) -> Author:
     """The account named ``name``, or an error saying how to make it."""
+    try:
+        check_text(name, "author")  # bounded and printable before it is quoted
+    except TextError as exc:
+        raise AccountError(str(exc)) from None
     author = find_author(session, name)
     if author is None:
         raise AccountError(f"no author account {name!r}; the operator makes one with 'arena authors add {name}'")

@@ -45,6 +45,7 @@ def test_a_registered_format_is_played_submitted_run_ranked_and_published(tmp_pa
 
     bot = tmp_path / "mine.py"
     bot.write_text((ROOT / "bots" / "greedy_bot.py").read_text())
+    assert arena("authors", "add", "ann", db=db).returncode == 0
     submitted = arena("submit", str(bot), "--name", "mine", "--author", "ann", db=db)
     assert submitted.returncode == 0, submitted.stderr
     assert "quick" in submitted.stdout  # a smoke game in every registered format, the new one included

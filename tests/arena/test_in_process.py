@@ -122,7 +122,7 @@ def test_a_command_leaves_its_writes_in_the_database_file(tmp_path: Path) -> Non
                  ensure_author(session, "me"),
                  variants=("classic",))
     engine.dispose()
-    assert run_arena("bots", "retire", "mybot", db=db).returncode == 0
+    assert run_arena("bots", "retire", "mybot", "--author", "me", db=db).returncode == 0
     copy = tmp_path / "copy.sqlite"
     shutil.copy(db, copy)  # the file alone, without its -wal
     with sqlite3.connect(copy) as con:

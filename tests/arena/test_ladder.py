@@ -19,7 +19,7 @@ from arena.planning import Planner, SeasonSettings, get_or_create_season
 from arena.rankings import RatedStanding, WinRateStanding
 from arena.ratings import RatingBook, Skill
 from arena.submit import register, register_bosses
-from arena_helpers import ARENA, fix_seed_key, kill_mid_season, present, run_arena
+from arena_helpers import ARENA, add_authors, fix_seed_key, kill_mid_season, present, run_arena
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -33,6 +33,7 @@ def registered_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     copy.write_text((PROJECT / "bots" / "greedy_bot.py").read_text().replace("class GreedyBot", "class CopycatBot"))
     for path, name in ((PROJECT / "bots" / "random_bot.py", "dice"), (PROJECT / "bots" / "greedy_bot.py", "glutton"),
                        (copy, "copycat")):  # built-in names are reserved for the bosses
+        add_authors(db, f"tests {path.stem}")
         result = run_arena("submit", str(path), "--name", name, "--author", f"tests {path.stem}", db=db)
         assert result.returncode == 0, result.stderr
     fix_seed_key(db)  # the tests' seasons play the same deals every run (dice ranks last on them)
@@ -170,7 +171,7 @@ def test_new_version_keeps_mean_and_resets_uncertainty(rated: tuple[Path, subpro
         assert old_rating.sigma < 8.0
     changed = tmp_path / "copycat.py"
     changed.write_text(changed.read_text() + "\n# version two\n")
-    result = run_arena("submit", str(changed), db=db)
+    result = run_arena("submit", str(changed), "--author", "tests copycat", db=db)  # its owner's account
     assert result.returncode == 0, result.stderr
     assert "copycat version 2 registered" in result.stdout
     with Session(engine) as session:

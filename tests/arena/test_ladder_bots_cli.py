@@ -79,10 +79,10 @@ def test_play_takes_a_ladder_bot_by_name_or_version(ladder: Path) -> None:
 
 def test_a_retired_bot_leaves_the_boards_and_seasons_and_can_come_back(ladder: Path) -> None:
     db = ladder
-    retired = run_arena("bots", "retire", "beta", db=db)
+    retired = run_arena("bots", "retire", "beta", "--author", "bob", db=db)
     assert retired.returncode == 0 and retired.stdout.strip() == (
         "beta retired (version 1 was current); its games stay on the site")
-    again = run_arena("bots", "retire", "beta", db=db)
+    again = run_arena("bots", "retire", "beta", "--author", "bob", db=db)
     assert again.returncode == 2 and again.stderr.strip() == "Error: bot 'beta' is retired already"
     unknown = run_arena("bots", "retire", "nobody", db=db)
     assert unknown.returncode == 2 and unknown.stderr.strip() == "Error: no bot named 'nobody' on this ladder"

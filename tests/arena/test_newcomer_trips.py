@@ -82,13 +82,14 @@ def test_a_board_without_games_ranks_nobody(tmp_path: Path) -> None:
 def test_the_same_code_again_keeps_the_formats_it_plays(tmp_path: Path) -> None:
     engine = make_engine(f"sqlite:///{tmp_path / 'ladder.sqlite'}")
     with Session(engine) as session:
-        first = register(session, "steady", "# same\n", variants=("classic", "duel", "solo"))
+        ann = ensure_author(session, "ann")
+        first = register(session, "steady", "# same\n", ann, variants=("classic", "duel", "solo"))
         assert first.new and plays_formats(session, first.version) == ["classic", "duel", "solo"]
         # its smoke games, drawn again, passed only classic this time: nothing changes
-        again = register(session, "steady", "# same\n", variants=("classic",))
+        again = register(session, "steady", "# same\n", ann, variants=("classic",))
         assert not again.new and again.version.id == first.version.id
         assert plays_formats(session, again.version) == ["classic", "duel", "solo"]
-        changed = register(session, "steady", "# changed\n", variants=("classic",))
+        changed = register(session, "steady", "# changed\n", ann, variants=("classic",))
         assert changed.new and plays_formats(session, changed.version) == ["classic"]
     engine.dispose()
 

@@ -83,7 +83,8 @@ def test_a_version_suffix_on_a_new_name_gets_a_hint(tmp_path: Path) -> None:
     assert ("note: no bot is named 'mybot_v2', so this is a new bot; to make it the next version of 'mybot', "
             "submit it with --name mybot") in second.stderr
     assert "mybot_v2 version 1 registered" in second.stdout
-    third = arena("--db", str(db), "submit", str(tmp_path / "mybot_v2.py"), "--name", "mybot", cwd=tmp_path)
+    third = arena("--db", str(db), "submit", str(tmp_path / "mybot_v2.py"), "--name", "mybot", "--operator",
+                  cwd=tmp_path)  # mybot has no owner (no --author): only the operator makes its next version
     assert third.returncode == 0 and "mybot version 2 registered" in third.stdout and "note:" not in third.stderr
 
 

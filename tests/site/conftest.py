@@ -119,6 +119,7 @@ def build_ladder(folder: Path) -> dict:
     changed.write_text((bots / "greedy_bot.py").read_text() + "\n# second version\n")
     ok, sprt = (0,), (0, 3, 4)  # `arena test`, whatever its verdict (exit 0 H1, 3 H0, 4 undecided)
     commands: list[tuple[list[str], tuple[int, ...]]] = [
+        *((["authors", "add", author], ok) for author in (HOSTILE, "arena tests", "Tina & Tom")),
         (["submit", str(bots / "random_bot.py"), "--name", "dice", "--author", HOSTILE], ok),
         (["submit", str(bots / "greedy_bot.py"), "--name", "glutton", "--author", "arena tests"], ok)]
     if (bots / "trader_bot.py").is_file():
@@ -127,7 +128,7 @@ def build_ladder(folder: Path) -> dict:
     quick = ["--elo1", str(SPRT_ELO1), "--alpha", "0.4", "--beta", "0.4", "--max-pairs", "30"]
     commands += [
         (["season", "run", "--name", "spring", "--games", "12", "--players", "3-4", "--seed", "11"], ok),
-        (["submit", str(changed), "--name", "glutton"], ok),
+        (["submit", str(changed), "--name", "glutton", "--author", "arena tests"], ok),
         (["season", "run", "--name", "summer", "--games", "6", "--players", "3", "--seed", "12"], ok),
         (["season", "run", "--name", "duel-1", "--variant", "duel", "--games", "8", "--seed", "13"], ok),
         (["season", "run", "--name", "solo-1", "--variant", "solo", "--games", "3", "--seed", "14"], ok),
