@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-__all__ = ["FramingError", "Encoded", "encode", "encode_with_list", "splice_json", "decode", "nesting_depth",
+__all__ = ["FramingError", "Encoded", "dumps", "encode", "encode_with_list", "splice_json", "decode", "nesting_depth",
            "MAX_DEPTH", "LineBuffer", "Outcome", "Event", "Pipes"]
 
 log = logging.getLogger(__name__)
@@ -23,6 +23,20 @@ class FramingError(ValueError):
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+try:  # the C encoder made once, without the circular check (messages are trees): what _ENCODER.encode calls
+    from _json import encode_basestring_ascii, make_encoder
+
+    _C_ENCODE: Any = make_encoder(None, _ENCODER.default, encode_basestring_ascii, None, ":", ",", False, False,
+                                  False)
+except ImportError:  # pragma: no cover - an interpreter without the accelerator
+    _C_ENCODE = None
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON, as ``json.dumps(value, separators=(",", ":"), allow_nan=False)`` writes it."""
+    if _C_ENCODE is None:  # pragma: no cover
+        return _ENCODER.encode(value)
+    return "".join(_C_ENCODE(value, 0))
 
 
 class Encoded(dict[str, Any]):
@@ -38,7 +52,7 @@ def encode(message: Mapping[str, Any]) -> bytes:
     line: bytes | None = getattr(message, "line", None)
     if line is not None:
         return line
-    return _ENCODER.encode(message).encode("utf-8") + b"\n"
+    return dumps(message).encode("utf-8") + b"\n"
 
 
 def splice_json(message: Mapping[str, Any], key: str, texts: list[str]) -> str:
