@@ -8,7 +8,6 @@ message whose dict holds the header alone, so the view's dict is never made for 
 """
 from __future__ import annotations
 
-import json
 import math
 from typing import Any, Sequence
 
@@ -43,7 +42,7 @@ class DecideWire:
         for event in events[len(self.events_json):]:
             data = event_to_json(event)
             self.events_json.append(data)
-            self.events_text.append(json.dumps(data, separators=(",", ":")))
+            self.events_text.append(dumps(data))
         return self.events_json[since:], self.events_text[since:]
 
     def options(self, options: Sequence[Action]) -> tuple[list[dict[str, Any]], str]:

@@ -6,7 +6,9 @@
 (fork servers, the best tier here); per game the referee and engine's time is the game's wall time less
 the time its bots' requests took as the sandbox measured them, and the same game's actions are replayed
 through the bare engine alone (a new game; at each step its decision and legal options, then the
-recorded action applied: what a bot-less engine does): ``referee and engine vs engine alone: X.XXx``.
+recorded action applied: what a bot-less engine does): ``referee and engine vs engine alone: X.XXx``; and
+the same games refereed without the sandbox, each seat replaying its bot's recorded replies (the referee's
+own work: messages, replies, the engine), against the bare engine, interleaved (``without the sandbox``).
 (b) the round trip with these games' real ``decide`` messages, a request of a sandboxed echo bot against a
 raw echo process with the runner's JSON codec (each timed from the message to its parsed reply):
 ``sandboxed vs raw echo: X.XXx``. Medians over ``--rounds`` rounds.
@@ -40,7 +42,7 @@ sys.path.insert(0, str(_code_root()))
 from arena.players import SandboxPlayer  # noqa: E402
 from arena.referee import play_game  # noqa: E402
 from engine import action_from_json, classic_rules, new_game  # noqa: E402
-from sandbox import BotBundle, BotProcess, Limits, Reply, Tier, detect_tier  # noqa: E402
+from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier, detect_tier  # noqa: E402
 from sandbox.boot import RUNNER_PATH  # noqa: E402
 from sandbox.framing import decode, encode  # noqa: E402
 
@@ -103,9 +105,11 @@ def engine_alone_ms(rules: Any, seed: int, players: int, actions: list[Any]) -> 
 
 
 def referee_vs_engine(games: int, limits: Limits, tier: Tier, first_seed: int = 0,
-                      record: list[dict[str, Any]] | None = None) -> tuple[float, float, float]:
+                      record: list[dict[str, Any]] | None = None,
+                      played: list[tuple[int, list[tuple[int, dict[str, Any]]]]] | None = None
+                      ) -> tuple[float, float, float]:
     """Per game means (ms): the referee and engine, the bare engine on the same actions, and the bots' requests.
-    The first game's full decide messages go into ``record`` when given."""
+    The first game's full decide messages go into ``record``, every game's (seed, steps) into ``played``."""
     rules = classic_rules()
     sources = [(common.BOTS / f"{stem}.py").read_text() for stem in STEMS]
     referee: list[float] = []
@@ -118,17 +122,71 @@ def referee_vs_engine(games: int, limits: Limits, tier: Tier, first_seed: int = 
                 else players
             started = time.perf_counter()
             result = play_game(rules, seed, seats, limits)
-            played = (time.perf_counter() - started) * 1000
+            wall = (time.perf_counter() - started) * 1000
         finally:
             for p in players:
                 p.close()
         assert result.void is None and all(s.status.value == "ok" for s in result.seats), result
         bots_ms = sum(s.time_ms for s in result.seats)
-        actions = [action_from_json(a) for _, a in json.loads(result.replay_text)["actions"]]
-        referee.append(played - bots_ms)
+        steps = [(seat, action) for seat, action in json.loads(result.replay_text)["actions"]]
+        if played is not None:
+            played.append((seed, steps))
+        actions = [action_from_json(a) for _, a in steps]
+        referee.append(wall - bots_ms)
         bots.append(bots_ms)
         alone.append(min(engine_alone_ms(rules, seed, len(players), actions) for _ in range(3)))
     return statistics.fmean(referee), statistics.fmean(alone), statistics.fmean(bots)
+
+
+class ReplayPlayer:
+    """A seat answering each decide with the action its bot chose in a recorded game (replies made beforehand),
+    that reads only the lines it is sent, as a sandboxed bot does: the referee without any bot."""
+
+    stderr_tail = ""
+    wire_only = True
+
+    def __init__(self, name: str, replies: list[dict[str, Any]]) -> None:
+        self.name, self._replies, self._next = name, replies, 0
+        self._ready = Reply(Status.OK, {"type": "ready"}, 0.0)
+
+    def request(self, message: dict[str, Any]) -> Reply:
+        if message["type"] == "hello":
+            return self._ready
+        reply = self._replies[self._next]
+        self._next += 1
+        reply["id"] = message["id"]
+        return Reply(Status.OK, reply, 0.0)
+
+    def notify(self, message: dict[str, Any]) -> None:
+        encode(message)
+
+    def time_left_ms(self) -> float:
+        return 3000.0
+
+    def new_game(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def referee_alone_vs_engine(games: list[tuple[int, list[tuple[int, dict[str, Any]]]]], rounds: int = 3
+                            ) -> tuple[float, float]:
+    """Per game medians (ms) of the referee with ``ReplayPlayer`` seats (no sandbox, no bot) and of the bare engine
+    on the same (seed, [(seat, action JSON)]) games, interleaved."""
+    rules = classic_rules()
+    referee, alone = [], []
+    for _ in range(rounds):
+        for seed, steps in games:
+            replies: list[list[dict[str, Any]]] = [[] for _ in range(4)]
+            for seat, action in steps:
+                replies[seat].append({"id": 0, "action": action})
+            players = [ReplayPlayer(f"b{i}", replies[i]) for i in range(4)]
+            started = time.perf_counter()
+            play_game(rules, seed, players)
+            referee.append((time.perf_counter() - started) * 1000)
+            alone.append(engine_alone_ms(rules, seed, 4, [action_from_json(a) for _, a in steps]))
+    return statistics.median(referee), statistics.median(alone)
 
 
 def round_trips(decides: list[dict[str, Any]], tier: Tier, rounds: int = 3) -> tuple[float, float]:
@@ -162,15 +220,20 @@ def round_trips(decides: list[dict[str, Any]], tier: Tier, rounds: int = 3) -> t
 def measure(games: int) -> dict[str, float]:
     tier = detect_tier()
     decides: list[dict[str, Any]] = []
-    referee, alone, bots = referee_vs_engine(games, Limits(), tier, record=decides)
+    played: list[tuple[int, list[tuple[int, dict[str, Any]]]]] = []
+    referee, alone, bots = referee_vs_engine(games, Limits(), tier, record=decides, played=played)
+    bare, bare_engine = referee_alone_vs_engine(played)
     sandboxed, raw = round_trips(decides, tier)
     return {"referee_ms": referee, "engine_ms": alone, "bots_ms": bots, "ratio": referee / alone,
+            "bare_ms": bare, "bare_engine_ms": bare_engine, "bare_ratio": bare / bare_engine,
             "sandboxed_us": sandboxed, "raw_us": raw, "rt_ratio": sandboxed / raw}
 
 
 def show(label: str, r: dict[str, float]) -> str:
     return (f"{label}referee and engine {r['referee_ms']:.1f} ms a game, engine alone {r['engine_ms']:.1f} ms, "
             f"bot requests {r['bots_ms']:.1f} ms: referee and engine vs engine alone: {r['ratio']:.2f}x; "
+            f"without the sandbox (replayed seats) {r['bare_ms']:.1f} ms vs {r['bare_engine_ms']:.1f} ms: "
+            f"{r['bare_ratio']:.2f}x; "
             f"round trip sandboxed {r['sandboxed_us']:.0f} µs, raw echo {r['raw_us']:.0f} µs: "
             f"sandboxed vs raw echo: {r['rt_ratio']:.2f}x")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from engine.actions import DecisionKind
 from engine.cards import Bean
 from engine.classic import ClassicGame
 from engine.game import Game
@@ -22,17 +23,31 @@ _BEAN_OR_NULL: dict[Bean | None, str] = {None: "null", **{b: text for b, text in
 _BOOL = {False: "false", True: "true"}
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+try:  # the C encoder behind _ENCODER.encode, made once
+    from _json import encode_basestring_ascii, make_encoder
+
+    _ENCODE: Any = make_encoder(None, _ENCODER.default, encode_basestring_ascii, None, ":", ",", False, False, False)
+except ImportError:  # pragma: no cover - an interpreter without the accelerator
+    _ENCODE = None
+#: the phases whose view shows a trading round (``trade_json``)
+_TRADING = frozenset(kind for kind in DecisionKind if kind.value.startswith("trade"))
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    if _ENCODE is None:  # pragma: no cover
+        return _ENCODER.encode(value)
+    return "".join(_ENCODE(value, 0))
 
 
 class _Part:
-    """One seat's part of the view: its text and the state it was made from."""
+    """One seat's part of the view: its text and copies of the state it was made from."""
 
-    __slots__ = ("key", "text")
+    __slots__ = ("a", "b", "text")
 
     def __init__(self) -> None:
-        self.key: tuple[Any, ...] | None = None
+        self.a: list[Any] | None = None
+        self.b: list[Any] | None = None
         self.text = ""
 
 
@@ -44,6 +59,7 @@ class ViewText:
         self._trade = [_Part() for _ in range(players)]
         self._hand = [_Part() for _ in range(players)]
         self._head: tuple[str, str] = ("", "")
+        self._table = ""  # the fields and trading areas of every seat, as last made
 
     def text(self, game: Game[Any], seat: int) -> str:
         """``seat``'s view of ``game`` (a game of this table: the same seats) as compact JSON."""
@@ -52,37 +68,29 @@ class ViewText:
         if not 0 <= seat < game.players:
             raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
         seats = game.seats
+        changed = False
+        for s, fields, area in zip(seats, self._fields, self._trade):
+            if fields.a != s.field_beans or fields.b != s.field_counts:  # lists compared in C: no key to build
+                fields.a, fields.b, changed = list(s.field_beans), list(s.field_counts), True
+                fields.text = "[" + ",".join([f"[{_BEAN_OR_NULL[b]},{n}]" for b, n in zip(fields.a, fields.b)]) + "]"
+            if area.a != s.trade or area.b != s.trade_locked:
+                area.a, area.b, changed = list(s.trade), list(s.trade_locked), True
+                area.text = "[" + ",".join([f"[{_BEAN[b]},{_BOOL[bool(locked)]}]"
+                                            for b, locked in zip(area.a, area.b)]) + "]"
+        if changed or not self._table:
+            self._table = (f'"fields":[{",".join([f.text for f in self._fields])}],'
+                           f'"trade_areas":[{",".join([a.text for a in self._trade])}]')
         me = seats[seat]
-        fields = ",".join([self._fields_text(k, s) for k, s in enumerate(seats)])
-        areas = ",".join([self._trade_text(k, s) for k, s in enumerate(seats)])
         hand = self._hand[seat]
-        key = tuple(me.hand)
-        if hand.key != key:
-            hand.key, hand.text = key, "[" + ",".join([_BEAN[b] for b in key]) + "]"
+        if hand.a != me.hand:
+            hand.a = list(me.hand)
+            hand.text = "[" + ",".join([_BEAN[b] for b in hand.a]) + "]"
         discard = game.discard
-        trade = trade_json(game)
+        trade = "null" if game.phase not in _TRADING else _dumps(trade_json(game))
         if self._head[0] != game.rules.id:
             self._head = (game.rules.id, '{"rules_id":' + _dumps(game.rules.id) + ',"seat":')
         return (f'{self._head[1]}{seat},"players":{game.players},"turn":{game.turn},"active":{game.active},'
-                f'"hand":{hand.text},"coins":{me.coins},"fields":[{fields}],"trade_areas":[{areas}],'
+                f'"hand":{hand.text},"coins":{me.coins},{self._table},'
                 f'"hand_sizes":[{",".join([str(len(s.hand)) for s in seats])}],"deck_size":{len(game.deck)},'
                 f'"discard_size":{len(discard)},"discard_top":{_BEAN[discard[-1]] if discard else "null"},'
-                f'"reshuffles":{game.reshuffles},"trade":{"null" if trade is None else _dumps(trade)}}}')
-
-    def _fields_text(self, k: int, s: Any) -> str:
-        part = self._fields[k]
-        key = (*s.field_beans, *s.field_counts)
-        if part.key != key:
-            part.key = key
-            part.text = "[" + ",".join([f"[{_BEAN_OR_NULL[b]},{n}]" for b, n in zip(s.field_beans, s.field_counts)]) \
-                + "]"
-        return part.text
-
-    def _trade_text(self, k: int, s: Any) -> str:
-        part = self._trade[k]
-        key = (*s.trade, *s.trade_locked)
-        if part.key != key:
-            part.key = key
-            part.text = "[" + ",".join([f"[{_BEAN[b]},{_BOOL[bool(locked)]}]"
-                                        for b, locked in zip(s.trade, s.trade_locked)]) + "]"
-        return part.text
+                f'"reshuffles":{game.reshuffles},"trade":{trade}}}')

@@ -100,13 +100,28 @@ def nesting_depth(line: bytes, stop: int = MAX_DEPTH) -> int:
     return peak
 
 
+_SCAN: Any = getattr(json.JSONDecoder(), "scan_once")  # the C scanner behind json.loads, without its wrapper
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``: the same values and the same refusals (as a ``ValueError``)."""
+    text = text.strip(" \t\n\r")
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration:
+        raise ValueError("no JSON value") from None
+    if end != len(text):
+        raise ValueError("extra data after the JSON value")
+    return value
+
+
 def decode(line: bytes, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
     """Parse one line (without its newline) into a JSON object, or raise FramingError: whatever
     the line holds, no other exception escapes."""
     try:
         if nesting_depth(line, max_depth) > max_depth:
             raise FramingError(f"JSON nested deeper than {max_depth} levels: {_preview(line)}")
-        value = json.loads(line.decode("utf-8"))
+        value = _loads(line.decode("utf-8"))
     except FramingError:
         raise
     except Exception as exc:  # noqa: BLE001 - ValueError, UnicodeDecodeError, RecursionError, MemoryError...
@@ -206,6 +221,8 @@ class Pipes:
         """Write ``payload``, then (if ``want_line``) wait for one line, all before ``deadline`` (monotonic)."""
         start = time.monotonic()
         view = memoryview(payload)
+        if view and not self.stdin_broken:  # a pipe with room takes it at once: no poll for the first write
+            view = self._write(view)
         poller = select.poll()
         if view and not self.stdin_broken:
             poller.register(self.stdin, select.POLLOUT)
@@ -239,14 +256,7 @@ class Pipes:
                 continue
             for fd, mask in ready:
                 if fd == self.stdin:
-                    try:
-                        written = os.write(fd, view)
-                        view = view[written:]
-                    except BlockingIOError:
-                        continue
-                    except (BrokenPipeError, OSError):
-                        self.stdin_broken = True
-                        view = view[len(view) :]
+                    view = self._write(view)
                     if not view:
                         poller.unregister(fd)
                 elif fd == self.stdout:
@@ -255,6 +265,16 @@ class Pipes:
                 elif fd == self.stderr:
                     if not self._read_stderr():
                         poller.unregister(fd)
+
+    def _write(self, view: memoryview) -> memoryview:
+        """Write what the bot's stdin takes now; what is left (nothing once its pipe broke)."""
+        try:
+            return view[os.write(self.stdin, view):]
+        except BlockingIOError:
+            return view
+        except OSError:  # BrokenPipeError and the like
+            self.stdin_broken = True
+            return view[len(view):]
 
     def _read_into_lines(self) -> bool:
         """Read what is available from stdout; False at EOF."""
