@@ -41,7 +41,8 @@ def dumps(value: Any) -> str:
 
 class Encoded(dict[str, Any]):
     """A message that carries its JSON line, made from parts encoded once for several messages
-    (``encode_with_list``); the line is exactly ``encode`` of the dict. Not to be changed once made."""
+    (``encode_with_list``, arena/referee_wire.py); the line is exactly ``encode`` of the dict, except for a
+    player that reads only lines (``wire_only``), whose dict may hold the header alone. Not to be changed once made."""
 
     __slots__ = ("line",)
     line: bytes
