@@ -16,19 +16,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
-from engine import IllegalAction, Rules, action_from_json, event_to_json, new_game
+from engine import IllegalAction, Rules, action_from_json, new_game
 from engine.defaults import default_action
 from engine.replay import Replay
-from sandbox.framing import encode_with_list, splice_json
-from sandbox.protocol import (ActionReply, DecideMessage, EndMessage, HelloMessage, MalformedMessage, ReadyReply,
-                              TimeLimits)
+
+from .referee_wire import DecideWire
+from sandbox.framing import splice_json
+from sandbox.protocol import ActionReply, EndMessage, HelloMessage, MalformedMessage, ReadyReply, TimeLimits
 from sandbox.values import Limits, Reply, SandboxError, Status
 
 log = logging.getLogger(__name__)
 
 
 class Player(Protocol):
-    """One seat's bot, wherever it runs."""
+    """One seat's bot, wherever it runs. A player that reads nothing of a message but its line
+    (``sandbox.framing.encode``) may say so with a ``wire_only = True`` attribute: its decide messages'
+    dicts then hold only ``type``, ``id`` and ``kind`` (arena/referee_wire.py)."""
 
     name: str
 
@@ -133,10 +136,10 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
         players[seat].close()  # a bot that failed is never asked again (and its stderr is read to the end)
         failures[seat] = Failure(asked[seat][0], asked[seat][1], _tail(players[seat].stderr_tail, MAX_FAILURE_LOG))
 
-    def ask(seat: int, request: HelloMessage | DecideMessage, wire: dict[str, Any]) -> dict[str, Any] | None:
-        """One request to one seat (``wire``: its JSON, as sent); the reply's JSON, or None (and the seat
-        forfeits) on any failure of the bot's."""
-        asked[seat] = (request.kind if isinstance(request, DecideMessage) else request.TYPE, len(game.history))
+    def ask(seat: int, kind: str, wire: dict[str, Any]) -> dict[str, Any] | None:
+        """One request to one seat (``kind``: hello or the decision's; ``wire``: its JSON, as sent); the reply's
+        JSON, or None (and the seat forfeits) on any failure of the bot's."""
+        asked[seat] = (kind, len(game.history))
         try:
             reply = players[seat].request(wire)
         except SandboxError:
@@ -157,7 +160,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
         """Start the game for one seat: it must answer ``ready``."""
         request = HelloMessage(seat, n, tuple(seat_label(k) for k in range(n)), rules.to_json(), seeds[seat],
                                TimeLimits(limits.decision_ms, limits.bank_ms))
-        data = ask(seat, request, request.to_json())
+        data = ask(seat, request.TYPE, request.to_json())
         if data is None:
             return
         try:
@@ -165,9 +168,9 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
         except Exception:  # noqa: BLE001 - MalformedMessage, or anything a hostile value provokes: the bot's
             forfeit(seat, Status.PROTOCOL, f"expected a ready reply to hello, got {_clip(data)}")
 
-    def decide(seat: int, request: DecideMessage, wire: dict[str, Any]) -> ActionReply | None:
-        """One decision of one seat: its reply to ``request``, or None (and the seat forfeits)."""
-        data = ask(seat, request, wire)
+    def decide(seat: int, wire: dict[str, Any]) -> ActionReply | None:
+        """One decision of one seat: its reply to the decide message ``wire``, or None (and the seat forfeits)."""
+        data = ask(seat, wire["kind"], wire)
         if data is None:
             return None
         try:
@@ -176,8 +179,8 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             forfeit(seat, Status.PROTOCOL, str(exc) if isinstance(exc, MalformedMessage) else
                     f"{type(exc).__name__}: {_clip(str(exc))}")
             return None
-        if reply.id != request.id:
-            forfeit(seat, Status.PROTOCOL, f"reply id {reply.id} is not {request.id}")
+        if reply.id != wire["id"]:
+            forfeit(seat, Status.PROTOCOL, f"reply id {reply.id} is not {wire['id']}")
             return None
         return reply
 
@@ -198,15 +201,8 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             forfeit(seat, Status.ILLEGAL, f"the referee could not apply {_clip(action)}: {type(exc).__name__}")
             rebuild()
 
-    events_json: list[dict[str, Any]] = []  # every event's JSON and its text, made once for all the seats
-    events_text: list[str] = []
-
-    def public_events(since: int) -> tuple[list[dict[str, Any]], list[str]]:
-        for event in game.events[len(events_json):]:
-            data = event_to_json(event)
-            events_json.append(data)
-            events_text.append(json.dumps(data, separators=(",", ":")))
-        return events_json[since:], events_text[since:]
+    messages = DecideWire(n)  # the decide messages, from parts encoded once (every event once for all seats)
+    wire_only = [getattr(p, "wire_only", False) is True for p in players]
 
     def rebuild() -> None:
         """Restore the game from its history (an engine fault may have left it half changed)."""
@@ -229,16 +225,14 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
                 game.apply(default_action(game))
                 continue
             request_id += 1
-            events, texts = public_events(seen[seat])
-            request = DecideMessage(request_id, decision.kind.value, game.view_json(seat), tuple(events),
-                                    tuple(decision.to_json()["options"]), players[seat].time_left_ms())
-            wire = encode_with_list(request.to_json(), "events", events, texts)
+            wire = messages.message(game, request_id, decision, seen[seat], players[seat].time_left_ms(),
+                                    wire_only[seat])
             seen[seat] = len(game.events)
             if decisions[seat] >= limits.max_decisions:  # the bots' CPU net is set from this bound
                 raise RuntimeError(f"seat {seat} would be asked more than Limits.max_decisions = "
                                    f"{limits.max_decisions} decisions")
             decisions[seat] += 1
-            reply = decide(seat, request, wire)
+            reply = decide(seat, wire)
             if reply is not None:
                 play(seat, reply.action)
     except Exception as exc:  # noqa: BLE001 - a fault of the referee, engine or machine, never of a bot
@@ -255,7 +249,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
     seats = tuple(SeatOutcome(names[s], coins[s], ranks[s], statuses[s], details[s], decisions[s], round(time_ms[s], 3),
                               failures[s]) for s in range(n))
     replay = splice_json(Replay.of(game, names, forfeited).to_json(events=False), "events",
-                         public_events(0)[1])  # the same text as Replay.dumps(), events not encoded twice
+                         messages.events(game.events, 0)[1])  # the text of Replay.dumps(), events encoded once
     if void is None and len(replay) > MAX_REPLAY_BYTES:
         void = f"RefereeFault: the replay exceeds {MAX_REPLAY_BYTES} bytes"
     return GameRecord(rules.id, seed, seats, replay, time.perf_counter() - started, void)

@@ -7,8 +7,10 @@ tables have 4 different bots): a season of 4-player, seat-rotated deals in the s
 with (a) fork servers (the default: every bot of every game is a fresh child of a warmed
 template) and (b) a cold start of every bot for every game; prints games per minute of each,
 then where one game's time goes (bot start-up, bot requests, the referee and engine), the
-protocol round trip with real ``decide`` messages through a sandboxed bot against a raw echo
-that uses the runner's JSON codec, ``fresh state vs cold spawn: X.XXx``, and last the sandbox's tax:
+referee and engine against the bare engine playing the same actions (``referee and engine vs engine alone:
+X.XXx``), the protocol round trip with real ``decide`` messages through a sandboxed bot against a raw echo
+that uses the runner's JSON codec (both timed from the message to its parsed reply, bench/referee.py),
+``fresh state vs cold spawn: X.XXx``, and last the sandbox's tax:
 the fork-server season's very games (deals, seats, bot sources) played again in-process by as many
 worker processes, each bot a fresh object of its file every game, called with the referee's message
 objects (no sandbox, no JSON): ``sandboxed vs in-process: X.XX``, the ratio of games per minute.
@@ -19,7 +21,6 @@ import json
 import multiprocessing
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,13 +37,12 @@ from arena.referee import load_entry_point, play_game  # noqa: E402
 from arena.seeds import bot_seeds, database_key  # noqa: E402
 from arena.db import BotVersion  # noqa: E402
 from arena.db.values import stored_text  # noqa: E402
-from engine import classic_rules, rules_for  # noqa: E402
-from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier, detect_tier  # noqa: E402
-from sandbox.boot import RUNNER_PATH  # noqa: E402
+from engine import action_from_json, classic_rules, rules_for  # noqa: E402
+from sandbox import Limits, Reply, Status, Tier, detect_tier  # noqa: E402
+from sandbox.framing import encode  # noqa: E402
 
 import common  # noqa: E402
-
-ECHO_BOT = "def act(message):\n    return {'id': message.get('id'), 'action': {'type': 'pass'}}\n"
+import referee as referee_bench  # noqa: E402 - bench/referee.py
 
 
 def season_rate(engine: Any, name: str, games: int, workers: int, limits: Limits, tier: Tier) -> float:
@@ -88,7 +88,8 @@ class Recorder:
 
 
 def breakdown(games: int, limits: Limits, tier: Tier) -> list[dict]:
-    """One worker, games one after another: where a game's time goes. Returns the decide messages seen."""
+    """One worker, games one after another: where a game's time goes, and the referee and engine against the
+    bare engine playing the same actions (bench/referee.py). Returns the decide messages seen."""
     rules = classic_rules()
     sources = [(common.BOTS / f"{stem}.py").read_text()
                for stem in ("random_bot", "greedy_bot", "random_bot", "greedy_bot")]
@@ -104,59 +105,20 @@ def breakdown(games: int, limits: Limits, tier: Tier) -> list[dict]:
             p.close()
         closed = time.perf_counter()
         bots_ms = sum(s.time_ms for s in record.seats)
+        actions = [action_from_json(a) for _, a in json.loads(record.replay_text)["actions"]]
+        alone = min(referee_bench.engine_alone_ms(rules, seed, len(players), actions) for _ in range(3))
         rows.append({"spawn": (spawned - started) * 1000, "game": (played - spawned) * 1000, "bots": bots_ms,
-                     "close": (closed - played) * 1000, "decisions": sum(s.decisions for s in record.seats)})
+                     "close": (closed - played) * 1000, "decisions": sum(s.decisions for s in record.seats),
+                     "alone": alone})
     mean = {k: statistics.fmean(r[k] for r in rows) for k in rows[0]}
     total = mean["spawn"] + mean["game"] + mean["close"]
+    referee = mean["game"] - mean["bots"]
     print(f"  one game ({games} games, 4 seats, {mean['decisions']:.0f} decisions): {total:.1f} ms = "
           f"start 4 bots {mean['spawn']:.1f} + bot requests {mean['bots']:.1f} (round trips and thinking) "
-          f"+ referee and engine {mean['game'] - mean['bots']:.1f} + close 4 bots {mean['close']:.1f}")
-    return [m for m in messages if m.get("type") == "decide"]
-
-
-RAW_ECHO = """
-import sys, os
-codec = {"__name__": "codec"}
-exec(compile(open(sys.argv[1]).read(), "runner", "exec"), codec)
-loads, dumps = codec["_json_codec"]()
-r = sys.stdin.buffer
-while True:
-    line = r.readline()
-    if not line:
-        break
-    m = loads(line.decode())
-    os.write(1, (dumps({"id": m.get("id"), "action": {"type": "pass"}}) + "\\n").encode())
-"""
-
-
-def round_trips(decides: list[dict], tier: Tier, rounds: int = 3) -> tuple[float, float]:
-    """Median µs per request with real decide messages: a sandboxed echo bot and a raw echo process."""
-    from sandbox.framing import encode
-
-    bot = BotProcess.start(BotBundle("echo", ECHO_BOT), Limits(), tier)
-    try:
-        times = []
-        for _ in range(rounds):
-            for m in decides:
-                t = time.perf_counter()
-                bot.request(m)
-                times.append(time.perf_counter() - t)
-        sandboxed = statistics.median(times) * 1e6
-    finally:
-        bot.close()
-    raw = subprocess.Popen([sys.executable, "-S", "-c", RAW_ECHO, str(RUNNER_PATH)], stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, bufsize=0)
-    assert raw.stdin and raw.stdout
-    times = []
-    for _ in range(rounds):
-        for m in decides:
-            t = time.perf_counter()
-            raw.stdin.write(encode(m))  # encoding is timed on both sides, as BotProcess.request does it
-            raw.stdout.readline()
-            times.append(time.perf_counter() - t)
-    raw.stdin.close()
-    raw.wait()
-    return sandboxed, statistics.median(times) * 1e6
+          f"+ referee and engine {referee:.1f} + close 4 bots {mean['close']:.1f}")
+    print(f"  the same games' actions on the bare engine: {mean['alone']:.1f} ms; "
+          f"referee and engine vs engine alone: {referee / mean['alone']:.2f}x")
+    return [json.loads(encode(m)) for m in messages if m.get("type") == "decide"]
 
 
 class DirectPlayer:
@@ -278,7 +240,7 @@ def main() -> None:
         print(f"breakdown, {label}:")
         decides = breakdown(args.breakdown_games, limits, tier)
     sizes = sorted(len(json.dumps(m, separators=(",", ":"))) for m in decides)
-    sandboxed, raw = round_trips(decides, tier)
+    sandboxed, raw = referee_bench.round_trips(decides, tier)
     print(f"round trip with {len(decides)} real decide messages (median {sizes[len(sizes) // 2]} B, "
           f"max {sizes[-1]} B): sandboxed bot {sandboxed:.0f} µs, raw echo with the runner's codec {raw:.0f} µs "
           f"({sandboxed / raw:.2f}x)")

@@ -15,9 +15,30 @@ T = TypeVar("T")
 def to_json(value: Any) -> dict[str, Any]:
     """The JSON form of a wire dataclass (its ``TYPE`` plus its fields)."""
     out: dict[str, Any] = {"type": value.TYPE}
-    for name in _field_names(type(value)):
-        out[name] = _plain(getattr(value, name))
+    for name, as_is in _encoding(type(value)):
+        field = getattr(value, name)
+        out[name] = field if as_is else _plain(field)
     return out
+
+
+_ENCODINGS: dict[type, tuple[tuple[str, bool], ...]] = {}
+_AS_IS = (int, str, bool, type(None))
+
+
+def _encoding(cls: type) -> tuple[tuple[str, bool], ...]:
+    """Each field's name, and whether its hint says its value is already JSON (int, str, bool, optional)."""
+    plan = _ENCODINGS.get(cls)
+    if plan is None:
+        hints = typing.get_type_hints(cls)
+        plan = _ENCODINGS[cls] = tuple((name, _is_plain(hints[name])) for name in _field_names(cls))
+    return plan
+
+
+def _is_plain(hint: Any) -> bool:
+    if hint in _AS_IS:
+        return True
+    union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+    return union and all(a in _AS_IS for a in typing.get_args(hint))
 
 
 def _plain(value: Any) -> Any:

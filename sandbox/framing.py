@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-__all__ = ["FramingError", "Encoded", "encode", "encode_with_list", "splice_json", "decode", "nesting_depth",
+__all__ = ["FramingError", "Encoded", "dumps", "encode", "encode_with_list", "splice_json", "decode", "nesting_depth",
            "MAX_DEPTH", "LineBuffer", "Outcome", "Event", "Pipes"]
 
 log = logging.getLogger(__name__)
@@ -23,11 +23,26 @@ class FramingError(ValueError):
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+try:  # the C encoder made once, without the circular check (messages are trees): what _ENCODER.encode calls
+    from _json import encode_basestring_ascii, make_encoder
+
+    _C_ENCODE: Any = make_encoder(None, _ENCODER.default, encode_basestring_ascii, None, ":", ",", False, False,
+                                  False)
+except ImportError:  # pragma: no cover - an interpreter without the accelerator
+    _C_ENCODE = None
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON, as ``json.dumps(value, separators=(",", ":"), allow_nan=False)`` writes it."""
+    if _C_ENCODE is None:  # pragma: no cover
+        return _ENCODER.encode(value)
+    return "".join(_C_ENCODE(value, 0))
 
 
 class Encoded(dict[str, Any]):
     """A message that carries its JSON line, made from parts encoded once for several messages
-    (``encode_with_list``); the line is exactly ``encode`` of the dict. Not to be changed once made."""
+    (``encode_with_list``, arena/referee_wire.py); the line is exactly ``encode`` of the dict, except for a
+    player that reads only lines (``wire_only``), whose dict may hold the header alone. Not to be changed once made."""
 
     __slots__ = ("line",)
     line: bytes
@@ -38,7 +53,7 @@ def encode(message: Mapping[str, Any]) -> bytes:
     line: bytes | None = getattr(message, "line", None)
     if line is not None:
         return line
-    return _ENCODER.encode(message).encode("utf-8") + b"\n"
+    return dumps(message).encode("utf-8") + b"\n"
 
 
 def splice_json(message: Mapping[str, Any], key: str, texts: list[str]) -> str:
@@ -86,13 +101,28 @@ def nesting_depth(line: bytes, stop: int = MAX_DEPTH) -> int:
     return peak
 
 
+_SCAN: Any = getattr(json.JSONDecoder(), "scan_once")  # the C scanner behind json.loads, without its wrapper
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``: the same values and the same refusals (as a ``ValueError``)."""
+    text = text.strip(" \t\n\r")
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration:
+        raise ValueError("no JSON value") from None
+    if end != len(text):
+        raise ValueError("extra data after the JSON value")
+    return value
+
+
 def decode(line: bytes, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
     """Parse one line (without its newline) into a JSON object, or raise FramingError: whatever
     the line holds, no other exception escapes."""
     try:
         if nesting_depth(line, max_depth) > max_depth:
             raise FramingError(f"JSON nested deeper than {max_depth} levels: {_preview(line)}")
-        value = json.loads(line.decode("utf-8"))
+        value = _loads(line.decode("utf-8"))
     except FramingError:
         raise
     except Exception as exc:  # noqa: BLE001 - ValueError, UnicodeDecodeError, RecursionError, MemoryError...
@@ -192,6 +222,8 @@ class Pipes:
         """Write ``payload``, then (if ``want_line``) wait for one line, all before ``deadline`` (monotonic)."""
         start = time.monotonic()
         view = memoryview(payload)
+        if view and not self.stdin_broken:  # a pipe with room takes it at once: no poll for the first write
+            view = self._write(view)
         poller = select.poll()
         if view and not self.stdin_broken:
             poller.register(self.stdin, select.POLLOUT)
@@ -225,14 +257,7 @@ class Pipes:
                 continue
             for fd, mask in ready:
                 if fd == self.stdin:
-                    try:
-                        written = os.write(fd, view)
-                        view = view[written:]
-                    except BlockingIOError:
-                        continue
-                    except (BrokenPipeError, OSError):
-                        self.stdin_broken = True
-                        view = view[len(view) :]
+                    view = self._write(view)
                     if not view:
                         poller.unregister(fd)
                 elif fd == self.stdout:
@@ -241,6 +266,16 @@ class Pipes:
                 elif fd == self.stderr:
                     if not self._read_stderr():
                         poller.unregister(fd)
+
+    def _write(self, view: memoryview) -> memoryview:
+        """Write what the bot's stdin takes now; what is left (nothing once its pipe broke)."""
+        try:
+            return view[os.write(self.stdin, view):]
+        except BlockingIOError:
+            return view
+        except OSError:  # BrokenPipeError and the like
+            self.stdin_broken = True
+            return view[len(view):]
 
     def _read_into_lines(self) -> bool:
         """Read what is available from stdout; False at EOF."""

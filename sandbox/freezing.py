@@ -53,7 +53,8 @@ class Freezer:
         self.stops = 0  # how often it had to be stopped with SIGSTOP (it was not at rest when settled)
         self.cpu_at_rest_ms = 0.0  # CPU it used between requests anyway
         self._cpu_mark: float | None = None  # its CPU time at its last reply
-        self._stat_fd: int | None = None  # /proc/<pid>/stat, kept open: read at every reply and request
+        self._stat_fd: int | None = None  # /proc/<pid>/stat, kept open: read to confirm a stop
+        self._clock_id: tuple[int, int | None] | None = None  # (pid, its CPU clock for clock_gettime)
         self._wchan_fd: int | None = None  # /proc/<pid>/wchan: where it sleeps, read when it is settled
 
     def after_reply(self) -> None:
@@ -99,7 +100,18 @@ class Freezer:
         return used
 
     def cpu_ms(self) -> float | None:
-        """CPU time the bot's process has used so far (user + system), from /proc."""
+        """CPU time the bot's process has used so far (user + system, all its threads): its CPU clock, read with
+        one ``clock_gettime`` (~1 µs, against ~25 µs for /proc/<pid>/stat, read where the clock is refused)."""
+        if self.pid is None:
+            return None
+        if self._clock_id is None or self._clock_id[0] != self.pid:
+            self._clock_id = (self.pid, process_cpu_clock(self.pid))
+        clock = self._clock_id[1]
+        if clock is not None:
+            try:
+                return time.clock_gettime_ns(clock) / 1e6
+            except OSError:  # it is gone (reaped): as an unreadable /proc
+                return None
         fields = self._stat_fields()
         try:
             return (int(fields[11]) + int(fields[12])) * 1000.0 / CLOCK_TICKS if fields else None
@@ -160,3 +172,14 @@ class Freezer:
                 os.kill(self.pid, sig)  # fork is denied, so the runner is alone
         except ProcessLookupError:
             pass
+
+
+def process_cpu_clock(pid: int) -> int | None:
+    """The clock id of process ``pid``'s CPU time (what ``clock_getcpuclockid`` gives: Linux's
+    ``MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)``), or None where it cannot be read (not Linux, refused)."""
+    clock = ((~pid) << 3) | 2
+    try:
+        time.clock_gettime_ns(clock)
+    except (OSError, AttributeError):
+        return None
+    return clock

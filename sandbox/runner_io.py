@@ -20,6 +20,8 @@ def die(code: int, text: str) -> NoReturn:
 
 
 def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    written = os.write(fd, data)  # a reply line fits the pipe: one write, no view
+    if written < len(data):
+        view = memoryview(data)[written:]
+        while view:
+            view = view[os.write(fd, view) :]

@@ -77,24 +77,30 @@ class Hello:
 class Request:
     """One decision to make: ``id``, ``kind``, ``view`` (your view of the table), ``events`` (the public
     events since your previous decision), ``options`` (the legal actions that need no invention) and
-    ``time_left_ms``. ``view`` and ``events`` are decoded when first used, so a bot that does not look
-    at them does not pay for them."""
+    ``time_left_ms``. ``view``, ``events`` and ``options`` are decoded when first used, so a bot that does
+    not look at them does not pay for them."""
 
-    __slots__ = ("id", "kind", "options", "time_left_ms", "_view", "_events", "_raw")
+    __slots__ = ("id", "kind", "time_left_ms", "_options", "_view", "_events", "_raw")
 
     def __init__(self, id: int, kind: DecisionKind, view: View | PrincesView | None,
-                 events: tuple[Event, ...] | None, options: tuple[Action, ...], time_left_ms: float) -> None:
-        self.id, self.kind, self.options, self.time_left_ms = id, kind, options, time_left_ms
-        self._view, self._events = view, events
+                 events: tuple[Event, ...] | None, options: tuple[Action, ...] | None, time_left_ms: float) -> None:
+        self.id, self.kind, self.time_left_ms = id, kind, time_left_ms
+        self._options, self._view, self._events = options, view, events
         self._raw: DecideMessage | None = None
 
     @classmethod
     def from_json(cls, message: Mapping[str, Any]) -> Request:
         decide = DecideMessage.from_json(message)
-        request = cls(decide.id, DecisionKind(decide.kind), None, None,
-                      tuple(action_from_json(a) for a in decide.options), float(decide.time_left_ms))
+        request = cls(decide.id, DecisionKind(decide.kind), None, None, None, float(decide.time_left_ms))
         request._raw = decide
         return request
+
+    @property
+    def options(self) -> tuple[Action, ...]:
+        """The legal actions that need no invention (for the trade kinds: the fixed ones, e.g. ``Pass()``)."""
+        if self._options is None:
+            self._options = tuple(action_from_json(a) for a in (self._raw.options if self._raw else ()))
+        return self._options
 
     @property
     def view(self) -> View | PrincesView:

@@ -1,0 +1,83 @@
+"""The referee's decide messages made from cached parts: each line is exactly the JSON of the message's
+dict; a ``wire_only`` player is sent the very same lines, with only the header in the dict."""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+
+from arena.referee import play_game
+from arena.referee_wire import number_text
+from engine import rules_for
+from sandbox import Reply, Status
+from sandbox.framing import dumps, encode
+
+
+class Seat:
+    """Answers the last option of every decision; keeps each message and the line it would send."""
+
+    def __init__(self, name: str, wire_only: bool) -> None:
+        self.name, self.wire_only = name, wire_only
+        self.sent: list[tuple[dict[str, Any], bytes]] = []
+        self.stderr_tail = ""
+        self.options: list[list[dict[str, Any]]] = []
+
+    def request(self, message: dict[str, Any]) -> Reply:
+        line = encode(message)
+        self.sent.append((dict(message), line))
+        if message["type"] == "hello":
+            return Reply(Status.OK, {"type": "ready"}, 1.0)
+        options = json.loads(line)["options"]
+        return Reply(Status.OK, {"id": message["id"], "action": options[-1]}, 1.0)
+
+    def notify(self, message: dict[str, Any]) -> None:
+        self.sent.append((dict(message), encode(message)))
+
+    def time_left_ms(self) -> float:
+        return 1234.5 + len(self.sent) / 3
+
+    def new_game(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def table(variant: str, players: int, wire_only: bool) -> list[Seat]:
+    seats = [Seat(f"p{i}", wire_only) for i in range(players)]
+    record = play_game(rules_for(variant), 7, seats, bot_seeds=[11 + i for i in range(players)])
+    assert record.void is None and all(s.status is Status.OK for s in record.seats)
+    return seats
+
+
+@pytest.mark.parametrize("variant, players", [("classic", 4), ("duel", 2), ("solo", 1)])
+def test_a_line_is_the_json_of_its_message(variant: str, players: int) -> None:
+    decides = 0
+    for seat in table(variant, players, wire_only=False):
+        for message, line in seat.sent:
+            assert (dumps(message) + "\n").encode() == line
+            decides += message["type"] == "decide"
+    assert decides > 10
+
+
+@pytest.mark.parametrize("variant, players", [("classic", 4), ("duel", 2)])
+def test_a_wire_only_seat_gets_the_same_lines_and_a_header(variant: str, players: int) -> None:
+    full, lean = table(variant, players, wire_only=False), table(variant, players, wire_only=True)
+    for a, b in zip(full, lean):
+        assert [line for _, line in a.sent] == [line for _, line in b.sent]
+        for message, line in b.sent:
+            if message["type"] == "decide":
+                data = json.loads(line)
+                assert message == {"type": "decide", "id": data["id"], "kind": data["kind"]}
+
+
+@pytest.mark.parametrize("value", [0.0, 1234.5, 1e-7, 1e22, 2.0 / 3, 60000, -0.0, 10 ** 20])
+def test_a_number_is_written_as_the_encoder_writes_it(value: float) -> None:
+    assert number_text(value) == json.dumps(value)
+
+
+def test_a_number_the_encoder_refuses_is_refused() -> None:
+    with pytest.raises(ValueError):
+        number_text(math.nan)
