@@ -80,10 +80,10 @@ def void_table(match_ids: list[int], reason: str) -> list[MatchOutcome]:
 # ----------------------------------------------------------------- the local fork pool
 def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C and ends the pool
-    _die_with_parent()
+    die_with_parent()
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """A worker must not outlive a coordinator that was killed outright (SIGKILL, OOM)."""
     import ctypes
 

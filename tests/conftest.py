@@ -53,6 +53,8 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "site/test_site_tables.py": ("slow",),
     "site/test_site_phone.py": ("slow", "browser"),
     "packaging/test_wheel.py": ("slow",),
+    "service/test_service.py": ("slow",),
+    "service/test_service_queue.py": ("slow",),
 }
 #: the tiers whose files run first, in this order (the rest keeps the order of its files)
 FIRST = ("unprivileged", "browser", "hostile", "slow")

@@ -7,13 +7,12 @@ from pathlib import Path
 import click
 from sqlmodel import Session
 
-from arena.formats import default_format
 from arena.roster import roster
-from arena.smoke_verdict import smoke_verdict, version_hint
 from arena.text import shown
 from arena.accounts import Actor
-from arena.submit import (SubmissionError, check_may_change, check_name, plays_formats, read_bot, read_bot_file,
-                          register, retire)
+from arena.service.client import submit_remote
+from arena.submission import submit_bytes
+from arena.submit import SubmissionError, read_bot_file, retire
 from sandbox import Limits, SandboxError
 
 from arena.cli.base import Context, UserError, cli, echo, format_table, pass_context
@@ -28,57 +27,43 @@ from arena.cli.trust import sandbox_tier
               "theirs, and only its owner makes its next versions.")
 @click.option("--operator", is_flag=True, help="Act as the operator: make a new version of any bot (recorded).")
 @click.option("--unsafe", is_flag=True, help="Allow the smoke game without a strong sandbox.")
-@pass_context
-def submit(ctx: Context, path: str, name: str | None, author: str, operator: bool, unsafe: bool) -> None:
+@click.option("--to", "url", default=None, metavar="URL",
+              help="Submit through the submission service at URL ('arena serve') as the author whose token is in "
+                   "$ARENA_TOKEN or --token-file; waits for the smoke games and prints the verdict.")
+@click.option("--token-file", type=click.Path(dir_okay=False), default=None,
+              help="With --to: a file holding the token.")
+@click.option("--wait", type=click.FloatRange(min=1), default=600.0, show_default=True,
+              help="With --to: seconds to wait for the verdict.")
+@click.pass_context
+def submit(click_ctx: click.Context, path: str, name: str | None, author: str, operator: bool, unsafe: bool,
+           url: str | None, token_file: str | None, wait: float) -> None:
     """Check a bot file, play a smoke game of each format in the sandbox, and add it to the ladder.
 
     A new file under an existing name becomes that bot's next version (only its owner's, or the
     operator's with --operator): it keeps the rating mean and starts with a fresh uncertainty;
-    older versions stop being scheduled.
+    older versions stop being scheduled. With --to URL the file goes to a submission service instead.
     """
     file = Path(path)
-    actor = acting(author, operator)
+    if url is not None:
+        if author or operator or unsafe:
+            raise UserError("--to acts as the token's author: --author, --operator and --unsafe are for a local submit")
+        submit_remote(url, file, name, token_file, wait)
+        return
+    ctx = click_ctx.ensure_object(Context)
     try:
         data = read_bot_file(path)  # a link, a FIFO or an oversized file is refused before it is read
-        named = name is not None
-        name = check_name(name or file.stem)
-        with Session(ctx.engine) as session:
-            check_may_change(session, name, actor, "make a new version of")  # before the smoke games
-            base = None if named else version_hint(session, name)
-        if base is not None:
-            echo(f"note: no bot is named {name!r}, so this is a new bot; to make it the next version "
-                 f"of {base!r}, submit it with --name {base}", err=True)
-        source, language = read_bot(data, path)
-        verdict = smoke_verdict(name, source, Limits(), sandbox_tier(unsafe), language)
-        passed = verdict.passed
-        if not passed:  # the default format's failure names the reason; the bot's own output says why
-            for text in verdict.failure_texts(default_format().name):
-                echo(text, err=True)
-            raise verdict.rejection(path)
+        outcome = submit_bytes(ctx.engine, data, path, name or file.stem, acting(author, operator), Limits(),
+                               sandbox_tier(unsafe), named=name is not None)
     except SubmissionError as exc:
         raise UserError(str(exc)) from None
     except SandboxError as exc:
         raise click.ClickException(f"sandbox unavailable (machine fault, not the bot's): {exc}") from None
-    with Session(ctx.engine) as session:
-        try:
-            done = register(session, name, source, actor, variants=passed, language=language)
-        except SubmissionError as exc:  # e.g. a boss took the name during the smoke games
-            raise UserError(str(exc)) from None
-        if done.new:
-            echo(f"{name} version {done.version.number} registered for {', '.join(passed)} "
-                 f"(smoke games: {verdict.summary()})")
-        else:
-            plays = plays_formats(session, done.version)
-            echo(f"{name} is unchanged: version {done.version.number} already has this source; nothing was "
-                 f"stored and it still plays {', '.join(plays) or 'no format'}")
-        for variant, why in verdict.failures.items():
-            if why and not done.new and variant in plays:
-                echo(f"its smoke game in {variant} failed this time ({why}); it still plays {variant}, as the "
-                     "same code did before", err=True)
-            elif why:
-                echo(f"not scheduled in {variant}: {why}", err=True)
-                for text in verdict.failure_texts(variant):
-                    echo(text, err=True)
+    for line in outcome.out:
+        echo(line)
+    for line in outcome.err:
+        echo(line, err=True)
+    if outcome.refusal is not None:
+        raise UserError(outcome.refusal)
 
 
 def acting(author: str, operator: bool) -> Actor:

@@ -1,0 +1,193 @@
+"""The submission service's ASGI application (Starlette): authenticated uploads into the spool, an upload's
+verdict and an author's own bots for their owner, and the static site, read-only.
+
+Every request is bounded: an upload's size is refused from its Content-Length before a byte of the body is
+read (and counted while it is read, for a chunked one), the whole body must arrive within
+``upload_seconds``, each author may upload ``rate`` files a ``rate_window``, and the queue holds at most
+``max_queued`` uploads. Errors are one JSON object, ``{"error": "..."}``, with a status that says whose
+fault it is (4xx the request's, 503 the service's)."""
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from arena.accounts import Actor, author_for_token
+from arena.service.owner import owner_report
+from arena.service.spool import Spool
+from arena.submit import MAX_BOT_BYTES, SubmissionError, check_may_change, check_name
+from sandbox.languages import language_of_file
+
+#: a file name as the service takes it: one path component, no dot first, an extension a language knows
+FILENAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    spool: Path
+    site: Path | None = None
+    max_bytes: int = MAX_BOT_BYTES
+    upload_seconds: float = 10.0
+    rate: int = 10  # uploads an author may make a window
+    rate_window: float = 600.0
+    max_queued: int = 200
+
+
+class Refused(Exception):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers or {}
+
+
+def error(status: int, message: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+class RateLimit:
+    """At most ``count`` events a ``window`` seconds for each key (held in memory: a restart forgets it)."""
+
+    def __init__(self, count: int, window: float) -> None:
+        self.count, self.window = count, window
+        self.events: dict[str, deque[float]] = defaultdict(deque)
+
+    def wait(self, key: str, now: float) -> float:
+        """0 when an event for ``key`` may happen now (and count it), else the seconds until it may."""
+        events = self.events[key]
+        while events and events[0] <= now - self.window:
+            events.popleft()
+        if len(events) >= self.count:
+            return events[0] + self.window - now
+        events.append(now)
+        return 0.0
+
+
+class Service:
+    """The routes, with the database, the spool and the limits they share."""
+
+    def __init__(self, engine: Engine, settings: ServiceSettings) -> None:
+        self.engine, self.settings = engine, settings
+        self.spool = Spool(settings.spool)
+        self.rate = RateLimit(settings.rate, settings.rate_window)
+
+    def author_of(self, request: Request) -> str:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Refused(401, "no token: send 'Authorization: Bearer TOKEN' (the operator gives each author one)",
+                          {"WWW-Authenticate": "Bearer"})
+        with Session(self.engine) as session:
+            author = author_for_token(session, token.strip())
+        if author is None:
+            raise Refused(401, "this token belongs to no author (a wrong, rotated or removed token)",
+                          {"WWW-Authenticate": "Bearer"})
+        return author.name
+
+    def check_upload(self, author: str, name: str, filename: str, length: str | None) -> None:
+        """Everything about an upload that can be refused before its body is read."""
+        if not FILENAME.fullmatch(filename) or language_of_file(filename) is None:
+            raise Refused(400, f"file name {filename[:80]!r} is not a bot file name: one name such as mybot.py, "
+                               "mybot.js or mybot.c, no folders")
+        if length is not None:
+            if not length.isdigit():
+                raise Refused(400, f"Content-Length {length[:20]!r} is not a number")
+            if int(length) > self.settings.max_bytes:
+                raise Refused(413, f"the file is {int(length)} bytes; the limit is {self.settings.max_bytes}",
+                              {"Connection": "close"})
+        try:
+            check_name(name)
+            with Session(self.engine) as session:
+                check_may_change(session, name, Actor.author(author), "make a new version of")
+        except SubmissionError as exc:
+            raise Refused(403 if "belongs to" in str(exc) or "no owner" in str(exc) else 400, str(exc)) from None
+        if self.spool.queued() >= self.settings.max_queued:
+            raise Refused(503, "the queue of uploads is full; send it again in a few minutes", {"Retry-After": "60"})
+        wait = self.rate.wait(author, time.monotonic())
+        if wait:
+            raise Refused(429, f"too many uploads: {self.settings.rate} a {self.settings.rate_window:.0f} s; "
+                               f"send it again in {wait:.0f} s", {"Retry-After": str(int(wait) + 1)})
+
+    async def read_body(self, request: Request) -> bytes:
+        limit = self.settings.max_bytes
+        chunks: list[bytes] = []
+        size = 0
+
+        async def collect() -> None:
+            nonlocal size
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:  # the rest of the body is not read: the connection ends with the answer
+                    raise Refused(413, f"the file is more than {limit} bytes; the limit is {limit}",
+                                  {"Connection": "close"})
+                chunks.append(chunk)
+
+        try:
+            await asyncio.wait_for(collect(), timeout=self.settings.upload_seconds)
+        except TimeoutError:
+            raise Refused(408, f"the upload took longer than {self.settings.upload_seconds:.0f} s; "
+                               "nothing was stored", {"Connection": "close"}) from None
+        return b"".join(chunks)
+
+    async def upload(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        filename = request.query_params.get("filename", f"{name}.py")
+        author = await run_in_threadpool(self.author_of, request)
+        await run_in_threadpool(self.check_upload, author, name, filename, request.headers.get("content-length"))
+        data = await self.read_body(request)
+        ticket = await run_in_threadpool(self.spool.accept, author, name, filename, data)
+        return JSONResponse({"id": ticket.id, "bot": name, "state": "queued", "status": f"/api/uploads/{ticket.id}"},
+                            status_code=202)
+
+    async def status(self, request: Request) -> Response:
+        author = await run_in_threadpool(self.author_of, request)
+        found = await run_in_threadpool(self.spool.lookup, request.path_params["ticket"])
+        if found is None or found[0] != author:  # another author's upload is as absent as no upload
+            raise Refused(404, "no upload of yours has this id")
+        return JSONResponse(found[1])
+
+    async def my_bots(self, request: Request) -> Response:
+        author = await run_in_threadpool(self.author_of, request)
+        return JSONResponse(await run_in_threadpool(self.report, author))
+
+    def report(self, author: str) -> dict[str, Any]:
+        with Session(self.engine) as session:
+            return owner_report(session, author)
+
+
+async def refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, Refused)
+    return error(exc.status, exc.message, exc.headers)
+
+
+async def not_served(request: Request, exc: Exception) -> Response:
+    """An unknown API route or method is a JSON error too; the site's own pages keep plain answers."""
+    assert isinstance(exc, HTTPException)
+    if not request.url.path.startswith("/api/"):
+        return PlainTextResponse(exc.detail, status_code=exc.status_code, headers=exc.headers)
+    words = "no such API" if exc.status_code == 404 else exc.detail
+    return error(exc.status_code, f"{words}: {request.method} {request.url.path[:100]}", exc.headers)
+
+
+def make_app(engine: Engine, settings: ServiceSettings) -> Starlette:
+    service = Service(engine, settings)
+    routes: list[Route | Mount] = [
+        Route("/api/bots/{name}", service.upload, methods=["POST", "PUT"]),
+        Route("/api/uploads/{ticket}", service.status, methods=["GET"]),
+        Route("/api/me", service.my_bots, methods=["GET"]),
+    ]
+    if settings.site is not None:
+        routes.append(Mount("/", app=StaticFiles(directory=settings.site, html=True, check_dir=False)))
+    return Starlette(routes=routes, exception_handlers={Refused: refused, HTTPException: not_served})

@@ -1,0 +1,71 @@
+"""One submission from bytes to a stored version, as `arena submit` and the submission service both run it:
+the name and the owner checked before any game, the file read, a smoke game per format, the version stored.
+The outcome is data (the lines to show), so that the CLI prints it and the service keeps it for its author."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from arena.accounts import Actor
+from arena.formats import default_format
+from arena.smoke_verdict import smoke_verdict, version_hint
+from arena.submit import SubmissionError, check_may_change, check_name, plays_formats, read_bot, register
+from sandbox import Limits, Tier
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a submission printed: ``out`` (the verdict) and ``err`` (notes and why a format failed);
+    ``version`` the number stored or kept, None when refused (``refusal`` says why; nothing was stored)."""
+
+    out: tuple[str, ...]
+    err: tuple[str, ...]
+    version: int | None = None
+    refusal: str | None = None
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return self.out + self.err + ((self.refusal,) if self.refusal else ())
+
+
+def submit_bytes(engine: Engine, data: bytes, filename: str, name: str, actor: Actor, limits: Limits, tier: Tier,
+                 named: bool = True) -> Outcome:
+    """Check, play and store ``data`` (the file ``filename``) as bot ``name`` for ``actor``. A refusal is an
+    ``Outcome`` with ``refusal`` set; a sandbox that cannot start raises ``SandboxError`` (the machine's fault,
+    to be retried), a database that cannot be written raises its error."""
+    err: list[str] = []
+    try:
+        name = check_name(name)
+        with Session(engine) as session:
+            check_may_change(session, name, actor, "make a new version of")  # before the smoke games
+            base = None if named else version_hint(session, name)
+        if base is not None:
+            err.append(f"note: no bot is named {name!r}, so this is a new bot; to make it the next version "
+                       f"of {base!r}, submit it with --name {base}")
+        source, language = read_bot(data, filename)
+        verdict = smoke_verdict(name, source, limits, tier, language)
+        passed = verdict.passed
+        if not passed:  # the default format's failure names the reason; the bot's own output says why
+            err.extend(verdict.failure_texts(default_format().name))
+            return Outcome((), tuple(err), refusal=str(verdict.rejection(filename)))
+        with Session(engine) as session:
+            done = register(session, name, source, actor, variants=passed, language=language)
+            plays = plays_formats(session, done.version)
+    except SubmissionError as exc:
+        return Outcome((), tuple(err), refusal=str(exc))
+    if done.new:
+        out = (f"{name} version {done.version.number} registered for {', '.join(passed)} "
+               f"(smoke games: {verdict.summary()})")
+    else:
+        out = (f"{name} is unchanged: version {done.version.number} already has this source; nothing was "
+               f"stored and it still plays {', '.join(plays) or 'no format'}")
+    for variant, why in verdict.failures.items():
+        if why and not done.new and variant in plays:
+            err.append(f"its smoke game in {variant} failed this time ({why}); it still plays {variant}, as the "
+                       "same code did before")
+        elif why:
+            err.append(f"not scheduled in {variant}: {why}")
+            err.extend(verdict.failure_texts(variant))
+    return Outcome((out,), tuple(err), done.version.number)

@@ -1,0 +1,107 @@
+"""A real `arena serve` on a loopback port, and plain HTTP calls to it."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ARENA = [sys.executable, "-m", "arena"]
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    url: str
+    db: Path
+    spool: Path
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+
+
+def start_server(db: Path, spool: Path, *options: str) -> Server:
+    """`arena --db DB serve --bind 127.0.0.1:0 --spool SPOOL OPTIONS`, once it says where it listens."""
+    process = subprocess.Popen([*ARENA, "--db", f"sqlite:///{db}", "serve", "--bind", "127.0.0.1:0",
+                                "--spool", str(spool), *options],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    stream = process.stderr.fileno()  # read unbuffered: a line left in a buffer would not wake select
+    deadline = time.monotonic() + 60
+    seen = b""
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([stream], [], [], 1.0)
+        if ready:
+            seen += os.read(stream, 4096)
+            found = re.search(rb"serving on (http://127\.0\.0\.1:\d+)", seen)
+            if found:  # from now on its standard error is read by a thread, so that it never fills the pipe
+                threading.Thread(target=_drain, args=(stream,), daemon=True).start()
+                return Server(process, found.group(1).decode(), db, spool)
+        if process.poll() is not None:
+            break
+    process.kill()
+    raise AssertionError(f"the server did not start: {seen.decode(errors='replace')}")
+
+
+def _drain(stream: int) -> None:
+    try:
+        while os.read(stream, 65536):
+            pass
+    except OSError:
+        pass
+
+
+def http(method: str, url: str, token: str | None = None, body: bytes | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+    """(status, JSON body) of one request."""
+    sent = dict(headers or {})
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, data=body, method=method, headers=sent)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def add_author(db: Path, name: str) -> str:
+    """The token of a new account ``name``, made by `arena authors add`."""
+    done = subprocess.run([*ARENA, "--db", f"sqlite:///{db}", "authors", "add", name], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+def client(url: str, token: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`arena submit ARGS --to URL` as the author of ``token`` (in $ARENA_TOKEN)."""
+    return subprocess.run([*ARENA, "submit", *args, "--to", url], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "ARENA_TOKEN": token}, cwd=cwd)
+
+
+def wait_verdict(server: Server, token: str, ticket: str, seconds: float = 240) -> dict[str, Any]:
+    """An upload's status once it is no longer queued."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        status, body = http("GET", f"{server.url}/api/uploads/{ticket}", token)
+        assert status == 200, body
+        if body["state"] != "queued":
+            return body
+        time.sleep(0.5)
+    raise AssertionError(f"upload {ticket} still queued after {seconds} s")

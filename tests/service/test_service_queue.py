@@ -1,0 +1,132 @@
+"""The service's queue: twenty uploads at once, an upload while a season holds the database, a server killed
+mid-upload and mid-check, and a database that cannot be written (the upload waits, it is not lost)."""
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from service_helpers import add_author, http, start_server, wait_verdict
+from sqlmodel import create_engine
+
+from arena.service.spool import Spool, TicketState
+from arena.service.worker import WorkerSettings, run_once
+from sandbox import Limits, detect_tier
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+
+
+def versions(db: Path) -> list[tuple[str, int]]:
+    with sqlite3.connect(db) as conn:
+        return list(conn.execute("SELECT bot.name, botversion.number FROM botversion JOIN bot ON bot.id = "
+                                 "botversion.bot_id ORDER BY bot.name, botversion.number"))
+
+
+def test_twenty_concurrent_uploads_are_each_queued_once_and_each_answered(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    tokens = [add_author(db, name) for name in ("ann", "bob")]
+    server = start_server(db, tmp_path / "spool", "--rate", "50")
+    try:
+        def upload(i: int) -> tuple[int, dict[str, str]]:
+            body = f"# upload {i}\ndef act(message:\n".encode()  # a syntax error: answered without a game
+            return http("POST", f"{server.url}/api/bots/b{i}?filename=b{i}.py", tokens[i % 2], body)
+
+        with ThreadPoolExecutor(20) as pool:
+            answers = list(pool.map(upload, range(20)))
+        assert [status for status, _ in answers] == [202] * 20
+        ids = [answer["id"] for _, answer in answers]
+        assert len(set(ids)) == 20
+        for i, ticket in enumerate(ids):
+            verdict = wait_verdict(server, tokens[i % 2], ticket)
+            assert verdict["bot"] == f"b{i}" and verdict["state"] == "refused", verdict
+            assert verdict["refusal"] == f"'b{i}.py' has a syntax error at line 2: '(' was never closed"
+        assert len(list((server.spool / "done").iterdir())) == 20 and not list((server.spool / "queue").iterdir())
+    finally:
+        server.stop()
+
+
+def test_an_upload_while_a_season_holds_the_database_is_queued_not_lost(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    token = add_author(db, "ann")
+    season = subprocess.Popen([sys.executable, "-m", "arena", "--db", f"sqlite:///{db}", "-q", "season", "run",
+                               "--games", "40", "--players", "3", "--bosses", "random,greedy,trader"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = start_server(db, tmp_path / "spool")
+    try:
+        lock = db.with_name(db.name + ".lock")
+        while season.poll() is None and not (lock.exists() and lock.read_text().startswith("pid")):
+            time.sleep(0.1)  # the season holds the database (its lock file names it)
+        assert season.poll() is None, season.communicate()
+        status, ticket = http("POST", f"{server.url}/api/bots/mine?filename=mine.py", token,
+                              (BOTS / "greedy_bot.py").read_bytes())
+        assert status == 202 and ticket["state"] == "queued"
+        verdict = wait_verdict(server, token, ticket["id"])
+        assert verdict["state"] == "accepted" and verdict["out"][0].startswith("mine version 1 registered"), verdict
+        out, err = season.communicate(timeout=600)
+        assert season.returncode == 0, err
+    finally:
+        if season.poll() is None:
+            season.kill()
+        server.stop()
+    assert versions(db)[-1:] == [("mine", 1)] or ("mine", 1) in versions(db)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM \"match\" WHERE status = 'done'").fetchone() == (40,)
+
+
+def test_a_server_killed_mid_upload_or_mid_check_stores_nothing_half_and_loses_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.sqlite"
+    token = add_author(db, "ann")
+    spool = tmp_path / "spool"
+    server = start_server(db, spool)
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as sock:  # half a body, then the kill
+        sock.sendall(f"POST /api/bots/half?filename=half.py HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer {token}\r\n"
+                     f"Content-Length: 5000\r\n\r\n".encode() + b"#" * 1000)
+        time.sleep(0.5)
+        server.stop(signal.SIGKILL)
+    (spool / "tmp" / "leftover.part").write_bytes(b"# what a killed write leaves")  # as a kill mid-write would
+    server = start_server(db, spool)
+    try:
+        assert not list((spool / "tmp").iterdir()) and not list((spool / "queue").iterdir())
+        status, ticket = http("POST", f"{server.url}/api/bots/whole?filename=whole.py", token,
+                              (BOTS / "random_bot.py").read_bytes())
+        assert status == 202
+        time.sleep(1.0)  # the worker has taken it and plays its smoke games: kill the server now
+        server.stop(signal.SIGKILL)
+        assert json.loads((spool / "queue" / f"{ticket['id']}.json").read_text())["name"] == "whole"
+        server = start_server(db, spool)
+        verdict = wait_verdict(server, token, ticket["id"])
+        assert verdict["state"] == "accepted", verdict
+    finally:
+        server.stop()
+    assert versions(db) == [("whole", 1)]  # the half upload stored nothing; the whole one once
+
+
+def test_a_database_that_cannot_be_written_keeps_the_upload_queued(tmp_path: Path) -> None:
+    """The worker meets a database it cannot write (another writer holds it past the busy timeout): the
+    upload stays queued, and the next round stores it."""
+    db = tmp_path / "ladder.sqlite"
+    add_author(db, "ann")
+    spool = Spool(tmp_path / "spool")
+    ticket = spool.accept("ann", "mine", "mine.py", (BOTS / "greedy_bot.py").read_bytes())
+    engine = create_engine(f"sqlite:///{db}", connect_args={"timeout": 0.2})
+    settings = WorkerSettings(Limits(), detect_tier())
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        assert run_once(engine, spool, settings) == 0
+        assert [t.id for t in spool.pending()] == [ticket.id]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert run_once(engine, spool, settings) == 1
+    found = spool.lookup(ticket.id)
+    assert found is not None and found[0] == "ann" and found[1]["state"] == TicketState.ACCEPTED.value
+    assert versions(db) == [("mine", 1)]
+    engine.dispose()
