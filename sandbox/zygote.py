@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from . import isolation
 from .boot import boot_line, runner_argv, runner_line, start_runner
-from .cleanup import children, find_runner
+from .cleanup import REAP_TIMEOUT_S, children, find_runner
 from .procscan import processes_of_uid
 from .framing import Event
 from .bootline import ForkServerBoot
@@ -76,6 +76,7 @@ class Zygote:
         self._control: socket.socket | None = None
         self._buffer = b""
         self.pid: int | None = None  # host pid of the template's python
+        self._child: ZygoteChild | None = None  # its last child, until its exit report is read
         try:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             self._control = ours
@@ -104,13 +105,34 @@ class Zygote:
             raise SandboxError("fork server process not found under bubblewrap")
         return pid
 
-    def fork(self, deadline: float) -> tuple[ZygoteChild, tuple[int, int, int]]:
-        """A new child with fresh pipes; returns it and the referee's ends (stdin write, stdout read, stderr read)."""
+    def settle(self, deadline: float) -> bool:
+        """Read the exit report of its last child, if not yet read: whether it came before ``deadline``.
+        A template with a child in doubt must not fork again: its uid slot is that child's until it is gone."""
+        child = self._child
+        if child is None or child.returncode is not None:
+            self._child = None
+            return True
+        try:
+            child.wait(max(0.0, deadline - time.monotonic()))
+        except (subprocess.TimeoutExpired, SandboxError) as exc:
+            log.error("fork server %s: no exit report from its last child: %s", self.pid, exc)
+            return False
+        return True
+
+    def fork(self, deadline: float, first: bytes = b"") -> tuple[ZygoteChild, tuple[int, int, int], bytes]:
+        """A new child with fresh pipes; returns it, the referee's ends (stdin write, stdout read, stderr read)
+        and what of ``first`` is still to be written to its stdin: as much as the pipe takes is in it before
+        the child is asked for, so the child reads its boot line without waiting for another round trip.
+        The template forked it ahead of the request; its last child's exit was reported first (``settle``)."""
         assert self._control is not None and self.pid is not None
+        if not self.settle(deadline):
+            raise SandboxError("fork server: its last child did not end in time")
         ends = [os.pipe() for _ in range(3)]
         theirs = [ends[0][0], ends[1][1], ends[2][1]]
         mine = (ends[0][1], ends[1][0], ends[2][0])
         try:
+            os.set_blocking(mine[0], False)
+            first = first[os.write(mine[0], first):] if first else first
             self._control.sendmsg([FORK_REQUEST], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                                            b"".join(fd.to_bytes(4, "little") for fd in theirs))])
             reply = self._read(deadline)
@@ -127,7 +149,8 @@ class Zygote:
             raise SandboxError(f"fork server answered {reply!r} to a fork")
         keeper = children(self.pid)  # the template's child keeps the bot, pid 1 of a PID namespace of its own
         host = children(keeper[0]) if keeper else []
-        return ZygoteChild(self, host[0] if host else None), mine
+        self._child = ZygoteChild(self, host[0] if host else None)
+        return self._child, mine, first
 
     def _read(self, deadline: float) -> Report:
         """The next report line from the template, before ``deadline``."""
@@ -211,6 +234,8 @@ class ZygoteChild:
             if not isinstance(reply, Exited):
                 raise SandboxError(f"fork server answered {reply!r} instead of an exit status")
             self.returncode = reply.status
+            if self.zygote._child is self:
+                self.zygote._child = None
         return self.returncode
 
 
@@ -234,19 +259,24 @@ class ZygotePool:
 
     def acquire(self, key: object, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None,
                 startup_ms: float, binds: tuple[str, ...] = ()) -> Zygote:
-        """An idle template for the bundle ``key`` (the same key, the same trusted modules), or a new one."""
-        with self._lock:
-            idle = self._idle.setdefault(key, [])
-            while idle:
+        """An idle template for the bundle ``key`` (the same key, the same trusted modules) whose last child
+        is reported gone, or a new one. A template whose last child's exit is not reported within
+        ``REAP_TIMEOUT_S`` (or that went away) is closed: closing it ends every process of its slot."""
+        while True:
+            with self._lock:
+                idle = self._idle.get(key)
+                if not idle:
+                    break
                 zygote = idle.pop()
                 self._order.remove(zygote)
-                if zygote.alive:
-                    return zygote
-                zygote.close()
+            if zygote.alive and zygote.settle(time.monotonic() + REAP_TIMEOUT_S):
+                return zygote
+            zygote.close()
         return Zygote(modules, preload, python, startup_ms, binds)
 
     def release(self, key: object, zygote: Zygote) -> None:
-        """Give back a template whose child is gone; a template in doubt is closed instead."""
+        """Give back a template whose child is gone or killed (its exit report is read before its next fork,
+        ``acquire``); a template in doubt is closed instead."""
         evicted = []
         with self._lock:
             if zygote.alive and self._pid == os.getpid():
