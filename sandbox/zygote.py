@@ -20,6 +20,7 @@ import hashlib
 import logging
 import os
 import secrets
+import select
 import socket
 import subprocess
 import threading
@@ -104,6 +105,16 @@ class Zygote:
         if pid is None:
             raise SandboxError("fork server process not found under bubblewrap")
         return pid
+
+    def reported(self) -> bool:
+        """Whether its last child's exit report is read or waiting to be read (``settle`` will not wait)."""
+        if self._child is None or self._child.returncode is not None or b"\n" in self._buffer:
+            return True
+        if self._control is None:
+            return False
+        poller = select.poll()
+        poller.register(self._control, select.POLLIN)
+        return bool(poller.poll(0))
 
     def settle(self, deadline: float) -> bool:
         """Read the exit report of its last child, if not yet read: whether it came before ``deadline``.
@@ -267,7 +278,9 @@ class ZygotePool:
                 idle = self._idle.get(key)
                 if not idle:
                     break
-                zygote = idle.pop()
+                # the one whose last child is reported gone already, else the one released first (a closed bot's
+                # process is torn down meanwhile: a table's next bots do not wait for the last one's end)
+                zygote = idle.pop(next((i for i, z in enumerate(idle) if z.reported()), 0))
                 self._order.remove(zygote)
             if zygote.alive and zygote.settle(time.monotonic() + REAP_TIMEOUT_S):
                 return zygote

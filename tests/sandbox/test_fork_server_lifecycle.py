@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sandbox_helpers import ECHO_SOURCE, assert_gone, fast_limits, needs_strong
 
-from sandbox import BotBundle, BotProcess, Status, Tier, process, zygote
+from sandbox import BotBundle, BotProcess, Status, Tier, close_fork_servers, process, zygote
 from sandbox.bootline import BootLimits, BotBoot
 from sandbox.boot import BOT_MODULE, with_bot_code
 from sandbox.procscan import live_descendants, processes_of_uid
@@ -49,6 +49,7 @@ def cached_code(source: str) -> CodeType | None:
 
 
 def test_a_closed_bot_is_gone_before_its_uid_slot_serves_the_next_bot() -> None:
+    close_fork_servers()  # an earlier test's idle ones: the next bot must come from the first one's
     first = start("first")
     assert first.status is Status.OK and first.pid is not None and first.uid is not None
     pid, uid, keeper = first.pid, first.uid, parent_of(first.pid)
@@ -70,6 +71,7 @@ def test_a_closed_bot_is_gone_before_its_uid_slot_serves_the_next_bot() -> None:
 
 def test_a_fork_server_whose_last_bot_is_not_reported_gone_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(zygote, "REAP_TIMEOUT_S", 0.5)
+    close_fork_servers()
     first = start("first")
     assert first.pid is not None
     template = getattr(first._popen, "zygote", None)
