@@ -3,12 +3,12 @@ sandbox/zygote.py): a template that imported the trusted modules once forks a fr
 game, each through a keeper that puts the bot in a PID namespace of its own.
 
 The template itself never runs bot code and never sees a bot's source. It forks the next keeper and
-bot *before* the referee asks (as soon as the last one is gone), so a start costs the referee only the
-hand-over: the waiting child receives its own pipes (SCM_RIGHTS, relayed by the template over a socket
-of that child's alone), closes that socket, and reads its bot's boot line from its own stdin. For every
-fork the template reports on the control socket the keeper's ``{"pid": ...}`` once the bot has its
-pipes and, once it is gone, ``{"exit": status}`` (sandbox/control.py holds these lines as values); one
-child at a time: the next keeper is forked only after the last one was reaped.
+bot *before* the referee asks (as soon as the last one is gone) and reports on the control socket the
+keeper's ``{"pid": ...}`` with a socket to the waiting bot (SCM_RIGHTS); the referee sends the bot its
+three new pipes there itself, so a start does not wait for the template. The bot closes that socket,
+takes the pipes as its stdio and reads its boot line from its own stdin. Once the keeper is gone the
+template reports ``{"exit": status}`` (sandbox/control.py holds these lines as values), then forks the
+next one: one child at a time.
 
 Runs inside the sandbox in the runner's namespace and imports nothing of ours.
 """
@@ -59,8 +59,9 @@ def warm_fork_server(control_fd: int, modules: Modules, preload: list[str], seal
 
 
 def serve_forks(control: socket) -> None:
-    """Fork a keeper and its bot ahead of each request on ``control``; returns only in a bot, once the
-    request's pipes are its stdin, stdout and stderr (its stdin then carries its boot line)."""
+    """Ahead of each bot, fork a keeper and its bot, and hand the referee the keeper's pid with a socket to
+    the waiting bot; returns only in a bot, once the pipes the referee sent it there are its stdin, stdout
+    and stderr (its stdin then carries its boot line)."""
     import _socket
 
     while True:
@@ -81,28 +82,13 @@ def serve_forks(control: socket) -> None:
         os.read(forked_r, 1)  # end of file: the keeper forked the bot (or died)
         os.close(forked_r)
         try:
-            data, ancdata, _flags, _addr = control.recvmsg(1, _socket.CMSG_SPACE(3 * 4))
+            control.sendmsg([b'{"pid":%d}\n' % pid],
+                            [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, ours.fileno().to_bytes(4, sys.byteorder))])
+            ours.close()
+            _, status = os.waitpid(pid, 0)
+            control.sendall(b'{"exit":%d}\n' % os.waitstatus_to_exitcode(status))
         except OSError:
-            os._exit(0)
-        if not data:
-            os._exit(0)  # the referee closed the control socket (the waiting bot sees its socket end)
-        fds = []
-        for level, kind, payload in ancdata:
-            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
-                fds += [int.from_bytes(payload[i:i + 4], sys.byteorder) for i in range(0, len(payload) - 3, 4)]
-        if len(fds) != 3:
-            die(EXIT_BAD_BOOT, "fork request without three descriptors")
-        try:
-            ours.sendmsg([b"F"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS,
-                                   b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds))])
-        except OSError:
-            pass  # the keeper or its bot died before the hand-over: its exit is reported below
-        ours.close()
-        for fd in fds:
-            os.close(fd)
-        control.sendall(b'{"pid":%d}\n' % pid)
-        _, status = os.waitpid(pid, 0)
-        control.sendall(b'{"exit":%d}\n' % os.waitstatus_to_exitcode(status))
+            os._exit(0)  # the referee closed the control socket (a bot still waiting sees its socket end)
 
 
 def _keep(chan: socket, forked: int) -> None:

@@ -78,6 +78,7 @@ class Zygote:
         self._buffer = b""
         self.pid: int | None = None  # host pid of the template's python
         self._child: ZygoteChild | None = None  # its last child, until its exit report is read
+        self._sockets: list[int] = []  # to the waiting bots of the "pid" reports received, in their order
         try:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             self._control = ours
@@ -133,31 +134,35 @@ class Zygote:
     def fork(self, deadline: float, first: bytes = b"") -> tuple[ZygoteChild, tuple[int, int, int], bytes]:
         """A new child with fresh pipes; returns it, the referee's ends (stdin write, stdout read, stderr read)
         and what of ``first`` is still to be written to its stdin: as much as the pipe takes is in it before
-        the child is asked for, so the child reads its boot line without waiting for another round trip.
-        The template forked it ahead of the request; its last child's exit was reported first (``settle``)."""
+        the child gets its pipes, so the child reads its boot line without waiting for another round trip.
+        The template forked it ahead (its last child's exit reported first, ``settle``) and sent a socket to
+        it: the pipes go straight to the waiting child."""
         assert self._control is not None and self.pid is not None
         if not self.settle(deadline):
             raise SandboxError("fork server: its last child did not end in time")
+        try:
+            reply = self._read(deadline)
+        except subprocess.TimeoutExpired:
+            raise SandboxError("fork server: no child waiting in time") from None
+        if not isinstance(reply, Forked) or not self._sockets:
+            raise SandboxError(f"fork server reported {reply!r} instead of a waiting child")
+        waiting = socket.socket(fileno=self._sockets.pop(0))
         ends = [os.pipe() for _ in range(3)]
         theirs = [ends[0][0], ends[1][1], ends[2][1]]
         mine = (ends[0][1], ends[1][0], ends[2][0])
         try:
             os.set_blocking(mine[0], False)
             first = first[os.write(mine[0], first):] if first else first
-            self._control.sendmsg([FORK_REQUEST], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                           b"".join(fd.to_bytes(4, "little") for fd in theirs))])
-            reply = self._read(deadline)
-        except BaseException:
+            waiting.sendmsg([FORK_REQUEST], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                              b"".join(fd.to_bytes(4, "little") for fd in theirs))])
+        except OSError as exc:
             for fd in mine:
                 os.close(fd)
-            raise
+            raise SandboxError(f"fork server's waiting child went away: {exc}") from None
         finally:
+            waiting.close()
             for fd in theirs:
                 os.close(fd)
-        if not isinstance(reply, Forked):
-            for fd in mine:
-                os.close(fd)
-            raise SandboxError(f"fork server answered {reply!r} to a fork")
         keeper = children(self.pid)  # the template's child keeps the bot, pid 1 of a PID namespace of its own
         host = children(keeper[0]) if keeper else []
         self._child = ZygoteChild(self, host[0] if host else None)
@@ -172,9 +177,13 @@ class Zygote:
                 raise subprocess.TimeoutExpired("fork server", 0)
             self._control.settimeout(remaining)
             try:
-                data = self._control.recv(4096)
+                data, ancdata, _flags, _addr = self._control.recvmsg(4096, socket.CMSG_SPACE(4),
+                                                                     socket.MSG_CMSG_CLOEXEC)
             except socket.timeout:
                 raise subprocess.TimeoutExpired("fork server", remaining) from None
+            for level, kind, payload in ancdata:  # a socket to a waiting child comes with its "pid" report
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    self._sockets += [int.from_bytes(payload[i:i + 4], "little") for i in range(0, len(payload) - 3, 4)]
             if not data:
                 raise SandboxError("fork server went away")
             self._buffer += data
@@ -184,8 +193,14 @@ class Zygote:
         except MalformedMessage as exc:
             raise SandboxError(str(exc)) from None
 
+    def _close_sockets(self) -> None:
+        for fd in self._sockets:
+            os.close(fd)
+        self._sockets = []
+
     def disown(self) -> None:
         """Forget the template without killing it (a forked copy of its owner's handle)."""
+        self._close_sockets()
         if self._control is not None:
             self._control.close()
             self._control = None
@@ -198,6 +213,7 @@ class Zygote:
 
     def close(self) -> None:
         """Kill the template (bubblewrap takes its namespace down) and release the slot."""
+        self._close_sockets()
         if self._control is not None:
             self._control.close()
             self._control = None
