@@ -79,6 +79,7 @@ class Zygote:
         self.pid: int | None = None  # host pid of the template's python
         self._child: ZygoteChild | None = None  # its last child, until its exit report is read
         self._sockets: list[int] = []  # to the waiting bots of the "pid" reports received, in their order
+        self._broken = False  # a fork failed: what it reports next is not known, so it forks no more
         try:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             self._control = ours
@@ -132,6 +133,14 @@ class Zygote:
         return True
 
     def fork(self, deadline: float, first: bytes = b"") -> tuple[ZygoteChild, tuple[int, int, int], bytes]:
+        """``_fork``; a template whose fork failed is not ``alive`` any more (its pool closes it)."""
+        try:
+            return self._fork(deadline, first)
+        except BaseException:
+            self._broken = True
+            raise
+
+    def _fork(self, deadline: float, first: bytes) -> tuple[ZygoteChild, tuple[int, int, int], bytes]:
         """A new child with fresh pipes; returns it, the referee's ends (stdin write, stdout read, stderr read)
         and what of ``first`` is still to be written to its stdin: as much as the pipe takes is in it before
         the child gets its pipes, so the child reads its boot line without waiting for another round trip.
@@ -209,7 +218,7 @@ class Zygote:
 
     @property
     def alive(self) -> bool:
-        return self._popen is not None and self._popen.poll() is None
+        return not self._broken and self._popen is not None and self._popen.poll() is None
 
     def close(self) -> None:
         """Kill the template (bubblewrap takes its namespace down) and release the slot."""
