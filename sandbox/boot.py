@@ -3,10 +3,13 @@ the modules of its bundle as the boot line carries them, and the limits of a pla
 from __future__ import annotations
 
 import binascii
+import dataclasses
 import functools
+import hashlib
 import json
 import marshal
 import math
+import re
 import subprocess
 from pathlib import Path
 from typing import Any, Mapping
@@ -155,3 +158,37 @@ def boot_message(bundle: BotBundle, limits: Limits, marshalled: bool, program: P
         bundle.source if program is None else None,
         program=None if program is None else BootProgram(tuple(program.argv), program.native, program.file),
     )
+
+
+#: The line a runner asked for its bot's code says first (sandbox/runner.py ``_say_code``), then the
+#: code (marshalled, base64; empty if none) and ``"}``
+CODE_LINE = b'{"type":"code","code":"'
+_BASE64 = re.compile(rb"[A-Za-z0-9+/]*={0,2}")
+#: a Python bot's code by the digest of its source, as a runner compiled it before any of its code ran
+_BOT_CODE: dict[str, str] = {}
+
+
+def with_bot_code(boot: BotBoot, marshalled: bool, max_line_bytes: int) -> BotBoot:
+    """A Python bot's boot line with the code a runner compiled from the same source before (sent instead of
+    the source: each start is spared compiling it), or asking this runner for it. Only where marshalled
+    code is sent at all (the sandbox runs this interpreter). The code is what the trusted runner said
+    before the bot's own code ran: a bot can put nothing in it that its source does not say."""
+    if not marshalled or boot.bot is None:
+        return boot
+    code = _BOT_CODE.get(hashlib.sha256(boot.bot.encode()).hexdigest())
+    if code is not None:
+        return dataclasses.replace(boot, bot=None, bot_code=code)
+    return dataclasses.replace(boot, say_code=max_line_bytes)
+
+
+def take_code_line(source: str, line: bytes | None) -> bool:
+    """Whether ``line`` is the code line of a runner asked for it (the first it says); its code is kept
+    for the next start of ``source``."""
+    if line is None or not line.startswith(CODE_LINE) or not line.endswith(b'"}'):
+        return False
+    code = line[len(CODE_LINE):-2]
+    if code and _BASE64.fullmatch(code):
+        if len(_BOT_CODE) >= 256:
+            _BOT_CODE.clear()
+        _BOT_CODE[hashlib.sha256(source.encode()).hexdigest()] = code.decode("ascii")
+    return True

@@ -72,7 +72,10 @@ class BotBoot:
     """One bot's boot line: the limits, the bundle's modules (name -> ``[is_package, kind, payload]``;
     None when a fork server that holds them forks the bot), the bot's module name and source (None for
     a program), and its confinement: a seccomp filter (BPF bytes), the uid and gid to drop to, the
-    referee's pid to watch (plain tier), dropping every capability, sealing /proc and /dev."""
+    referee's pid to watch (plain tier), dropping every capability, sealing /proc and /dev. A Python bot
+    that started before comes as the code an earlier runner compiled from its source (``bot_code``:
+    marshalled, base64; ``bot`` None); else ``say_code`` asks the runner for that code line (at most
+    that many bytes, sandbox/boot.py ``CODE_LINE``)."""
 
     limits: BootLimits
     modules: Mapping[str, list[Any]] | None
@@ -85,12 +88,15 @@ class BotBoot:
     program: BootProgram | None = None
     drop_caps: bool = False
     seal_mounts: bool = False
+    bot_code: str | None = None
+    say_code: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"limits": self.limits.to_json()}
         if self.modules is not None:
             out["modules"] = self.modules
-        out.update({"bot_module": self.bot_module, "bot": self.bot,
+        out.update({"bot_module": self.bot_module, "bot": self.bot, "bot_code": self.bot_code,
+                    "say_code": self.say_code,
                     "seccomp": None if self.seccomp is None else _to_base64(self.seccomp),
                     "uid": self.uid, "gid": self.gid, "parent": self.parent})
         if self.program is not None:
@@ -122,7 +128,9 @@ class BotBoot:
                    None if data.get("seccomp") is None else _base64(data, what, "seccomp"),
                    optional_int("uid"), optional_int("gid"), optional_int("parent"),
                    None if program is None else BootProgram.from_json(program),
-                   flag("drop_caps"), flag("seal_mounts"))
+                   flag("drop_caps"), flag("seal_mounts"),
+                   field(data, what, "bot_code", lambda v: v is None or isinstance(v, str), "a string or null", None),
+                   optional_int("say_code"))
 
 
 @dataclass(frozen=True)

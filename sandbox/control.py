@@ -1,7 +1,8 @@
 """A fork server's control socket (sandbox/zygote.py on the referee's side, sandbox/runner_forks.py in the
-sandbox): the referee asks for a fork with ``FORK_REQUEST`` and the child's three pipe ends (SCM_RIGHTS);
-the template answers each fork with two JSON lines, ``Forked`` once the bot exists and ``Exited`` once
-it is gone. Typed values, one JSON form each, parsed as sandbox/protocol.py parses messages.
+sandbox): the template reports each child it forks ahead with two JSON lines, ``Forked`` once the bot
+exists (with a socket to the waiting bot, SCM_RIGHTS) and ``Exited`` once it is gone. The referee starts
+the bot with ``FORK_REQUEST`` and the child's three pipe ends (SCM_RIGHTS) on that socket. Typed values,
+one JSON form each, parsed as sandbox/protocol.py parses messages.
 
 The runner imports nothing of ours and writes these lines itself; the tests hold its bytes to these values.
 """
@@ -15,13 +16,14 @@ from .protocol import MalformedMessage, clip, field, is_int, json_object
 
 __all__ = ["FORK_REQUEST", "Forked", "Exited", "Report", "report_from_json", "report_from_line"]
 
-#: The one byte that asks a template for a fork; the child's stdin, stdout and stderr come with it
+#: The one byte that starts a waiting child; its stdin, stdout and stderr come with it
 FORK_REQUEST = b"F"
 
 
 @dataclass(frozen=True)
 class Forked:
-    """The template forked a keeper (``pid``, in the template's PID namespace), and the keeper the bot."""
+    """The template forked a keeper (``pid``, in the template's PID namespace), and the keeper the bot, which
+    waits for its pipes on the socket that comes with this report."""
 
     pid: int
 

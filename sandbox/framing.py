@@ -317,6 +317,17 @@ class Pipes:
             return self.lines.pending > 0
         return False
 
+    def take_stderr(self) -> None:
+        """Read what stderr holds now, without waiting for its end (a bot just killed writes no more)."""
+        while not self.stderr_eof:
+            data = self._read(self.stderr)
+            if data is None:
+                return
+            if not data:
+                self.stderr_eof = True
+                return
+            self.err.feed(data)
+
     def drain_stderr(self, deadline: float) -> None:
         """Read stderr until EOF or the deadline (used after the bot is dead, for its last words)."""
         poller = select.poll()

@@ -12,7 +12,8 @@ from typing import Any, Mapping, Sequence
 
 from . import isolation, languages, zygote
 from .cleanup import describe_exit, find_runner, kill_bot, sweep_bot
-from .boot import BOT_MODULE, CLEAN_ENV, boot_line, boot_message, limit_child, runner_argv, runner_line, start_runner
+from .boot import (BOT_MODULE, CLEAN_ENV, boot_line, boot_message, limit_child, runner_argv, runner_line, start_runner,
+                   take_code_line, with_bot_code)
 from .framing import Event, FramingError, Outcome, Pipes, decode, encode
 from .freezing import Freezer
 from .bootline import BotBoot
@@ -159,11 +160,13 @@ class BotProcess:
                                 max(10_000.0, self.limits.startup_ms), binds)  # the template's start is not the bot's
         self._zygote, self._zygote_key = template, key
         self._slot = template.slot
-        boot = isolation.confine(boot, self._slot, self._filter)
+        boot = with_bot_code(isolation.confine(boot, self._slot, self._filter), interp.same_as_parent,
+                             self.limits.max_line_bytes)
         started = time.monotonic()
         deadline = started + self.limits.startup_ms / 1000.0
+        self._rest.before_running()  # bot code runs once the boot line is in: it goes in with the request
         try:
-            child, (stdin, stdout, stderr) = template.fork(deadline)
+            child, (stdin, stdout, stderr), rest = template.fork(deadline, boot_line(boot))
         except subprocess.TimeoutExpired:
             raise SandboxError("fork server did not fork in time") from None
         child.stdin, child.stdout, child.stderr = (os.fdopen(stdin, "wb", 0), os.fdopen(stdout, "rb", 0),
@@ -171,8 +174,9 @@ class BotProcess:
         self._popen = child
         self._pipes = Pipes(stdin, stdout, stderr, self.limits.max_line_bytes, self.limits.max_stderr_bytes)
         self._runner_pid = child.pid
-        self._rest.before_running()  # bot code runs once the boot line is in
-        outcome = self._pipes.exchange(boot_line(boot), deadline, want_line=True)
+        outcome = self._pipes.exchange(rest, deadline, want_line=True)
+        if boot.say_code is not None and boot.bot is not None and take_code_line(boot.bot, outcome.line):
+            outcome = self._pipes.exchange(b"", deadline, want_line=True)
         if self._ready(outcome, started):
             self._rest.after_reply()
 
@@ -343,15 +347,28 @@ class BotProcess:
         uid = self._slot.uid if self.tier is Tier.STRONG and self._slot is not None else None
         sweep_bot(self.bundle.name, uid, self.tag)
 
+    def _leave_to_fork_server(self) -> bool:
+        """A fork server's child that did not fail: SIGKILL it; its template reaps it and reports its exit
+        (read before its next fork: ``ZygotePool.acquire``). False for any other bot: ``_kill`` ends it."""
+        child = self._popen
+        if not isinstance(child, zygote.ZygoteChild) or self._failure is not None or child.pid is None:
+            return False
+        child.kill()
+        if self._pipes is not None:
+            self._pipes.take_stderr()
+        return True
+
     def close(self) -> None:
-        """Kill the whole process tree / namespace, reap, release the uid slot; idempotent."""
+        """Kill the whole process tree / namespace, reap (or leave it to its fork server), free the slot; idempotent."""
         if self._closed:
             return
         self._closed = True
         self._rest.close()
+        left = False  # killed, its reaping left to its fork server
         try:
             if self._popen is not None:
-                self._kill()
+                if not (left := self._leave_to_fork_server()):
+                    self._kill()
                 for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):
                     if stream is not None:
                         try:
@@ -361,7 +378,7 @@ class BotProcess:
         finally:
             if self._zygote is not None:  # the template keeps its slot; it serves the next bot if its child is gone
                 template, self._zygote, self._slot = self._zygote, None, None
-                if self._exit_code is None and self._popen is not None and self._popen.returncode is None:
+                if not left and self._exit_code is None and self._popen is not None and self._popen.returncode is None:
                     template.close()
                 else:
                     zygote.zygote_pool().release(self._zygote_key, template)

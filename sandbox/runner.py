@@ -18,7 +18,8 @@ paid at each bot start, before the bot's own imports.
 Start-up sequence: read the boot line (JSON) -> keep private copies of the real stdin/stdout
 and point fd 0 at /dev/null and fd 1 at stderr -> drop to the slot uid (strong tier) ->
 parent-death signal -> rlimits -> no_new_privs + seccomp filter (strong tier) -> install the
-in-memory importer -> import the bot -> find its entry point -> write ``{"type":"ready"}`` ->
+in-memory importer -> (if asked) compile the bot and say its code -> import the bot -> find its
+entry point -> write ``{"type":"ready"}`` ->
 serve one reply line per ``hello``/``decide``. A bot in another language is a program: its file goes
 into a memory file before the limits, and after the seccomp filter the runner says ready and
 executes it (``_exec_program``).
@@ -178,7 +179,12 @@ def _bot(boot: dict[str, Any], loads: Loads, dumps: Dumps) -> NoReturn:
     bot_name = boot["bot_module"]
     importer = INHERITED.importer or install_importer(boot["modules"])
     INHERITED.importer = None
-    importer.modules[bot_name] = [False, "source", boot["bot"]]
+    if boot.get("bot_code") is not None:
+        importer.modules[bot_name] = [False, "code", boot["bot_code"]]
+    elif boot.get("say_code") is not None:
+        importer.modules[bot_name] = _say_code(boot["bot"], bot_name, boot["say_code"], proto_out)
+    else:
+        importer.modules[bot_name] = [False, "source", boot["bot"]]
     del boot
 
     try:
@@ -190,6 +196,23 @@ def _bot(boot: dict[str, Any], loads: Loads, dumps: Dumps) -> NoReturn:
     except BaseException:  # noqa: BLE001 - report any import failure and exit
         _report_and_exit("importing the bot failed")
     _serve(new_game, act, proto_in, proto_out, loads, dumps)
+
+
+def _say_code(source: str, name: str, most: int, out: int) -> list[Any]:
+    """Compile the bot, before any of its code runs, and say the code on the first line for the referee to
+    send instead of the source next time: ``{"type":"code","code":BASE64}``, empty if it did not compile
+    or its line would pass ``most`` bytes. The bundle entry of the compiled code (or of the source)."""
+    import marshal
+
+    try:
+        code = compile(source, "<bundle:" + name + ">", "exec", dont_inherit=True)
+        text = binascii.b2a_base64(marshal.dumps(code), newline=False)
+    except BaseException:  # noqa: BLE001 - importing the source reports why
+        code, text = None, b""
+    if len(text) + 28 > most:
+        text = b""
+    write_all(out, b'{"type":"code","code":"' + text + b'"}\n')
+    return [False, "source", source] if code is None else [False, "compiled", code]
 
 
 def _serve(new_game: Callable[[], Callable[[Any], Any]], act: Callable[[Any], Any], proto_in: int, proto_out: int,

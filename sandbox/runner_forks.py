@@ -2,11 +2,13 @@
 sandbox/zygote.py): a template that imported the trusted modules once forks a fresh child per bot per
 game, each through a keeper that puts the bot in a PID namespace of its own.
 
-The template itself never runs bot code and never sees a bot's source: each child receives its own
-pipes (SCM_RIGHTS over the control socket), closes the control socket, and reads its bot's boot line
-from its own stdin. For every fork the template reports on the control socket the keeper's
-``{"pid": ...}`` once the bot exists and, once it is gone, ``{"exit": status}`` (sandbox/control.py
-holds these lines as values); one child at a time.
+The template itself never runs bot code and never sees a bot's source. It forks the next keeper and
+bot *before* the referee asks (as soon as the last one is gone) and reports on the control socket the
+keeper's ``{"pid": ...}`` with a socket to the waiting bot (SCM_RIGHTS); the referee sends the bot its
+three new pipes there itself, so a start does not wait for the template. The bot closes that socket,
+takes the pipes as its stdio and reads its boot line from its own stdin. Once the keeper is gone the
+template reports ``{"exit": status}`` (sandbox/control.py holds these lines as values), then forks the
+next one: one child at a time.
 
 Runs inside the sandbox in the runner's namespace and imports nothing of ours.
 """
@@ -57,48 +59,47 @@ def warm_fork_server(control_fd: int, modules: Modules, preload: list[str], seal
 
 
 def serve_forks(control: socket) -> None:
-    """Fork a keeper and its bot for each request on ``control``; returns only in a bot, whose stdin
-    then carries its boot line."""
+    """Ahead of each bot, fork a keeper and its bot, and hand the referee the keeper's pid with a socket to
+    the waiting bot; returns only in a bot, once the pipes the referee sent it there are its stdin, stdout
+    and stderr (its stdin then carries its boot line)."""
     import _socket
 
     while True:
-        try:
-            data, ancdata, _flags, _addr = control.recvmsg(1, _socket.CMSG_SPACE(3 * 4))
-        except OSError:
-            os._exit(0)
-        if not data:
-            os._exit(0)  # the referee closed the control socket
-        fds = []
-        for level, kind, payload in ancdata:
-            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
-                fds += [int.from_bytes(payload[i:i + 4], sys.byteorder) for i in range(0, len(payload) - 3, 4)]
-        if len(fds) != 3:
-            die(EXIT_BAD_BOOT, "fork request without three descriptors")
+        ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
         forked_r, forked_w = os.pipe()
         pid = os.fork()
         if pid == 0:  # the keeper: in a PID namespace of its own, the bot is pid 1 and its pids are fresh
             control.close()
+            ours.close()
             os.close(forked_r)
-            _keep(fds, forked_w)
+            _keep(theirs, forked_w)
             import random
 
             random.seed()  # the template's state is shared by every child: give each its own
             return
+        theirs.close()
         os.close(forked_w)
-        for fd in fds:
-            os.close(fd)
         os.read(forked_r, 1)  # end of file: the keeper forked the bot (or died)
         os.close(forked_r)
-        control.sendall(b'{"pid":%d}\n' % pid)
-        _, status = os.waitpid(pid, 0)
-        control.sendall(b'{"exit":%d}\n' % os.waitstatus_to_exitcode(status))
+        try:
+            control.sendmsg([b'{"pid":%d}\n' % pid],
+                            [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, ours.fileno().to_bytes(4, sys.byteorder))])
+            ours.close()
+            _, status = os.waitpid(pid, 0)
+            control.sendall(b'{"exit":%d}\n' % os.waitstatus_to_exitcode(status))
+        except OSError:
+            os._exit(0)  # the referee closed the control socket (a bot still waiting sees its socket end)
 
 
-def _keep(fds: list[int], forked: int) -> None:
-    """Fork the bot into a new PID namespace (returns in the bot, whose stdio become ``fds``), then wait
-    for it and end as it ended (in the keeper, which never returns). Without it, every bot of a fork
-    server would share one PID namespace, and the pids a bot's threads used would tell the next game
-    of that fork server (another author's bot, maybe) whatever the bot wanted."""
+def _keep(chan: socket, forked: int) -> None:
+    """Fork the bot into a new PID namespace (returns in the bot once its stdio are the three pipes that
+    come over ``chan``), then wait for it and end as it ended (in the keeper, which never returns).
+    Without it, every bot of a fork server would share one PID namespace, and the pids a bot's threads
+    used would tell the next game of that fork server (another author's bot, maybe) whatever the bot
+    wanted."""
+    import _signal
+    import _socket
+
     libc = INHERITED.libc
     assert libc is not None  # warm_fork_server made it
     try:
@@ -108,20 +109,28 @@ def _keep(fds: list[int], forked: int) -> None:
     bot = os.fork()
     if bot == 0:
         os.close(forked)
+        try:
+            data, ancdata, _flags, _addr = chan.recvmsg(1, _socket.CMSG_SPACE(3 * 4))
+        except OSError:
+            data, ancdata = b"", []
+        fds = []
+        for level, kind, payload in ancdata:
+            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                fds += [int.from_bytes(payload[i:i + 4], sys.byteorder) for i in range(0, len(payload) - 3, 4)]
+        chan.close()
+        if not data or len(fds) != 3:
+            os._exit(EXIT_BAD_BOOT)  # the template went away before a request (or sent no pipes)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
         return
-    for fd in fds:
-        os.close(fd)
+    chan.close()
     os.close(forked)
     _, status = os.waitpid(bot, 0)
     code = os.waitstatus_to_exitcode(status)
     if code < 0:  # killed by a signal: so is its keeper, for the referee to read (with no core of its own)
-        import signal
-
         libc.prctl(PR_SET_DUMPABLE, 0)
-        if -code != signal.SIGKILL:  # the one signal whose action is always the default
-            signal.signal(-code, signal.SIG_DFL)
+        if -code != _signal.SIGKILL:  # the one signal whose action is always the default
+            _signal.signal(-code, _signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     os._exit(code & 0xFF)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .runner_io import EXIT_BAD_BOT, die
 
     #: name -> [is_package, kind ("code": marshalled, base64; "source"), payload], as the boot line has them
+    #: (and "compiled": a code object, for the bot whose code the runner says)
     Modules = dict[str, list[Any]]
 
 
@@ -45,6 +46,8 @@ class Importer:
             import marshal
 
             code = marshal.loads(binascii.a2b_base64(payload))
+        elif kind == "compiled":  # compiled in this process (runner.py ``_say_code``)
+            code = payload
         else:
             code = compile(payload, filename, "exec", dont_inherit=True)
         module.__file__ = filename

@@ -20,6 +20,7 @@ import hashlib
 import logging
 import os
 import secrets
+import select
 import socket
 import subprocess
 import threading
@@ -28,7 +29,7 @@ from typing import Any, Mapping
 
 from . import isolation
 from .boot import boot_line, runner_argv, runner_line, start_runner
-from .cleanup import children, find_runner
+from .cleanup import REAP_TIMEOUT_S, children, find_runner
 from .procscan import processes_of_uid
 from .framing import Event
 from .bootline import ForkServerBoot
@@ -76,6 +77,9 @@ class Zygote:
         self._control: socket.socket | None = None
         self._buffer = b""
         self.pid: int | None = None  # host pid of the template's python
+        self._child: ZygoteChild | None = None  # its last child, until its exit report is read
+        self._sockets: list[int] = []  # to the waiting bots of the "pid" reports received, in their order
+        self._broken = False  # a fork failed: what it reports next is not known, so it forks no more
         try:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             self._control = ours
@@ -104,30 +108,74 @@ class Zygote:
             raise SandboxError("fork server process not found under bubblewrap")
         return pid
 
-    def fork(self, deadline: float) -> tuple[ZygoteChild, tuple[int, int, int]]:
-        """A new child with fresh pipes; returns it and the referee's ends (stdin write, stdout read, stderr read)."""
+    def reported(self) -> bool:
+        """Whether its last child's exit report is read or waiting to be read (``settle`` will not wait)."""
+        if self._child is None or self._child.returncode is not None or b"\n" in self._buffer:
+            return True
+        if self._control is None:
+            return False
+        poller = select.poll()
+        poller.register(self._control, select.POLLIN)
+        return bool(poller.poll(0))
+
+    def settle(self, deadline: float) -> bool:
+        """Read the exit report of its last child, if not yet read: whether it came before ``deadline``.
+        A template with a child in doubt must not fork again: its uid slot is that child's until it is gone."""
+        child = self._child
+        if child is None or child.returncode is not None:
+            self._child = None
+            return True
+        try:
+            child.wait(max(0.0, deadline - time.monotonic()))
+        except (subprocess.TimeoutExpired, SandboxError) as exc:
+            log.error("fork server %s: no exit report from its last child: %s", self.pid, exc)
+            return False
+        return True
+
+    def fork(self, deadline: float, first: bytes = b"") -> tuple[ZygoteChild, tuple[int, int, int], bytes]:
+        """``_fork``; a template whose fork failed is not ``alive`` any more (its pool closes it)."""
+        try:
+            return self._fork(deadline, first)
+        except BaseException:
+            self._broken = True
+            raise
+
+    def _fork(self, deadline: float, first: bytes) -> tuple[ZygoteChild, tuple[int, int, int], bytes]:
+        """A new child with fresh pipes; returns it, the referee's ends (stdin write, stdout read, stderr read)
+        and what of ``first`` is still to be written to its stdin: as much as the pipe takes is in it before
+        the child gets its pipes, so the child reads its boot line without waiting for another round trip.
+        The template forked it ahead (its last child's exit reported first, ``settle``) and sent a socket to
+        it: the pipes go straight to the waiting child."""
         assert self._control is not None and self.pid is not None
+        if not self.settle(deadline):
+            raise SandboxError("fork server: its last child did not end in time")
+        try:
+            reply = self._read(deadline)
+        except subprocess.TimeoutExpired:
+            raise SandboxError("fork server: no child waiting in time") from None
+        if not isinstance(reply, Forked) or not self._sockets:
+            raise SandboxError(f"fork server reported {reply!r} instead of a waiting child")
+        waiting = socket.socket(fileno=self._sockets.pop(0))
         ends = [os.pipe() for _ in range(3)]
         theirs = [ends[0][0], ends[1][1], ends[2][1]]
         mine = (ends[0][1], ends[1][0], ends[2][0])
         try:
-            self._control.sendmsg([FORK_REQUEST], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                           b"".join(fd.to_bytes(4, "little") for fd in theirs))])
-            reply = self._read(deadline)
-        except BaseException:
+            os.set_blocking(mine[0], False)
+            first = first[os.write(mine[0], first):] if first else first
+            waiting.sendmsg([FORK_REQUEST], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                              b"".join(fd.to_bytes(4, "little") for fd in theirs))])
+        except OSError as exc:
             for fd in mine:
                 os.close(fd)
-            raise
+            raise SandboxError(f"fork server's waiting child went away: {exc}") from None
         finally:
+            waiting.close()
             for fd in theirs:
                 os.close(fd)
-        if not isinstance(reply, Forked):
-            for fd in mine:
-                os.close(fd)
-            raise SandboxError(f"fork server answered {reply!r} to a fork")
         keeper = children(self.pid)  # the template's child keeps the bot, pid 1 of a PID namespace of its own
         host = children(keeper[0]) if keeper else []
-        return ZygoteChild(self, host[0] if host else None), mine
+        self._child = ZygoteChild(self, host[0] if host else None)
+        return self._child, mine, first
 
     def _read(self, deadline: float) -> Report:
         """The next report line from the template, before ``deadline``."""
@@ -138,9 +186,13 @@ class Zygote:
                 raise subprocess.TimeoutExpired("fork server", 0)
             self._control.settimeout(remaining)
             try:
-                data = self._control.recv(4096)
+                data, ancdata, _flags, _addr = self._control.recvmsg(4096, socket.CMSG_SPACE(4),
+                                                                     socket.MSG_CMSG_CLOEXEC)
             except socket.timeout:
                 raise subprocess.TimeoutExpired("fork server", remaining) from None
+            for level, kind, payload in ancdata:  # a socket to a waiting child comes with its "pid" report
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    self._sockets += [int.from_bytes(payload[i:i + 4], "little") for i in range(0, len(payload) - 3, 4)]
             if not data:
                 raise SandboxError("fork server went away")
             self._buffer += data
@@ -150,8 +202,14 @@ class Zygote:
         except MalformedMessage as exc:
             raise SandboxError(str(exc)) from None
 
+    def _close_sockets(self) -> None:
+        for fd in self._sockets:
+            os.close(fd)
+        self._sockets = []
+
     def disown(self) -> None:
         """Forget the template without killing it (a forked copy of its owner's handle)."""
+        self._close_sockets()
         if self._control is not None:
             self._control.close()
             self._control = None
@@ -160,10 +218,11 @@ class Zygote:
 
     @property
     def alive(self) -> bool:
-        return self._popen is not None and self._popen.poll() is None
+        return not self._broken and self._popen is not None and self._popen.poll() is None
 
     def close(self) -> None:
         """Kill the template (bubblewrap takes its namespace down) and release the slot."""
+        self._close_sockets()
         if self._control is not None:
             self._control.close()
             self._control = None
@@ -211,6 +270,8 @@ class ZygoteChild:
             if not isinstance(reply, Exited):
                 raise SandboxError(f"fork server answered {reply!r} instead of an exit status")
             self.returncode = reply.status
+            if self.zygote._child is self:
+                self.zygote._child = None
         return self.returncode
 
 
@@ -234,19 +295,26 @@ class ZygotePool:
 
     def acquire(self, key: object, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None,
                 startup_ms: float, binds: tuple[str, ...] = ()) -> Zygote:
-        """An idle template for the bundle ``key`` (the same key, the same trusted modules), or a new one."""
-        with self._lock:
-            idle = self._idle.setdefault(key, [])
-            while idle:
-                zygote = idle.pop()
+        """An idle template for the bundle ``key`` (the same key, the same trusted modules) whose last child
+        is reported gone, or a new one. A template whose last child's exit is not reported within
+        ``REAP_TIMEOUT_S`` (or that went away) is closed: closing it ends every process of its slot."""
+        while True:
+            with self._lock:
+                idle = self._idle.get(key)
+                if not idle:
+                    break
+                # the one whose last child is reported gone already, else the one released first (a closed bot's
+                # process is torn down meanwhile: a table's next bots do not wait for the last one's end)
+                zygote = idle.pop(next((i for i, z in enumerate(idle) if z.reported()), 0))
                 self._order.remove(zygote)
-                if zygote.alive:
-                    return zygote
-                zygote.close()
+            if zygote.alive and zygote.settle(time.monotonic() + REAP_TIMEOUT_S):
+                return zygote
+            zygote.close()
         return Zygote(modules, preload, python, startup_ms, binds)
 
     def release(self, key: object, zygote: Zygote) -> None:
-        """Give back a template whose child is gone; a template in doubt is closed instead."""
+        """Give back a template whose child is gone or killed (its exit report is read before its next fork,
+        ``acquire``); a template in doubt is closed instead."""
         evicted = []
         with self._lock:
             if zygote.alive and self._pid == os.getpid():
