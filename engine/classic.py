@@ -16,7 +16,7 @@ from engine.actions import (
 )
 from engine.cards import Bean, find_cards
 from engine.errors import IllegalAction
-from engine.game import Game, TableSeat, _phase_name
+from engine.game import PLANTS, Game, TableSeat, _field_table, _phase_name
 from engine.events import (
     Accepted, Offered, Passed, Traded, TradingEnded, TurnedUp, TurnStarted,
 )
@@ -27,7 +27,10 @@ from engine.views import View, classic_view, classic_view_json
 _PASS = Pass()
 _END_TRADING = EndTrading()
 _BUY_FIELD = BuyField()
-_PLANT_KINDS = (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND)
+# The kinds as module constants: reading an enum member off its class costs a metaclass lookup each time.
+_PLANT_FIRST, _PLANT_SECOND = DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND
+_PLANT_TRADED, _TRADE_OFFER = DecisionKind.PLANT_TRADED, DecisionKind.TRADE_OFFER
+_TRADE_RESPOND, _TRADE_CONFIRM = DecisionKind.TRADE_RESPOND, DecisionKind.TRADE_CONFIRM
 
 
 @dataclass(slots=True)
@@ -141,11 +144,11 @@ class ClassicGame(Game[SeatState]):
         self._plant_queue = []
         self._round_quiet = True
         self._dealless = 0
-        if phase in (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND):
+        if phase in (_PLANT_FIRST, _PLANT_SECOND):
             self.phase = phase
-        elif phase is DecisionKind.TRADE_OFFER:
+        elif phase is _TRADE_OFFER:
             self._start_round()
-        elif phase is DecisionKind.PLANT_TRADED:
+        elif phase is _PLANT_TRADED:
             self._end_trading()  # events: TradingEnded, then whatever planting/drawing followed
         else:
             raise ValueError(f"set_position cannot start at {phase}")
@@ -154,37 +157,38 @@ class ClassicGame(Game[SeatState]):
 
     # ----------------------------------------------------------------- actions
     def _do_plant(self, seat: int, action: Plant) -> None:
-        if self.phase not in _PLANT_KINDS:
-            raise IllegalAction("C-5.1", action, f"no hand card is to be planted now ({_phase_name(self.phase)})")
-        s = self.seats[seat]
-        self._plant(seat, s.hand[0], action.field, action, "hand")
-        s.hand.pop(0)
-        if self.phase is DecisionKind.PLANT_FIRST and s.hand:
-            self.phase = DecisionKind.PLANT_SECOND
+        phase = self.phase
+        if phase is not _PLANT_FIRST and phase is not _PLANT_SECOND:
+            raise IllegalAction("C-5.1", action, f"no hand card is to be planted now ({_phase_name(phase)})")
+        hand = self.seats[seat].hand
+        self._plant_beans(seat, hand[0], 1, action.field, action, "hand")  # C-3.1, C-3.3
+        del hand[0]
+        if phase is _PLANT_FIRST and hand:
+            self.phase = _PLANT_SECOND
         else:
             self._turn_up()
 
     def _do_pass(self, seat: int, action: Pass) -> None:
         phase = self.phase
-        if phase is DecisionKind.PLANT_SECOND:
-            self.events.append(Passed(seat, phase.value))
-            self._turn_up()
-        elif phase is DecisionKind.TRADE_OFFER:
-            self.offer = None
-            self.events.append(Passed(seat, phase.value))
-            self._open_responses()
-        elif phase is DecisionKind.TRADE_RESPOND:
-            self.events.append(Passed(seat, phase.value))
+        if phase is _TRADE_RESPOND:
+            self.events.append(Passed(seat, "trade_respond"))
             self._next_responder()
-        elif phase is DecisionKind.TRADE_CONFIRM:
-            self.events.append(Passed(seat, phase.value))
+        elif phase is _PLANT_SECOND:
+            self.events.append(Passed(seat, "plant_second"))
+            self._turn_up()
+        elif phase is _TRADE_OFFER:
+            self.offer = None
+            self.events.append(Passed(seat, "trade_offer"))
+            self._open_responses()
+        elif phase is _TRADE_CONFIRM:
+            self.events.append(Passed(seat, "trade_confirm"))
             self._next_round()
         else:
-            rule = "C-5.1" if phase is DecisionKind.PLANT_FIRST else "C-5.5"
+            rule = "C-5.1" if phase is _PLANT_FIRST else "C-5.5"
             raise IllegalAction(rule, action, f"planting is mandatory now ({_phase_name(phase)})")
 
     def _do_end_trading(self, seat: int, action: EndTrading) -> None:
-        if self.phase is not DecisionKind.TRADE_OFFER:
+        if self.phase is not _TRADE_OFFER:
             raise IllegalAction("C-6.7", action, "only the active player ends trading, when it is their turn to offer")
         self._end_trading()
 
@@ -192,11 +196,11 @@ class ClassicGame(Game[SeatState]):
         phase = self.phase
         s = self.seats[seat]
         active = seat == self.active
-        if phase is DecisionKind.TRADE_OFFER:
+        if phase is _TRADE_OFFER:
             to = action.to
             if to is not None and (not 0 <= to < self.players or to == seat):
                 raise IllegalAction("C-6.1", action, f"no other seat {to!r} to trade with")
-        elif phase is DecisionKind.TRADE_RESPOND:
+        elif phase is _TRADE_RESPOND:
             to = self.active if action.to is None else action.to
             if to != self.active:
                 raise IllegalAction("C-6.1", action, f"trades are only with the active player (seat {self.active})")
@@ -242,7 +246,7 @@ class ClassicGame(Game[SeatState]):
             self._next_responder()
 
     def _do_accept(self, seat: int, action: Accept) -> None:
-        if self.phase is not DecisionKind.TRADE_RESPOND:
+        if self.phase is not _TRADE_RESPOND:
             raise IllegalAction("C-6.6", action, "there is no offer to accept now")
         offer = self.offer
         if offer is None or (offer.to is not None and offer.to != seat):
@@ -259,7 +263,7 @@ class ClassicGame(Game[SeatState]):
         self._next_responder()
 
     def _do_confirm(self, seat: int, action: Confirm) -> None:
-        if self.phase is not DecisionKind.TRADE_CONFIRM:
+        if self.phase is not _TRADE_CONFIRM:
             raise IllegalAction("C-6.6", action, "there is no deal to confirm now")
         if not 0 <= action.response < len(self.responses):
             raise IllegalAction("C-6.6", action, f"no response number {action.response!r} this round")
@@ -286,15 +290,17 @@ class ClassicGame(Game[SeatState]):
         self._next_round()
 
     def _do_plant_traded(self, seat: int, action: PlantTraded) -> None:
-        if self.phase is not DecisionKind.PLANT_TRADED:
+        if self.phase is not _PLANT_TRADED:
             raise IllegalAction("C-5.5", action, "trading-area cards are planted only after trading")
         s = self.seats[seat]
         if not 0 <= action.card < len(s.trade):
             raise IllegalAction("C-5.5", action, f"no card {action.card!r} in the trading area of seat {seat}")
-        self._plant(seat, s.trade[action.card], action.field, action, "trade")
-        del s.trade[action.card]
-        del s.trade_locked[action.card]
-        if not s.trade:
+        card = action.card
+        trade = s.trade
+        self._plant_beans(seat, trade[card], 1, action.field, action, "trade")  # C-3.1, C-3.3
+        del trade[card]
+        del s.trade_locked[card]
+        if not trade:
             self._next_planter()
 
     # ----------------------------------------------------------------- mechanics
@@ -316,9 +322,6 @@ class ClassicGame(Game[SeatState]):
     def _plant_allowed(self, s: SeatState, bean: Bean, index: int) -> bool:
         current = s.field_beans[index]
         return current is None or current is bean or self._may_cash_in(s, index)
-
-    def _plant(self, seat: int, bean: Bean, index: int, action: Action, source: str) -> None:
-        self._plant_beans(seat, bean, 1, index, action, source)  # C-3.1, C-3.3
 
     def _deal(self, a: int, a_hand: Sequence[int], a_trade: Sequence[int], b: int, b_hand: Sequence[int]) -> None:
         """Move cards between seats ``a`` and ``b``; received cards land locked in the trading area (C-6.3)."""
@@ -344,7 +347,7 @@ class ClassicGame(Game[SeatState]):
         self.events.append(TurnStarted(self.active, self.turn))
         self.to_move = self.active
         if self.seats[self.active].hand:
-            self.phase = DecisionKind.PLANT_FIRST
+            self.phase = _PLANT_FIRST
         else:
             self._turn_up()
 
@@ -372,13 +375,13 @@ class ClassicGame(Game[SeatState]):
         self.responses = []
         self._round_quiet = True
         self._round_dealt = False
-        self.phase = DecisionKind.TRADE_OFFER
+        self.phase = _TRADE_OFFER
         self.to_move = self.active
 
     def _open_responses(self) -> None:
         n = self.players
         self._respond_queue = [(self.active + k) % n for k in range(n - 1, 0, -1)]
-        self.phase = DecisionKind.TRADE_RESPOND
+        self.phase = _TRADE_RESPOND
         self._next_responder()
 
     def _next_responder(self) -> None:
@@ -387,7 +390,7 @@ class ClassicGame(Game[SeatState]):
             return
         self.to_move = self.active
         if self.responses:
-            self.phase = DecisionKind.TRADE_CONFIRM
+            self.phase = _TRADE_CONFIRM
         else:
             self._next_round()
 
@@ -407,7 +410,7 @@ class ClassicGame(Game[SeatState]):
         self.events.append(TradingEnded(self.active, self.trade_round))
         n = self.players
         self._plant_queue = [(self.active + k) % n for k in range(n - 1, -1, -1)]
-        self.phase = DecisionKind.PLANT_TRADED
+        self.phase = _PLANT_TRADED
         self._next_planter()
 
     def _next_planter(self) -> None:
@@ -443,28 +446,31 @@ class ClassicGame(Game[SeatState]):
         s = self.seats[seat]
         phase = self.phase
         beans = s.field_beans
-        cashable = self._cashable(s)  # C-4.2
-        options: list[Action] = []
-        if phase is DecisionKind.PLANT_FIRST or phase is DecisionKind.PLANT_SECOND:
+        rules = self.rules
+        can_buy = len(beans) < rules.max_fields and len(s.treasury) >= rules.field_price  # C-3.2
+        cashable, field_options = _field_table(s.field_counts, can_buy)  # C-4.2, C-4.3
+        options: list[Action]
+        if phase is _PLANT_FIRST or phase is _PLANT_SECOND:
             bean = s.hand[0]
-            options = [Plant(i) for i, current in enumerate(beans)
+            options = [PLANTS[i] if i < 8 else Plant(i) for i, current in enumerate(beans)
                        if current is None or current is bean or cashable[i]]
-            if phase is DecisionKind.PLANT_SECOND:
+            if phase is _PLANT_SECOND:
                 options.append(_PASS)
-        elif phase is DecisionKind.PLANT_TRADED:
-            for c, bean in enumerate(s.trade):
-                options.extend(PlantTraded(c, i) for i, current in enumerate(beans)
-                               if current is None or current is bean or cashable[i])
-        elif phase is DecisionKind.TRADE_OFFER:
-            options = [_END_TRADING, _PASS]
-        elif phase is DecisionKind.TRADE_RESPOND:
+        elif phase is _TRADE_RESPOND:
             options = [_PASS]
             offer = self.offer
             if offer is not None and (offer.to is None or offer.to == seat):
                 paid = find_cards(s.hand, offer.want)
                 if paid is not None:
                     options.append(Accept(paid))
-        elif phase is DecisionKind.TRADE_CONFIRM:
+        elif phase is _PLANT_TRADED:
+            options = []
+            for c, bean in enumerate(s.trade):
+                options.extend(_plant_traded(c, i) for i, current in enumerate(beans)
+                               if current is None or current is bean or cashable[i])
+        elif phase is _TRADE_OFFER:
+            options = [_END_TRADING, _PASS]
+        elif phase is _TRADE_CONFIRM:
             options = [_PASS]
             tradable = [b if not locked else None for b, locked in zip(s.trade, s.trade_locked)]
             for i, response in enumerate(self.responses):
@@ -478,8 +484,18 @@ class ClassicGame(Game[SeatState]):
                 from_hand = find_cards(s.hand, tuple(rest))
                 if from_hand is not None:
                     options.append(Confirm(i, from_hand, tuple(from_trade or ())))
-        self._add_field_options(options, s, cashable)  # C-3.2, C-4.3
+        else:
+            options = []
+        options.extend(field_options)  # C-3.2, C-4.3
         return options
+
+
+_PLANT_TRADED_GRID = tuple(tuple(PlantTraded(c, i) for i in range(8)) for c in range(16))
+
+
+def _plant_traded(card: int, field: int) -> PlantTraded:
+    """``PlantTraded(card, field)``, shared when small."""
+    return _PLANT_TRADED_GRID[card][field] if card < 16 and field < 8 else PlantTraded(card, field)
 
 
 def _names(beans: Sequence[Bean]) -> str:

@@ -5,7 +5,7 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Self, Sequence, TypeVar
 
-from engine.actions import Action, BuyField, Decision, DecisionKind, Harvest
+from engine.actions import Action, BuyField, Decision, DecisionKind, Harvest, Plant
 from engine.cards import Bean
 from engine.errors import GameOverError, IllegalAction
 from engine.events import Drew, Event, FieldBought, GameEnded, Harvested, Planted, Reshuffled
@@ -17,6 +17,28 @@ if TYPE_CHECKING:
     from engine.views import PrincesView, View
 
 _BUY_FIELD = BuyField()
+#: Actions are frozen values: the engine hands out shared instances of the small ones instead of making them anew.
+PLANTS = tuple(Plant(i) for i in range(8))
+HARVESTS = tuple(Harvest(i) for i in range(8))
+
+# What a field layout allows, by (may buy a field, *field counts): (cashable per field, the field options).
+_FIELD_TABLE: dict[tuple[int, ...], tuple[tuple[bool, ...], tuple[Action, ...]]] = {}
+
+
+def _field_table(counts: list[int], can_buy: bool) -> tuple[tuple[bool, ...], tuple[Action, ...]]:
+    """Per field whether it may be cashed in now (C-4.2: a lone bean not while another field holds more),
+    and the options every decision has: buy the next field (if ``can_buy``), cash in each cashable field."""
+    key = (can_buy, *counts)
+    found = _FIELD_TABLE.get(key)
+    if found is None:
+        lone_blocked = any(c > 1 for c in counts)
+        cashable = tuple(c > 1 or (c == 1 and not lone_blocked) for c in counts)
+        options: list[Action] = [_BUY_FIELD] if can_buy else []
+        options.extend(HARVESTS[i] if i < len(HARVESTS) else Harvest(i) for i, ok in enumerate(cashable) if ok)
+        found = (cashable, tuple(options))
+        if len(_FIELD_TABLE) < 100_000:  # a hand-built position may have any counts: keep the table bounded
+            _FIELD_TABLE[key] = found
+    return found
 
 
 @dataclass(slots=True)
@@ -91,7 +113,7 @@ class Game(Generic[SeatT_co]):
         self.rules, self.players, self.seed = rules, players, seed
         self._rng = random.Random(seed)
         self.seats = [seat_type() for _ in range(players)]
-        deck = [t.bean for t in rules.bean_types for _ in range(t.count)]
+        deck = list(rules._deck)
         self._rng.shuffle(deck)
         self.deck = deck  # the top of the deck is the end of the list
         self.discard = []  # the top of the pile is the end of the list
@@ -147,19 +169,18 @@ class Game(Generic[SeatT_co]):
         self.phase = None
         self._decision = None
 
-    def _cashable(self, s: TableSeat) -> list[bool]:
+    def _cashable(self, s: TableSeat) -> tuple[bool, ...]:
         """Per field: may it be cashed in now (a lone bean not while another field holds more)."""
-        counts = s.field_counts
-        lone_blocked = any(c > 1 for c in counts)  # computed once for every field
-        return [c > 1 or (c == 1 and not lone_blocked) for c in counts]
+        return _field_table(s.field_counts, False)[0]
 
-    def _add_field_options(self, options: list[Action], s: TableSeat, cashable: list[bool]) -> None:
+    def _can_buy(self, s: TableSeat) -> bool:
+        """Whether ``s`` may buy its next field now."""
+        rules = self.rules
+        return len(s.field_beans) < rules.max_fields and len(s.treasury) >= rules.field_price
+
+    def _add_field_options(self, options: list[Action], s: TableSeat, cashable: Sequence[bool]) -> None:
         """The options every decision has, appended to ``options``: buy the next field, cash in a field."""
-        if len(s.field_beans) < self.rules.max_fields and len(s.treasury) >= self.rules.field_price:
-            options.append(_BUY_FIELD)
-        for i, ok in enumerate(cashable):
-            if ok:
-                options.append(Harvest(i))
+        options.extend(_field_table(s.field_counts, self._can_buy(s))[1])
 
     @classmethod
     def from_position(cls, rules: Rules, players: int, seed: int = 0, **position: Any) -> Self:
@@ -285,19 +306,27 @@ class Game(Generic[SeatT_co]):
         """Plant ``count`` beans into field ``index`` of ``seat``, cashing in another kind first; returns
         how: ``grew`` (onto beans of its kind), ``new`` (an empty field) or ``replaced``."""
         s = self.seats[seat]
-        if not isinstance(index, int) or not 0 <= index < len(s.field_beans):
+        beans = s.field_beans
+        if not isinstance(index, int) or not 0 <= index < len(beans):
             raise IllegalAction(self.RULE_NO_FIELD, action, f"seat {seat} has no field {index!r}")
-        current = s.field_beans[index]
-        how = "grew" if current is bean else "new"
-        if current is not None and current is not bean:
+        current = beans[index]
+        if current is bean:
+            how = "grew"
+        elif current is None:
+            how = "new"
+        else:
             if not self._may_cash_in(s, index):
                 raise IllegalAction(self.RULE_LONE_BEAN, action,
                                     "planting there would cash in a lone bean while another field holds more")
             self._cash_in(seat, index)
             how = "replaced"
-        s.field_beans[index] = bean
+        beans[index] = bean
         s.field_counts[index] += count
-        self.events.extend([Planted(seat, bean, index, source)] * count)
+        planted = Planted(seat, bean, index, source)
+        if count == 1:
+            self.events.append(planted)
+        else:
+            self.events.extend([planted] * count)
         return how
 
     def _reshuffle(self) -> bool:
@@ -325,7 +354,8 @@ class Game(Generic[SeatT_co]):
         count = s.field_counts[index]
         assert bean is not None
         coins = self.rules.coins_for(bean, count)
-        s.treasury.extend([bean] * coins)
+        if coins:
+            s.treasury.extend([bean] * coins)
         self.discard.extend([bean] * (count - coins))
         s.field_beans[index] = None
         s.field_counts[index] = 0
