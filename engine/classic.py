@@ -6,17 +6,16 @@ The state is mutable and private to the referee; what a seat may see is computed
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from engine.actions import (
-    Accept, Action, BuyField, Confirm, DecisionKind, EndTrading, Harvest, Offer, Pass,
+    Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer, Pass,
     Plant, PlantTraded,
 )
 from engine.cards import Bean, find_cards
 from engine.errors import IllegalAction
-from engine.game import PLANTS, Game, TableSeat, _field_table, _phase_name
+from engine.game import _FIELD_TABLE, PLANTS, Game, TableSeat, _field_table, _phase_name
 from engine.events import (
     Accepted, Offered, Passed, Traded, TradingEnded, TurnedUp, TurnStarted,
 )
@@ -214,7 +213,7 @@ class ClassicGame(Game[SeatState]):
             if s.trade_locked[i]:
                 raise IllegalAction("C-6.3", action, f"card {i} of the trading area was received in a trade")
         for bean in action.want:
-            if not isinstance(bean, Bean) or bean not in self.rules._by_bean:
+            if not isinstance(bean, Bean) or bean._name_ not in self.rules._coins:  # by name: a Bean hashes slowly
                 raise IllegalAction("C-1.1", action, f"{bean!r} is not a bean of this game")
         if not action.give_hand and not action.give_trade and not action.want:
             raise IllegalAction("C-6.8", action, "an offer must give or want at least one card")
@@ -254,7 +253,7 @@ class ClassicGame(Game[SeatState]):
         s = self.seats[seat]
         self._check_positions(action, action.give_hand, len(s.hand), "hand")
         paid = tuple(s.hand[i] for i in action.give_hand)
-        if Counter(paid) != Counter(offer.want):
+        if not _same_cards(paid, offer.want):
             raise IllegalAction("C-6.6", action,
                                 f"the offer wants {_names(offer.want)}, these cards are {_names(paid)}")
         self._round_quiet = False
@@ -282,7 +281,7 @@ class ClassicGame(Game[SeatState]):
                 if s.trade_locked[i]:
                     raise IllegalAction("C-6.3", action, f"card {i} of the trading area was received in a trade")
             paid = tuple(s.hand[i] for i in action.give_hand) + tuple(s.trade[i] for i in action.give_trade)
-            if Counter(paid) != Counter(response.want):
+            if not _same_cards(paid, response.want):
                 raise IllegalAction("C-6.6", action,
                                     f"seat {response.seat} wants {_names(response.want)}, "
                                     f"these cards are {_names(paid)}")
@@ -354,8 +353,18 @@ class ClassicGame(Game[SeatState]):
     def _turn_up(self) -> None:
         """C-5.3: turn up cards into the active player's trading area."""
         s = self.seats[self.active]
-        turned: list[Bean] = []
-        for _ in range(self.rules.turn_up):
+        n = self.rules.turn_up
+        if len(self.deck) >= n:  # the common case: no reshuffle on the way
+            turned = self._take_cards(n)
+            s.trade.extend(turned)
+            s.trade_locked.extend([False] * n)
+            self.events.append(TurnedUp(self.active, tuple(turned)))
+            self.trade_round = 0
+            self._dealless = 0
+            self._start_round()
+            return
+        turned = []
+        for _ in range(n):
             card = self._take_card()
             if card is None:
                 if turned:
@@ -441,61 +450,87 @@ class ClassicGame(Game[SeatState]):
         self._end_game()  # C-7.4
 
     # ----------------------------------------------------------------- options
-    def _options(self) -> list[Action]:
+    def _decide(self) -> Decision:
         seat = self.to_move
         s = self.seats[seat]
         phase = self.phase
         beans = s.field_beans
         rules = self.rules
         can_buy = len(beans) < rules.max_fields and len(s.treasury) >= rules.field_price  # C-3.2
-        cashable, field_options = _field_table(s.field_counts, can_buy)  # C-4.2, C-4.3
-        options: list[Action]
-        if phase is _PLANT_FIRST or phase is _PLANT_SECOND:
-            bean = s.hand[0]
-            options = [PLANTS[i] if i < 8 else Plant(i) for i, current in enumerate(beans)
-                       if current is None or current is bean or cashable[i]]
-            if phase is _PLANT_SECOND:
-                options.append(_PASS)
-        elif phase is _TRADE_RESPOND:
-            options = [_PASS]
+        if phase is _TRADE_OFFER or phase is _TRADE_RESPOND:
             offer = self.offer
-            if offer is not None and (offer.to is None or offer.to == seat):
+            paid = None
+            if phase is _TRADE_RESPOND and offer is not None and (offer.to is None or offer.to == seat):
                 paid = find_cards(s.hand, offer.want)
-                if paid is not None:
-                    options.append(Accept(paid))
-        elif phase is _PLANT_TRADED:
-            options = []
+            if paid is None:  # only pass (or end trading) and the field options: the same few decisions again and again
+                key = (seat, phase is _TRADE_OFFER, can_buy, *s.field_counts)
+                decision = _TRADE_DECISIONS.get(key)
+                if decision is None:
+                    head = (_END_TRADING, _PASS) if phase is _TRADE_OFFER else (_PASS,)
+                    decision = Decision(seat, phase, (*head, *_field_table(s.field_counts, can_buy)[1]))
+                    if len(_TRADE_DECISIONS) < 100_000:
+                        _TRADE_DECISIONS[key] = decision
+                return decision
+        table = _FIELD_TABLE.get((can_buy, *s.field_counts))
+        cashable, field_options = table if table is not None else _field_table(s.field_counts, can_buy)  # C-4.2
+        options: tuple[Action, ...]
+        if phase is _PLANT_TRADED:
+            plants: list[Action] = []
             for c, bean in enumerate(s.trade):
-                options.extend(_plant_traded(c, i) for i, current in enumerate(beans)
-                               if current is None or current is bean or cashable[i])
-        elif phase is _TRADE_OFFER:
-            options = [_END_TRADING, _PASS]
+                plants.extend(_plant_traded(c, i) for i, current in enumerate(beans)
+                              if current is None or current is bean or cashable[i])
+            options = (*plants, *field_options)
+        elif phase is _TRADE_RESPOND:
+            assert paid is not None
+            options = (_PASS, Accept(paid), *field_options)
+        elif phase is _PLANT_FIRST or phase is _PLANT_SECOND:
+            bean = s.hand[0]
+            plants = [PLANTS[i] if i < 8 else Plant(i) for i, current in enumerate(beans)
+                      if current is None or current is bean or cashable[i]]
+            if phase is _PLANT_SECOND:
+                plants.append(_PASS)
+            options = (*plants, *field_options)
         elif phase is _TRADE_CONFIRM:
-            options = [_PASS]
-            tradable = [b if not locked else None for b, locked in zip(s.trade, s.trade_locked)]
-            for i, response in enumerate(self.responses):
-                if response.accept:
-                    options.append(Confirm(i))
-                    continue
-                from_trade = find_cards(tradable, response.want, partial=True)
-                rest = list(response.want)
-                for j in from_trade or ():
-                    rest.remove(s.trade[j])
-                from_hand = find_cards(s.hand, tuple(rest))
-                if from_hand is not None:
-                    options.append(Confirm(i, from_hand, tuple(from_trade or ())))
-        else:
-            options = []
-        options.extend(field_options)  # C-3.2, C-4.3
+            options = (*self._confirm_options(s), *field_options)
+        else:  # a game in progress is always in some phase
+            raise AssertionError(f"no decision in phase {phase!r}")
+        return Decision(seat, phase, options)
+
+    def _confirm_options(self, s: SeatState) -> list[Action]:
+        """TRADE_CONFIRM: pass, or close one of this round's deals that ``s`` (the active seat) can pay for."""
+        options: list[Action] = [_PASS]
+        tradable = [b if not locked else None for b, locked in zip(s.trade, s.trade_locked)]
+        for i, response in enumerate(self.responses):
+            if response.accept:
+                options.append(Confirm(i))
+                continue
+            from_trade = find_cards(tradable, response.want, partial=True)
+            rest = list(response.want)
+            for j in from_trade or ():
+                rest.remove(s.trade[j])
+            from_hand = find_cards(s.hand, tuple(rest))
+            if from_hand is not None:
+                options.append(Confirm(i, from_hand, tuple(from_trade or ())))
         return options
 
+    def _options(self) -> list[Action]:
+        return list(self._decide().options)
 
+
+# Decisions are frozen values: the trading decisions that offer only passing (or ending trading) and the field
+# options, by (seat, trade_offer?, may buy a field, *field counts).
+_TRADE_DECISIONS: dict[tuple[int | bool, ...], Decision] = {}
 _PLANT_TRADED_GRID = tuple(tuple(PlantTraded(c, i) for i in range(8)) for c in range(16))
 
 
 def _plant_traded(card: int, field: int) -> PlantTraded:
     """``PlantTraded(card, field)``, shared when small."""
     return _PLANT_TRADED_GRID[card][field] if card < 16 and field < 8 else PlantTraded(card, field)
+
+
+def _same_cards(a: Sequence[Bean], b: Sequence[Bean]) -> bool:
+    """Whether ``a`` and ``b`` hold the same cards in any order (as ``Counter(a) == Counter(b)``, without hashing)."""
+    return len(a) == len(b) and all(a.count(x) == b.count(x) for x in a)
 
 
 def _names(beans: Sequence[Bean]) -> str:

@@ -137,8 +137,17 @@ class Game(Generic[SeatT_co]):
         """The active player draws the rules' number of cards one at a time to the back of the hand,
         then the next player's turn starts. False (and no next turn) when the deck ran out."""
         s = self.seats[self.active]
+        n = self.rules.draw
+        deck = self.deck
+        if len(deck) >= n:  # the common case: no reshuffle on the way
+            s.hand.extend(self._take_cards(n))
+            self.events.append(Drew(self.active, n))
+            self.active = (self.active + 1) % self.players
+            self.turn += 1
+            self._start_turn()
+            return True
         drawn = 0
-        for _ in range(self.rules.draw):
+        for _ in range(n):
             card = self._take_card()
             if card is None:
                 if drawn:
@@ -198,11 +207,16 @@ class Game(Generic[SeatT_co]):
         """Who must decide what now; ``None`` once the game is over."""
         if self.over:
             return None
-        if self._decision is None:
-            phase = self.phase
-            assert phase is not None  # a game in progress is always in some phase
-            self._decision = Decision(self.to_move, phase, tuple(self._options()))
-        return self._decision
+        decision = self._decision
+        if decision is None:
+            decision = self._decision = self._decide()
+        return decision
+
+    def _decide(self) -> Decision:
+        """The decision of the moment (``decision`` keeps it until the next action)."""
+        phase = self.phase
+        assert phase is not None  # a game in progress is always in some phase
+        return Decision(self.to_move, phase, tuple(self._options()))
 
     def legal_actions(self) -> tuple[Action, ...]:
         decision = self.decision
@@ -345,6 +359,14 @@ class Game(Generic[SeatT_co]):
             if not self._reshuffle():
                 return None
         return self.deck.pop()
+
+    def _take_cards(self, n: int) -> list[Bean]:
+        """The top ``n`` cards of a deck that holds at least ``n``, in the order ``_take_card`` takes them."""
+        deck = self.deck
+        rest = len(deck) - n
+        taken = deck[:rest - 1:-1] if rest else deck[::-1]
+        del deck[rest:]
+        return taken
 
     def _cash_in(self, seat: int, index: int) -> int:
         """Cash in a field by its beanometer: coin cards to the treasury, the rest onto the discard

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 _FREE = (Harvest, BuyField, PayTribute)  # actions after which the same seat decides again
 _PASS, _END_TRADING = Pass(), EndTrading()
+_TRADE_OFFER, _TRADE_RESPOND = DecisionKind.TRADE_OFFER, DecisionKind.TRADE_RESPOND  # class lookups of members are slow
 
 
 def _pending(game: Game[TableSeat]) -> Decision:
@@ -46,13 +47,27 @@ def _classic(game: Game[TableSeat]) -> ClassicGame:
 
 def random_action(game: Game[TableSeat], rng: random.Random, offer_rate: float = 0.2) -> Action:
     """A uniformly random option; now and then a random offer while trading."""
-    decision = _pending(game)
-    options: list[Action] = [a for a in decision.options if not isinstance(a, _FREE)] or list(decision.options)
-    if decision.kind in (DecisionKind.TRADE_OFFER, DecisionKind.TRADE_RESPOND) and rng.random() < offer_rate:
+    decision = game.decision  # ``_pending`` inlined, like the kinds below: this runs in every benchmark's loop
+    assert decision is not None, "the game is over"
+    everything = decision.options
+    options = [a for a in everything if not isinstance(a, _FREE)] or everything
+    kind = decision.kind
+    if (kind is _TRADE_OFFER or kind is _TRADE_RESPOND) and rng.random() < offer_rate:
         offer = _random_offer(_classic(game), rng)
         if offer is not None:
             return offer
-    return options[rng.randrange(len(options))]
+    return options[_below(rng, len(options))]
+
+
+def _below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n > 0``: the same draw (the algorithm of ``random.Random``), two calls fewer."""
+    if type(rng) is not random.Random:
+        return rng.randrange(n)
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
 
 
 def _random_offer(game: ClassicGame, rng: random.Random) -> Offer | None:
