@@ -7,6 +7,7 @@ The state is mutable and private to the referee; what a seat may see is computed
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Sequence
 
 from engine.actions import (
@@ -15,9 +16,9 @@ from engine.actions import (
 )
 from engine.cards import Bean, find_cards
 from engine.errors import IllegalAction
-from engine.game import _FIELD_TABLE, PLANTS, Game, TableSeat, _field_table, _phase_name
+from engine.game import _FIELD_TABLE, PLANTS, Game, TableSeat, _field_table, _phase_name, passed
 from engine.events import (
-    Accepted, Offered, Passed, Traded, TradingEnded, TurnedUp, TurnStarted,
+    Accepted, Offered, Traded, TradingEnded, TurnedUp, TurnStarted,
 )
 from engine.rules import Rules
 from engine.spectator import PublicState, classic_public_state, classic_public_state_json
@@ -170,17 +171,17 @@ class ClassicGame(Game[SeatState]):
     def _do_pass(self, seat: int, action: Pass) -> None:
         phase = self.phase
         if phase is _TRADE_RESPOND:
-            self.events.append(Passed(seat, "trade_respond"))
+            self.events.append(passed(seat, "trade_respond"))
             self._next_responder()
         elif phase is _PLANT_SECOND:
-            self.events.append(Passed(seat, "plant_second"))
+            self.events.append(passed(seat, "plant_second"))
             self._turn_up()
         elif phase is _TRADE_OFFER:
             self.offer = None
-            self.events.append(Passed(seat, "trade_offer"))
+            self.events.append(passed(seat, "trade_offer"))
             self._open_responses()
         elif phase is _TRADE_CONFIRM:
-            self.events.append(Passed(seat, "trade_confirm"))
+            self.events.append(passed(seat, "trade_confirm"))
             self._next_round()
         else:
             rule = "C-5.1" if phase is _PLANT_FIRST else "C-5.5"
@@ -312,6 +313,8 @@ class ClassicGame(Game[SeatState]):
         return max(len(self.seats[k].hand) for k in partners)
 
     def _check_positions(self, action: Action, positions: Sequence[int], size: int, where: str) -> None:
+        if not positions:
+            return
         if len(set(positions)) != len(positions):
             raise IllegalAction("C-6.2", action, f"a {where} position is named twice")
         for i in positions:
@@ -388,8 +391,7 @@ class ClassicGame(Game[SeatState]):
         self.to_move = self.active
 
     def _open_responses(self) -> None:
-        n = self.players
-        self._respond_queue = [(self.active + k) % n for k in range(n - 1, 0, -1)]
+        self._respond_queue = list(_queue(self.players, self.active)[:-1])
         self.phase = _TRADE_RESPOND
         self._next_responder()
 
@@ -417,8 +419,7 @@ class ClassicGame(Game[SeatState]):
         self.offer = None
         self.responses = []
         self.events.append(TradingEnded(self.active, self.trade_round))
-        n = self.players
-        self._plant_queue = [(self.active + k) % n for k in range(n - 1, -1, -1)]
+        self._plant_queue = list(_queue(self.players, self.active))
         self.phase = _PLANT_TRADED
         self._next_planter()
 
@@ -477,8 +478,9 @@ class ClassicGame(Game[SeatState]):
         if phase is _PLANT_TRADED:
             plants: list[Action] = []
             for c, bean in enumerate(s.trade):
-                plants.extend(_plant_traded(c, i) for i, current in enumerate(beans)
-                              if current is None or current is bean or cashable[i])
+                for i, current in enumerate(beans):
+                    if current is None or current is bean or cashable[i]:
+                        plants.append(_PLANT_TRADED_GRID[c][i] if c < 16 and i < 8 else PlantTraded(c, i))
             options = (*plants, *field_options)
         elif phase is _TRADE_RESPOND:
             assert paid is not None
@@ -523,9 +525,10 @@ _TRADE_DECISIONS: dict[tuple[int | bool, ...], Decision] = {}
 _PLANT_TRADED_GRID = tuple(tuple(PlantTraded(c, i) for i in range(8)) for c in range(16))
 
 
-def _plant_traded(card: int, field: int) -> PlantTraded:
-    """``PlantTraded(card, field)``, shared when small."""
-    return _PLANT_TRADED_GRID[card][field] if card < 16 and field < 8 else PlantTraded(card, field)
+@cache
+def _queue(players: int, active: int) -> tuple[int, ...]:
+    """Every seat from the active one around the table, last first (a queue popped from its end)."""
+    return tuple((active + k) % players for k in range(players - 1, -1, -1))
 
 
 def _same_cards(a: Sequence[Bean], b: Sequence[Bean]) -> bool:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Self, Sequen
 from engine.actions import Action, BuyField, Decision, DecisionKind, Harvest, Plant
 from engine.cards import Bean
 from engine.errors import GameOverError, IllegalAction
-from engine.events import Drew, Event, FieldBought, GameEnded, Harvested, Planted, Reshuffled
+from engine.events import Drew, Event, FieldBought, GameEnded, Harvested, Passed, Planted, Reshuffled
 from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
 
@@ -20,6 +20,21 @@ _BUY_FIELD = BuyField()
 #: Actions are frozen values: the engine hands out shared instances of the small ones instead of making them anew.
 PLANTS = tuple(Plant(i) for i in range(8))
 HARVESTS = tuple(Harvest(i) for i in range(8))
+
+# Events are frozen values too: the plantings, by (bean name, seat, field, source), and the passes, by (seat, kind).
+_PLANTED: dict[tuple[str, int, int, str], Planted] = {}
+_PASSED: dict[tuple[int, str], Passed] = {}
+
+
+def passed(seat: int, kind: str) -> Passed:
+    """``Passed(seat, kind)``, a shared value."""
+    event = _PASSED.get((seat, kind))
+    if event is None:
+        event = Passed(seat, kind)
+        if len(_PASSED) < 1_000:
+            _PASSED[(seat, kind)] = event
+    return event
+
 
 # What a field layout allows, by (may buy a field, *field counts): (cashable per field, the field options).
 _FIELD_TABLE: dict[tuple[int, ...], tuple[tuple[bool, ...], tuple[Action, ...]]] = {}
@@ -336,7 +351,12 @@ class Game(Generic[SeatT_co]):
             how = "replaced"
         beans[index] = bean
         s.field_counts[index] += count
-        planted = Planted(seat, bean, index, source)
+        key = (bean._name_, seat, index, source)  # a bean's name: hashing the member is a Python call
+        planted = _PLANTED.get(key)
+        if planted is None:
+            planted = Planted(seat, bean, index, source)
+            if len(_PLANTED) < 10_000:
+                _PLANTED[key] = planted
         if count == 1:
             self.events.append(planted)
         else:
