@@ -7,7 +7,6 @@ The state is mutable and private to the referee; what a seat may see is computed
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Sequence
 
 from engine.actions import (
@@ -16,9 +15,12 @@ from engine.actions import (
 )
 from engine.cards import Bean, find_cards
 from engine.errors import IllegalAction
-from engine.game import _FIELD_TABLE, PLANTS, Game, TableSeat, _field_table, _phase_name, passed
+from engine.game import Game, TableSeat, _phase_name
+from engine.shared import (
+    FIELD_TABLE, PLANT_TRADED_GRID, TRADE_DECISIONS, PLANTS, field_table, seat_queue, passed, turn_started,
+)
 from engine.events import (
-    Accepted, Offered, Traded, TradingEnded, TurnedUp, TurnStarted,
+    Accepted, Offered, Traded, TradingEnded, TurnedUp,
 )
 from engine.rules import Rules
 from engine.spectator import PublicState, classic_public_state, classic_public_state_json
@@ -321,10 +323,6 @@ class ClassicGame(Game[SeatState]):
             if not 0 <= i < size:
                 raise IllegalAction("C-6.2", action, f"no card at {where} position {i!r} (it holds {size})")
 
-    def _plant_allowed(self, s: SeatState, bean: Bean, index: int) -> bool:
-        current = s.field_beans[index]
-        return current is None or current is bean or self._may_cash_in(s, index)
-
     def _deal(self, a: int, a_hand: Sequence[int], a_trade: Sequence[int], b: int, b_hand: Sequence[int]) -> None:
         """Move cards between seats ``a`` and ``b``; received cards land locked in the trading area (C-6.3)."""
         sa, sb = self.seats[a], self.seats[b]
@@ -346,7 +344,7 @@ class ClassicGame(Game[SeatState]):
 
     # ----------------------------------------------------------------- flow
     def _start_turn(self) -> None:
-        self.events.append(TurnStarted(self.active, self.turn))
+        self.events.append(turn_started(self.active, self.turn))
         self.to_move = self.active
         if self.seats[self.active].hand:
             self.phase = _PLANT_FIRST
@@ -356,27 +354,14 @@ class ClassicGame(Game[SeatState]):
     def _turn_up(self) -> None:
         """C-5.3: turn up cards into the active player's trading area."""
         s = self.seats[self.active]
-        n = self.rules.turn_up
-        if len(self.deck) >= n:  # the common case: no reshuffle on the way
-            turned = self._take_cards(n)
-            s.trade.extend(turned)
-            s.trade_locked.extend([False] * n)
-            self.events.append(TurnedUp(self.active, tuple(turned)))
-            self.trade_round = 0
-            self._dealless = 0
-            self._start_round()
+        turned = self._take_cards(self.rules.turn_up)
+        s.trade.extend(turned)
+        s.trade_locked.extend([False] * len(turned))
+        if len(turned) < self.rules.turn_up:
+            if turned:
+                self.events.append(TurnedUp(self.active, tuple(turned)))
+            self._finish()
             return
-        turned = []
-        for _ in range(n):
-            card = self._take_card()
-            if card is None:
-                if turned:
-                    self.events.append(TurnedUp(self.active, tuple(turned)))
-                self._finish()
-                return
-            turned.append(card)
-            s.trade.append(card)
-            s.trade_locked.append(False)
         self.events.append(TurnedUp(self.active, tuple(turned)))
         self.trade_round = 0
         self._dealless = 0
@@ -391,7 +376,7 @@ class ClassicGame(Game[SeatState]):
         self.to_move = self.active
 
     def _open_responses(self) -> None:
-        self._respond_queue = list(_queue(self.players, self.active)[:-1])
+        self._respond_queue = list(seat_queue(self.players, self.active)[:-1])
         self.phase = _TRADE_RESPOND
         self._next_responder()
 
@@ -419,7 +404,7 @@ class ClassicGame(Game[SeatState]):
         self.offer = None
         self.responses = []
         self.events.append(TradingEnded(self.active, self.trade_round))
-        self._plant_queue = list(_queue(self.players, self.active))
+        self._plant_queue = list(seat_queue(self.players, self.active))
         self.phase = _PLANT_TRADED
         self._next_planter()
 
@@ -465,22 +450,22 @@ class ClassicGame(Game[SeatState]):
                 paid = find_cards(s.hand, offer.want)
             if paid is None:  # only pass (or end trading) and the field options: the same few decisions again and again
                 key = (seat, phase is _TRADE_OFFER, can_buy, *s.field_counts)
-                decision = _TRADE_DECISIONS.get(key)
+                decision = TRADE_DECISIONS.get(key)
                 if decision is None:
                     head = (_END_TRADING, _PASS) if phase is _TRADE_OFFER else (_PASS,)
-                    decision = Decision(seat, phase, (*head, *_field_table(s.field_counts, can_buy)[1]))
-                    if len(_TRADE_DECISIONS) < 100_000:
-                        _TRADE_DECISIONS[key] = decision
+                    decision = Decision(seat, phase, (*head, *field_table(s.field_counts, can_buy)[1]))
+                    if len(TRADE_DECISIONS) < 100_000:
+                        TRADE_DECISIONS[key] = decision
                 return decision
-        table = _FIELD_TABLE.get((can_buy, *s.field_counts))
-        cashable, field_options = table if table is not None else _field_table(s.field_counts, can_buy)  # C-4.2
+        table = FIELD_TABLE.get((can_buy, *s.field_counts))
+        cashable, field_options = table if table is not None else field_table(s.field_counts, can_buy)  # C-4.2
         options: tuple[Action, ...]
         if phase is _PLANT_TRADED:
             plants: list[Action] = []
             for c, bean in enumerate(s.trade):
                 for i, current in enumerate(beans):
                     if current is None or current is bean or cashable[i]:
-                        plants.append(_PLANT_TRADED_GRID[c][i] if c < 16 and i < 8 else PlantTraded(c, i))
+                        plants.append(PLANT_TRADED_GRID[c][i] if c < 16 and i < 8 else PlantTraded(c, i))
             options = (*plants, *field_options)
         elif phase is _TRADE_RESPOND:
             assert paid is not None
@@ -514,21 +499,6 @@ class ClassicGame(Game[SeatState]):
             if from_hand is not None:
                 options.append(Confirm(i, from_hand, tuple(from_trade or ())))
         return options
-
-    def _options(self) -> list[Action]:
-        return list(self._decide().options)
-
-
-# Decisions are frozen values: the trading decisions that offer only passing (or ending trading) and the field
-# options, by (seat, trade_offer?, may buy a field, *field counts).
-_TRADE_DECISIONS: dict[tuple[int | bool, ...], Decision] = {}
-_PLANT_TRADED_GRID = tuple(tuple(PlantTraded(c, i) for i in range(8)) for c in range(16))
-
-
-@cache
-def _queue(players: int, active: int) -> tuple[int, ...]:
-    """Every seat from the active one around the table, last first (a queue popped from its end)."""
-    return tuple((active + k) % players for k in range(players - 1, -1, -1))
 
 
 def _same_cards(a: Sequence[Bean], b: Sequence[Bean]) -> bool:

@@ -5,55 +5,17 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Self, Sequence, TypeVar
 
-from engine.actions import Action, BuyField, Decision, DecisionKind, Harvest, Plant
+from engine.actions import Action, BuyField, Decision, DecisionKind, Harvest
 from engine.cards import Bean
 from engine.errors import GameOverError, IllegalAction
-from engine.events import Drew, Event, FieldBought, GameEnded, Harvested, Passed, Planted, Reshuffled
+from engine.events import Drew, Event, FieldBought, GameEnded, Harvested, Planted, Reshuffled
 from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
+from engine.shared import DREW, HARVESTED, PLANTED, field_table
 
 if TYPE_CHECKING:
     from engine.spectator import PublicState
     from engine.views import PrincesView, View
-
-_BUY_FIELD = BuyField()
-#: Actions are frozen values: the engine hands out shared instances of the small ones instead of making them anew.
-PLANTS = tuple(Plant(i) for i in range(8))
-HARVESTS = tuple(Harvest(i) for i in range(8))
-
-# Events are frozen values too: the plantings, by (bean name, seat, field, source), and the passes, by (seat, kind).
-_PLANTED: dict[tuple[str, int, int, str], Planted] = {}
-_PASSED: dict[tuple[int, str], Passed] = {}
-
-
-def passed(seat: int, kind: str) -> Passed:
-    """``Passed(seat, kind)``, a shared value."""
-    event = _PASSED.get((seat, kind))
-    if event is None:
-        event = Passed(seat, kind)
-        if len(_PASSED) < 1_000:
-            _PASSED[(seat, kind)] = event
-    return event
-
-
-# What a field layout allows, by (may buy a field, *field counts): (cashable per field, the field options).
-_FIELD_TABLE: dict[tuple[int, ...], tuple[tuple[bool, ...], tuple[Action, ...]]] = {}
-
-
-def _field_table(counts: list[int], can_buy: bool) -> tuple[tuple[bool, ...], tuple[Action, ...]]:
-    """Per field whether it may be cashed in now (C-4.2: a lone bean not while another field holds more),
-    and the options every decision has: buy the next field (if ``can_buy``), cash in each cashable field."""
-    key = (can_buy, *counts)
-    found = _FIELD_TABLE.get(key)
-    if found is None:
-        lone_blocked = any(c > 1 for c in counts)
-        cashable = tuple(c > 1 or (c == 1 and not lone_blocked) for c in counts)
-        options: list[Action] = [_BUY_FIELD] if can_buy else []
-        options.extend(HARVESTS[i] if i < len(HARVESTS) else Harvest(i) for i, ok in enumerate(cashable) if ok)
-        found = (cashable, tuple(options))
-        if len(_FIELD_TABLE) < 100_000:  # a hand-built position may have any counts: keep the table bounded
-            _FIELD_TABLE[key] = found
-    return found
 
 
 @dataclass(slots=True)
@@ -151,26 +113,14 @@ class Game(Generic[SeatT_co]):
     def _draw_and_pass_turn(self) -> bool:
         """The active player draws the rules' number of cards one at a time to the back of the hand,
         then the next player's turn starts. False (and no next turn) when the deck ran out."""
-        s = self.seats[self.active]
         n = self.rules.draw
-        deck = self.deck
-        if len(deck) >= n:  # the common case: no reshuffle on the way
-            s.hand.extend(self._take_cards(n))
-            self.events.append(Drew(self.active, n))
-            self.active = (self.active + 1) % self.players
-            self.turn += 1
-            self._start_turn()
-            return True
-        drawn = 0
-        for _ in range(n):
-            card = self._take_card()
-            if card is None:
-                if drawn:
-                    self.events.append(Drew(self.active, drawn))
-                return False
-            s.hand.append(card)
-            drawn += 1
-        self.events.append(Drew(self.active, drawn))
+        drawn = self._take_cards(n)
+        self.seats[self.active].hand.extend(drawn)
+        if len(drawn) < n:
+            if drawn:
+                self.events.append(Drew(self.active, len(drawn)))
+            return False
+        self.events.append(DREW[self.active][n] if self.active < 8 and n < 8 else Drew(self.active, n))
         self.active = (self.active + 1) % self.players
         self.turn += 1
         self._start_turn()
@@ -195,7 +145,7 @@ class Game(Generic[SeatT_co]):
 
     def _cashable(self, s: TableSeat) -> tuple[bool, ...]:
         """Per field: may it be cashed in now (a lone bean not while another field holds more)."""
-        return _field_table(s.field_counts, False)[0]
+        return field_table(s.field_counts, False)[0]
 
     def _can_buy(self, s: TableSeat) -> bool:
         """Whether ``s`` may buy its next field now."""
@@ -204,7 +154,7 @@ class Game(Generic[SeatT_co]):
 
     def _add_field_options(self, options: list[Action], s: TableSeat, cashable: Sequence[bool]) -> None:
         """The options every decision has, appended to ``options``: buy the next field, cash in a field."""
-        options.extend(_field_table(s.field_counts, self._can_buy(s))[1])
+        options.extend(field_table(s.field_counts, self._can_buy(s))[1])
 
     @classmethod
     def from_position(cls, rules: Rules, players: int, seed: int = 0, **position: Any) -> Self:
@@ -352,11 +302,11 @@ class Game(Generic[SeatT_co]):
         beans[index] = bean
         s.field_counts[index] += count
         key = (bean._name_, seat, index, source)  # a bean's name: hashing the member is a Python call
-        planted = _PLANTED.get(key)
+        planted = PLANTED.get(key)
         if planted is None:
             planted = Planted(seat, bean, index, source)
-            if len(_PLANTED) < 10_000:
-                _PLANTED[key] = planted
+            if len(PLANTED) < 10_000:
+                PLANTED[key] = planted
         if count == 1:
             self.events.append(planted)
         else:
@@ -381,11 +331,19 @@ class Game(Generic[SeatT_co]):
         return self.deck.pop()
 
     def _take_cards(self, n: int) -> list[Bean]:
-        """The top ``n`` cards of a deck that holds at least ``n``, in the order ``_take_card`` takes them."""
+        """Up to ``n`` cards, one ``_take_card`` after another (fewer when the deck is exhausted)."""
         deck = self.deck
         rest = len(deck) - n
-        taken = deck[:rest - 1:-1] if rest else deck[::-1]
-        del deck[rest:]
+        if rest >= 0:  # the common case, no reshuffle on the way: the top n cards, top first
+            taken = deck[:rest - 1:-1] if rest else deck[::-1]
+            del deck[rest:]
+            return taken
+        taken = []
+        for _ in range(n):
+            card = self._take_card()
+            if card is None:
+                break
+            taken.append(card)
         return taken
 
     def _cash_in(self, seat: int, index: int) -> int:
@@ -401,7 +359,13 @@ class Game(Generic[SeatT_co]):
         self.discard.extend([bean] * (count - coins))
         s.field_beans[index] = None
         s.field_counts[index] = 0
-        self.events.append(Harvested(seat, index, bean, count, coins))
+        key = (bean._name_, seat, index, count, coins)
+        harvested = HARVESTED.get(key)
+        if harvested is None:
+            harvested = Harvested(seat, index, bean, count, coins)
+            if len(HARVESTED) < 10_000:
+                HARVESTED[key] = harvested
+        self.events.append(harvested)
         return coins
 
     def _options(self) -> list[Action]:
