@@ -76,7 +76,8 @@ def _random_offer(game: ClassicGame, rng: random.Random) -> Offer | None:
     active = seat == game.active
     give_hand = tuple(i for i in range(len(s.hand)) if rng.random() < 0.25)
     give_trade = tuple(i for i, locked in enumerate(s.trade_locked) if active and not locked and rng.random() < 0.5)
-    want = tuple(rng.choice(game.rules.beans) for _ in range(rng.randrange(0, 3)))
+    beans = game.rules.beans  # below: rng.choice and rng.randrange(0, 3), the same draws
+    want = tuple(beans[_below(rng, len(beans))] for _ in range(_below(rng, 3)))
     if not (give_hand or give_trade or want):
         return None
     to: int | None
