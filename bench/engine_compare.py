@@ -6,7 +6,8 @@ Each side plays the same seeds in a subprocess of its own (``PYTHONPATH`` and wo
 the sides alternate, round after round, so that a drift in the machine's pace touches both alike. Prints
 every round's games/s by the wall clock and by the process's CPU time (steadier on a shared machine), then
 the median of each side, their ratio new/old and the median of the rounds' ratios. ``--variant duel`` or ``solo``
-measures the Princes games (2 and 1 players) the same way.
+measures the Princes games (2 and 1 players) the same way; ``--engine-only`` leaves the policy out of the
+timing (its moves are played first, then replayed: each decision asked for, each move applied).
 """
 from __future__ import annotations
 
@@ -30,12 +31,28 @@ import json, random, sys, time
 import engine
 from engine import new_game, rules_for
 from strategy.policies import random_action
-variant, players, games = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+variant, players, games, engine_only = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 rules = rules_for(variant)
+played = []
+if engine_only:  # the policy's moves first, untimed; then only the engine: each decision asked for, each move applied
+    for seed in range(games):
+        game = new_game(rules, players, seed)
+        rng = random.Random(seed)
+        moves = []
+        while not game.over:
+            moves.append(random_action(game, rng))
+            game.apply(moves[-1])
+        played.append(moves)
 decisions = 0
 started, cpu = time.perf_counter(), time.process_time()
 for seed in range(games):
     game = new_game(rules, players, seed)
+    if engine_only:
+        for move in played[seed]:
+            game.decision
+            game.apply(move)
+        decisions += len(played[seed])
+        continue
     rng = random.Random(seed)
     while not game.over:
         game.apply(random_action(game, rng))
@@ -45,11 +62,11 @@ print(json.dumps({"rate": games / elapsed, "cpu_rate": games / cpu, "decisions":
 """
 
 
-def measure(tree: Path, variant: str, games: int) -> dict:
+def measure(tree: Path, variant: str, games: int, engine_only: bool) -> dict:
     """One run of ``games`` games on the engine of ``tree``, in a fresh process."""
     env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", CHILD, variant, str(PLAYERS[variant]), str(games)], cwd=tree,
-                         env=env, capture_output=True, text=True, check=True, timeout=3600)
+    argv = [sys.executable, "-c", CHILD, variant, str(PLAYERS[variant]), str(games), str(int(engine_only))]
+    out = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True, check=True, timeout=3600)
     figures: dict = json.loads(out.stdout)
     engine_file = Path(figures["engine"]).resolve()
     assert engine_file.is_relative_to(tree.resolve()), f"{tree} ran the engine of {engine_file}"
@@ -62,14 +79,17 @@ def main() -> None:
     parser.add_argument("--new", type=Path, default=HERE, help="the checkout to compare (default: this one)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--variant", choices=sorted(PLAYERS), default="classic")
+    parser.add_argument("--engine-only", action="store_true",
+                        help="time only the engine: replay the policy's moves, asking for each decision")
     args = parser.parse_args()
     print(common.machine(f"{os.cpu_count()} cpus"))
-    print(f"# {args.variant} {PLAYERS[args.variant]}p, random policy, {args.games} games (seeds 0..{args.games - 1})"
+    what = "random policy" + (" (engine only)" if args.engine_only else "")
+    print(f"# {args.variant} {PLAYERS[args.variant]}p, {what}, {args.games} games (seeds 0..{args.games - 1})"
           f" per side per round, {args.rounds} rounds, old={args.old} new={args.new}")
     runs: dict[str, list[dict]] = {"old": [], "new": []}
     for r in range(args.rounds):
         for side in ("old", "new") if r % 2 == 0 else ("new", "old"):  # alternate who goes first
-            runs[side].append(measure(getattr(args, side), args.variant, args.games))
+            runs[side].append(measure(getattr(args, side), args.variant, args.games, args.engine_only))
         old, new = runs["old"][-1], runs["new"][-1]
         print(f"round {r + 1}: wall games/s old {old['rate']:7.1f} new {new['rate']:7.1f} ratio "
               f"{new['rate'] / old['rate']:5.2f} | CPU games/s old {old['cpu_rate']:7.1f} new {new['cpu_rate']:7.1f} "
