@@ -6,19 +6,21 @@ The state is mutable and private to the referee; what a seat may see is computed
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from engine.actions import (
-    Accept, Action, BuyField, Confirm, DecisionKind, EndTrading, Harvest, Offer, Pass,
+    Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer, Pass,
     Plant, PlantTraded,
 )
 from engine.cards import Bean, find_cards
 from engine.errors import IllegalAction
 from engine.game import Game, TableSeat, _phase_name
+from engine.shared import (
+    FIELD_TABLE, PLANT_TRADED_GRID, TRADE_DECISIONS, PLANTS, field_table, seat_queue, passed, turn_started,
+)
 from engine.events import (
-    Accepted, Offered, Passed, Traded, TradingEnded, TurnedUp, TurnStarted,
+    Accepted, Offered, Traded, TradingEnded, TurnedUp,
 )
 from engine.rules import Rules
 from engine.spectator import PublicState, classic_public_state, classic_public_state_json
@@ -27,7 +29,10 @@ from engine.views import View, classic_view, classic_view_json
 _PASS = Pass()
 _END_TRADING = EndTrading()
 _BUY_FIELD = BuyField()
-_PLANT_KINDS = (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND)
+# The kinds as module constants: reading an enum member off its class costs a metaclass lookup each time.
+_PLANT_FIRST, _PLANT_SECOND = DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND
+_PLANT_TRADED, _TRADE_OFFER = DecisionKind.PLANT_TRADED, DecisionKind.TRADE_OFFER
+_TRADE_RESPOND, _TRADE_CONFIRM = DecisionKind.TRADE_RESPOND, DecisionKind.TRADE_CONFIRM
 
 
 @dataclass(slots=True)
@@ -141,11 +146,11 @@ class ClassicGame(Game[SeatState]):
         self._plant_queue = []
         self._round_quiet = True
         self._dealless = 0
-        if phase in (DecisionKind.PLANT_FIRST, DecisionKind.PLANT_SECOND):
+        if phase in (_PLANT_FIRST, _PLANT_SECOND):
             self.phase = phase
-        elif phase is DecisionKind.TRADE_OFFER:
+        elif phase is _TRADE_OFFER:
             self._start_round()
-        elif phase is DecisionKind.PLANT_TRADED:
+        elif phase is _PLANT_TRADED:
             self._end_trading()  # events: TradingEnded, then whatever planting/drawing followed
         else:
             raise ValueError(f"set_position cannot start at {phase}")
@@ -154,37 +159,38 @@ class ClassicGame(Game[SeatState]):
 
     # ----------------------------------------------------------------- actions
     def _do_plant(self, seat: int, action: Plant) -> None:
-        if self.phase not in _PLANT_KINDS:
-            raise IllegalAction("C-5.1", action, f"no hand card is to be planted now ({_phase_name(self.phase)})")
-        s = self.seats[seat]
-        self._plant(seat, s.hand[0], action.field, action, "hand")
-        s.hand.pop(0)
-        if self.phase is DecisionKind.PLANT_FIRST and s.hand:
-            self.phase = DecisionKind.PLANT_SECOND
+        phase = self.phase
+        if phase is not _PLANT_FIRST and phase is not _PLANT_SECOND:
+            raise IllegalAction("C-5.1", action, f"no hand card is to be planted now ({_phase_name(phase)})")
+        hand = self.seats[seat].hand
+        self._plant_beans(seat, hand[0], 1, action.field, action, "hand")  # C-3.1, C-3.3
+        del hand[0]
+        if phase is _PLANT_FIRST and hand:
+            self.phase = _PLANT_SECOND
         else:
             self._turn_up()
 
     def _do_pass(self, seat: int, action: Pass) -> None:
         phase = self.phase
-        if phase is DecisionKind.PLANT_SECOND:
-            self.events.append(Passed(seat, phase.value))
-            self._turn_up()
-        elif phase is DecisionKind.TRADE_OFFER:
-            self.offer = None
-            self.events.append(Passed(seat, phase.value))
-            self._open_responses()
-        elif phase is DecisionKind.TRADE_RESPOND:
-            self.events.append(Passed(seat, phase.value))
+        if phase is _TRADE_RESPOND:
+            self.events.append(passed(seat, "trade_respond"))
             self._next_responder()
-        elif phase is DecisionKind.TRADE_CONFIRM:
-            self.events.append(Passed(seat, phase.value))
+        elif phase is _PLANT_SECOND:
+            self.events.append(passed(seat, "plant_second"))
+            self._turn_up()
+        elif phase is _TRADE_OFFER:
+            self.offer = None
+            self.events.append(passed(seat, "trade_offer"))
+            self._open_responses()
+        elif phase is _TRADE_CONFIRM:
+            self.events.append(passed(seat, "trade_confirm"))
             self._next_round()
         else:
-            rule = "C-5.1" if phase is DecisionKind.PLANT_FIRST else "C-5.5"
+            rule = "C-5.1" if phase is _PLANT_FIRST else "C-5.5"
             raise IllegalAction(rule, action, f"planting is mandatory now ({_phase_name(phase)})")
 
     def _do_end_trading(self, seat: int, action: EndTrading) -> None:
-        if self.phase is not DecisionKind.TRADE_OFFER:
+        if self.phase is not _TRADE_OFFER:
             raise IllegalAction("C-6.7", action, "only the active player ends trading, when it is their turn to offer")
         self._end_trading()
 
@@ -192,11 +198,11 @@ class ClassicGame(Game[SeatState]):
         phase = self.phase
         s = self.seats[seat]
         active = seat == self.active
-        if phase is DecisionKind.TRADE_OFFER:
+        if phase is _TRADE_OFFER:
             to = action.to
             if to is not None and (not 0 <= to < self.players or to == seat):
                 raise IllegalAction("C-6.1", action, f"no other seat {to!r} to trade with")
-        elif phase is DecisionKind.TRADE_RESPOND:
+        elif phase is _TRADE_RESPOND:
             to = self.active if action.to is None else action.to
             if to != self.active:
                 raise IllegalAction("C-6.1", action, f"trades are only with the active player (seat {self.active})")
@@ -210,7 +216,7 @@ class ClassicGame(Game[SeatState]):
             if s.trade_locked[i]:
                 raise IllegalAction("C-6.3", action, f"card {i} of the trading area was received in a trade")
         for bean in action.want:
-            if not isinstance(bean, Bean) or bean not in self.rules._by_bean:
+            if not isinstance(bean, Bean) or bean._name_ not in self.rules._coins:  # by name: a Bean hashes slowly
                 raise IllegalAction("C-1.1", action, f"{bean!r} is not a bean of this game")
         if not action.give_hand and not action.give_trade and not action.want:
             raise IllegalAction("C-6.8", action, "an offer must give or want at least one card")
@@ -242,7 +248,7 @@ class ClassicGame(Game[SeatState]):
             self._next_responder()
 
     def _do_accept(self, seat: int, action: Accept) -> None:
-        if self.phase is not DecisionKind.TRADE_RESPOND:
+        if self.phase is not _TRADE_RESPOND:
             raise IllegalAction("C-6.6", action, "there is no offer to accept now")
         offer = self.offer
         if offer is None or (offer.to is not None and offer.to != seat):
@@ -250,7 +256,7 @@ class ClassicGame(Game[SeatState]):
         s = self.seats[seat]
         self._check_positions(action, action.give_hand, len(s.hand), "hand")
         paid = tuple(s.hand[i] for i in action.give_hand)
-        if Counter(paid) != Counter(offer.want):
+        if not _same_cards(paid, offer.want):
             raise IllegalAction("C-6.6", action,
                                 f"the offer wants {_names(offer.want)}, these cards are {_names(paid)}")
         self._round_quiet = False
@@ -259,7 +265,7 @@ class ClassicGame(Game[SeatState]):
         self._next_responder()
 
     def _do_confirm(self, seat: int, action: Confirm) -> None:
-        if self.phase is not DecisionKind.TRADE_CONFIRM:
+        if self.phase is not _TRADE_CONFIRM:
             raise IllegalAction("C-6.6", action, "there is no deal to confirm now")
         if not 0 <= action.response < len(self.responses):
             raise IllegalAction("C-6.6", action, f"no response number {action.response!r} this round")
@@ -278,7 +284,7 @@ class ClassicGame(Game[SeatState]):
                 if s.trade_locked[i]:
                     raise IllegalAction("C-6.3", action, f"card {i} of the trading area was received in a trade")
             paid = tuple(s.hand[i] for i in action.give_hand) + tuple(s.trade[i] for i in action.give_trade)
-            if Counter(paid) != Counter(response.want):
+            if not _same_cards(paid, response.want):
                 raise IllegalAction("C-6.6", action,
                                     f"seat {response.seat} wants {_names(response.want)}, "
                                     f"these cards are {_names(paid)}")
@@ -286,15 +292,17 @@ class ClassicGame(Game[SeatState]):
         self._next_round()
 
     def _do_plant_traded(self, seat: int, action: PlantTraded) -> None:
-        if self.phase is not DecisionKind.PLANT_TRADED:
+        if self.phase is not _PLANT_TRADED:
             raise IllegalAction("C-5.5", action, "trading-area cards are planted only after trading")
         s = self.seats[seat]
         if not 0 <= action.card < len(s.trade):
             raise IllegalAction("C-5.5", action, f"no card {action.card!r} in the trading area of seat {seat}")
-        self._plant(seat, s.trade[action.card], action.field, action, "trade")
-        del s.trade[action.card]
-        del s.trade_locked[action.card]
-        if not s.trade:
+        card = action.card
+        trade = s.trade
+        self._plant_beans(seat, trade[card], 1, action.field, action, "trade")  # C-3.1, C-3.3
+        del trade[card]
+        del s.trade_locked[card]
+        if not trade:
             self._next_planter()
 
     # ----------------------------------------------------------------- mechanics
@@ -307,18 +315,13 @@ class ClassicGame(Game[SeatState]):
         return max(len(self.seats[k].hand) for k in partners)
 
     def _check_positions(self, action: Action, positions: Sequence[int], size: int, where: str) -> None:
+        if not positions:
+            return
         if len(set(positions)) != len(positions):
             raise IllegalAction("C-6.2", action, f"a {where} position is named twice")
         for i in positions:
             if not 0 <= i < size:
                 raise IllegalAction("C-6.2", action, f"no card at {where} position {i!r} (it holds {size})")
-
-    def _plant_allowed(self, s: SeatState, bean: Bean, index: int) -> bool:
-        current = s.field_beans[index]
-        return current is None or current is bean or self._may_cash_in(s, index)
-
-    def _plant(self, seat: int, bean: Bean, index: int, action: Action, source: str) -> None:
-        self._plant_beans(seat, bean, 1, index, action, source)  # C-3.1, C-3.3
 
     def _deal(self, a: int, a_hand: Sequence[int], a_trade: Sequence[int], b: int, b_hand: Sequence[int]) -> None:
         """Move cards between seats ``a`` and ``b``; received cards land locked in the trading area (C-6.3)."""
@@ -341,27 +344,24 @@ class ClassicGame(Game[SeatState]):
 
     # ----------------------------------------------------------------- flow
     def _start_turn(self) -> None:
-        self.events.append(TurnStarted(self.active, self.turn))
+        self.events.append(turn_started(self.active, self.turn))
         self.to_move = self.active
         if self.seats[self.active].hand:
-            self.phase = DecisionKind.PLANT_FIRST
+            self.phase = _PLANT_FIRST
         else:
             self._turn_up()
 
     def _turn_up(self) -> None:
         """C-5.3: turn up cards into the active player's trading area."""
         s = self.seats[self.active]
-        turned: list[Bean] = []
-        for _ in range(self.rules.turn_up):
-            card = self._take_card()
-            if card is None:
-                if turned:
-                    self.events.append(TurnedUp(self.active, tuple(turned)))
-                self._finish()
-                return
-            turned.append(card)
-            s.trade.append(card)
-            s.trade_locked.append(False)
+        turned = self._take_cards(self.rules.turn_up)
+        s.trade.extend(turned)
+        s.trade_locked.extend([False] * len(turned))
+        if len(turned) < self.rules.turn_up:
+            if turned:
+                self.events.append(TurnedUp(self.active, tuple(turned)))
+            self._finish()
+            return
         self.events.append(TurnedUp(self.active, tuple(turned)))
         self.trade_round = 0
         self._dealless = 0
@@ -372,13 +372,12 @@ class ClassicGame(Game[SeatState]):
         self.responses = []
         self._round_quiet = True
         self._round_dealt = False
-        self.phase = DecisionKind.TRADE_OFFER
+        self.phase = _TRADE_OFFER
         self.to_move = self.active
 
     def _open_responses(self) -> None:
-        n = self.players
-        self._respond_queue = [(self.active + k) % n for k in range(n - 1, 0, -1)]
-        self.phase = DecisionKind.TRADE_RESPOND
+        self._respond_queue = list(seat_queue(self.players, self.active)[:-1])
+        self.phase = _TRADE_RESPOND
         self._next_responder()
 
     def _next_responder(self) -> None:
@@ -387,7 +386,7 @@ class ClassicGame(Game[SeatState]):
             return
         self.to_move = self.active
         if self.responses:
-            self.phase = DecisionKind.TRADE_CONFIRM
+            self.phase = _TRADE_CONFIRM
         else:
             self._next_round()
 
@@ -405,9 +404,8 @@ class ClassicGame(Game[SeatState]):
         self.offer = None
         self.responses = []
         self.events.append(TradingEnded(self.active, self.trade_round))
-        n = self.players
-        self._plant_queue = [(self.active + k) % n for k in range(n - 1, -1, -1)]
-        self.phase = DecisionKind.PLANT_TRADED
+        self._plant_queue = list(seat_queue(self.players, self.active))
+        self.phase = _PLANT_TRADED
         self._next_planter()
 
     def _next_planter(self) -> None:
@@ -438,48 +436,74 @@ class ClassicGame(Game[SeatState]):
         self._end_game()  # C-7.4
 
     # ----------------------------------------------------------------- options
-    def _options(self) -> list[Action]:
+    def _decide(self) -> Decision:
         seat = self.to_move
         s = self.seats[seat]
         phase = self.phase
         beans = s.field_beans
-        cashable = self._cashable(s)  # C-4.2
-        options: list[Action] = []
-        if phase is DecisionKind.PLANT_FIRST or phase is DecisionKind.PLANT_SECOND:
-            bean = s.hand[0]
-            options = [Plant(i) for i, current in enumerate(beans)
-                       if current is None or current is bean or cashable[i]]
-            if phase is DecisionKind.PLANT_SECOND:
-                options.append(_PASS)
-        elif phase is DecisionKind.PLANT_TRADED:
-            for c, bean in enumerate(s.trade):
-                options.extend(PlantTraded(c, i) for i, current in enumerate(beans)
-                               if current is None or current is bean or cashable[i])
-        elif phase is DecisionKind.TRADE_OFFER:
-            options = [_END_TRADING, _PASS]
-        elif phase is DecisionKind.TRADE_RESPOND:
-            options = [_PASS]
+        rules = self.rules
+        can_buy = len(beans) < rules.max_fields and len(s.treasury) >= rules.field_price  # C-3.2
+        if phase is _TRADE_OFFER or phase is _TRADE_RESPOND:
             offer = self.offer
-            if offer is not None and (offer.to is None or offer.to == seat):
+            paid = None
+            if phase is _TRADE_RESPOND and offer is not None and (offer.to is None or offer.to == seat):
                 paid = find_cards(s.hand, offer.want)
-                if paid is not None:
-                    options.append(Accept(paid))
-        elif phase is DecisionKind.TRADE_CONFIRM:
-            options = [_PASS]
-            tradable = [b if not locked else None for b, locked in zip(s.trade, s.trade_locked)]
-            for i, response in enumerate(self.responses):
-                if response.accept:
-                    options.append(Confirm(i))
-                    continue
-                from_trade = find_cards(tradable, response.want, partial=True)
-                rest = list(response.want)
-                for j in from_trade or ():
-                    rest.remove(s.trade[j])
-                from_hand = find_cards(s.hand, tuple(rest))
-                if from_hand is not None:
-                    options.append(Confirm(i, from_hand, tuple(from_trade or ())))
-        self._add_field_options(options, s, cashable)  # C-3.2, C-4.3
+            if paid is None:  # only pass (or end trading) and the field options: the same few decisions again and again
+                key = (seat, phase is _TRADE_OFFER, can_buy, *s.field_counts)
+                decision = TRADE_DECISIONS.get(key)
+                if decision is None:
+                    head = (_END_TRADING, _PASS) if phase is _TRADE_OFFER else (_PASS,)
+                    decision = Decision(seat, phase, (*head, *field_table(s.field_counts, can_buy)[1]))
+                    if len(TRADE_DECISIONS) < 100_000:
+                        TRADE_DECISIONS[key] = decision
+                return decision
+        table = FIELD_TABLE.get((can_buy, *s.field_counts))
+        cashable, field_options = table if table is not None else field_table(s.field_counts, can_buy)  # C-4.2
+        options: tuple[Action, ...]
+        if phase is _PLANT_TRADED:
+            plants: list[Action] = []
+            for c, bean in enumerate(s.trade):
+                for i, current in enumerate(beans):
+                    if current is None or current is bean or cashable[i]:
+                        plants.append(PLANT_TRADED_GRID[c][i] if c < 16 and i < 8 else PlantTraded(c, i))
+            options = (*plants, *field_options)
+        elif phase is _TRADE_RESPOND:
+            assert paid is not None
+            options = (_PASS, Accept(paid), *field_options)
+        elif phase is _PLANT_FIRST or phase is _PLANT_SECOND:
+            bean = s.hand[0]
+            plants = [PLANTS[i] if i < 8 else Plant(i) for i, current in enumerate(beans)
+                      if current is None or current is bean or cashable[i]]
+            if phase is _PLANT_SECOND:
+                plants.append(_PASS)
+            options = (*plants, *field_options)
+        elif phase is _TRADE_CONFIRM:
+            options = (*self._confirm_options(s), *field_options)
+        else:  # a game in progress is always in some phase
+            raise AssertionError(f"no decision in phase {phase!r}")
+        return Decision(seat, phase, options)
+
+    def _confirm_options(self, s: SeatState) -> list[Action]:
+        """TRADE_CONFIRM: pass, or close one of this round's deals that ``s`` (the active seat) can pay for."""
+        options: list[Action] = [_PASS]
+        tradable = [b if not locked else None for b, locked in zip(s.trade, s.trade_locked)]
+        for i, response in enumerate(self.responses):
+            if response.accept:
+                options.append(Confirm(i))
+                continue
+            from_trade = find_cards(tradable, response.want, partial=True)
+            rest = list(response.want)
+            for j in from_trade or ():
+                rest.remove(s.trade[j])
+            from_hand = find_cards(s.hand, tuple(rest))
+            if from_hand is not None:
+                options.append(Confirm(i, from_hand, tuple(from_trade or ())))
         return options
+
+
+def _same_cards(a: Sequence[Bean], b: Sequence[Bean]) -> bool:
+    """Whether ``a`` and ``b`` hold the same cards in any order (as ``Counter(a) == Counter(b)``, without hashing)."""
+    return len(a) == len(b) and all(a.count(x) == b.count(x) for x in a)
 
 
 def _names(beans: Sequence[Bean]) -> str:

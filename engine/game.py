@@ -11,12 +11,11 @@ from engine.errors import GameOverError, IllegalAction
 from engine.events import Drew, Event, FieldBought, GameEnded, Harvested, Planted, Reshuffled
 from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
+from engine.shared import DREW, HARVESTED, PLANTED, field_table
 
 if TYPE_CHECKING:
     from engine.spectator import PublicState
     from engine.views import PrincesView, View
-
-_BUY_FIELD = BuyField()
 
 
 @dataclass(slots=True)
@@ -91,7 +90,7 @@ class Game(Generic[SeatT_co]):
         self.rules, self.players, self.seed = rules, players, seed
         self._rng = random.Random(seed)
         self.seats = [seat_type() for _ in range(players)]
-        deck = [t.bean for t in rules.bean_types for _ in range(t.count)]
+        deck = list(rules._deck)
         self._rng.shuffle(deck)
         self.deck = deck  # the top of the deck is the end of the list
         self.discard = []  # the top of the pile is the end of the list
@@ -114,17 +113,14 @@ class Game(Generic[SeatT_co]):
     def _draw_and_pass_turn(self) -> bool:
         """The active player draws the rules' number of cards one at a time to the back of the hand,
         then the next player's turn starts. False (and no next turn) when the deck ran out."""
-        s = self.seats[self.active]
-        drawn = 0
-        for _ in range(self.rules.draw):
-            card = self._take_card()
-            if card is None:
-                if drawn:
-                    self.events.append(Drew(self.active, drawn))
-                return False
-            s.hand.append(card)
-            drawn += 1
-        self.events.append(Drew(self.active, drawn))
+        n = self.rules.draw
+        drawn = self._take_cards(n)
+        self.seats[self.active].hand.extend(drawn)
+        if len(drawn) < n:
+            if drawn:
+                self.events.append(Drew(self.active, len(drawn)))
+            return False
+        self.events.append(DREW[self.active][n] if self.active < 8 and n < 8 else Drew(self.active, n))
         self.active = (self.active + 1) % self.players
         self.turn += 1
         self._start_turn()
@@ -147,19 +143,18 @@ class Game(Generic[SeatT_co]):
         self.phase = None
         self._decision = None
 
-    def _cashable(self, s: TableSeat) -> list[bool]:
+    def _cashable(self, s: TableSeat) -> tuple[bool, ...]:
         """Per field: may it be cashed in now (a lone bean not while another field holds more)."""
-        counts = s.field_counts
-        lone_blocked = any(c > 1 for c in counts)  # computed once for every field
-        return [c > 1 or (c == 1 and not lone_blocked) for c in counts]
+        return field_table(s.field_counts, False)[0]
 
-    def _add_field_options(self, options: list[Action], s: TableSeat, cashable: list[bool]) -> None:
+    def _can_buy(self, s: TableSeat) -> bool:
+        """Whether ``s`` may buy its next field now."""
+        rules = self.rules
+        return len(s.field_beans) < rules.max_fields and len(s.treasury) >= rules.field_price
+
+    def _add_field_options(self, options: list[Action], s: TableSeat, cashable: Sequence[bool]) -> None:
         """The options every decision has, appended to ``options``: buy the next field, cash in a field."""
-        if len(s.field_beans) < self.rules.max_fields and len(s.treasury) >= self.rules.field_price:
-            options.append(_BUY_FIELD)
-        for i, ok in enumerate(cashable):
-            if ok:
-                options.append(Harvest(i))
+        options.extend(field_table(s.field_counts, self._can_buy(s))[1])
 
     @classmethod
     def from_position(cls, rules: Rules, players: int, seed: int = 0, **position: Any) -> Self:
@@ -177,11 +172,16 @@ class Game(Generic[SeatT_co]):
         """Who must decide what now; ``None`` once the game is over."""
         if self.over:
             return None
-        if self._decision is None:
-            phase = self.phase
-            assert phase is not None  # a game in progress is always in some phase
-            self._decision = Decision(self.to_move, phase, tuple(self._options()))
-        return self._decision
+        decision = self._decision
+        if decision is None:
+            decision = self._decision = self._decide()
+        return decision
+
+    def _decide(self) -> Decision:
+        """The decision of the moment (``decision`` keeps it until the next action)."""
+        phase = self.phase
+        assert phase is not None  # a game in progress is always in some phase
+        return Decision(self.to_move, phase, tuple(self._options()))
 
     def legal_actions(self) -> tuple[Action, ...]:
         decision = self.decision
@@ -285,19 +285,32 @@ class Game(Generic[SeatT_co]):
         """Plant ``count`` beans into field ``index`` of ``seat``, cashing in another kind first; returns
         how: ``grew`` (onto beans of its kind), ``new`` (an empty field) or ``replaced``."""
         s = self.seats[seat]
-        if not isinstance(index, int) or not 0 <= index < len(s.field_beans):
+        beans = s.field_beans
+        if not isinstance(index, int) or not 0 <= index < len(beans):
             raise IllegalAction(self.RULE_NO_FIELD, action, f"seat {seat} has no field {index!r}")
-        current = s.field_beans[index]
-        how = "grew" if current is bean else "new"
-        if current is not None and current is not bean:
+        current = beans[index]
+        if current is bean:
+            how = "grew"
+        elif current is None:
+            how = "new"
+        else:
             if not self._may_cash_in(s, index):
                 raise IllegalAction(self.RULE_LONE_BEAN, action,
                                     "planting there would cash in a lone bean while another field holds more")
             self._cash_in(seat, index)
             how = "replaced"
-        s.field_beans[index] = bean
+        beans[index] = bean
         s.field_counts[index] += count
-        self.events.extend([Planted(seat, bean, index, source)] * count)
+        key = (bean._name_, seat, index, source)  # a bean's name: hashing the member is a Python call
+        planted = PLANTED.get(key)
+        if planted is None:
+            planted = Planted(seat, bean, index, source)
+            if len(PLANTED) < 10_000:
+                PLANTED[key] = planted
+        if count == 1:
+            self.events.append(planted)
+        else:
+            self.events.extend([planted] * count)
         return how
 
     def _reshuffle(self) -> bool:
@@ -317,6 +330,22 @@ class Game(Generic[SeatT_co]):
                 return None
         return self.deck.pop()
 
+    def _take_cards(self, n: int) -> list[Bean]:
+        """Up to ``n`` cards, one ``_take_card`` after another (fewer when the deck is exhausted)."""
+        deck = self.deck
+        rest = len(deck) - n
+        if rest >= 0:  # the common case, no reshuffle on the way: the top n cards, top first
+            taken = deck[:rest - 1:-1] if rest else deck[::-1]
+            del deck[rest:]
+            return taken
+        taken = []
+        for _ in range(n):
+            card = self._take_card()
+            if card is None:
+                break
+            taken.append(card)
+        return taken
+
     def _cash_in(self, seat: int, index: int) -> int:
         """Cash in a field by its beanometer: coin cards to the treasury, the rest onto the discard
         pile (C-4.1); returns the coins earned."""
@@ -325,11 +354,18 @@ class Game(Generic[SeatT_co]):
         count = s.field_counts[index]
         assert bean is not None
         coins = self.rules.coins_for(bean, count)
-        s.treasury.extend([bean] * coins)
+        if coins:
+            s.treasury.extend([bean] * coins)
         self.discard.extend([bean] * (count - coins))
         s.field_beans[index] = None
         s.field_counts[index] = 0
-        self.events.append(Harvested(seat, index, bean, count, coins))
+        key = (bean._name_, seat, index, count, coins)
+        harvested = HARVESTED.get(key)
+        if harvested is None:
+            harvested = Harvested(seat, index, bean, count, coins)
+            if len(HARVESTED) < 10_000:
+                HARVESTED[key] = harvested
+        self.events.append(harvested)
         return coins
 
     def _options(self) -> list[Action]:

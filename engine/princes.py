@@ -19,9 +19,10 @@ from engine.actions import (
 from engine.cards import Bean
 from engine.errors import IllegalAction
 from engine.game import Game, TableSeat, _phase_name
+from engine.shared import turn_started
 from engine.events import (
     Discarded, EndTriggered, FigureMoved, Passed, TaskClaimed, TookDiscard,
-    TributePaid, TurnedUp, TurnStarted, VineRevealed,
+    TributePaid, TurnedUp, VineRevealed,
 )
 from engine.rules import Rules
 from engine.vine import CASTLE, TASKS
@@ -389,7 +390,7 @@ class PrincesGame(Game[PrincesSeat]):
 
     # ----------------------------------------------------------------- flow
     def _start_turn(self) -> None:
-        self.events.append(TurnStarted(self.active, self.turn))
+        self.events.append(turn_started(self.active, self.turn))
         self.log = TurnLog()
         self.to_move = self.active
         if self.solo:

@@ -136,9 +136,21 @@ class Rules:
     dealless_rounds: int = 2
     princes: PrincesRules | None = None  # the Princes variants' own constants; None for classic
     _by_bean: dict[Bean, BeanType] = field(init=False, repr=False, compare=False, hash=False)
+    #: derived tables for the referee's speed: the unshuffled deck, and per bean name the coins of a field
+    #: of 0, 1, ... beans up to the top of its beanometer (a name: hashing a ``Bean`` member is a Python call)
+    _deck: tuple[Bean, ...] = field(init=False, repr=False, compare=False, hash=False)
+    _beans: tuple[Bean, ...] = field(init=False, repr=False, compare=False, hash=False)
+    _coins: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_bean", {t.bean: t for t in self.bean_types})
+        object.__setattr__(self, "_beans", tuple(t.bean for t in self.bean_types))
+        object.__setattr__(self, "_deck", tuple(t.bean for t in self.bean_types for _ in range(t.count)))
+        coins = {}
+        for t in self.bean_types:
+            top = max((v for v in t.beanometer if v is not None), default=0)
+            coins[t.bean._name_] = tuple(t.coins_for(n) for n in range(top + 1))
+        object.__setattr__(self, "_coins", coins)
 
     @property
     def id(self) -> str:
@@ -150,7 +162,7 @@ class Rules:
 
     @property
     def beans(self) -> tuple[Bean, ...]:
-        return tuple(t.bean for t in self.bean_types)
+        return self._beans
 
     def bean_type(self, bean: Bean) -> BeanType:
         try:
@@ -159,6 +171,9 @@ class Rules:
             raise ValueError(f"bean {bean.value!r} is not part of {self.id}") from None
 
     def coins_for(self, bean: Bean, beans: int) -> int:
+        table = self._coins[bean._name_]
+        if 0 <= beans < len(table):
+            return table[beans]
         return self._by_bean[bean].coins_for(beans)
 
     @property

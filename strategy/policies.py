@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 _FREE = (Harvest, BuyField, PayTribute)  # actions after which the same seat decides again
 _PASS, _END_TRADING = Pass(), EndTrading()
+_TRADE_OFFER, _TRADE_RESPOND = DecisionKind.TRADE_OFFER, DecisionKind.TRADE_RESPOND  # class lookups of members are slow
 
 
 def _pending(game: Game[TableSeat]) -> Decision:
@@ -46,13 +47,27 @@ def _classic(game: Game[TableSeat]) -> ClassicGame:
 
 def random_action(game: Game[TableSeat], rng: random.Random, offer_rate: float = 0.2) -> Action:
     """A uniformly random option; now and then a random offer while trading."""
-    decision = _pending(game)
-    options: list[Action] = [a for a in decision.options if not isinstance(a, _FREE)] or list(decision.options)
-    if decision.kind in (DecisionKind.TRADE_OFFER, DecisionKind.TRADE_RESPOND) and rng.random() < offer_rate:
+    decision = game.decision  # ``_pending`` inlined, like the kinds below: this runs in every benchmark's loop
+    assert decision is not None, "the game is over"
+    everything = decision.options
+    options = [a for a in everything if not isinstance(a, _FREE)] or everything
+    kind = decision.kind
+    if (kind is _TRADE_OFFER or kind is _TRADE_RESPOND) and rng.random() < offer_rate:
         offer = _random_offer(_classic(game), rng)
         if offer is not None:
             return offer
-    return options[rng.randrange(len(options))]
+    return options[_below(rng, len(options))]
+
+
+def _below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n > 0``: the same draw (the algorithm of ``random.Random``), two calls fewer."""
+    if type(rng) is not random.Random:
+        return rng.randrange(n)
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
 
 
 def _random_offer(game: ClassicGame, rng: random.Random) -> Offer | None:
@@ -61,7 +76,8 @@ def _random_offer(game: ClassicGame, rng: random.Random) -> Offer | None:
     active = seat == game.active
     give_hand = tuple(i for i in range(len(s.hand)) if rng.random() < 0.25)
     give_trade = tuple(i for i, locked in enumerate(s.trade_locked) if active and not locked and rng.random() < 0.5)
-    want = tuple(rng.choice(game.rules.beans) for _ in range(rng.randrange(0, 3)))
+    beans = game.rules.beans  # below: rng.choice and rng.randrange(0, 3), the same draws
+    want = tuple(beans[_below(rng, len(beans))] for _ in range(_below(rng, 3)))
     if not (give_hand or give_trade or want):
         return None
     to: int | None
