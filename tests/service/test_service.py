@@ -49,27 +49,27 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, d
 def test_two_authors_upload_through_the_client_and_a_season_rates_both(served: tuple[Server, dict[str, str]],
                                                                          tmp_path: Path) -> None:
     server, tokens = served
-    (tmp_path / "annsnext.py").write_text((BOTS / "greedy_bot.py").read_text())
+    (tmp_path / "anns.py").write_text((BOTS / "greedy_bot.py").read_text() + "\n# ann's second version\n")
     (tmp_path / "bobs.py").write_text((BOTS / "random_bot.py").read_text())
-    for author, file in (("ann", "annsnext.py"), ("bob", "bobs.py")):
+    for author, file, version in (("ann", "anns.py", 2), ("bob", "bobs.py", 1)):  # ann's: her bot's next version
         done = client(server.url, tokens[author], str(tmp_path / file))
         assert done.returncode == 0, done.stderr
-        assert f"{file[:-3]} version 1 registered for classic" in done.stdout, done.stdout
+        assert f"{file[:-3]} version {version} registered for classic" in done.stdout, done.stdout
     with sqlite3.connect(server.db) as conn:
-        assert sorted(conn.execute("SELECT name, author FROM bot")) == [("anns", "ann"), ("annsnext", "ann"),
-                                                                        ("bobs", "bob")]
+        assert sorted(conn.execute("SELECT name, author FROM bot")) == [("anns", "ann"), ("bobs", "bob")]
     season = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{server.db}", "-q", "season", "run",
                              "--games", "3", "--players", "3", "--bosses", "trader"],
                             capture_output=True, text=True, timeout=600)
     assert season.returncode == 0, season.stderr
     status, mine = http("GET", f"{server.url}/api/me", tokens["ann"])
-    assert status == 200 and mine["author"] == "ann" and [b["name"] for b in mine["bots"]] == ["anns", "annsnext"]
-    assert mine["bots"][1]["standings"]["classic"]["games"] == 3
+    assert status == 200 and mine["author"] == "ann" and [b["name"] for b in mine["bots"]] == ["anns"]
+    assert [v["number"] for v in mine["bots"][0]["versions"]] == [1, 2]
+    assert mine["bots"][0]["standings"]["classic"]["games"] == 3
     with sqlite3.connect(server.db) as conn:
         rated = dict(conn.execute("SELECT bot.name, rating.games FROM rating JOIN botversion ON botversion.id = "
                                   "rating.version_id JOIN bot ON bot.id = botversion.bot_id "
-                                  "WHERE rating.variant = 'classic'"))
-    assert rated["annsnext"] == rated["bobs"] == 3
+                                  "WHERE rating.variant = 'classic' AND botversion.active"))
+    assert rated["anns"] == rated["bobs"] == 3
 
 
 def raw_request(url: str, head: str, body: bytes = b"", pause: float = 0.0) -> bytes:
