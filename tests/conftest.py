@@ -55,6 +55,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "packaging/test_wheel.py": ("slow",),
     "service/test_service.py": ("slow",),
     "service/test_service_queue.py": ("slow",),
+    "service/test_service_logs.py": ("slow",),
 }
 #: the tiers whose files run first, in this order (the rest keeps the order of its files)
 FIRST = ("unprivileged", "browser", "hostile", "slow")
