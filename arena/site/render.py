@@ -1,7 +1,6 @@
 """Rendering the site's pages: the Jinja environment, and the writer every page of one build goes through."""
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +10,9 @@ from arena.formats import Format, formats
 from arena.paths import data_dir
 
 from arena.site.errors import SiteError
-from arena.site.folder import static_files
+from arena.site.folder import static_sources
 from arena.site.html import Fragments, fmt_date, fmt_day, fmt_num, fmt_pct
+from arena.site.manifest import Manifest, digest
 from arena.site.model import Ladder
 
 
@@ -33,26 +33,31 @@ def environment() -> Environment:
 
 class Renderer:
     """Writes the pages of one build into ``out``, each given what every page shows (the root of its
-    links, the build time, the ladder, the fragments); counts them and remembers their paths."""
+    links, the ladder, the fragments); counts them, remembers their paths, and writes a page only when its
+    bytes differ from what the manifest says the earlier build wrote there."""
 
-    def __init__(self, env: Environment, out: Path, built_at: datetime, ladder: Ladder) -> None:
+    def __init__(self, env: Environment, out: Path, ladder: Ladder, manifest: Manifest) -> None:
         self.env = env
         self.out = out
-        self.built_at = built_at
         self.ladder = ladder
+        self.manifest = manifest
         self.frag = Fragments(ladder)
         self.pages = 0
-        self.written: set[str] = static_files()
+        self.written: set[str] = set()
+        for relative, source in static_sources().items():
+            data = source.read_bytes()
+            manifest.write(relative, digest(data), data)
+            self.written.add(relative)
 
     def render(self, template: str, root: str, **context: Any) -> str:
-        return self.env.get_template(template).render(root=root, built_at=self.built_at, ladder=self.ladder,
-                                                      frag=self.frag, **context)
+        return self.env.get_template(template).render(root=root, ladder=self.ladder, frag=self.frag, **context)
 
     def write(self, relative: str, template: str, root: str, **context: Any) -> None:
         self.write_text(relative, self.render(template, root, **context))
 
     def write_text(self, relative: str, text: str) -> None:
         """A file of the site that is no template's page (the leaderboard JSON)."""
-        (self.out / relative).write_text(text, encoding="utf-8")
+        data = text.encode("utf-8")
+        self.manifest.write(relative, digest(data), data)
         self.written.add(relative)
         self.pages += 1
