@@ -27,7 +27,7 @@ from arena.site.folder import SUBFOLDERS, prepare_out, remove_stale
 from arena.site.forks import ForkedSlices, slices
 from arena.site.games import GamePages, Written
 from arena.site.html import fmt_pct, pages_of
-from arena.site.manifest import Manifest, builder_key, on_disk
+from arena.site.manifest import Manifest, builder_key, digest, on_disk
 from arena.site.model import BotInfo, GameRow, SeatRow, Tally, load_ladder
 from arena.site.render import Renderer, environment
 from arena.site.rows import (BoardRow, HeadToHead, SeasonRow, SeasonStanding, VersionRow, board_rows, rating_history,
@@ -76,8 +76,11 @@ def _board_json(variant: str, updated: datetime | None, rows: Sequence[BoardRow]
 class Pages:
     """Every page of one build but the game pages: boards, bots, seasons, test runs, the audit, game lists."""
 
-    def __init__(self, renderer: Renderer, variant: str, flags: Sequence[StoredFlag]) -> None:
+    def __init__(self, renderer: Renderer, variant: str, flags: Sequence[StoredFlag], builder: str,
+                 game_keys: dict[int, str]) -> None:
         self.renderer = renderer
+        self.builder = builder
+        self.game_keys = game_keys  # a list page's rows are made from its games' keys, and nothing else
         self.ladder = renderer.ladder
         self.frag = renderer.frag
         self.variant = variant
@@ -155,10 +158,14 @@ class Pages:
             options = Markup("".join(f'<option value="{b.id}">{escape(b.name)}</option>'
                                      for b in sorted((r.bot for r in head), key=lambda b: b.name)))
             for number, chunk in enumerate(lists, start=1):
-                self.renderer.write(f"bots/{bot.id}-games-{number}.html", "bot_games.html", "../", bot=bot,
-                                    rows=self.frag.bot_game_rows(chunk, filterable=True), page=number,
-                                    pages=len(lists), first=(number - 1) * BOT_GAMES_PER_PAGE + 1,
-                                    last=(number - 1) * BOT_GAMES_PER_PAGE + len(chunk), options=options)
+                path = f"bots/{bot.id}-games-{number}.html"
+                key = self.list_key(path, number < len(lists), [g for g, _ in chunk], bot.name, str(bot.builtin),
+                                    options)
+                if not self.renderer.kept(path, key):
+                    self.renderer.write_keyed(path, key, "bot_games.html", "../", bot=bot,
+                                              rows=self.frag.bot_game_rows(chunk, filterable=True), page=number,
+                                              pages=len(lists), first=(number - 1) * BOT_GAMES_PER_PAGE + 1,
+                                              last=(number - 1) * BOT_GAMES_PER_PAGE + len(chunk), options=options)
 
     def head_to_head(self, bot: BotInfo, mine: Sequence[tuple[GameRow, SeatRow]]) -> list[HeadToHead]:
         """The bot's record against every bot it met in the site's format, most games first."""
@@ -231,13 +238,20 @@ class Pages:
         chunks = pages_of(games, GAMES_PER_PAGE)
         show_season = listing == "games"
         for number, chunk in enumerate(chunks, start=1):
-            self.renderer.write(pattern.format(number), "games.html", root,
-                                rows=self.frag.game_rows(chunk, root, show_season), show_season=show_season,
-                                title=title, page=number, pages=len(chunks), pattern=Path(pattern).name,
-                                first=(number - 1) * GAMES_PER_PAGE + 1,
-                                last=(number - 1) * GAMES_PER_PAGE + len(chunk),
-                                newest="index.html" if show_season else None)
+            path = pattern.format(number)
+            key = self.list_key(path, number < len(chunks), chunk, title)
+            if not self.renderer.kept(path, key):
+                self.renderer.write_keyed(path, key, "games.html", root,
+                                          rows=self.frag.game_rows(chunk, root, show_season), show_season=show_season,
+                                          title=title, page=number, pages=len(chunks), pattern=Path(pattern).name,
+                                          first=(number - 1) * GAMES_PER_PAGE + 1,
+                                          last=(number - 1) * GAMES_PER_PAGE + len(chunk),
+                                          newest="index.html" if show_season else None)
         return len(chunks)
+
+    def list_key(self, path: str, older: bool, games: Sequence[GameRow], *facts: str) -> str:
+        """The inputs of a list page: its games (their keys), whether a newer page follows, what else it shows."""
+        return digest(self.builder, path, str(older), *facts, *(self.game_keys[g.id] for g in games))
 
 
 def build_site(engine: Engine, out: Path, variant: str | None = None, workers: int | None = None) -> BuildSummary:
@@ -256,7 +270,7 @@ def build_site(engine: Engine, out: Path, variant: str | None = None, workers: i
         history = rating_history(session, ladder, variant)
     renderer = Renderer(environment(), out, ladder, manifest)
     games = GamePages(engine, renderer, builder)
-    pages = Pages(renderer, variant, flags)
+    pages = Pages(renderer, variant, flags, builder, games.keys)
     todo = games.stale()
     done: list[Written]
     if workers == 1 or len(todo) < FORK_MIN_GAMES:

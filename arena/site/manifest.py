@@ -36,7 +36,7 @@ def builder_key(steps_format: str) -> str:
     """What every page is made with: this package's code, the templates and static files, the formats in the
     navigation, and (``steps_format``) the code that makes a game's steps."""
     parts: list[str | bytes] = [str(BUILDER_VERSION), steps_format]
-    code = sorted(Path(__file__).parent.glob("*.py"))
+    code = [*sorted(Path(__file__).parent.glob("*.py")), Path(__file__).parent.parent / "formats.py"]
     assets = sorted(p for p in (data_dir("site")).rglob("*") if p.is_file())
     for path in (*code, *assets):
         parts += [path.name, path.read_bytes()]

@@ -33,8 +33,8 @@ def environment() -> Environment:
 
 class Renderer:
     """Writes the pages of one build into ``out``, each given what every page shows (the root of its
-    links, the ladder, the fragments); counts them, remembers their paths, and writes a page only when its
-    bytes differ from what the manifest says the earlier build wrote there."""
+    links, the ladder, the fragments); counts them, and writes a page only when its bytes (or, for a page
+    ``kept`` asks about, its inputs) differ from what the manifest says the earlier build wrote there."""
 
     def __init__(self, env: Environment, out: Path, ladder: Ladder, manifest: Manifest) -> None:
         self.env = env
@@ -43,11 +43,9 @@ class Renderer:
         self.manifest = manifest
         self.frag = Fragments(ladder)
         self.pages = 0
-        self.written: set[str] = set()
         for relative, source in static_sources().items():
             data = source.read_bytes()
             manifest.write(relative, digest(data), data)
-            self.written.add(relative)
 
     def render(self, template: str, root: str, **context: Any) -> str:
         return self.env.get_template(template).render(root=root, ladder=self.ladder, frag=self.frag, **context)
@@ -55,9 +53,18 @@ class Renderer:
     def write(self, relative: str, template: str, root: str, **context: Any) -> None:
         self.write_text(relative, self.render(template, root, **context))
 
+    def kept(self, relative: str, key: str) -> bool:
+        """Whether the page ``relative``, all of whose inputs ``key`` names, is fresh: then it is neither
+        rendered nor written (a list page of older games, which new games leave as it was)."""
+        self.pages += 1
+        return self.manifest.fresh(relative, key)
+
+    def write_keyed(self, relative: str, key: str, template: str, root: str, **context: Any) -> None:
+        """Render and write a page that ``kept`` did not keep, recorded with its ``key``."""
+        self.manifest.write(relative, key, self.render(template, root, **context).encode("utf-8"))
+
     def write_text(self, relative: str, text: str) -> None:
         """A file of the site that is no template's page (the leaderboard JSON)."""
         data = text.encode("utf-8")
         self.manifest.write(relative, digest(data), data)
-        self.written.add(relative)
         self.pages += 1

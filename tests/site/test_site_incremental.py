@@ -7,6 +7,7 @@ import re
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,6 +111,43 @@ def test_one_more_game_rewrites_its_page_its_lists_and_the_boards_only(ladder: d
     assert rewritten <= expected | {f"games/{new}.html"}
     assert summary.written == len(rewritten) and summary.removed == 0
     assert f"games/{new}.html" in (out / "games" / "index.html").read_text()
+
+
+def test_with_short_pages_a_new_game_changes_the_last_list_pages_and_the_site_is_a_full_builds(
+        ladder: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lists of 4 games a page: the new game rewrites the last page of each list it is in (and the one before
+    when it starts a page); the older list pages are not even rendered; the folder is then byte for byte what a
+    full build into an empty folder makes."""
+    import arena.site.render as render
+
+    monkeypatch.setattr("arena.site.build.GAMES_PER_PAGE", 4)
+    monkeypatch.setattr("arena.site.build.BOT_GAMES_PER_PAGE", 4)
+    url = copied(ladder, tmp_path)
+    engine = make_engine(url)
+    out = tmp_path / "site"
+    build_site(engine, out, workers=1)
+    before = stamps(out)
+    lists = sorted(p for p in before if re.fullmatch(r"games/page-\d+\.html", p))
+    assert len(lists) > 5
+    new, bots, season = one_more_game(url)
+    rendered: list[str] = []
+    real = render.Renderer.write_keyed
+
+    def recording(self: render.Renderer, relative: str, key: str, template: str, root: str, **context: Any) -> None:
+        rendered.append(relative)
+        real(self, relative, key, template, root, **context)
+
+    monkeypatch.setattr(render.Renderer, "write_keyed", recording)
+    build_site(engine, out, workers=1)
+    rewritten = changed(before, stamps(out))
+    count = sum(1 for g in (out / "games").glob("*.html") if g.name[:-5].isdigit())
+    last = f"games/page-{-(-count // 4)}.html"
+    assert {p for p in rewritten if p.startswith("games/page-")} <= {last, f"games/page-{-(-count // 4) - 1}.html"}
+    assert last in rewritten and f"games/{new}.html" in (out / last).read_text()
+    assert "games/page-1.html" not in rendered and len(rendered) < len(lists)
+    full = tmp_path / "full"
+    build_site(engine, full, workers=1)
+    assert {p: (full / p).read_bytes() for p in stamps(full)} == {p: (out / p).read_bytes() for p in stamps(out)}
 
 
 def test_a_new_builder_or_template_rebuilds_every_page(ladder: dict, tmp_path: Path,
