@@ -40,7 +40,10 @@ def site_build(ctx: Context, out: str, variant: str, workers: int | None) -> Non
     except OSError as exc:  # e.g. a file inside that belongs to someone else, or a full disk
         raise click.ClickException(f"cannot write the site to {out!r}: {exc.strerror or exc}"
                                    + (f" ({exc.filename})" if exc.filename else "")) from None
+    for warning in summary.warnings:  # a game whose page cannot be made is left out; the rest of the site is built
+        echo(f"warning: {warning}", err=True)
     if not ctx.quiet:
-        echo(f"{plural(summary.pages, 'page')} ({plural(summary.games, 'game')}) in {summary.seconds:.1f} s", err=True)
+        echo(f"{plural(summary.pages, 'page')} ({plural(summary.games, 'game')}) in {summary.seconds:.1f} s; "
+             f"{plural(summary.written, 'file')} written, {summary.removed} removed", err=True)
     echo(str(summary.index.resolve()))
 

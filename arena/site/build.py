@@ -1,5 +1,8 @@
 """Building the site: every page of one ladder into a folder. The game pages, most of the work, are
-written in forked processes (arena/site/forks.py) while this one writes the others."""
+written in forked processes (arena/site/forks.py) while this one writes the others. A rebuild is incremental
+(arena/site/manifest.py): a game page made from the same inputs is left alone, the other pages are rendered
+and written only when their bytes changed; game lists are paginated from the oldest game, so that new games
+change only their last pages."""
 from __future__ import annotations
 
 import json
@@ -7,7 +10,7 @@ import os
 import time
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -19,10 +22,12 @@ from arena.audit_store import StoredFlag, stored_flags
 from arena.formats import format_of, formats
 
 from arena.site.chart import ChartPoint, rating_chart
-from arena.site.folder import prepare_out, remove_stale
+from arena.site import replays
+from arena.site.folder import SUBFOLDERS, prepare_out, remove_stale
 from arena.site.forks import ForkedSlices, slices
-from arena.site.games import GamePages, replay_file
+from arena.site.games import GamePages, Written
 from arena.site.html import fmt_pct, pages_of
+from arena.site.manifest import Manifest, builder_key, digest, on_disk
 from arena.site.model import BotInfo, GameRow, SeatRow, Tally, load_ladder
 from arena.site.render import Renderer, environment
 from arena.site.rows import (BoardRow, HeadToHead, SeasonRow, SeasonStanding, VersionRow, board_rows, rating_history,
@@ -41,35 +46,49 @@ RATED_KEYS = ("rank", "name", "author", "builtin", "version", "version_id", "sco
 
 @dataclass(frozen=True)
 class BuildSummary:
+    """What a build did: ``pages`` and ``games`` the site has (game pages made or kept), ``written`` the files
+    it wrote (the rest were fresh), ``removed`` the stale ones; ``warnings``, one line per game left out."""
+
     out: Path
     pages: int
     games: int
     seconds: float
+    written: int = 0
+    removed: int = 0
+    warnings: tuple[str, ...] = ()
 
     @property
     def index(self) -> Path:
         return self.out / "index.html"
 
 
-def _board_json(variant: str, built_at: datetime, rows: Sequence[BoardRow], keys: Sequence[str] | None,
+def _board_json(variant: str, updated: datetime | None, rows: Sequence[BoardRow], keys: Sequence[str] | None,
                 default: Callable[[Any], Any] | None = None) -> str:
     """A leaderboard JSON file: each row's ``keys`` (None: all of them), its bot's id and page."""
     out = []
     for row in rows:
         data = row.to_json()
         out.append({k: data[k] for k in (keys or data)} | {"bot_id": row.bot_id, "page": f"bots/{row.bot_id}.html"})
-    return json.dumps({"variant": variant, "built_at": built_at.isoformat(), "rows": out}, indent=1, default=default)
+    return json.dumps({"variant": variant, "updated_at": updated and updated.isoformat(), "rows": out}, indent=1,
+                      default=default)
 
 
 class Pages:
     """Every page of one build but the game pages: boards, bots, seasons, test runs, the audit, game lists."""
 
-    def __init__(self, renderer: Renderer, variant: str, flags: Sequence[StoredFlag]) -> None:
+    def __init__(self, renderer: Renderer, variant: str, flags: Sequence[StoredFlag], builder: str,
+                 game_keys: dict[int, str]) -> None:
         self.renderer = renderer
+        self.builder = builder
+        self.game_keys = game_keys  # a list page's rows are made from its games' keys, and nothing else
         self.ladder = renderer.ladder
         self.frag = renderer.frag
         self.variant = variant
         self.flags = flags
+        self.updated: dict[str, datetime] = {}  # per format, its newest game: a board says how recent it is
+        for game in self.ladder.games:  # newest first
+            if game.finished_at is not None:
+                self.updated.setdefault(format_of(game.rules_id).name, game.finished_at)
 
     def write_all(self, engine: Engine, history: dict[int, list[ChartPoint]]) -> None:
         ladder, renderer = self.ladder, self.renderer
@@ -78,12 +97,16 @@ class Pages:
             self.board_page(fmt.name, seasons, f"{fmt.name}.html")
         board = self.board_page(self.variant, seasons, "index.html")
         keys = None if not format_of(self.variant).ranking.rated else RATED_KEYS
-        renderer.write_text("leaderboard.json", _board_json(self.variant, renderer.built_at, board, keys))
+        renderer.write_text("leaderboard.json", _board_json(self.variant, self.updated.get(self.variant), board, keys))
         self.bot_pages(history)
         self.season_pages(seasons)
         write_test_run_pages(engine, renderer)
         self.audit_page()
-        self.game_lists("games/page-{}.html", ladder.games, "All games", "../", listing="games")
+        pages = self.game_lists("games/page-{}.html", ladder.games, "All games", "../", listing="games")
+        newest = ladder.games[:GAMES_PER_PAGE]  # the page the menu links: the newest games, whatever their page
+        renderer.write("games/index.html", "games.html", "../", rows=self.frag.game_rows(newest, "../", True),
+                       show_season=True, title="All games", page=None, pages=pages, pattern="page-{}.html",
+                       total=len(ladder.games), rows_count=len(newest))
 
     def board_page(self, variant: str, seasons: list[SeasonRow], page: str) -> list[BoardRow]:
         """Write one format's leaderboard page (and ``leaderboard-<variant>.json``); returns its rows."""
@@ -94,10 +117,10 @@ class Pages:
         rated = fmt.ranking.rated
         board = board_rows(ladder, ladder.boards[variant], version_stats(ladder, variant) if rated else None)
         self.renderer.write(page, fmt.ranking.page, "", board=board, seasons=mine, variant=variant,
-                            total_games=total, fmt=fmt)
+                            total_games=total, fmt=fmt, updated=self.updated.get(variant))
         if page != "index.html":
             self.renderer.write_text(f"leaderboard-{variant}.json",
-                                     _board_json(variant, self.renderer.built_at, board, None, default=str))
+                                     _board_json(variant, self.updated.get(variant), board, None, default=str))
         return board
 
     def bot_pages(self, history: dict[int, list[ChartPoint]]) -> None:
@@ -120,24 +143,29 @@ class Pages:
                 if game.status == "done" and format_of(game.rules_id).name == self.variant:
                     per_version.setdefault(seat.version_id, Tally()).add(seat)
             head = self.head_to_head(bot, mine)
+            lists = pages_of(mine, BOT_GAMES_PER_PAGE)
             numbers = sorted(v.number for v in bot.versions)
             versions = [VersionRow(v, per_version.get(v.id, Tally()), next((n for n in numbers if n > v.number), None))
                         for v in reversed(bot.versions)]
             chart = rating_chart(history.get(bot.id, []), f"Rating history of {bot.name}")
-            lists = pages_of(mine, BOT_GAMES_PER_PAGE)
             flags = [f for f in self.flags if bot.name in f.bots]
             self.renderer.write(
                 f"bots/{bot.id}.html", "bot.html", "../", bot=bot, row=board.get(bot.id), rated=rated, chart=chart,
                 flags=flags, other_link=lambda f, me=bot.name: self.audit_link(f, me), variant=self.variant,
-                versions=versions, head=head, head_rows=self.head_rows(bot, head),
+                versions=versions, head=head, head_rows=self.head_rows(bot, head, len(lists)),
                 recent=self.frag.bot_game_rows(mine[:RECENT_GAMES], filterable=False),
                 failures=failures.most_common(), failed=failed[:10], game_count=len(mine), list_pages=len(lists))
             options = Markup("".join(f'<option value="{b.id}">{escape(b.name)}</option>'
                                      for b in sorted((r.bot for r in head), key=lambda b: b.name)))
             for number, chunk in enumerate(lists, start=1):
-                self.renderer.write(f"bots/{bot.id}-games-{number}.html", "bot_games.html", "../", bot=bot,
-                                    rows=self.frag.bot_game_rows(chunk, filterable=True), page=number,
-                                    pages=len(lists), game_count=len(mine), options=options)
+                path = f"bots/{bot.id}-games-{number}.html"
+                key = self.list_key(path, number < len(lists), [g for g, _ in chunk], bot.name, str(bot.builtin),
+                                    options)
+                if not self.renderer.kept(path, key):
+                    self.renderer.write_keyed(path, key, "bot_games.html", "../", bot=bot,
+                                              rows=self.frag.bot_game_rows(chunk, filterable=True), page=number,
+                                              pages=len(lists), first=(number - 1) * BOT_GAMES_PER_PAGE + 1,
+                                              last=(number - 1) * BOT_GAMES_PER_PAGE + len(chunk), options=options)
 
     def head_to_head(self, bot: BotInfo, mine: Sequence[tuple[GameRow, SeatRow]]) -> list[HeadToHead]:
         """The bot's record against every bot it met in the site's format, most games first."""
@@ -167,7 +195,8 @@ class Pages:
         bot = next((b for b in self.ladder.bots.values() if b.name == name), None)
         return self.frag.bot_link(bot, root) if bot is not None else Markup(escape(name))
 
-    def head_rows(self, bot: BotInfo, head: list[HeadToHead]) -> Markup:
+    def head_rows(self, bot: BotInfo, head: list[HeadToHead], newest: int) -> Markup:
+        """The head-to-head rows, each linking the bot's newest list page, filtered by that opponent."""
         rows = []
         for h in head:
             diff = h.coin_diff
@@ -178,7 +207,7 @@ class Pages:
                         f'<td class="num" data-value="{h.losses}">{h.losses}</td>'
                         f'<td class="num" data-value="{h.win_rate:.4f}">{fmt_pct(h.win_rate)}</td>'
                         f'<td class="num {tone}" data-value="{diff:.4f}">{diff:+.2f}</td>'
-                        f'<td><a href="{bot.id}-games-1.html#vs-{h.bot.id}">games</a></td></tr>')
+                        f'<td><a href="{bot.id}-games-{newest}.html#vs-{h.bot.id}">games</a></td></tr>')
         return Markup("\n".join(rows))
 
     def season_pages(self, seasons: list[SeasonRow]) -> None:
@@ -205,41 +234,64 @@ class Pages:
                             bot_link=lambda name: self.named_bot_link(name, ""))
 
     def game_lists(self, pattern: str, games: Sequence[GameRow], title: str, root: str, listing: str) -> int:
+        """The pages of a list of games (newest first), page 1 the oldest; returns how many."""
         chunks = pages_of(games, GAMES_PER_PAGE)
         show_season = listing == "games"
         for number, chunk in enumerate(chunks, start=1):
-            self.renderer.write(pattern.format(number), "games.html", root,
-                                rows=self.frag.game_rows(chunk, root, show_season), show_season=show_season,
-                                title=title, page=number, pages=len(chunks), pattern=Path(pattern).name,
-                                total=len(games))
+            path = pattern.format(number)
+            key = self.list_key(path, number < len(chunks), chunk, title)
+            if not self.renderer.kept(path, key):
+                self.renderer.write_keyed(path, key, "games.html", root,
+                                          rows=self.frag.game_rows(chunk, root, show_season), show_season=show_season,
+                                          title=title, page=number, pages=len(chunks), pattern=Path(pattern).name,
+                                          first=(number - 1) * GAMES_PER_PAGE + 1,
+                                          last=(number - 1) * GAMES_PER_PAGE + len(chunk),
+                                          newest="index.html" if show_season else None)
         return len(chunks)
+
+    def list_key(self, path: str, older: bool, games: Sequence[GameRow], *facts: str) -> str:
+        """The inputs of a list page: its games (their keys), whether a newer page follows, what else it shows."""
+        return digest(self.builder, path, str(older), *facts, *(self.game_keys[g.id] for g in games))
 
 
 def build_site(engine: Engine, out: Path, variant: str | None = None, workers: int | None = None) -> BuildSummary:
     """Build the whole site from the database behind ``engine`` into the folder ``out`` (its home page
-    the board of ``variant``; None: the default format). ``workers``: processes for the game pages."""
+    the board of ``variant``; None: the default format), writing only what changed since the last build
+    there. ``workers``: processes for the game pages."""
     started = time.perf_counter()
     workers = max(1, min(4, os.cpu_count() or 1) if workers is None else workers)
     variant = format_of(variant).name
-    built_at = datetime.now(timezone.utc)
     prepare_out(out)
+    builder = builder_key(replays.STEPS_FORMAT)
+    manifest = Manifest.load(out, builder, on_disk(out, (*SUBFOLDERS, "static")))
     with Session(engine) as session:
         ladder = load_ladder(session, variant)
         flags = stored_flags(session)
         history = rating_history(session, ladder, variant)
-    renderer = Renderer(environment(), out, built_at, ladder)
-    games = GamePages(engine, renderer)
-    pages = Pages(renderer, variant, flags)
-    ids = sorted(g.id for g in ladder.games)
-    if workers == 1 or len(ids) < FORK_MIN_GAMES:
+    renderer = Renderer(environment(), out, ladder, manifest)
+    games = GamePages(engine, renderer, builder)
+    pages = Pages(renderer, variant, flags, builder, games.keys)
+    todo = games.stale()
+    done: list[Written]
+    if workers == 1 or len(todo) < FORK_MIN_GAMES:
         pages.write_all(engine, history)
-        game_count = games.between(ids[0], ids[-1]) if ids else 0
+        done = [games.write(todo)]
     else:
         engine.dispose()  # no database connection may cross the fork
-        with ForkedSlices(games.between, slices(ids, workers)) as pending:  # the bulk of the work, meanwhile
+
+        def part(first: int, last: int) -> Written:
+            return games.write([i for i in todo if first <= i <= last])
+
+        with ForkedSlices(part, slices(todo, workers)) as pending:  # the bulk of the work, meanwhile
             pages.write_all(engine, history)
-            game_count = pending.total()
-    closed = {s.id for s in ladder.seasons if s.closed_at is not None}
-    remove_stale(out, renderer.written | {f"games/{g.id}.html" for g in ladder.games}
-                 | {f"games/{replay_file(g.id)}" for g in ladder.games if g.season_id in closed})
-    return BuildSummary(out, renderer.pages + game_count, game_count, time.perf_counter() - started)
+            done = pending.results()
+    warnings: list[str] = []
+    for files, skipped in done:
+        for path, entry in files.items():
+            manifest.record(path, entry)
+        warnings += skipped
+    removed = remove_stale(out, set(manifest.new))
+    manifest.save()
+    game_count = sum(1 for path in manifest.new if path.startswith("games/") and path[6:-5].isdigit())
+    return BuildSummary(out, renderer.pages + game_count, game_count, time.perf_counter() - started,
+                        manifest.written, removed, tuple(warnings))

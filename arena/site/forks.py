@@ -1,5 +1,5 @@
 """Work split over forked children: each inherits the caller's state at the fork (nothing of it is
-pickled), does one slice and sends back a count. The caller holds the children and passes them on;
+pickled), does one slice and sends back its result. The caller holds the children and passes them on;
 no module keeps them."""
 from __future__ import annotations
 
@@ -7,15 +7,16 @@ import multiprocessing
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from types import TracebackType
-from typing import Callable, Sequence
+from typing import Callable, Generic, Sequence, TypeVar, cast
 
 from arena.site.errors import SiteError
 
 #: one slice of the work: the first and last id it covers
 Slice = tuple[int, int]
+T = TypeVar("T")
 
 
-def _child(job: Callable[[int, int], int], part: Slice, send: Connection) -> None:
+def _child(job: Callable[[int, int], T], part: Slice, send: Connection) -> None:
     try:
         outcome: tuple[bool, object] = (True, job(*part))
     except Exception as exc:  # the parent raises it again, as a pool's result would
@@ -28,11 +29,11 @@ def _child(job: Callable[[int, int], int], part: Slice, send: Connection) -> Non
         send.close()
 
 
-class ForkedSlices:
-    """``job(first, last)`` for every slice, each in a child forked at once; ``total()`` waits for them and
-    sums their counts. A context manager: leaving it ends every child still running."""
+class ForkedSlices(Generic[T]):
+    """``job(first, last)`` for every slice, each in a child forked at once; ``results()`` waits for them and
+    returns their results. A context manager: leaving it ends every child still running."""
 
-    def __init__(self, job: Callable[[int, int], int], parts: Sequence[Slice]) -> None:
+    def __init__(self, job: Callable[[int, int], T], parts: Sequence[Slice]) -> None:
         context = multiprocessing.get_context("fork")
         self._children: list[tuple[BaseProcess, Connection, Slice]] = []
         try:
@@ -46,9 +47,9 @@ class ForkedSlices:
             self.close()
             raise
 
-    def total(self) -> int:
-        """The sum of the children's counts; a child's exception is raised here."""
-        total = 0
+    def results(self) -> list[T]:
+        """The children's results, in the order of the slices; a child's exception is raised here."""
+        results: list[T] = []
         for child, receive, (first, last) in self._children:
             try:
                 ok, value = receive.recv()
@@ -58,9 +59,8 @@ class ForkedSlices:
             if not ok:
                 assert isinstance(value, BaseException)
                 raise value
-            assert isinstance(value, int)
-            total += value
-        return total
+            results.append(cast(T, value))
+        return results
 
     def close(self) -> None:
         for child, receive, _part in self._children:
@@ -70,7 +70,7 @@ class ForkedSlices:
             receive.close()
         self._children = []
 
-    def __enter__(self) -> ForkedSlices:
+    def __enter__(self) -> ForkedSlices[T]:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:

@@ -1,19 +1,24 @@
 """The game pages: each played game's results and its replay viewer (one page per game, the bulk of a
-build: ``GamePages.between`` writes a range of them, in whichever process is given it)."""
+build: ``GamePages.write`` writes some of them, in whichever process is given them; ``GamePages.stale`` says
+which: a page made from the same inputs by the same builder is neither made, read nor written again)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from markupsafe import Markup
+from sqlalchemy import Integer, func
+from sqlalchemy import select as sa_select
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from arena.db import Match
+from arena.db import Match, stored_id
 from arena.formats import format_of
 from engine import rules_for
 
 from arena.site.errors import SiteError
+from arena.site.manifest import Entry, digest, write_atomic
+from arena.site.model import GameRow
 from arena.site.render import Renderer
 from arena.site.replays import earlier_steps, spectator_json, steps_key
 
@@ -49,56 +54,100 @@ def rules_meta(rules_id: str) -> dict[str, Any]:
     return meta | dict(format_of(rules_id).spectator.facts(rules))
 
 
-class GamePages:
-    """Writes game pages from the database behind ``engine`` with ``renderer``'s ladder and templates."""
+#: what a worker sends back: the files it wrote (path: manifest entry), and a warning per game it skipped
+Written = tuple[dict[str, Entry], list[str]]
 
-    def __init__(self, engine: Engine, renderer: Renderer) -> None:
+
+class GamePages:
+    """Writes game pages from the database behind ``engine`` with ``renderer``'s ladder and templates; ``keys``
+    says which pages are fresh (made from the same inputs by the same builder) and need no work at all."""
+
+    def __init__(self, engine: Engine, renderer: Renderer, builder: str) -> None:
         self.engine = engine
         self.renderer = renderer
+        self.seasons = {stored_id(s): s for s in renderer.ladder.seasons}
+        self.keys: dict[int, str] = {}
+        with Session(engine) as session:  # a recorded replay never changes: its stored size stands for it
+            stored = {row[0]: row[1] for row in session.execute(
+                sa_select(col(Match.id), func.length(col(Match.replay), type_=Integer))
+                .where(col(Match.status) != "planned")).all()}
+        for game in renderer.ladder.games:
+            self.keys[game.id] = digest(builder, repr(game), repr(self.names(game)), repr(self.bot_ids(game)),
+                                        repr(self.season_facts(game)), str(stored.get(game.id)))
 
-    def between(self, first: int, last: int) -> int:
-        """Write the page of every played game with an id in ``first..last``; returns how many."""
+    def names(self, game: GameRow) -> list[str]:
+        ladder = self.renderer.ladder
+        return [seat_label(ladder.bot_of(s.version_id).name, ladder.versions[s.version_id].number) for s in game.seats]
+
+    def bot_ids(self, game: GameRow) -> list[tuple[int, bool]]:
+        ladder = self.renderer.ladder
+        return [(ladder.bot_of(s.version_id).id, ladder.bot_of(s.version_id).builtin) for s in game.seats]
+
+    def season_facts(self, game: GameRow) -> tuple[int, str, bool] | None:
+        season = self.seasons.get(game.season_id)
+        return None if season is None else (stored_id(season), season.name, season.closed_at is not None)
+
+    def files(self, game: GameRow) -> list[str]:
+        """The files of ``game``: its page, and its replay once its season is closed."""
+        facts = self.season_facts(game)
+        published = [f"games/{replay_file(game.id)}"] if facts is not None and facts[2] else []
+        return [f"games/{game.id}.html", *published]
+
+    def stale(self) -> list[int]:
+        """The ids of the games whose page (or replay file) is not fresh, in order; the fresh ones are kept."""
+        manifest = self.renderer.manifest
+        todo = []
+        for game in self.renderer.ladder.games:
+            key = self.keys[game.id]
+            if not all([manifest.fresh(path, key) for path in self.files(game)]):
+                todo.append(game.id)
+        return sorted(todo)
+
+    def write(self, ids: Sequence[int]) -> Written:
+        """Write the page of every game in ``ids``; a game whose replay cannot be read is skipped with a warning."""
         ladder = self.renderer.ladder
         out = self.renderer.out
         frag = self.renderer.frag
         by_id = {g.id: g for g in ladder.games}
-        seasons = {s.id: s for s in ladder.seasons}
         metas: dict[str, dict[str, Any]] = {}
-        written = 0
+        written: dict[str, Entry] = {}
+        warnings: list[str] = []
         with Session(self.engine) as session:
-            query = (select(Match.id, Match.replay, Match.seed)
-                     .where(Match.status != "planned", col(Match.id) >= first, col(Match.id) <= last)
-                     .order_by(col(Match.id)).execution_options(yield_per=500))
-            for match_id, replay, seed in session.exec(query):
-                game = by_id.get(match_id) if match_id is not None else None
-                if game is None:  # a game of a season whose deals are still secret
-                    continue
-                if game.rules_id not in metas:
-                    metas[game.rules_id] = rules_meta(game.rules_id)
-                names = [seat_label(ladder.bot_of(s.version_id).name, ladder.versions[s.version_id].number)
-                         for s in game.seats]
-                meta = {"rules": metas[game.rules_id], "seats": names,
-                        "coins": [s.coins for s in game.seats], "ranks": [s.rank for s in game.seats],
-                        "failures": [[s.seat, s.failure_step, s.status,
-                                      f"../bots/{ladder.bot_of(s.version_id).id}.html#failure-{match_id}-{s.seat}"]
-                                     for s in game.seats if s.failure_step is not None]}
-                page = out / f"games/{match_id}.html"
-                key = steps_key(replay or "", names)
-                steps = earlier_steps(page, key)
-                if steps is None:
-                    try:  # the sentences name the seats as the page does
-                        steps = spectator_json(replay, names) if replay else ""
+            for start in range(0, len(ids), 200):
+                chunk = ids[start:start + 200]
+                query = (select(Match.id, Match.replay, Match.seed).where(col(Match.id).in_(chunk))
+                         .order_by(col(Match.id)))
+                for match_id, replay, seed in session.exec(query):
+                    game = by_id.get(match_id) if match_id is not None else None
+                    if game is None:  # a game of a season whose deals are still secret
+                        continue
+                    key = self.keys[game.id]
+                    try:
+                        if game.rules_id not in metas:
+                            metas[game.rules_id] = rules_meta(game.rules_id)
+                        names = self.names(game)
+                        meta = {"rules": metas[game.rules_id], "seats": names,
+                                "coins": [s.coins for s in game.seats], "ranks": [s.rank for s in game.seats],
+                                "failures": [[s.seat, s.failure_step, s.status,
+                                              f"../bots/{ladder.bot_of(s.version_id).id}.html#failure-{match_id}-"
+                                              f"{s.seat}"] for s in game.seats if s.failure_step is not None]}
+                        page = out / f"games/{match_id}.html"
+                        steps_of = steps_key(replay or "", names)
+                        steps = earlier_steps(page, steps_of)
+                        if steps is None:  # the sentences name the seats as the page does
+                            steps = spectator_json(replay, names) if replay else ""
                     except SiteError as exc:
-                        raise SiteError(f"game {match_id}: {exc}") from None
-                season = seasons.get(game.season_id)
-                published = None
-                if replay and season is not None and season.closed_at is not None:
-                    published = PublishedReplay(replay_file(game.id), seed)
-                    (out / "games" / published.file).write_text(replay, encoding="utf-8")
-                text = self.renderer.render("game.html", "../", game=game, seat_rows=frag.seat_rows(game),
-                                            season=season, meta=meta, steps=Markup(steps), steps_key=key,
-                                            published=published, has_replay=bool(replay),
-                                            spectator=format_of(game.rules_id).spectator)
-                page.write_text(text, encoding="utf-8")
-                written += 1
-        return written
+                        warnings.append(f"game {match_id}: {exc}; its page is left out of the site")
+                        continue
+                    season = self.seasons.get(game.season_id)
+                    published = None
+                    if replay and season is not None and season.closed_at is not None:
+                        published = PublishedReplay(replay_file(game.id), seed)
+                        path = f"games/{published.file}"
+                        written[path] = (key, *write_atomic(out / path, replay.encode("utf-8"))[1:])
+                    text = self.renderer.render("game.html", "../", game=game, seat_rows=frag.seat_rows(game),
+                                                season=season, meta=meta, steps=Markup(steps), steps_key=steps_of,
+                                                published=published, has_replay=bool(replay),
+                                                spectator=format_of(game.rules_id).spectator)
+                    written[f"games/{match_id}.html"] = (key, *write_atomic(page, text.encode("utf-8"))[1:])
+        return written, warnings

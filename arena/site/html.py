@@ -55,7 +55,11 @@ def row(columns: Sequence[Column[T]], item: T, attributes: str = "") -> str:
 
 
 def pages_of(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
-    return [items[i:i + size] for i in range(0, len(items), size)] or [items[:0]]
+    """``items`` (newest first) in pages of ``size`` counted from the oldest, each newest first: page 1 holds the
+    oldest, and a new item changes only the last page (or starts one), never shifts the older ones."""
+    count = -(-len(items) // size)
+    end = len(items)
+    return [items[max(0, end - k * size):end - (k - 1) * size] for k in range(1, count + 1)] or [items[:0]]
 
 
 # ----------------------------------------------------------------- table rows

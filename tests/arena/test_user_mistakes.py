@@ -103,8 +103,9 @@ def test_a_bot_in_a_language_the_ladder_does_not_take_is_told_which_it_takes(tmp
 
 def test_a_damaged_stored_replay_is_one_line_and_the_other_games_still_show(tmp_path: Path) -> None:
     """A replay damaged in the database (compressed bytes that do not inflate, or a cut JSON text of an
-    older schema) makes `game show --turns` and `site build` say which game, in one line; the database is
-    left as it was and the other games still show."""
+    older schema) makes `game show --turns` say which game, in one line, and `site build` leave that game's page
+    out with one warning line naming it and build the rest; the database is left as it was and the other games
+    still show."""
     import sqlite3
 
     db = tmp_path / "ladder.sqlite"
@@ -120,8 +121,14 @@ def test_a_damaged_stored_replay_is_one_line_and_the_other_games_still_show(tmp_
     assert "damaged stored text" in inflated
     cut = one_line(arena("--db", str(db), "game", "show", "2", "--turns", cwd=tmp_path))
     assert cut.startswith("Error: game 2: its stored replay cannot be read: replay is not JSON")
-    built = one_line(arena("--db", str(db), "site", "build", "--out", str(tmp_path / "site"), cwd=tmp_path))
-    assert built.startswith("Error: game 1: ") and "damaged stored text" in built
+    built = arena("--db", str(db), "site", "build", "--out", str(tmp_path / "site"), cwd=tmp_path)
+    assert built.returncode == 0 and "Traceback" not in built.stderr, built.stderr
+    warnings = [line for line in built.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 2, built.stderr  # one line a damaged game: its page is left out, the rest is built
+    assert warnings[0].startswith("warning: game 1: ") and "damaged stored text" in warnings[0]
+    assert warnings[1].startswith("warning: game 2: ") and "malformed replay" in warnings[1]
+    games = tmp_path / "site" / "games"
+    assert not (games / "1.html").exists() and not (games / "2.html").exists() and (games / "3.html").is_file()
     assert dump(db) == before
     shown = arena("--db", str(db), "game", "show", "3", "--turns", cwd=tmp_path)
     assert shown.returncode == 0 and "Game over." in shown.stdout, shown.stderr

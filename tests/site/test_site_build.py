@@ -106,7 +106,7 @@ def test_site_folder_is_not_a_python_package() -> None:
 def test_build_writes_pages_named_by_ids(ladder: dict, site: Path) -> None:
     names = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
     pattern = re.compile(r"(index\.html|audit\.html|(classic|duel|solo)\.html|leaderboard(-(classic|duel|solo))?\.json|"
-                         r"\.arena-site|static/[a-z]+\.(css|js)|"
+                         r"\.arena-site|\.build-manifest\.json|static/[a-z]+\.(css|js)|games/index\.html|"
                          r"bots/\d+(-games-\d+)?\.html|games/(\d+|page-\d+)\.html|games/\d+\.replay\.json|seasons/(index|\d+(-games-\d+)?)\.html|"
                          r"tests/(index|\d+)\.html)")
     assert [n for n in names if not pattern.fullmatch(n)] == []
