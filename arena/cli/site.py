@@ -22,8 +22,11 @@ def site_group() -> None:
               help="Folder to write the site into (rewritten on every build).")
 @click.option("--variant", default=default_format().name, show_default=True, help="Rules variant of the leaderboard.")
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=None, help="Processes for game pages.")
+@click.option("--private-logs", is_flag=True,
+              help="Show failed bots' stderr on the pages (a site only its authors read; by default a bot's "
+                   "output is its author's alone, through 'arena serve' or 'arena game show').")
 @pass_context
-def site_build(ctx: Context, out: str, variant: str, workers: int | None) -> None:
+def site_build(ctx: Context, out: str, variant: str, workers: int | None, private_logs: bool) -> None:
     """Render the leaderboard, bot, season and game pages (with replays) into OUT."""
     from arena.site import SiteError, build_site
 
@@ -34,7 +37,7 @@ def site_build(ctx: Context, out: str, variant: str, workers: int | None) -> Non
         raise UserError(f"cannot write the site to {out!r}: {str(nearest)!r} takes no new file ({refused})")
     engine = ctx.engine
     try:
-        summary = build_site(engine, folder, variant, workers)
+        summary = build_site(engine, folder, variant, workers, private_logs)
     except SiteError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:  # e.g. a file inside that belongs to someone else, or a full disk

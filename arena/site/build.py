@@ -254,18 +254,20 @@ class Pages:
         return digest(self.builder, path, str(older), *facts, *(self.game_keys[g.id] for g in games))
 
 
-def build_site(engine: Engine, out: Path, variant: str | None = None, workers: int | None = None) -> BuildSummary:
+def build_site(engine: Engine, out: Path, variant: str | None = None, workers: int | None = None,
+               private_logs: bool = False) -> BuildSummary:
     """Build the whole site from the database behind ``engine`` into the folder ``out`` (its home page
     the board of ``variant``; None: the default format), writing only what changed since the last build
-    there. ``workers``: processes for the game pages."""
+    there. ``workers``: processes for the game pages. A failed seat's stderr is on the pages only with
+    ``private_logs`` (a ladder whose site only its authors read)."""
     started = time.perf_counter()
     workers = max(1, min(4, os.cpu_count() or 1) if workers is None else workers)
     variant = format_of(variant).name
     prepare_out(out)
-    builder = builder_key(replays.STEPS_FORMAT)
+    builder = builder_key(replays.STEPS_FORMAT, private_logs)
     manifest = Manifest.load(out, builder, on_disk(out, (*SUBFOLDERS, "static")))
     with Session(engine) as session:
-        ladder = load_ladder(session, variant)
+        ladder = load_ladder(session, variant, logs=private_logs)
         flags = stored_flags(session)
         history = rating_history(session, ladder, variant)
     renderer = Renderer(environment(), out, ladder, manifest)

@@ -167,18 +167,21 @@ class Fragments:
             rows.append(row(columns, (g, s), opponents))
         return Markup("\n".join(rows))
 
-    @staticmethod
-    def evidence(seat: SeatRow) -> str:
+    def evidence(self, seat: SeatRow) -> str:
         """Why a failed seat failed, as its bot's page shows it: the request it was answering, at which
-        step, and its last output; an anchor of its own (``#seat-N-evidence``) that the bot's page links to."""
+        step, and its last output (only on a site built with its logs: else its author reads it through the
+        service); an anchor of its own (``#seat-N-evidence``) that the bot's page links to."""
         if seat.status in (None, "ok"):
             return ""
         parts = []
         if seat.failure_request:
             step = f" (at step {seat.failure_step} of the replay)" if seat.failure_step is not None else ""
             parts.append(f'<p>while answering <code>{escape(seat.failure_request)}</code>{escape(step)}</p>')
-        parts.append(f'<pre class="log">{escape(seat.failure_log)}</pre>' if seat.failure_log.strip()
-                     else '<p class="muted">nothing on stderr</p>')
+        if not self.ladder.logs:
+            parts.append('<p class="muted">its output on stderr is shown to its author only</p>')
+        else:
+            parts.append(f'<pre class="log">{escape(seat.failure_log)}</pre>' if seat.failure_log.strip()
+                         else '<p class="muted">nothing on stderr</p>')
         return (f'<details class="evidence" id="seat-{seat.seat}-evidence"><summary>evidence</summary>'
                 f'{"".join(parts)}</details>')
 

@@ -32,10 +32,10 @@ def digest(*parts: str | bytes) -> str:
     return hashed.hexdigest()[:40]
 
 
-def builder_key(steps_format: str) -> str:
+def builder_key(steps_format: str, logs: bool = False) -> str:
     """What every page is made with: this package's code, the templates and static files, the formats in the
-    navigation, and (``steps_format``) the code that makes a game's steps."""
-    parts: list[str | bytes] = [str(BUILDER_VERSION), steps_format]
+    navigation, (``steps_format``) the code that makes a game's steps, and whether pages show bots' logs."""
+    parts: list[str | bytes] = [str(BUILDER_VERSION), steps_format, f"logs={logs}"]
     code = [*sorted(Path(__file__).parent.glob("*.py")), Path(__file__).parent.parent / "formats.py"]
     assets = sorted(p for p in (data_dir("site")).rglob("*") if p.is_file())
     for path in (*code, *assets):

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Sequence
 
+from sqlalchemy import literal
 from sqlalchemy import select as select_columns  # sqlmodel's select is typed for at most four columns
 from sqlmodel import Session, col, select
 
@@ -101,13 +102,15 @@ class Ladder:
     board: Sequence[Standing]  # the leaderboard of the site's format
     season_names: dict[int, str] = field(default_factory=dict)
     boards: dict[str, Sequence[Standing]] = field(default_factory=dict)  # every variant's leaderboard
+    logs: bool = False  # whether failed seats' stderr is shown (`site build --private-logs`); else it is not loaded
 
     def bot_of(self, version_id: int) -> BotInfo:
         return self.bots[self.versions[version_id].bot_id]
 
 
-def load_ladder(session: Session, variant: str) -> Ladder:
-    """Everything the pages show except the replays, with few queries and no ORM objects per row."""
+def load_ladder(session: Session, variant: str, logs: bool = False) -> Ladder:
+    """Everything the pages show except the replays, with few queries and no ORM objects per row. A failed
+    seat's stderr is read only with ``logs`` (a bot's output is its author's: docs/operating.md)."""
     bots = {stored_id(row): BotInfo(stored_id(row), row.name, shown(row.author), row.builtin, row.created_at)
             for row in session.exec(select(Bot)).all()}
     versions: dict[int, VersionInfo] = {}
@@ -131,11 +134,12 @@ def load_ladder(session: Session, variant: str) -> Ladder:
             col(MatchSeat.match_id), col(MatchSeat.seat), col(MatchSeat.version_id),
             col(MatchSeat.coins), col(MatchSeat.rank), col(MatchSeat.status),
             col(MatchSeat.detail), col(MatchSeat.failure_request), col(MatchSeat.failure_step),
-            col(MatchSeat.failure_log)).order_by(col(MatchSeat.match_id), col(MatchSeat.seat))).all():
+            col(MatchSeat.failure_log) if logs else literal("")).order_by(col(MatchSeat.match_id),
+                                                                          col(MatchSeat.seat))).all():
         game = games.get(row[0])
         if game is not None:
             game.seats.append(SeatRow(*row))
     ordered = sorted(games.values(), key=lambda g: (g.finished_at or datetime.min, g.id), reverse=True)
     names = {stored_id(s): s.name for s in seasons}
     boards = {f.name: leaderboard(session, f.name) for f in formats()}
-    return Ladder(bots, versions, seasons, ordered, boards[variant], names, boards)
+    return Ladder(bots, versions, seasons, ordered, boards[variant], names, boards, logs)

@@ -104,8 +104,13 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     missing = run_arena("game", "show", "99999", db=db)
     assert missing.returncode != 0 and missing.stderr.strip() == "Error: no game 99999 in this database"
 
+    public = tmp_path / "public"  # a bot's output is its author's: the public site carries none of it
+    built = run_arena("-q", "site", "build", "--out", str(public), db=db)
+    assert built.returncode == 0, built.stderr
+    assert "shown to its author only" in (public / "games" / f"{game_id}.html").read_text()
+    assert not [p for p in public.rglob("*") if p.is_file() and b"MARK-L" in p.read_bytes()]
     site = tmp_path / "site"
-    built = run_arena("-q", "site", "build", "--out", str(site), db=db)
+    built = run_arena("-q", "site", "build", "--out", str(site), "--private-logs", db=db)
     assert built.returncode == 0, built.stderr
     page = (site / "bots" / f"{bot_id}.html").read_text()
     assert f'href="../games/{game_id}.html#step-{step}"' in page

@@ -110,12 +110,29 @@ def test_every_table_of_every_page_has_one_cell_under_each_header(site: Path) ->
     assert lists and all(t.headers[:3] == ["game", "format", "finished"] for t in lists)
 
 
-def test_a_failed_seats_game_page_holds_its_evidence_and_its_bot_page_links_there(ladder: dict, site: Path) -> None:
+def test_a_failed_seats_game_page_holds_its_evidence_and_its_bot_page_links_there(ladder: dict, site: Path,
+                                                                                  tmp_path: Path) -> None:
     game = ladder["hostile_game"]
     html = (site / "games" / f"{game}.html").read_text(encoding="utf-8")
     evidence = re.search(r'<details class="evidence" id="seat-0-evidence">(.*?)</details>', html, re.S)
     assert evidence, "no evidence under the failed seat"
-    assert "RuntimeError: &lt;/pre&gt;&lt;script&gt;alert(5)&lt;/script&gt;" in evidence.group(1)
+    # the public site: the request and the step, never the bot's own output (its author's, through the service)
+    assert "its output on stderr is shown to its author only" in evidence.group(1)
+    for path in site.rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert "alert(5)" not in text and "Traceback (most recent call last)" not in text, path
+    private = tmp_path / "private"
+    engine = make_engine(f"sqlite:///{ladder['db']}")
+    build_site(engine, private, private_logs=True)
+    with Session(engine) as session:
+        hostile_id = session.exec(select(Bot).where(Bot.name == "<script>alert(1)</script>")).one().id
+    engine.dispose()
+    kept = (private / "games" / f"{game}.html").read_text(encoding="utf-8")
+    logged = re.search(r'<details class="evidence" id="seat-0-evidence">(.*?)</details>', kept, re.S)
+    assert logged and "RuntimeError: &lt;/pre&gt;&lt;script&gt;alert(5)&lt;/script&gt;" in logged.group(1)
+    assert EVIDENCE not in kept and "shown to its author only" not in kept
+    assert "RuntimeError: &lt;/pre&gt;" in (private / "bots" / f"{hostile_id}.html").read_text()
     assert "plant_second &lt;/code&gt;&lt;script&gt;alert(4)&lt;/script&gt;" in evidence.group(1)
     assert "at step 5 of the replay" in evidence.group(1)
     assert EVIDENCE not in html and "<script>alert(4)" not in html
