@@ -1,6 +1,8 @@
 """`arena authors`: the operator's commands for author accounts (arena/accounts.py)."""
 from __future__ import annotations
 
+from typing import Callable, TypeVar
+
 import click
 from sqlmodel import Session
 
@@ -8,6 +10,18 @@ from arena.accounts import AccountError, add_author, list_authors, remove_author
 from arena.text import plural, shown
 
 from arena.cli.base import Context, UserError, cli, echo, format_table, pass_context
+
+
+T = TypeVar("T")
+
+
+def _account_change(ctx: Context, change: Callable[[Session, str], T], name: str) -> T:
+    """``change(session, name)``, its refusal one line."""
+    with Session(ctx.engine) as session:
+        try:
+            return change(session, name)
+        except AccountError as exc:
+            raise UserError(str(exc)) from None
 
 
 @cli.group("authors", invoke_without_command=True)
@@ -24,11 +38,7 @@ def authors(click_ctx: click.Context) -> None:
 @pass_context
 def authors_add(ctx: Context, name: str) -> None:
     """Make the account NAME and print its token once, on the last line (only its hash is stored)."""
-    with Session(ctx.engine) as session:
-        try:
-            author, token = add_author(session, name)
-        except AccountError as exc:
-            raise UserError(str(exc)) from None
+    author, token = _account_change(ctx, add_author, name)
     echo(f"author {shown(author.name)} added; their token (shown only now; 'arena authors rotate' makes a new one):")
     echo(token)
 
@@ -38,11 +48,7 @@ def authors_add(ctx: Context, name: str) -> None:
 @pass_context
 def authors_rotate(ctx: Context, name: str) -> None:
     """Give NAME a new token (printed once, on the last line); the old one stops working."""
-    with Session(ctx.engine) as session:
-        try:
-            author, token = rotate_token(session, name)
-        except AccountError as exc:
-            raise UserError(str(exc)) from None
+    author, token = _account_change(ctx, rotate_token, name)
     echo(f"author {shown(author.name)} has a new token; the old one no longer works:")
     echo(token)
 
@@ -52,11 +58,7 @@ def authors_rotate(ctx: Context, name: str) -> None:
 @pass_context
 def authors_remove(ctx: Context, name: str) -> None:
     """Delete the account NAME: its token stops working; its bots stay, and only the operator changes them."""
-    with Session(ctx.engine) as session:
-        try:
-            author, owned = remove_author(session, name)
-        except AccountError as exc:
-            raise UserError(str(exc)) from None
+    author, owned = _account_change(ctx, remove_author, name)
     echo(f"author {shown(author.name)} removed; {plural(owned, 'bot')} of theirs stay on the ladder "
          "(only the operator changes them now, or a new account of the same name)")
 
