@@ -19,9 +19,10 @@ from typing import Any, Callable, Protocol, Sequence
 from engine import IllegalAction, Rules, action_from_json, new_game
 from engine.defaults import default_action
 from engine.replay import Replay
+from engine.wire import to_text
 
 from .referee_wire import DecideWire
-from sandbox.framing import splice_json
+from sandbox.framing import splice_lists
 from sandbox.protocol import ActionReply, EndMessage, HelloMessage, MalformedMessage, ReadyReply, TimeLimits
 from sandbox.values import Limits, Reply, SandboxError, Status
 
@@ -129,6 +130,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
     seen = [0] * n  # index of the first event each seat has not been sent yet
     names = [p.name for p in players]
     seeds = list(bot_seeds) if bot_seeds is not None else [secrets.randbits(63) for _ in range(n)]
+    ok = Status.OK  # read once: an enum member is looked up on its class in Python
 
     def forfeit(seat: int, status: Status, detail: str) -> None:
         statuses[seat], details[seat] = status, _clip(detail, 500)
@@ -148,7 +150,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             forfeit(seat, Status.PROTOCOL, f"its reply could not be read: {type(exc).__name__}: {exc}")
             return None
         time_ms[seat] += reply.elapsed_ms
-        if not reply.ok:
+        if reply.status is not ok:
             forfeit(seat, reply.status, reply.detail)
             return None
         if not isinstance(reply.message, dict):
@@ -227,7 +229,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             decision = game.decision
             assert decision is not None
             seat = decision.seat
-            if statuses[seat] is not Status.OK:
+            if statuses[seat] is not ok:
                 game.apply(default_action(game))
                 continue
             request_id += 1
@@ -254,8 +256,10 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             player.notify(EndMessage(seat, tuple(coins), tuple(ranks), tuple(s.value for s in statuses)).to_json())
     seats = tuple(SeatOutcome(names[s], coins[s], ranks[s], statuses[s], details[s], decisions[s], round(time_ms[s], 3),
                               failures[s]) for s in range(n))
-    replay = splice_json(Replay.of(game, names, forfeited).to_json(events=False), "events",
-                         messages.event_texts(game.events))  # the text of Replay.dumps(), events encoded once
+    # the text of Replay.dumps(): the events as they were sent, the actions written straight from their values
+    replay = splice_lists(Replay.of(game, names, forfeited).to_json(events=False, actions=False), {
+        "actions": [f"[{seat},{to_text(action)}]" for seat, action in game.history],
+        "events": messages.event_texts(game.events)})
     if void is None and len(replay) > MAX_REPLAY_BYTES:
         void = f"RefereeFault: the replay exceeds {MAX_REPLAY_BYTES} bytes"
     return GameRecord(rules.id, seed, seats, replay, time.perf_counter() - started, void)
