@@ -100,7 +100,7 @@ class DecideWire:
                 wire_only: bool) -> Encoded:
         """The ``decide`` message of ``decision`` with the events from ``since`` on: its dict (the header
         alone when ``wire_only``) and its line."""
-        kind = decision.kind.value
+        kind = decision.kind._value_  # the enum's value attribute: read in C, not through its property
         kind_text = self._kinds.get(kind)
         if kind_text is None:
             kind_text = self._kinds[kind] = dumps(kind)

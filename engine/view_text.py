@@ -70,7 +70,7 @@ class ViewText:
         self._fields = [_Part() for _ in range(players)]
         self._trade = [_Part() for _ in range(players)]
         self._hand = [_Part() for _ in range(players)]
-        self._head: tuple[str, str] = ("", "")
+        self._head: tuple[Any, str] = (None, "")  # the rules, and the text up to the seat
         self._table = ""  # the fields and trading areas of every seat, as last made
         # the trading round as last encoded: what it was made from (rules, round, active seat, the offer itself,
         # a copy of the responses: the offer and responses are frozen values) and its text
@@ -104,8 +104,8 @@ class ViewText:
             hand.text = _beans(hand.a)
         discard = game.discard
         trade = "null" if game.phase not in _TRADING else self._trade_text(game)
-        if self._head[0] != game.rules.id:
-            self._head = (game.rules.id, '{"rules_id":' + _dumps(game.rules.id) + ',"seat":')
+        if self._head[0] is not game.rules:
+            self._head = (game.rules, '{"rules_id":' + _dumps(game.rules.id) + ',"seat":')
         return (f'{self._head[1]}{seat},"players":{game.players},"turn":{game.turn},"active":{game.active},'
                 f'"hand":{hand.text},"coins":{me.coins},{self._table},'
                 f'"hand_sizes":[{",".join([str(len(s.hand)) for s in seats])}],"deck_size":{len(game.deck)},'
