@@ -2,8 +2,8 @@
 
 ``ViewText(players).text(game, seat)`` is exactly ``json.dumps(game.view_json(seat), separators=(",", ":"))``
 (tests check it on every state of many games): the referee sends one per decision, so the text is
-built without the view's dict, and each seat's fields, trading area and hand are encoded again only
-when they changed. A variant without a text builder here (Princes) has its view JSON encoded.
+built without the view's dict, and each seat's fields, trading area and hand, and the trading round, are
+written again only when they changed. A variant without a text builder here (Princes) has its view JSON encoded.
 """
 from __future__ import annotations
 
