@@ -19,9 +19,10 @@ from typing import Any, Callable, Protocol, Sequence
 from engine import IllegalAction, Rules, action_from_json, new_game
 from engine.defaults import default_action
 from engine.replay import Replay
+from engine.wire import to_text
 
 from .referee_wire import DecideWire
-from sandbox.framing import splice_json
+from sandbox.framing import splice_lists
 from sandbox.protocol import ActionReply, EndMessage, HelloMessage, MalformedMessage, ReadyReply, TimeLimits
 from sandbox.values import Limits, Reply, SandboxError, Status
 
@@ -129,6 +130,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
     seen = [0] * n  # index of the first event each seat has not been sent yet
     names = [p.name for p in players]
     seeds = list(bot_seeds) if bot_seeds is not None else [secrets.randbits(63) for _ in range(n)]
+    ok = Status.OK  # read once: an enum member is looked up on its class in Python
 
     def forfeit(seat: int, status: Status, detail: str) -> None:
         statuses[seat], details[seat] = status, _clip(detail, 500)
@@ -148,7 +150,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             forfeit(seat, Status.PROTOCOL, f"its reply could not be read: {type(exc).__name__}: {exc}")
             return None
         time_ms[seat] += reply.elapsed_ms
-        if not reply.ok:
+        if reply.status is not ok:
             forfeit(seat, reply.status, reply.detail)
             return None
         if not isinstance(reply.message, dict):
@@ -168,11 +170,15 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
         except Exception:  # noqa: BLE001 - MalformedMessage, or anything a hostile value provokes: the bot's
             forfeit(seat, Status.PROTOCOL, f"expected a ready reply to hello, got {_clip(data)}")
 
-    def decide(seat: int, wire: dict[str, Any]) -> ActionReply | None:
-        """One decision of one seat: its reply to the decide message ``wire``, or None (and the seat forfeits)."""
+    def decide(seat: int, wire: dict[str, Any]) -> object:
+        """One decision of one seat: the action JSON of its reply to the decide message ``wire``, or None (and the
+        seat forfeits)."""
         data = ask(seat, wire["kind"], wire)
         if data is None:
             return None
+        action = data.get("action")
+        if type(action) is dict and type(data.get("id")) is int and data["id"] == wire["id"]:
+            return action  # what ActionReply.from_json and the id check below accept, without making the value
         try:
             reply = ActionReply.from_json(data)
         except Exception as exc:  # noqa: BLE001 - as in ``play``: whatever the reply provokes is the bot's fault
@@ -182,12 +188,14 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
         if reply.id != wire["id"]:
             forfeit(seat, Status.PROTOCOL, f"reply id {reply.id} is not {wire['id']}")
             return None
-        return reply
+        return reply.action
 
     def play(seat: int, data: object) -> None:
         """Decode and apply one bot's action; any failure is that seat's forfeit, never a void."""
+        action = messages.offered(data)  # an option just offered, as it was written: looked up
         try:
-            action = action_from_json(data)
+            if action is None:
+                action = action_from_json(data)
         except Exception as exc:  # noqa: BLE001 - ValueError, or anything a hostile value provokes
             forfeit(seat, Status.PROTOCOL, str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}")
             return
@@ -221,7 +229,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             decision = game.decision
             assert decision is not None
             seat = decision.seat
-            if statuses[seat] is not Status.OK:
+            if statuses[seat] is not ok:
                 game.apply(default_action(game))
                 continue
             request_id += 1
@@ -232,9 +240,9 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
                 raise RuntimeError(f"seat {seat} would be asked more than Limits.max_decisions = "
                                    f"{limits.max_decisions} decisions")
             decisions[seat] += 1
-            reply = decide(seat, wire)
-            if reply is not None:
-                play(seat, reply.action)
+            action = decide(seat, wire)
+            if action is not None:
+                play(seat, action)
     except Exception as exc:  # noqa: BLE001 - a fault of the referee, engine or machine, never of a bot
         void = _clip(f"{type(exc).__name__}: {exc}", 500)
         # never the deck seed: a log is read by people, and a seed may deal other games (arena/seeds.py)
@@ -248,8 +256,10 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             player.notify(EndMessage(seat, tuple(coins), tuple(ranks), tuple(s.value for s in statuses)).to_json())
     seats = tuple(SeatOutcome(names[s], coins[s], ranks[s], statuses[s], details[s], decisions[s], round(time_ms[s], 3),
                               failures[s]) for s in range(n))
-    replay = splice_json(Replay.of(game, names, forfeited).to_json(events=False), "events",
-                         messages.events(game.events, 0)[1])  # the text of Replay.dumps(), events encoded once
+    # the text of Replay.dumps(): the events as they were sent, the actions written straight from their values
+    replay = splice_lists(Replay.of(game, names, forfeited).to_json(events=False, actions=False), {
+        "actions": [f"[{seat},{to_text(action)}]" for seat, action in game.history],
+        "events": messages.event_texts(game.events)})
     if void is None and len(replay) > MAX_REPLAY_BYTES:
         void = f"RefereeFault: the replay exceeds {MAX_REPLAY_BYTES} bytes"
     return GameRecord(rules.id, seed, seats, replay, time.perf_counter() - started, void)

@@ -30,11 +30,12 @@ class Replay:
         return cls(game.rules.id, game.seed, tuple(seats), tuple(game.history), tuple(game.events),
                    game.result, tuple(forfeits))
 
-    def to_json(self, events: bool = True) -> dict[str, Any]:
-        """The JSON form; ``events=False`` leaves the events list empty (for a caller that has their JSON)."""
+    def to_json(self, events: bool = True, actions: bool = True) -> dict[str, Any]:
+        """The JSON form; ``events=False`` (``actions=False``) leaves the events (actions) list empty, for a caller
+        that has their JSON."""
         return {
             "format": REPLAY_FORMAT, "rules_id": self.rules_id, "seed": self.seed, "seats": list(self.seats),
-            "actions": [[seat, action_to_json(a)] for seat, a in self.actions],
+            "actions": [[seat, action_to_json(a)] for seat, a in self.actions] if actions else [],
             "events": [event_to_json(e) for e in self.events] if events else [],
             "result": None if self.result is None else self.result.to_json(),
             "forfeits": list(self.forfeits),

@@ -2,24 +2,25 @@
 
 ``ViewText(players).text(game, seat)`` is exactly ``json.dumps(game.view_json(seat), separators=(",", ":"))``
 (tests check it on every state of many games): the referee sends one per decision, so the text is
-built without the view's dict, and each seat's fields, trading area and hand are encoded again only
-when they changed. A variant without a text builder here (Princes) has its view JSON encoded.
+built without the view's dict, and each seat's fields, trading area and hand, and the trading round, are
+written again only when they changed. A variant without a text builder here (Princes) has its view JSON encoded.
 """
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Sequence
 
 from engine.actions import DecisionKind
 from engine.cards import Bean
 from engine.classic import ClassicGame
 from engine.game import Game
-from engine.views import trade_json
 
 __all__ = ["ViewText"]
 
-_BEAN = {b: json.dumps(b.value) for b in Bean}
-_BEAN_OR_NULL: dict[Bean | None, str] = {None: "null", **{b: text for b, text in _BEAN.items()}}
+#: a bean's JSON text by its value: a dict keyed by strings, whose hashes are cached (an enum member's hash is
+#: computed in Python); the values are plain names, written in quotes as they are
+_BEAN = {b._value_: json.dumps(b.value) for b in Bean}
+assert all(text == f'"{value}"' for value, text in _BEAN.items()), "a bean value that JSON would escape"
 _BOOL = {False: "false", True: "true"}
 
 
@@ -30,14 +31,25 @@ try:  # the C encoder behind _ENCODER.encode, made once
     _ENCODE: Any = make_encoder(None, _ENCODER.default, encode_basestring_ascii, None, ":", ",", False, False, False)
 except ImportError:  # pragma: no cover - an interpreter without the accelerator
     _ENCODE = None
-#: the phases whose view shows a trading round (``trade_json``)
-_TRADING = frozenset(kind for kind in DecisionKind if kind.value.startswith("trade"))
+#: the phases whose view shows a trading round (``trade_json``), looked up by identity
+_TRADING = tuple(kind for kind in DecisionKind if kind.value.startswith("trade"))
 
 
 def _dumps(value: Any) -> str:
     if _ENCODE is None:  # pragma: no cover
         return _ENCODER.encode(value)
     return "".join(_ENCODE(value, 0))
+
+
+def _beans(beans: Sequence[Bean]) -> str:
+    """The JSON list of ``beans``' values."""
+    return '["' + '","'.join([b._value_ for b in beans]) + '"]' if beans else "[]"
+
+
+def _offer(seat: int, to: int | None, give: Sequence[Bean], want: Sequence[Bean], accept: bool) -> str:
+    """An offer or a response of a trading round as ``trade_json`` holds it."""
+    return (f'{{"seat":{seat},"to":{"null" if to is None else to},"give":{_beans(give)},"want":{_beans(want)},'
+            f'"accept":{_BOOL[accept]}}}')
 
 
 class _Part:
@@ -58,8 +70,12 @@ class ViewText:
         self._fields = [_Part() for _ in range(players)]
         self._trade = [_Part() for _ in range(players)]
         self._hand = [_Part() for _ in range(players)]
-        self._head: tuple[str, str] = ("", "")
+        self._head: tuple[Any, str] = (None, "")  # the rules, and the text up to the seat
         self._table = ""  # the fields and trading areas of every seat, as last made
+        # the trading round as last encoded: what it was made from (rules, round, active seat, the offer itself,
+        # a copy of the responses: the offer and responses are frozen values) and its text
+        self._round: tuple[Any, ...] = ()
+        self._round_text = "null"
 
     def text(self, game: Game[Any], seat: int) -> str:
         """``seat``'s view of ``game`` (a game of this table: the same seats) as compact JSON."""
@@ -72,10 +88,11 @@ class ViewText:
         for s, fields, area in zip(seats, self._fields, self._trade):
             if fields.a != s.field_beans or fields.b != s.field_counts:  # lists compared in C: no key to build
                 fields.a, fields.b, changed = list(s.field_beans), list(s.field_counts), True
-                fields.text = "[" + ",".join([f"[{_BEAN_OR_NULL[b]},{n}]" for b, n in zip(fields.a, fields.b)]) + "]"
+                fields.text = "[" + ",".join([f'["{b._value_}",{n}]' if b is not None else f"[null,{n}]"
+                                              for b, n in zip(fields.a, fields.b)]) + "]"
             if area.a != s.trade or area.b != s.trade_locked:
                 area.a, area.b, changed = list(s.trade), list(s.trade_locked), True
-                area.text = "[" + ",".join([f"[{_BEAN[b]},{_BOOL[bool(locked)]}]"
+                area.text = "[" + ",".join([f'["{b._value_}",{_BOOL[bool(locked)]}]'
                                             for b, locked in zip(area.a, area.b)]) + "]"
         if changed or not self._table:
             self._table = (f'"fields":[{",".join([f.text for f in self._fields])}],'
@@ -84,13 +101,27 @@ class ViewText:
         hand = self._hand[seat]
         if hand.a != me.hand:
             hand.a = list(me.hand)
-            hand.text = "[" + ",".join([_BEAN[b] for b in hand.a]) + "]"
+            hand.text = _beans(hand.a)
         discard = game.discard
-        trade = "null" if game.phase not in _TRADING else _dumps(trade_json(game))
-        if self._head[0] != game.rules.id:
-            self._head = (game.rules.id, '{"rules_id":' + _dumps(game.rules.id) + ',"seat":')
+        trade = "null" if game.phase not in _TRADING else self._trade_text(game)
+        if self._head[0] is not game.rules:
+            self._head = (game.rules, '{"rules_id":' + _dumps(game.rules.id) + ',"seat":')
         return (f'{self._head[1]}{seat},"players":{game.players},"turn":{game.turn},"active":{game.active},'
                 f'"hand":{hand.text},"coins":{me.coins},{self._table},'
                 f'"hand_sizes":[{",".join([str(len(s.hand)) for s in seats])}],"deck_size":{len(game.deck)},'
-                f'"discard_size":{len(discard)},"discard_top":{_BEAN[discard[-1]] if discard else "null"},'
+                f'"discard_size":{len(discard)},"discard_top":{_BEAN[discard[-1]._value_] if discard else "null"},'
                 f'"reshuffles":{game.reshuffles},"trade":{trade}}}')
+
+    def _trade_text(self, game: ClassicGame) -> str:
+        """The trading round under way (``engine.views.trade_json``), written again only when it changed."""
+        last = self._round
+        if (not last or last[0] is not game.rules or last[1] != game.trade_round or last[2] != game.active
+                or last[3] is not game.offer or last[4] != game.responses):
+            self._round = (game.rules, game.trade_round, game.active, game.offer, list(game.responses))
+            offer, active = game.offer, game.active
+            responses = ",".join([_offer(r.seat, active, r.give, r.want, r.accept) for r in game.responses])
+            self._round_text = (
+                f'{{"round":{game.trade_round},"max_rounds":{game.rules.max_trade_rounds},"offer":'
+                f'{"null" if offer is None else _offer(active, offer.to, offer.give, offer.want, False)},'
+                f'"responses":[{responses}]}}')
+        return self._round_text

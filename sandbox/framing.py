@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-__all__ = ["FramingError", "Encoded", "dumps", "encode", "encode_with_list", "splice_json", "decode", "nesting_depth",
-           "MAX_DEPTH", "LineBuffer", "Outcome", "Event", "Pipes"]
+__all__ = ["FramingError", "Encoded", "dumps", "encode", "encode_with_list", "splice_json", "splice_lists", "decode",
+           "nesting_depth", "MAX_DEPTH", "LineBuffer", "Outcome", "Event", "Pipes"]
 
 log = logging.getLogger(__name__)
 CHUNK = 65536
@@ -59,12 +59,24 @@ def encode(message: Mapping[str, Any]) -> bytes:
 def splice_json(message: Mapping[str, Any], key: str, texts: list[str]) -> str:
     """The compact JSON of ``message`` with the list at ``key`` made of the JSON texts ``texts``
     (encoded beforehand, once for several messages) instead of encoding that list again."""
-    keys = list(message)
-    at = keys.index(key)
-    head = {k: message[k] for k in keys[:at]}
-    tail = {k: message[k] for k in keys[at + 1:]}
-    text = _ENCODER.encode(head)[:-1] + ("," if head else "") + _ENCODER.encode(key) + ":[" + ",".join(texts) + "]"
-    return text + ("," + _ENCODER.encode(tail)[1:] if tail else "}")
+    return splice_lists(message, {key: texts})
+
+
+def splice_lists(message: Mapping[str, Any], lists: Mapping[str, list[str]]) -> str:
+    """The compact JSON of ``message`` with the list at each key of ``lists`` made of the JSON texts there."""
+    parts: list[str] = []
+    plain: dict[str, Any] = {}
+    for key, value in message.items():
+        if key in lists:
+            if plain:
+                parts.append(_ENCODER.encode(plain)[1:-1])
+                plain = {}
+            parts.append(_ENCODER.encode(key) + ":[" + ",".join(lists[key]) + "]")
+        else:
+            plain[key] = value
+    if plain:
+        parts.append(_ENCODER.encode(plain)[1:-1])
+    return "{" + ",".join(parts) + "}"
 
 
 def encode_with_list(message: dict[str, Any], key: str, items: list[Any], texts: list[str]) -> Encoded:

@@ -87,7 +87,7 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
     duel_mu = next(r["mu"] for r in board if r["name"] == "glutton")
     changed = tmp_path / "glutton.py"
     changed.write_text((BOTS / "greedy_bot.py").read_text() + "\n# version two\n")
-    assert run_arena("submit", str(changed), db=db).returncode == 0
+    assert run_arena("submit", str(changed), "--operator", db=db).returncode == 0  # glutton has no owner
     duel_row = next(r for r in json.loads(run_arena("leaderboard", "--variant", "duel", "--json", db=db).stdout)
                     if r["name"] == "glutton")
     classic_row = next(r for r in json.loads(run_arena("leaderboard", "--json", db=db).stdout)

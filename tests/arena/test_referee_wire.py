@@ -81,3 +81,47 @@ def test_a_number_is_written_as_the_encoder_writes_it(value: float) -> None:
 def test_a_number_the_encoder_refuses_is_refused() -> None:
     with pytest.raises(ValueError):
         number_text(math.nan)
+
+
+def test_a_reply_naming_an_option_as_written_is_that_option_and_anything_else_is_decoded() -> None:
+    from arena.referee_wire import DecideWire
+    from engine import Harvest, Plant, action_from_json
+
+    wire = DecideWire(2)
+    options = (Plant(0), Plant(1), Harvest(1))
+    _, text = wire.options(options)
+    for option, data in zip(options, json.loads(text)):
+        assert wire.offered(data) == option == action_from_json(data)
+    # the same action written otherwise, values that only compare equal, other actions, no object: the full path
+    for data in [{"field": 0, "type": "plant"}, {"type": "plant", "field": True}, {"type": "plant", "field": 1.0},
+                 {"type": "plant", "field": 0, "x": 1}, {"type": "plant", "field": math.nan}, {"type": "harvest",
+                 "field": 0}, {"type": "pass"}, [{"type": "plant", "field": 0}], "plant", None]:
+        assert wire.offered(data) is None, data
+    wire.options((Plant(0),))  # a new decision: only its options are looked up
+    assert wire.offered({"type": "harvest", "field": 1}) is None
+
+
+@pytest.mark.parametrize("action, status", [
+    ({"field": 0, "type": "plant"}, Status.OK),  # another key order: decoded, still that option
+    ({"type": "plant", "field": True}, Status.PROTOCOL), ({"type": "plant", "field": 0.0}, Status.PROTOCOL),
+    ({"type": "plant", "field": 0, "extra": 1}, Status.PROTOCOL), ({"type": "plant", "field": 7}, Status.ILLEGAL),
+])
+def test_a_reply_that_is_not_an_option_as_written_is_judged_as_before(action: dict[str, Any], status: Status) -> None:
+    class Planter(Seat):
+        """Answers its first decision (planting into empty fields) with ``action``."""
+
+        def request(self, message: dict[str, Any]) -> Reply:
+            reply = super().request(message)
+            if message.get("kind") == "plant_first" and len(self.sent) == 2:
+                return Reply(Status.OK, {"id": message["id"], "action": action}, 1.0)
+            return reply
+
+    seats = [Planter("p0", True), Seat("p1", True), Seat("p2", True)]
+    record = play_game(rules_for("classic"), 7, seats)
+    assert record.void is None and record.seats[0].status is status
+    assert seats[0].sent[1][0]["kind"] == "plant_first"  # its first decision was the one answered so
+    if status is Status.PROTOCOL:  # what the decoder says of it
+        from engine import action_from_json
+        with pytest.raises(ValueError) as refused:
+            action_from_json(action)
+        assert record.seats[0].detail == str(refused.value)

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sandbox.framing import (Event, FramingError, LineBuffer, Pipes, StderrTail, decode, encode, encode_with_list,
-                             nesting_depth, splice_json)
+                             nesting_depth, splice_json, splice_lists)
 
 
 class FakeBot:
@@ -176,3 +176,17 @@ def test_a_spliced_line_is_exactly_the_json_of_the_message(others: dict, items: 
     assert splice_json(message, key, texts) == json.dumps(expected, separators=(",", ":"))
     spliced = encode_with_list(message, key, items, texts)
     assert spliced == expected and encode(spliced) == encode(dict(expected))
+
+
+@given(st.dictionaries(st.text(max_size=4), _JSON_VALUES, max_size=5), st.lists(st.lists(_JSON_VALUES, max_size=3),
+       max_size=3), st.integers(min_value=0, max_value=5))
+def test_lists_spliced_anywhere_are_exactly_the_json_of_the_message(message: dict, lists: list, seed: int) -> None:
+    import json
+    import random
+
+    keys = list(message)
+    random.Random(seed).shuffle(keys)
+    spliced = dict(zip(keys, lists))  # some keys (none, one, several, side by side or not) get a list of texts
+    texts = {k: [json.dumps(item, separators=(",", ":")) for item in items] for k, items in spliced.items()}
+    expected = {k: spliced.get(k, v) for k, v in message.items()}
+    assert splice_lists(message, texts) == json.dumps(expected, separators=(",", ":"))
