@@ -338,6 +338,9 @@ def retire(session: Session, name: str, actor: Actor) -> BotVersion:
     bot = session.exec(select(Bot).where(Bot.name == name)).first()
     if bot is None:
         raise SubmissionError(f"no bot named {name!r} on this ladder")
+    if bot.builtin and not actor.is_operator:
+        raise SubmissionError(f"bot {name!r} is a built-in reference bot (boss): only the operator retires it "
+                              "(--operator)")
     if not bot.builtin:
         check_may_change(session, name, actor, "retire")
     current = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active == True)).first()  # noqa: E712

@@ -60,7 +60,10 @@ def serve(ctx: Context, bind: str, spool: str, site: str | None, rate: int, uplo
     engine = ctx.engine  # made (and upgraded) once, here, before the worker starts
     folder = Path(spool)
     try:
+        held = Spool(folder).lock()  # kept open while the server runs
         cleared = Spool(folder).clear_partial()
+    except BlockingIOError:
+        raise UserError(f"cannot use {spool!r} for uploads: another 'arena serve' uses it") from None
     except OSError as exc:
         raise UserError(f"cannot use {spool!r} for uploads: {exc.strerror or exc}") from None
     sock = bound_socket(bind)
@@ -83,6 +86,7 @@ def serve(ctx: Context, bind: str, spool: str, site: str | None, rate: int, uplo
         worker.terminate()
         worker.join(5)
         sock.close()
+        held.close()
 
 
 def _worker_main(url: str, folder: Path, settings: WorkerSettings) -> None:

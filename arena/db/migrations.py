@@ -122,7 +122,9 @@ def _upgrade_to_9(engine: Engine) -> None:
     """Schema 8 -> 9: ``botversion.by_operator`` (false for every version stored before), and an account
     (``author``, made by create_all) for every free-text author of a submitted bot, without a token: its
     bots stay its own, and the operator gives it a token with ``arena authors rotate NAME``. Authors whose
-    names differ only in spaces or case were one group at the tables already, and become one account."""
+    names differ only in spaces or case were one group at the tables already, and become one account. A
+    name no account may take (the built-in bots' "arena", control characters, over 64 characters) makes
+    none: those bots stay unowned, and only the operator changes them."""
     from sqlalchemy import inspect, text
 
     from arena.db.queries import author_key
@@ -135,6 +137,8 @@ def _upgrade_to_9(engine: Engine) -> None:
         for (name,) in conn.execute(text("SELECT author FROM bot WHERE NOT builtin AND author <> '' "
                                          "ORDER BY id")).all():
             key = author_key(name)
+            if key == "arena" or not name.isprintable() or len(name) > 64:
+                continue  # no account may take these: their bots stay unowned, changed by the operator
             if key and key not in taken:
                 taken.add(key)
                 conn.execute(text("INSERT INTO author (name, key, created_at) VALUES (:n, :k, CURRENT_TIMESTAMP)"),

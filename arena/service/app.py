@@ -45,6 +45,7 @@ class ServiceSettings:
     rate: int = 10  # uploads an author may make a window
     rate_window: float = 600.0
     max_queued: int = 200
+    per_author: int = 2  # uploads one author may have waiting (one author cannot fill the queue for all)
 
 
 class Refused(Exception):
@@ -82,6 +83,11 @@ class Service:
         self.engine, self.settings = engine, settings
         self.spool = Spool(settings.spool)
         self.rate = RateLimit(settings.rate, settings.rate_window)
+        self.waiting = {t.id: t.author for t in self.spool.pending()}  # this server is the spool's only one
+
+    def queued_by(self, author: str) -> int:
+        self.waiting = {i: a for i, a in self.waiting.items() if self.spool.is_queued(i)}
+        return sum(1 for a in self.waiting.values() if a == author)
 
     def author_of(self, request: Request) -> str:
         header = request.headers.get("authorization", "")
@@ -113,6 +119,9 @@ class Service:
                 check_may_change(session, name, Actor.author(author), "make a new version of")
         except SubmissionError as exc:
             raise Refused(403 if "belongs to" in str(exc) or "no owner" in str(exc) else 400, str(exc)) from None
+        if self.queued_by(author) >= self.settings.per_author:
+            raise Refused(429, f"{self.settings.per_author} uploads of yours are waiting for their smoke games "
+                               "already; send this one when they are done", {"Retry-After": "60"})
         if self.spool.queued() >= self.settings.max_queued:
             raise Refused(503, "the queue of uploads is full; send it again in a few minutes", {"Retry-After": "60"})
         wait = self.rate.wait(author, time.monotonic())
@@ -148,6 +157,7 @@ class Service:
         await run_in_threadpool(self.check_upload, author, name, filename, request.headers.get("content-length"))
         data = await self.read_body(request)
         ticket = await run_in_threadpool(self.spool.accept, author, name, filename, data)
+        self.waiting[ticket.id] = author
         return JSONResponse({"id": ticket.id, "bot": name, "state": "queued", "status": f"/api/uploads/{ticket.id}"},
                             status_code=202)
 

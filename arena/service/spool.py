@@ -130,5 +130,21 @@ class Spool:
         return ticket.author, {**Verdict(ticket.id, ticket.author, ticket.name, TicketState.QUEUED).to_json(),
                                "ahead": ahead}
 
+    def is_queued(self, ticket_id: str) -> bool:
+        return (self.queue / f"{ticket_id}.json").exists()
+
+    def lock(self) -> Any:
+        """Hold the spool for this server alone (an open file with an exclusive lock: keep it open); raises
+        ``BlockingIOError`` when another server holds it. Two servers on one spool would check a ticket twice."""
+        import fcntl
+
+        handle = open(self.root / "lock", "a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise
+        return handle
+
     def queued(self) -> int:
         return sum(1 for _ in self.queue.glob("*.json"))

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from arena.accounts import Actor, author_for_token, ensure_author
 from arena.db import Author, Bot, BotVersion, make_engine
-from arena.submit import SubmissionError, register, retire
+from arena.submit import SubmissionError, register, register_bosses, retire
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
@@ -131,4 +131,15 @@ def test_an_unowned_bot_is_changed_only_by_the_operator(tmp_path: Path) -> None:
             False, True, False]
         assert session.exec(select(Bot)).one().author == "ann"
         assert [a.name for a in session.exec(select(Author)).all()] == ["ann"]
+    engine.dispose()
+
+
+def test_a_boss_is_retired_by_the_operator_alone(tmp_path: Path) -> None:
+    engine = make_engine(db_url(tmp_path / "ladder.sqlite"))
+    with Session(engine) as session:
+        register_bosses(session, ["greedy"])
+        for actor in (Actor.nobody(), ensure_author(session, "bob")):
+            with pytest.raises(SubmissionError, match="'greedy' is a built-in reference bot .boss.: only the operator"):
+                retire(session, "greedy", actor)
+        assert retire(session, "greedy", Actor.operator()).number == 1
     engine.dispose()

@@ -354,7 +354,8 @@ def test_a_schema_8_databases_free_text_authors_become_accounts(url: str) -> Non
     built-in bots' author "arena" does not; every version stored before was not the operator's."""
     def fill(session: Session) -> None:
         for name, author, builtin in (("a1", "Ann  Lee", False), ("a2", "ann lee", False), ("b1", "Bob", False),
-                                      ("anon", "", False), ("greedy", "arena", True)):
+                                      ("anon", "", False), ("greedy", "arena", True), ("fake", " Arena", False),
+                                      ("esc", "evil\x1b[2J", False)):  # no account may take these two
             session.add(Bot(name=name, author=author, builtin=builtin))
         session.flush()
         session.add(BotVersion(bot_id=1, number=1, source="x", sha256="x".ljust(64, "0"), prior_sigma=2.0))

@@ -138,11 +138,12 @@ def test_an_author_is_rate_limited_and_sees_only_their_own(served: tuple[Server,
     broken = b"def act(message:\n"  # refused by the worker in a moment: a syntax error, no smoke game
     tickets = []
     statuses = []
-    for i in range(4):  # --rate 3; cy uploads nothing else
+    for i in range(4):  # --rate 3; cy uploads nothing else, and waits for each verdict (2 may wait at once)
         status, answer = http("POST", f"{server.url}/api/bots/cytry{i}?filename=t.py", tokens["cy"], broken)
         statuses.append(status)
         if status == 202:
             tickets.append(answer["id"])
+            wait_verdict(server, tokens["cy"], answer["id"])
         else:
             assert status == 429 and "too many uploads: 3 a 600 s" in answer["error"], answer
     assert statuses == [202, 202, 202, 429]

@@ -13,7 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from service_helpers import add_author, http, start_server, wait_verdict
-from sqlmodel import create_engine
+from sqlmodel import Session, create_engine
+
+from arena.accounts import add_author as add_account
+from arena.db import make_engine
 
 from arena.service.spool import Spool, TicketState
 from arena.service.worker import WorkerSettings, run_once
@@ -30,12 +33,15 @@ def versions(db: Path) -> list[tuple[str, int]]:
 
 def test_twenty_concurrent_uploads_are_each_queued_once_and_each_answered(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
-    tokens = [add_author(db, name) for name in ("ann", "bob")]
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        tokens = [add_account(session, f"author{i}")[1] for i in range(20)]
+    engine.dispose()
     server = start_server(db, tmp_path / "spool", "--rate", "50")
     try:
         def upload(i: int) -> tuple[int, dict[str, str]]:
             body = f"# upload {i}\ndef act(message:\n".encode()  # a syntax error: answered without a game
-            return http("POST", f"{server.url}/api/bots/b{i}?filename=b{i}.py", tokens[i % 2], body)
+            return http("POST", f"{server.url}/api/bots/b{i}?filename=b{i}.py", tokens[i], body)
 
         with ThreadPoolExecutor(20) as pool:
             answers = list(pool.map(upload, range(20)))
@@ -43,10 +49,16 @@ def test_twenty_concurrent_uploads_are_each_queued_once_and_each_answered(tmp_pa
         ids = [answer["id"] for _, answer in answers]
         assert len(set(ids)) == 20
         for i, ticket in enumerate(ids):
-            verdict = wait_verdict(server, tokens[i % 2], ticket)
+            verdict = wait_verdict(server, tokens[i], ticket)
             assert verdict["bot"] == f"b{i}" and verdict["state"] == "refused", verdict
             assert verdict["refusal"] == f"'b{i}.py' has a syntax error at line 2: '(' was never closed"
         assert len(list((server.spool / "done").iterdir())) == 20 and not list((server.spool / "queue").iterdir())
+        # one author may have two uploads waiting, not more: no one fills the queue for everybody
+        source = (BOTS / "random_bot.py").read_bytes()
+        waiting = [http("POST", f"{server.url}/api/bots/w{i}?filename=w{i}.py", tokens[0], source) for i in range(3)]
+        assert [status for status, _ in waiting] == [202, 202, 429]
+        assert "2 uploads of yours are waiting" in waiting[2][1]["error"]
+        assert http("POST", f"{server.url}/api/bots/w9?filename=w9.py", tokens[1], b"x = (\n")[0] == 202
     finally:
         server.stop()
 
@@ -92,6 +104,9 @@ def test_a_server_killed_mid_upload_or_mid_check_stores_nothing_half_and_loses_n
         server.stop(signal.SIGKILL)
     (spool / "tmp" / "leftover.part").write_bytes(b"# what a killed write leaves")  # as a kill mid-write would
     server = start_server(db, spool)
+    second = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{db}", "serve", "--bind",
+                             "127.0.0.1:0", "--spool", str(spool)], capture_output=True, text=True, timeout=60)
+    assert second.returncode == 2 and "another 'arena serve' uses it" in second.stderr, second.stderr
     try:
         assert not list((spool / "tmp").iterdir()) and not list((spool / "queue").iterdir())
         status, ticket = http("POST", f"{server.url}/api/bots/whole?filename=whole.py", token,
