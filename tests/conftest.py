@@ -56,6 +56,8 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "service/test_service.py": ("slow",),
     "service/test_service_queue.py": ("slow",),
     "service/test_service_logs.py": ("slow",),
+    "human/test_human_games.py": ("slow",),
+    "human/test_human_input.py": ("slow",),
 }
 #: the tiers whose files run first, in this order (the rest keeps the order of its files)
 FIRST = ("unprivileged", "browser", "hostile", "slow")

@@ -15,6 +15,8 @@ from arena.single_game import (PlayError, Seat, choose_deal, failure_texts, in_p
 from engine import rules_for
 from sandbox import Limits, SandboxError
 
+from arena.human.player import HumanPlayer
+from arena.human.terminal import Terminal
 from arena.cli.base import Context, UserError, check_writable_file, cli, echo, pass_context
 from arena.cli.trust import EXEC, ResolvedBot, builtin_bot, ladder_bot, resolve_bot
 
@@ -37,6 +39,12 @@ from arena.cli.trust import EXEC, ResolvedBot, builtin_bot, ladder_bot, resolve_
               help="Wall-clock limit per decision.")
 @click.option("--bank-ms", type=click.FloatRange(min=0), default=10_000, show_default=True,
               help="Time bank per game for decisions that overrun.")
+@click.option("--human-ms", type=click.FloatRange(min=1), default=None,
+              help="A person's time per decision (default: no limit); past it their seat forfeits and the rules "
+                   "play it to the end.")
+@click.option("--rotation", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Rotate the seats K places: the seat named first sits K seats later, the others with it "
+                   "(the same deal with --seed or --deck-seed: each rotation plays it from another seat).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--stderr", "show_stderr", is_flag=True,
               help="After the game, print what each sandboxed bot wrote to its standard error (its last 4,000 "
@@ -44,9 +52,10 @@ from arena.cli.trust import EXEC, ResolvedBot, builtin_bot, ladder_bot, resolve_
 @pass_context
 def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck_seed: int | None,
          replay_path: str | None, in_process: bool, unsafe: bool, decision_ms: float, bank_ms: float,
-         as_json: bool, show_stderr: bool) -> None:
+         human_ms: float | None, rotation: int, as_json: bool, show_stderr: bool) -> None:
     """Play one game between BOTS: built-in names such as 'random' and 'greedy', file paths, or bots of
-    this ladder by name (their current version) or NAME@VERSION.
+    this ladder by name (their current version) or NAME@VERSION. 'human' (or 'human:NAME') is a seat for
+    you: you play it at this terminal, with your view of the table and the legal options numbered.
 
     A bot written in another language is given as "exec:COMMAND" (e.g. "exec:perl bot.pl"); it
     speaks docs/protocol.md itself and runs with limits but without the strong sandbox, so it
@@ -64,6 +73,9 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck
     problem = table_size_problem(rules, len(bots))
     if problem is not None:
         raise UserError(problem)
+    turn = rotation % len(bots)
+    bots = tuple(bots[len(bots) - turn:]) + tuple(bots[:len(bots) - turn])  # each seat moves ``turn`` later
+    person = human_seat(bots)
     programs = {i: shlex.split(spec[len(EXEC):]) for i, spec in enumerate(bots) if spec.startswith(EXEC)}
     if any(not argv for argv in programs.values()):
         raise UserError(f"{EXEC}COMMAND needs a command, e.g. \"{EXEC}perl bot.pl\"")
@@ -76,7 +88,8 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck
         return ladder_bot(ctx.engine, spec) if ctx.database_exists() else None
 
     seats = [Seat(Path(programs[i][-1]).stem, "", False, "", argv=tuple(programs[i])) if i in programs
-             else seat_of(spec, resolve_bot(spec, lookup)) for i, spec in enumerate(bots)]
+             else seat_of(spec, resolve_bot(spec, lookup)) for i, spec in enumerate(bots)
+             if person is None or i != person[0]]
     if in_process and ladder_bots_in_process(seats):
         raise UserError("bots of the ladder run in the sandbox only: drop --in-process")
     deal = choose_deal(ctx.engine, len(bots), seed, deck_seed)
@@ -87,7 +100,14 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck
             players = in_process_players(seats, unsafe, limits)
         else:
             sandbox_players(seats, unsafe, limits, players)
+        if person is not None:
+            names = [seat.name for seat in seats]
+            names.insert(person[0], person[1])
+            players.insert(person[0], HumanPlayer(person[1], Terminal(), shown_names(names), human_ms))
         record = play_game(rules, deal.deck, players, limits, deal.seeds)
+    except KeyboardInterrupt:
+        echo("arena: game abandoned (Ctrl-C or the input closed): no result", err=True)
+        raise click.exceptions.Exit(130) from None
     except PlayError as exc:
         raise UserError(str(exc)) from None
     except SandboxError as exc:
@@ -118,3 +138,22 @@ def seat_of(spec: str, bot: ResolvedBot) -> Seat:
     as a bot of the ladder (no file)."""
     path = builtin_bot(spec) or (Path(spec) if Path(spec).is_file() else None)
     return Seat(bot.name, bot.source, bot.trusted, bot.language, path)
+
+
+HUMAN = "human"
+
+
+def human_seat(specs: Sequence[str]) -> tuple[int, str] | None:
+    """The person's seat among ``specs`` (``human`` or ``human:NAME``) and their name, or None."""
+    seats = [(i, spec.partition(":")[2] or HUMAN) for i, spec in enumerate(specs)
+             if spec == HUMAN or spec.startswith(HUMAN + ":")]
+    if len(seats) > 1:
+        raise UserError(f"one person per table: {HUMAN!r} is named {len(seats)} times")
+    if seats and not (seats[0][1].isprintable() and len(seats[0][1]) <= 32):
+        raise UserError(f"{specs[seats[0][0]]!r}: a person's name is at most 32 printable characters")
+    return seats[0] if seats else None
+
+
+def shown_names(names: Sequence[str]) -> list[str]:
+    """Names as the person reads them in sentences: a name two seats share gets its seat's number."""
+    return [n if names.count(n) == 1 else f"{n} (seat {k + 1})" for k, n in enumerate(names)]

@@ -1,0 +1,1 @@
+"""A person's seat at a table (``arena play human …``): a ``Player`` whose decisions are typed at the terminal."""

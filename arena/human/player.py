@@ -1,0 +1,152 @@
+"""A person's seat: a ``Player`` whose decisions are typed at the terminal.
+
+It gets the messages a bot gets (hello, decide, end) and answers as a bot would; what the person sees is
+drawn from those messages alone (their view, the public events, the legal options), so a person knows no
+more than a bot in the same seat. Every action it sends is an offered option or a composed move checked
+against the rules before it is sent.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+from rich.text import Text
+
+from engine.actions import Action, DecisionKind, action_to_json
+from engine.events import TurnStarted
+from engine.narration import describe, plural
+from engine.rules import Rules
+from engine.views import PrincesView, View
+from sandbox.protocol import ActionReply, EndMessage, HelloMessage, ReadyReply
+from sandbox.sdk import Request
+from sandbox.values import Reply, Status
+
+from arena.human.compose import compose_accept, compose_offer
+from arena.human.menu import QUESTIONS, Choice, Compose, menu
+from arena.human.screen import Counted, bean_table, classic_screen, princes_screen
+from arena.human.terminal import OutOfTime, Terminal
+
+HELP = "?"  # typed at the menu: the bean table
+
+
+class HumanPlayer:
+    """The seat of the person at this terminal; ``names`` are every seat's names (shown to the person),
+    ``human_ms`` their time per decision (None: no limit)."""
+
+    wire_only = False  # it reads the whole message: the view, events and options
+
+    def __init__(self, name: str, terminal: Terminal, names: Sequence[str], human_ms: float | None = None) -> None:
+        self.name = name
+        self.names = list(names)
+        self.human_ms = human_ms
+        self.term = terminal
+        self.stderr_tail = ""
+        self._rules: Rules | None = None
+        self._counted = Counted(len(names))
+        self._active = 0
+        self._out_of_time = False
+
+    # ----------------------------------------------------------------- the Player protocol
+    def request(self, message: dict[str, Any]) -> Reply:
+        if message.get("type") == HelloMessage.TYPE:
+            hello = HelloMessage.from_json(message)
+            self._rules = Rules.from_json(hello.rules)
+            self._welcome(hello.seat)
+            return Reply(Status.OK, ReadyReply().to_json(), 0.0)
+        started = time.monotonic()
+        request = Request.from_json(message)
+        deadline = None if self.human_ms is None else started + self.human_ms / 1000
+        try:
+            action = self._decide(request, deadline)
+        except OutOfTime:
+            self._out_of_time = True
+            self.term.say(f"Time is up ({self.human_ms:.0f} ms): your seat forfeits, and the rules play it "
+                          "to the end.")
+            return Reply(Status.TIMEOUT, None, (time.monotonic() - started) * 1000,
+                         f"the person did not decide within {self.human_ms:.0f} ms")
+        elapsed = (time.monotonic() - started) * 1000
+        return Reply(Status.OK, ActionReply(request.id, action_to_json(action)).to_json(), elapsed)
+
+    def notify(self, message: dict[str, Any]) -> None:
+        if message.get("type") == EndMessage.TYPE:
+            end = EndMessage.from_json(message)
+            rules = self._rules
+            money = rules.money if rules else ("coin", "coins")
+            alone = rules is not None and rules.against_the_deck
+            scores = ", ".join(f"{self.names[k]} {plural(c, *money)} " + (("won" if r == 1 else "lost") if alone
+                                                                           else f"(rank {r})")
+                               for k, (c, r) in enumerate(zip(end.coins, end.ranks)))
+            self.term.say(f"The game is over: {scores}.")
+
+    def time_left_ms(self) -> float:
+        return self.human_ms if self.human_ms is not None else 24 * 3600 * 1000.0
+
+    def new_game(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    # ----------------------------------------------------------------- one decision
+    def _welcome(self, seat: int) -> None:
+        assert self._rules is not None
+        others = [n for k, n in enumerate(self.names) if k != seat]
+        against = f"against {', '.join(others)}" if others else "alone, against the deck"
+        self.term.show(Text(f"You are {self.names[seat]}, seat {seat + 1} of {len(self.names)}, playing "
+                            f"{self._rules.id} {against}. Type an option's number and Enter; '{HELP}' shows the "
+                            f"beans; Ctrl-C leaves the game."), bean_table(self._rules))
+
+    def _decide(self, request: Request, deadline: float | None) -> Action:
+        rules = self._rules
+        assert rules is not None, "a decision before hello"
+        view = request.view
+        self._tell(rules, request)
+        self.term.show(Text(""), classic_screen(rules, view, self.names, self._counted) if isinstance(view, View)
+                       else princes_screen(rules, view, self.names, self._counted))
+        while True:
+            choices = menu(rules, view, request.kind, request.options, self.names)
+            self._ask(request.kind, choices)
+            choice = self._choose(choices, deadline)
+            if choice.action is not None:
+                return choice.action
+            composed = self._compose(rules, view, request.kind, choice.compose, deadline)
+            if composed is not None:
+                return composed
+
+    def _tell(self, rules: Rules, request: Request) -> None:
+        """What happened since the person's last decision, in sentences."""
+        events = request.events
+        self._counted.add(events)
+        lines = []
+        for event in events:
+            if isinstance(event, TurnStarted):
+                self._active = event.seat
+            lines.append("  " + describe(event, self.names, rules, self._active))
+        if lines:
+            self.term.say("\nSince your last decision:\n" + "\n".join(lines))
+
+    def _ask(self, kind: DecisionKind, choices: Sequence[Choice]) -> None:
+        lines = [f"\n{QUESTIONS.get(kind, kind.value)}:"]
+        lines += [f"  {k}. {c.label}" for k, c in enumerate(choices, start=1)]
+        self.term.say("\n".join(lines))
+
+    def _choose(self, choices: Sequence[Choice], deadline: float | None) -> Choice:
+        while True:
+            answer = self.term.ask(f"Your choice (1-{len(choices)}, '{HELP}' for the beans): ", deadline)
+            if answer == HELP:
+                assert self._rules is not None
+                self.term.show(bean_table(self._rules))
+            elif answer.isdigit() and 1 <= int(answer) <= len(choices):
+                return choices[int(answer) - 1]
+            else:
+                self.term.say(f"{answer!r} is not a choice: type a number from 1 to {len(choices)}.")
+
+    def _compose(self, rules: Rules, view: View | PrincesView, kind: DecisionKind, what: Compose | None,
+                 deadline: float | None) -> Action | None:
+        if not isinstance(view, View):
+            return None
+        if what is Compose.OFFER:
+            return compose_offer(self.term, rules, view, kind, self.names, deadline)
+        if what is Compose.ACCEPT:
+            return compose_accept(self.term, rules, view, deadline)
+        return None

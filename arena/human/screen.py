@@ -1,0 +1,156 @@
+"""What the person sees at a decision: their view of the table, drawn as text tables (rich).
+
+Everything here comes from the seat's own view and the public events it was sent (C-8): the other seats'
+coins are not in a view (C-8.3), so they are shown as counted from the public harvests, purchases and
+tributes, as a careful player counts them.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from engine.cards import Bean
+from engine.events import Event, FieldBought, Harvested, TributePaid
+from engine.narration import bean_name, cards, plural
+from engine.rules import Rules
+from engine.views import FieldView, OfferView, PrincesView, TradeCard, View
+from engine.vine import SHORT
+
+FRONT = "◂ front"  # marks the hand's front card: the next one to plant
+
+
+class Counted:
+    """Every seat's coins as counted from the public events seen so far."""
+
+    def __init__(self, players: int) -> None:
+        self.coins = [0] * players
+
+    def add(self, events: Sequence[Event]) -> None:
+        for e in events:
+            if isinstance(e, Harvested):
+                self.coins[e.seat] += e.coins
+            elif isinstance(e, (FieldBought, TributePaid)):
+                self.coins[e.seat] -= len(e.paid)
+
+
+def field_text(rules: Rules, field: FieldView) -> str:
+    """``3 × Chili bean (1 coin)``, or ``empty``."""
+    if field.bean is None or field.count == 0:
+        return "empty"
+    money, monies = rules.money
+    worth = rules.bean_type(field.bean).coins_for(field.count)
+    return f"{field.count} × {bean_name(rules, field.bean)} ({plural(worth, money, monies)})"
+
+
+def fields_text(rules: Rules, fields: Sequence[FieldView]) -> str:
+    return "  ".join(f"{k + 1}: {field_text(rules, f)}" for k, f in enumerate(fields))
+
+
+def area_text(rules: Rules, area: Sequence[TradeCard]) -> str:
+    return ", ".join(bean_name(rules, c.bean) + (" (received)" if c.locked else "") for c in area) or "—"
+
+
+def hand_lines(rules: Rules, hand: Sequence[Bean]) -> list[str]:
+    """The hand in order, numbered from 1, the front card marked."""
+    if not hand:
+        return ["Your hand is empty."]
+    return [f"  {k + 1}. {bean_name(rules, b)}" + (f"  {FRONT}" if k == 0 else "") for k, b in enumerate(hand)]
+
+
+def offer_text(rules: Rules, offer: OfferView, names: Sequence[str], active: int) -> str:
+    """An offer or response of the trading round, in words."""
+    who = names[offer.seat]
+    if offer.accept:
+        return f"{who} accepts the offer of {names[active]}"
+    to = "everybody" if offer.to is None else names[offer.to]
+    if not offer.want:
+        return f"{who} offers {cards(rules, offer.give)} to {to} as a gift"
+    return f"{who} offers {cards(rules, offer.give)} for {cards(rules, offer.want)} to {to}"
+
+
+def bean_table(rules: Rules) -> Table:
+    """Every bean of the game: its cards in the deck and what a field of it is worth."""
+    money, monies = rules.money
+    table = Table(title="The beans (a field of N cards is worth …)", box=box.SIMPLE, title_justify="left")
+    table.add_column("bean")
+    table.add_column("cards", justify="right")
+    table.add_column("worth")
+    for t in rules.bean_types:
+        worth = ", ".join(f"{need} → {plural(k, money, monies)}" for k, need in enumerate(t.beanometer, start=1)
+                          if need is not None)
+        table.add_row(t.name, str(t.count), worth)
+    return table
+
+
+def classic_screen(rules: Rules, view: View, names: Sequence[str], counted: Counted) -> Group:
+    """The classic table from ``view``'s seat."""
+    money, monies = rules.money
+    seats = Table(box=box.SIMPLE, show_edge=False)
+    for column in ("seat", "hand", monies, "fields", "trading area"):
+        seats.add_column(column)
+    for k in range(view.players):
+        coins = str(view.coins) if k == view.seat else f"{counted.coins[k]} counted"
+        who = names[k] + (" (you)" if k == view.seat else "") + (" ★" if k == view.active else "")
+        seats.add_row(who, str(view.hand_sizes[k]), coins, fields_text(rules, view.fields[k]),
+                      area_text(rules, view.trade_areas[k]))
+    lines = [_piles(rules, view.turn, names[view.active], view.deck_size, view.discard_size, view.discard_top,
+                    view.reshuffles)]
+    if view.trade is not None:
+        t = view.trade
+        lines.append(f"Trading, round {t.round + 1} of at most {t.max_rounds}.")
+        if t.offer is not None:
+            lines.append("  Offer: " + offer_text(rules, t.offer, names, view.active) + ".")
+        for number, response in enumerate(t.responses, start=1):
+            lines.append(f"  Response {number}: " + offer_text(rules, response, names, view.active) + ".")
+    return Group(Text("\n".join(lines)), seats, Text("Your hand:\n" + "\n".join(hand_lines(rules, view.hand))))
+
+
+def princes_screen(rules: Rules, view: PrincesView, names: Sequence[str], counted: Counted) -> Group:
+    """A duel or solo table from ``view``'s seat: the fields, the middle, the vine and its figures."""
+    money, monies = rules.money
+    seats = Table(box=box.SIMPLE, show_edge=False)
+    for column in ("seat", "hand", monies, "fields", "figure on"):
+        seats.add_column(column)
+    for k in range(view.players):
+        coins = str(view.coins) if k == view.seat else f"{counted.coins[k]} counted"
+        who = names[k] + (" (you)" if k == view.seat else "") + (" ★" if k == view.active else "")
+        seats.add_row(who, str(view.hand_sizes[k]), coins, fields_text(rules, view.fields[k]),
+                      _place(view.figures[k], view.castle))
+    for name, position in view.neutral:
+        seats.add_row(f"{name} figure", "", "", "", _place(position, view.castle))
+    lines = [_piles(rules, view.turn, names[view.active], view.deck_size, view.discard_size, view.discard_top,
+                    view.reshuffles) + f" · box {view.box}" + (f" · phase {view.phase}" if view.phase else "")]
+    if view.middle:
+        lines.append("The middle: " + ", ".join(f"{n} × {bean_name(rules, b)}" for b, n in view.middle) + ".")
+    nxt = view.next_task
+    lines.append("Your next card: " + ("the Castle" if nxt == "castle" else "face down" if nxt is None
+                                        else SHORT.get(nxt, nxt)) + ".")
+    vine = Table(title="The vine, from the last figure to four cards past the first", box=box.SIMPLE, show_edge=False, title_justify="left")
+    vine.add_column("card", justify="right")
+    vine.add_column("task")
+    vine.add_column("here")
+    here = {k: names[k] for k in range(view.players)}
+    positions = [*view.figures, *(p for _, p in view.neutral)]
+    first, last = max(1, min(positions)), min(len(view.vine), max(positions) + 4)  # the part in play
+    for k in range(first, last + 1):
+        task = view.vine[k - 1]
+        standing = [here[s] for s in here if view.figures[s] == k] + [n for n, p in view.neutral if p == k]
+        vine.add_row(str(k), "face down" if task is None else SHORT.get(task, task), ", ".join(standing))
+    vine.add_row(str(view.castle), "the Castle", ", ".join([here[s] for s in here if view.figures[s] == view.castle]
+                                                        + [n for n, p in view.neutral if p == view.castle]))
+    return Group(Text("\n".join(lines)), seats, vine,
+                 Text("Your hand:\n" + "\n".join(hand_lines(rules, view.hand))))
+
+
+def _place(position: int, castle: int) -> str:
+    return "the start" if position == 0 else "the Castle" if position == castle else f"card {position}"
+
+
+def _piles(rules: Rules, turn: int, active: str, deck: int, discard: int, top: Bean | None, reshuffles: int) -> str:
+    shown = "" if top is None else f" (top: {bean_name(rules, top)})"
+    return (f"Turn {turn + 1} · {active} is active (★) · deck {deck} · discard pile {discard}{shown} · "
+            f"{plural(reshuffles, 'reshuffle')} so far")

@@ -1,0 +1,57 @@
+"""The person's terminal: what is shown (through rich) and the lines they type, with an optional deadline."""
+from __future__ import annotations
+
+import os
+import select
+import time
+from typing import IO, Any
+
+from rich.console import Console
+
+
+class LeftTheTable(KeyboardInterrupt):
+    """The person left: Ctrl-C, or their input closed. Like Ctrl-C it passes through the referee (which
+    turns only a bot's exceptions into a status) and ends the game without a result."""
+
+
+class OutOfTime(Exception):
+    """The person's time for one decision (``--human-ms``) ran out."""
+
+
+class Terminal:
+    """Shows renderables and reads whole lines from a file descriptor (the terminal, or a pipe in tests)
+    without Python's buffering, so that a deadline can be kept with ``select``."""
+
+    def __init__(self, console: Console | None = None, fd: int = 0) -> None:
+        self.console = console or Console(highlight=False)
+        self._fd = fd
+        self._pending = b""
+
+    @classmethod
+    def of(cls, out: IO[str], fd: int, width: int | None = None) -> Terminal:
+        return cls(Console(file=out, highlight=False, width=width), fd)
+
+    def show(self, *things: Any) -> None:
+        self.console.print(*things)
+
+    def say(self, text: str) -> None:
+        """One line of plain text (no markup: it may quote what the person typed)."""
+        self.console.print(text, markup=False)
+
+    def ask(self, prompt: str, deadline: float | None = None) -> str:
+        """The next line typed after ``prompt``, stripped; ``OutOfTime`` past ``deadline`` (a
+        ``time.monotonic()`` value), ``LeftTheTable`` when the input ends."""
+        self.console.print(prompt, end="", markup=False)
+        self.console.file.flush()
+        while b"\n" not in self._pending:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self._fd], [], [], left)[0]:
+                    self.console.print()
+                    raise OutOfTime()
+            chunk = os.read(self._fd, 4096)
+            if not chunk:
+                raise LeftTheTable()
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line.decode("utf-8", "replace").strip()
