@@ -106,6 +106,7 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck
             players.insert(person[0], HumanPlayer(person[1], Terminal(), shown_names(names), human_ms))
         record = play_game(rules, deal.deck, players, limits, deal.seeds)
     except KeyboardInterrupt:
+        echo("")  # end the line of the prompt that was waiting
         echo("arena: game abandoned (Ctrl-C or the input closed): no result", err=True)
         raise click.exceptions.Exit(130) from None
     except PlayError as exc:
@@ -156,4 +157,4 @@ def human_seat(specs: Sequence[str]) -> tuple[int, str] | None:
 
 def shown_names(names: Sequence[str]) -> list[str]:
     """Names as the person reads them in sentences: a name two seats share gets its seat's number."""
-    return [n if names.count(n) == 1 else f"{n} (seat {k + 1})" for k, n in enumerate(names)]
+    return [n if names.count(n) == 1 else f"{n} (seat {k})" for k, n in enumerate(names)]  # seats count from 0

@@ -72,6 +72,11 @@ def compose_offer(term: Terminal, rules: Rules, view: View, kind: DecisionKind, 
             wanted = pick(term, "Beans you want (numbers; repeat one for two cards, e.g. '3 3'; Enter: none): ",
                           len(beans), deadline, repeat=True)
             to: int | None = active
+            if not (give_hand or give_trade or wanted):  # refused whoever it is for: not asked
+                empty = Offer(to=None if kind is DecisionKind.TRADE_OFFER else active)
+                term.say(f"That offer cannot be made ({offer_problem(rules, view, kind, empty)}); "
+                         "compose it again.")
+                continue
             if kind is DecisionKind.TRADE_OFFER:
                 others = [k for k in range(view.players) if k != me]
                 listing = "  ".join(f"{n + 1}. {names[k]}" for n, k in enumerate(others))

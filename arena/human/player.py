@@ -92,7 +92,7 @@ class HumanPlayer:
         assert self._rules is not None
         others = [n for k, n in enumerate(self.names) if k != seat]
         against = f"against {', '.join(others)}" if others else "alone, against the deck"
-        self.term.show(Text(f"You are {self.names[seat]}, seat {seat + 1} of {len(self.names)}, playing "
+        self.term.show(Text(f"You are {self.names[seat]}, at seat {seat} (of 0-{len(self.names) - 1}), playing "
                             f"{self._rules.id} {against}. Type an option's number and Enter; '{HELP}' shows the "
                             f"beans; Ctrl-C leaves the game."), bean_table(self._rules))
 

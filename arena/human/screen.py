@@ -88,15 +88,8 @@ def bean_table(rules: Rules) -> Table:
 
 def classic_screen(rules: Rules, view: View, names: Sequence[str], counted: Counted) -> Group:
     """The classic table from ``view``'s seat."""
-    money, monies = rules.money
-    seats = Table(box=box.SIMPLE, show_edge=False)
-    for column in ("seat", "hand", monies, "fields", "trading area"):
-        seats.add_column(column)
-    for k in range(view.players):
-        coins = str(view.coins) if k == view.seat else f"{counted.coins[k]} counted"
-        who = names[k] + (" (you)" if k == view.seat else "") + (" ★" if k == view.active else "")
-        seats.add_row(who, str(view.hand_sizes[k]), coins, fields_text(rules, view.fields[k]),
-                      area_text(rules, view.trade_areas[k]))
+    seats = _seats(rules, view.seat, view.active, names, counted, view.hand_sizes, view.coins, view.fields,
+                   ("trading area", [area_text(rules, area) for area in view.trade_areas]))
     lines = [_piles(rules, view.turn, names[view.active], view.deck_size, view.discard_size, view.discard_top,
                     view.reshuffles)]
     if view.trade is not None:
@@ -111,39 +104,47 @@ def classic_screen(rules: Rules, view: View, names: Sequence[str], counted: Coun
 
 def princes_screen(rules: Rules, view: PrincesView, names: Sequence[str], counted: Counted) -> Group:
     """A duel or solo table from ``view``'s seat: the fields, the middle, the vine and its figures."""
-    money, monies = rules.money
-    seats = Table(box=box.SIMPLE, show_edge=False)
-    for column in ("seat", "hand", monies, "fields", "figure on"):
-        seats.add_column(column)
-    for k in range(view.players):
-        coins = str(view.coins) if k == view.seat else f"{counted.coins[k]} counted"
-        who = names[k] + (" (you)" if k == view.seat else "") + (" ★" if k == view.active else "")
-        seats.add_row(who, str(view.hand_sizes[k]), coins, fields_text(rules, view.fields[k]),
-                      _place(view.figures[k], view.castle))
+    seats = _seats(rules, view.seat, view.active, names, counted, view.hand_sizes, view.coins, view.fields,
+                   ("figure on", [_place(p, view.castle) for p in view.figures]))
     for name, position in view.neutral:
         seats.add_row(f"{name} figure", "", "", "", _place(position, view.castle))
     lines = [_piles(rules, view.turn, names[view.active], view.deck_size, view.discard_size, view.discard_top,
                     view.reshuffles) + f" · box {view.box}" + (f" · phase {view.phase}" if view.phase else "")]
     if view.middle:
         lines.append("The middle: " + ", ".join(f"{n} × {bean_name(rules, b)}" for b, n in view.middle) + ".")
-    nxt = view.next_task
-    lines.append("Your next card: " + ("the Castle" if nxt == "castle" else "face down" if nxt is None
-                                        else SHORT.get(nxt, nxt)) + ".")
-    vine = Table(title="The vine, from the last figure to four cards past the first", box=box.SIMPLE, show_edge=False, title_justify="left")
-    vine.add_column("card", justify="right")
-    vine.add_column("task")
-    vine.add_column("here")
-    here = {k: names[k] for k in range(view.players)}
-    positions = [*view.figures, *(p for _, p in view.neutral)]
-    first, last = max(1, min(positions)), min(len(view.vine), max(positions) + 4)  # the part in play
-    for k in range(first, last + 1):
-        task = view.vine[k - 1]
-        standing = [here[s] for s in here if view.figures[s] == k] + [n for n, p in view.neutral if p == k]
-        vine.add_row(str(k), "face down" if task is None else SHORT.get(task, task), ", ".join(standing))
-    vine.add_row(str(view.castle), "the Castle", ", ".join([here[s] for s in here if view.figures[s] == view.castle]
-                                                        + [n for n, p in view.neutral if p == view.castle]))
-    return Group(Text("\n".join(lines)), seats, vine,
+    task = view.next_task
+    lines.append("Your next card: " + ("the Castle" if task == "castle" else "face down" if task is None
+                                        else SHORT.get(task, task)) + ".")
+    return Group(Text("\n".join(lines)), seats, _vine(view, names),
                  Text("Your hand:\n" + "\n".join(hand_lines(rules, view.hand))))
+
+
+def _seats(rules: Rules, me: int, active: int, names: Sequence[str], counted: Counted, hands: Sequence[int],
+           coins: int, fields: Sequence[Sequence[FieldView]], last: tuple[str, Sequence[str]]) -> Table:
+    """A row per seat: its name (yours and the active one marked), hand size, coins, fields, and ``last``."""
+    table = Table(box=box.SIMPLE, show_edge=False)
+    for column in ("seat", "hand", rules.money[1], "fields", last[0]):
+        table.add_column(column)
+    for k, name in enumerate(names):
+        table.add_row(name + (" (you)" if k == me else "") + (" ★" if k == active else ""), str(hands[k]),
+                      str(coins) if k == me else f"{counted.coins[k]} counted", fields_text(rules, fields[k]),
+                      last[1][k])
+    return table
+
+
+def _vine(view: PrincesView, names: Sequence[str]) -> Table:
+    """The part of the vine in play: from the last figure to four cards past the first, and the Castle."""
+    vine = Table(title="The vine", box=box.SIMPLE, show_edge=False, title_justify="left")
+    for column in ("card", "task", "here"):
+        vine.add_column(column, justify="right" if column == "card" else "left")
+    figures = [*((names[k], p) for k, p in enumerate(view.figures)), *((f"{n} figure", p) for n, p in view.neutral)]
+    positions = [p for _, p in figures]
+    first, last = max(1, min(positions)), min(len(view.vine), max(positions) + 4)
+    for k in [*range(first, last + 1), view.castle]:
+        task = "the Castle" if k == view.castle else view.vine[k - 1]
+        vine.add_row(str(k), "face down" if task is None else SHORT.get(task, task),
+                     ", ".join(who for who, p in figures if p == k))
+    return vine
 
 
 def _place(position: int, castle: int) -> str:

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from engine import Bean, DecisionKind, IllegalAction, Offer, new_game, rules_for
+from engine import Bean, DecisionKind, IllegalAction, Offer, View, new_game, rules_for
 from engine.offer_check import offer_problem
 from strategy.policies import random_action
 
@@ -33,6 +33,7 @@ def test_the_view_check_agrees_with_the_engine_on_every_offer(rules_id: str) -> 
             assert decision is not None
             if decision.kind in TRADING:
                 view = game.view(decision.seat)
+                assert isinstance(view, View)
                 for _ in range(4):  # an illegal offer leaves the game as it was (IllegalAction is raised first)
                     offer = wild_offer(rng, game.players, len(view.hand), len(view.trade_areas[decision.seat]),
                                        rules.beans)
@@ -58,5 +59,6 @@ def test_an_offer_at_a_planting_decision_is_refused() -> None:
     rules = rules_for("classic")
     game = new_game(rules, 3, 1)
     view = game.view(0)
+    assert isinstance(view, View)
     assert offer_problem(rules, view, DecisionKind.PLANT_FIRST, Offer((0,))) == \
         "C-6.8: no offer can be made at a plant_first decision"

@@ -67,19 +67,19 @@ def test_an_offer_composed_by_the_active_person_is_accepted_and_closed(tmp_path:
             child.sendline("")
             child.expect("Beans you want")
             child.sendline("")
-            child.expect(r"To whom\? 1\. yes \(seat 2\)  2\. yes \(seat 3\)")
+            child.expect(r"To whom\? 1\. yes \(seat 1\)  2\. yes \(seat 2\)")
             child.sendline("2")
             child.expect(r"Send it\? \(y/n\)")
             return "y"
-        close = number_of(screen, "Close the deal with yes (seat 3)")
+        close = number_of(screen, "Close the deal with yes (seat 2)")
         return str(close) if close is not None else "1"
 
     play_out(child, choose)
     output = finished(child)
     assert child.exitstatus == 0 and offered, output[-2000:]
     gift = given[0]  # the second card of the hand at the first trading decision
-    assert f"human offers {gift} to yes (seat 3) as a gift" in output
-    assert f"Deal: human gives {gift} to yes (seat 3) as a gift." in output
+    assert f"human offers {gift} to yes (seat 2) as a gift" in output
+    assert f"Deal: human gives {gift} to yes (seat 2) as a gift." in output
     assert human_row(output)[4] == "ok"
     checked_replay(replay)
 
@@ -91,7 +91,7 @@ def test_a_counter_offer_composed_while_responding_is_closed_by_the_active_bot(t
 
     def choose(child: pexpect.spawn, screen: str) -> str:
         nonlocal countered
-        compose = number_of(screen, "Make an offer to yes (seat 1)")
+        compose = number_of(screen, "Make an offer to yes (seat 0)")
         if not countered and compose is not None:
             countered = True
             child.sendline(str(compose))
@@ -99,14 +99,14 @@ def test_a_counter_offer_composed_while_responding_is_closed_by_the_active_bot(t
             child.sendline("1")
             child.expect("Beans you want")
             child.sendline("")
-            child.expect(r"Offer: give .* for nothing to yes \(seat 1\)\. Send it\? \(y/n\)")
+            child.expect(r"Offer: give .* for nothing to yes \(seat 0\)\. Send it\? \(y/n\)")
             return "yes"
         return "1"
 
     play_out(child, choose)
     output = finished(child)
     assert child.exitstatus == 0 and countered, output[-2000:]
-    assert "Deal: human gives" in output and "to yes (seat 1) as a gift." in output
+    assert "Deal: human gives" in output and "to yes (seat 0) as a gift." in output
     assert human_row(output)[4] == "ok"
 
 
@@ -116,7 +116,7 @@ def test_a_rotation_deals_the_same_deal_from_another_seat(tmp_path: Path) -> Non
     for rotation, seat in ((0, 0), (1, 1), (2, 2)):
         child = spawn(tmp_path, "human", "greedy", "random", "--deck-seed", "21", "--rotation", str(rotation))
         child.expect(CHOICE)
-        assert f"seat {seat + 1} of 3" in child.before
+        assert f"at seat {seat} (of 0-2)" in child.before
         assert hand_of(child.before) == [bean_name(rules, b) for b in game.view(seat).hand], rotation
         child.sendintr()
         finished(child)

@@ -1,1 +1,154 @@
-"""placeholder"""
+"""A person's mistakes at a real pseudo-terminal: bad input at every kind of prompt gets one line and the
+same question; Ctrl-C, closed input and a spent time limit end the game in one line, nothing left running."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pty_table import CHOICE, finished, human_row, number_of, play_out, spawn
+
+ANSWER_AGAIN = r"; try again \(or 'back'\)\."
+
+
+def children_of(pid: int) -> list[int]:
+    """Every process descended from ``pid`` (the bots' fork servers and their bots included)."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            with open(f"/proc/{parent}/task/{parent}/children", encoding="ascii") as f:
+                kids = [int(k) for k in f.read().split()]
+        except OSError:
+            continue
+        found += kids
+        todo += kids
+    return found
+
+
+def test_bad_input_at_every_kind_of_prompt_gets_a_reason_and_the_same_question(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "human", "greedy", "random", "--deck-seed", "4")
+    child.expect(CHOICE)
+    size = int(child.match.group(1))
+    for wrong in ("x", "0", str(size + 1), "", "1 2", "-1"):  # the menu
+        child.sendline(wrong)
+        child.expect(f"is not a choice: type a number from 1 to {size}\\.")
+        child.expect(CHOICE)
+    child.sendline("?")  # the bean table, then the same question
+    child.expect("The beans")
+    child.expect(CHOICE)
+    child.sendline("1")
+    child.expect(CHOICE)
+    while number_of(child.before, "Make an offer") is None or "Trade: make an offer" not in child.before:
+        child.sendline("1")
+        child.expect(CHOICE)
+    hand = 0
+    compose = number_of(child.before, "Make an offer")
+    child.sendline(str(compose))
+    child.expect(r"Your hand: (.*)\r\n")
+    hand = len(child.match.group(1).split(". ")) - 1
+    child.expect("Hand cards to give")
+    for wrong, why in ((str(hand + 1), f"'{hand + 1}' is not a number from 1 to {hand}"),
+                       ("1 1", "1 is named twice"), ("a", f"'a' is not a number from 1 to {hand}")):
+        child.sendline(wrong)
+        child.expect(why + ANSWER_AGAIN)
+        child.expect("Hand cards to give")
+    child.sendline("")  # nothing from the hand
+    child.expect("Trading-area cards to give")
+    child.sendline("3")
+    child.expect("'3' is not a number from 1 to 2" + ANSWER_AGAIN)
+    child.sendline("")
+    child.expect("Beans you want")
+    child.sendline("99")
+    child.expect("'99' is not a number from 1 to 8" + ANSWER_AGAIN)
+    child.sendline("")  # nothing given, nothing wanted: an impossible offer, composed again
+    child.expect(r"That offer cannot be made \(C-6\.8: an offer gives or wants at least one card\); compose it again\.")
+    child.expect("Hand cards to give")
+    child.sendline("1")
+    child.expect("Trading-area cards to give")
+    child.sendline("")
+    child.expect("Beans you want")
+    child.sendline("1 1 1 1 1 1 1 1")  # more than any partner could pay (C-6.9)
+    child.expect("To whom")
+    child.sendline("1 2")
+    child.expect("Name one seat, or press Enter for everybody; compose it again.")
+    child.expect("Hand cards to give")
+    child.sendline("1")
+    child.expect("Trading-area cards to give")
+    child.sendline("")
+    child.expect("Beans you want")
+    child.sendline("1 1 1 1 1 1 1 1")
+    child.expect("To whom")
+    child.sendline("")
+    child.expect(r"That offer cannot be made \(C-6\.9: it wants 8 cards, and no partner could pay more than \d+ now\)")
+    child.expect("Hand cards to give")
+    child.sendline("1")
+    child.expect("Trading-area cards to give")
+    child.sendline("")
+    child.expect("Beans you want")
+    child.sendline("1")
+    child.expect("To whom")
+    child.sendline("")
+    child.expect(r"Send it\? \(y/n\)")
+    child.sendline("perhaps")
+    child.expect("'perhaps': type y or n.")
+    child.expect(r"Send it\? \(y/n\)")
+    child.sendline("back")  # back to the menu: nothing sent
+    child.expect(CHOICE)
+    assert "Trade: make an offer, or end trading:" in child.before
+    child.sendline("1")
+    play_out(child)
+    output = finished(child)
+    assert child.exitstatus == 0, output[-2000:]
+    assert human_row(output)[4] == "ok"  # nothing illegal reached the referee
+    assert "Traceback" not in output
+
+
+def test_ctrl_c_ends_the_game_in_one_line_and_leaves_no_process(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "human", "greedy", "random", "--deck-seed", "5")
+    child.expect(CHOICE)
+    bots = children_of(child.pid)
+    assert bots, "the bots run in processes of their own"
+    child.sendintr()
+    output = finished(child)
+    assert child.exitstatus == 130, output[-2000:]
+    after = output[output.rindex("Your choice"):].strip().splitlines()
+    assert after[-1] == "arena: game abandoned (Ctrl-C or the input closed): no result", after
+    assert "Traceback" not in output
+    assert [pid for pid in bots if os.path.exists(f"/proc/{pid}") and "Z" not in _state(pid)] == []
+
+
+def test_closed_input_ends_the_game_in_one_line(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "human", "greedy", "random", "--deck-seed", "5")
+    child.expect(CHOICE)
+    child.sendeof()
+    output = finished(child)
+    assert child.exitstatus == 130, output[-2000:]
+    assert output.strip().splitlines()[-1] == "arena: game abandoned (Ctrl-C or the input closed): no result"
+    assert "Traceback" not in output
+
+
+def test_past_the_persons_time_limit_the_seat_forfeits_and_the_game_ends(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "human", "greedy", "random", "--deck-seed", "5", "--human-ms", "300")
+    child.expect(r"Time is up \(300 ms\): your seat forfeits, and the rules play it to the end\.")
+    output = finished(child)
+    assert child.exitstatus == 0, output[-2000:]
+    assert human_row(output)[4] == "timeout"
+    assert "the person did not decide within 300 ms" in output
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
+
+
+def test_two_people_at_one_table_and_bad_names_are_refused_in_one_line(tmp_path: Path) -> None:
+    for args, why in ((["human", "human:ann", "greedy"], "one person per table: 'human' is named 2 times"),
+                      (["human:" + "x" * 40, "greedy", "random"], "a person's name is at most 32 printable")):
+        child = spawn(tmp_path, *args)
+        output = finished(child)
+        assert child.exitstatus == 2, output
+        assert why in output and "Traceback" not in output
+        assert len(output.strip().splitlines()) == 1, output
