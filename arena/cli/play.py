@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Sequence
 
 import click
+from rich.console import Console
 
 from arena.formats import default_format
 from arena.referee import Player, play_game
@@ -103,7 +104,8 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck
         if person is not None:
             names = [seat.name for seat in seats]
             names.insert(person[0], person[1])
-            players.insert(person[0], HumanPlayer(person[1], Terminal(), shown_names(names), human_ms))
+            screen = Terminal(Console(highlight=False, stderr=as_json))  # with --json, stdout holds the JSON alone
+            players.insert(person[0], HumanPlayer(person[1], screen, shown_names(names), human_ms))
         record = play_game(rules, deal.deck, players, limits, deal.seeds)
     except KeyboardInterrupt:
         echo("")  # end the line of the prompt that was waiting

@@ -107,7 +107,7 @@ def princes_screen(rules: Rules, view: PrincesView, names: Sequence[str], counte
     seats = _seats(rules, view.seat, view.active, names, counted, view.hand_sizes, view.coins, view.fields,
                    ("figure on", [_place(p, view.castle) for p in view.figures]))
     for name, position in view.neutral:
-        seats.add_row(f"{name} figure", "", "", "", _place(position, view.castle))
+        seats.add_row(Text(f"{name} figure"), "", "", "", _place(position, view.castle))
     lines = [_piles(rules, view.turn, names[view.active], view.deck_size, view.discard_size, view.discard_top,
                     view.reshuffles) + f" · box {view.box}" + (f" · phase {view.phase}" if view.phase else "")]
     if view.middle:
@@ -126,9 +126,9 @@ def _seats(rules: Rules, me: int, active: int, names: Sequence[str], counted: Co
     for column in ("seat", "hand", rules.money[1], "fields", last[0]):
         table.add_column(column)
     for k, name in enumerate(names):
-        table.add_row(name + (" (you)" if k == me else "") + (" ★" if k == active else ""), str(hands[k]),
-                      str(coins) if k == me else f"{counted.coins[k]} counted", fields_text(rules, fields[k]),
-                      last[1][k])
+        table.add_row(*(Text(cell) for cell in (  # Text: a name is shown as it is, never read as markup
+            name + (" (you)" if k == me else "") + (" ★" if k == active else ""), str(hands[k]),
+            str(coins) if k == me else f"{counted.coins[k]} counted", fields_text(rules, fields[k]), last[1][k])))
     return table
 
 
@@ -143,7 +143,7 @@ def _vine(view: PrincesView, names: Sequence[str]) -> Table:
     for k in [*range(first, last + 1), view.castle]:
         task = "the Castle" if k == view.castle else view.vine[k - 1]
         vine.add_row(str(k), "face down" if task is None else SHORT.get(task, task),
-                     ", ".join(who for who, p in figures if p == k))
+                     Text(", ".join(who for who, p in figures if p == k)))
     return vine
 
 

@@ -2,10 +2,12 @@
 same question; Ctrl-C, closed input and a spent time limit end the game in one line, nothing left running."""
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from pathlib import Path
 
-from pty_table import CHOICE, finished, human_row, number_of, play_out, spawn
+from pty_table import ARENA, CHOICE, finished, human_row, number_of, play_out, spawn
 
 ANSWER_AGAIN = r"; try again \(or 'back'\)\."
 
@@ -152,3 +154,14 @@ def test_two_people_at_one_table_and_bad_names_are_refused_in_one_line(tmp_path:
         assert child.exitstatus == 2, output
         assert why in output and "Traceback" not in output
         assert len(output.strip().splitlines()) == 1, output
+
+
+def test_with_json_the_screen_goes_to_stderr_and_stdout_holds_the_result_alone(tmp_path: Path) -> None:
+    run = subprocess.run([*ARENA, "--db", f"sqlite:///{tmp_path / 'arena.db'}", "play", "greedy", "human", "random",
+                          "--deck-seed", "8", "--json"], input="1\n" * 2000, capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    result = json.loads(run.stdout)
+    assert [s["name"] for s in result["seats"]] == ["greedy_bot", "human", "random_bot"]
+    assert result["seats"][1]["status"] == "ok" and result["seats"][1]["decisions"] > 10
+    assert "Your choice" in run.stderr and "Your hand:" in run.stderr

@@ -71,6 +71,17 @@ def test_every_option_of_random_games_is_put_in_words_and_every_screen_drawn(var
     assert len(kinds) >= 4, kinds
 
 
+def test_names_are_shown_as_they_are_never_read_as_markup() -> None:
+    rules = rules_for("duel")
+    view = new_game(rules, 2, 3).view(0)
+    names = ["[/]", "[bold]x[-]"]  # a closing tag with nothing to close would stop rich's markup parser
+    out = io.StringIO()
+    Terminal.of(out, 0, width=200).show(
+        classic_screen(rules, view, names, Counted(2)) if isinstance(view, View)
+        else princes_screen(rules, view, names, Counted(2)))
+    assert "[/] (you) ★" in out.getvalue() and "[bold]x[-]" in out.getvalue()
+
+
 def test_a_plant_that_cashes_in_a_field_says_so() -> None:
     rules = rules_for("classic")
     game = new_game(rules, 3, 2)
