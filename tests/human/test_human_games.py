@@ -7,9 +7,16 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from sqlmodel import Session
+
+from arena.accounts import ensure_author
+from arena.db import make_engine
+from arena.submit import register
 
 from engine import new_game, rules_for
 from engine.narration import bean_name
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
 
 from pty_table import (CHOICE, checked_replay, finished, hand_of, human_row, number_of, play_out, replay_names,
                                    spawn)
@@ -120,3 +127,22 @@ def test_a_rotation_deals_the_same_deal_from_another_seat(tmp_path: Path) -> Non
         assert hand_of(child.before) == [bean_name(rules, b) for b in game.view(seat).hand], rotation
         child.sendintr()
         finished(child)
+
+
+def test_a_person_plays_bots_of_the_ladder_by_name_and_version(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'arena.db'}")
+    with Session(engine) as session:
+        ann = ensure_author(session, "ann")
+        register(session, "mine", (BOTS / "greedy_bot.py").read_text(encoding="utf-8"), ann)
+        register(session, "mine", (BOTS / "random_bot.py").read_text(encoding="utf-8"), ann)
+    engine.dispose()
+    replay = tmp_path / "game.json"
+    child = spawn(tmp_path, "mine@1", "human", "mine", "--seed", "5", "--replay", str(replay))
+    play_out(child)
+    output = finished(child)
+    assert child.exitstatus == 0, output[-2000:]
+    assert "against mine@1, mine@2" in " ".join(output.split()), output[:600]
+    assert human_row(output)[4] == "ok"
+    assert "seed 5" in output  # the chosen seed, printed as for any game
+    assert replay_names(replay) == ["mine@1", "human", "mine@2"]
+    checked_replay(replay)
