@@ -16,10 +16,10 @@ from arena.submit import register
 from engine import new_game, rules_for
 from engine.narration import bean_name
 
-BOTS = Path(__file__).resolve().parents[2] / "bots"
-
 from pty_table import (CHOICE, checked_replay, finished, hand_of, human_row, number_of, play_out, replay_names,
                                    spawn)
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
 
 #: a bot that says yes: it accepts any offer it can pay, closes any deal, and makes no offer itself
 YES_BOT = textwrap.dedent('''
