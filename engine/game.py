@@ -11,7 +11,7 @@ from engine.errors import GameOverError, IllegalAction
 from engine.events import Drew, Event, FieldBought, GameEnded, Harvested, Planted, Reshuffled
 from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
-from engine.shared import DREW, HARVESTED, PLANTED, field_table
+from engine.shared import DREW, HARVESTED, PLANTED, field_table, shuffle
 
 if TYPE_CHECKING:
     from engine.spectator import PublicState
@@ -91,7 +91,7 @@ class Game(Generic[SeatT_co]):
         self._rng = random.Random(seed)
         self.seats = [seat_type() for _ in range(players)]
         deck = list(rules._deck)
-        self._rng.shuffle(deck)
+        shuffle(self._rng, deck)
         self.deck = deck  # the top of the deck is the end of the list
         self.discard = []  # the top of the pile is the end of the list
         self.reshuffles = self.turn = self.active = self.to_move = 0
@@ -318,7 +318,7 @@ class Game(Generic[SeatT_co]):
         if self.reshuffles >= self.rules.reshuffles:
             return False
         self.deck, self.discard = self.discard, []
-        self._rng.shuffle(self.deck)
+        shuffle(self._rng, self.deck)
         self.reshuffles += 1
         self.events.append(Reshuffled(len(self.deck), self.reshuffles))
         return True
