@@ -7,11 +7,11 @@ The state is mutable and private to the referee; what a seat may see is computed
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from engine.actions import (
     Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer, Pass,
-    Plant, PlantTraded,
+    Plant, PlantTraded, new_decision,
 )
 from engine.cards import Bean, find_cards
 from engine.errors import IllegalAction
@@ -23,8 +23,10 @@ from engine.events import (
     Accepted, Offered, Traded, TradingEnded, TurnedUp,
 )
 from engine.rules import Rules
-from engine.spectator import PublicState, classic_public_state, classic_public_state_json
 from engine.views import View, classic_view, classic_view_json
+
+if TYPE_CHECKING:
+    from engine.spectator import PublicState
 
 _PASS = Pass()
 _END_TRADING = EndTrading()
@@ -99,9 +101,13 @@ class ClassicGame(Game[SeatState]):
 
     def public_state(self) -> PublicState:
         """What a spectator sees now: the public table, no hand until the game is over."""
+        from engine.spectator import classic_public_state  # not imported to play: a spectator's modules
+
         return classic_public_state(self)
 
     def public_state_json(self) -> dict[str, Any]:
+        from engine.spectator import classic_public_state_json
+
         return classic_public_state_json(self)
 
     def card_count(self) -> int:
@@ -453,7 +459,7 @@ class ClassicGame(Game[SeatState]):
                 decision = TRADE_DECISIONS.get(key)
                 if decision is None:
                     head = (_END_TRADING, _PASS) if phase is _TRADE_OFFER else (_PASS,)
-                    decision = Decision(seat, phase, (*head, *field_table(s.field_counts, can_buy)[1]))
+                    decision = new_decision(seat, phase, (*head, *field_table(s.field_counts, can_buy)[1]))
                     if len(TRADE_DECISIONS) < 100_000:
                         TRADE_DECISIONS[key] = decision
                 return decision
@@ -481,7 +487,7 @@ class ClassicGame(Game[SeatState]):
             options = (*self._confirm_options(s), *field_options)
         else:  # a game in progress is always in some phase
             raise AssertionError(f"no decision in phase {phase!r}")
-        return Decision(seat, phase, options)
+        return new_decision(seat, phase, options)
 
     def _confirm_options(self, s: SeatState) -> list[Action]:
         """TRADE_CONFIRM: pass, or close one of this round's deals that ``s`` (the active seat) can pay for."""

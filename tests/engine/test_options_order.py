@@ -1,4 +1,5 @@
-"""The options list the free actions last, and the fast random policy moves as the plain one did.
+"""The options list the free actions last, the fast random policy moves as the plain one did, and a decision
+made by ``new_decision`` is the one ``Decision`` makes.
 
 ``strategy.policies.random_action`` relies on the first: it picks among the options before the free
 actions (harvest, buy a field, pay tribute) without filtering them. The plain policy below is the one
@@ -6,11 +7,13 @@ every benchmark before issue 28's third round timed (rng.randrange, rng.choice, 
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
 
-from engine import Action, BuyField, Harvest, Offer, PayTribute, new_game, rules_for
+from engine import Action, BuyField, Decision, DecisionKind, Harvest, Offer, Pass, PayTribute, new_game, rules_for
+from engine.actions import new_decision
 from engine.classic import ClassicGame
 from engine.game import Game, TableSeat
 from strategy.policies import random_action
@@ -67,3 +70,15 @@ def test_free_actions_come_last_and_the_fast_policy_moves_as_the_plain_one(rules
         assert fast.getstate() == plain.getstate()
     assert free_seen > 0
     assert offers > 0 or not rules_id.startswith("classic")
+
+
+def test_new_decision_makes_the_decision_the_constructor_makes() -> None:
+    made = new_decision(2, DecisionKind.TRADE_RESPOND, (Pass(), Harvest(1)))
+    plain = Decision(2, DecisionKind.TRADE_RESPOND, (Pass(), Harvest(1)))
+    assert type(made) is Decision and made == plain and hash(made) == hash(plain) and repr(made) == repr(plain)
+    assert made.to_json() == plain.to_json()
+    # new_decision sets exactly these fields and skips __init__: a new field or a __post_init__ must be added there
+    assert [f.name for f in dataclasses.fields(Decision)] == ["seat", "kind", "options"]
+    assert not hasattr(Decision, "__post_init__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(made, "seat", 3)
