@@ -16,12 +16,9 @@ from engine.actions import (
 from engine.cards import Bean, find_cards
 from engine.errors import IllegalAction
 from engine.game import Game, TableSeat, _phase_name
-from engine.shared import (
-    FIELD_TABLE, PLANT_TRADED_GRID, TRADE_DECISIONS, PLANTS, field_table, seat_queue, passed, turn_started,
-)
-from engine.events import (
-    Accepted, Offered, Traded, TradingEnded, TurnedUp,
-)
+from engine.shared import FIELD_TABLE, PLANT_TRADED_GRID, TRADE_DECISIONS, PLANTS, field_table, seat_queue, passed
+from engine.shared import turn_started
+from engine.events import Accepted, Offered, Traded, TradingEnded, TurnedUp
 from engine.rules import Rules
 from engine.views import View, classic_view, classic_view_json
 
@@ -478,8 +475,10 @@ class ClassicGame(Game[SeatState]):
             options = (_PASS, Accept(paid), *field_options)
         elif phase is _PLANT_FIRST or phase is _PLANT_SECOND:
             bean = s.hand[0]
-            plants = [PLANTS[i] if i < 8 else Plant(i) for i, current in enumerate(beans)
-                      if current is None or current is bean or cashable[i]]
+            plants = []
+            for i, current in enumerate(beans):  # a loop, not a comprehension: no function call for two or three fields
+                if current is None or current is bean or cashable[i]:
+                    plants.append(PLANTS[i] if i < 8 else Plant(i))
             if phase is _PLANT_SECOND:
                 plants.append(_PASS)
             options = (*plants, *field_options)
