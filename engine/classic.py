@@ -231,7 +231,7 @@ class ClassicGame(Game[SeatState]):
             if len(action.want) > payable:
                 raise IllegalAction("C-6.9", action, f"it wants {len(action.want)} cards; "
                                                      f"no partner could pay more than {payable} now")
-        give = tuple(s.hand[i] for i in action.give_hand) + tuple(s.trade[i] for i in action.give_trade)
+        give = (*map(s.hand.__getitem__, action.give_hand), *map(s.trade.__getitem__, action.give_trade))
         self._round_quiet = False
         if forced_gift:
             assert to is not None  # a gift without a receiver was refused above (C-6.5)
@@ -258,7 +258,7 @@ class ClassicGame(Game[SeatState]):
             raise IllegalAction("C-6.6", action, f"no offer of this round is open to seat {seat}")
         s = self.seats[seat]
         self._check_positions(action, action.give_hand, len(s.hand), "hand")
-        paid = tuple(s.hand[i] for i in action.give_hand)
+        paid = tuple(map(s.hand.__getitem__, action.give_hand))
         if not _same_cards(paid, offer.want):
             raise IllegalAction("C-6.6", action,
                                 f"the offer wants {_names(offer.want)}, these cards are {_names(paid)}")
@@ -286,7 +286,7 @@ class ClassicGame(Game[SeatState]):
             for i in action.give_trade:
                 if s.trade_locked[i]:
                     raise IllegalAction("C-6.3", action, f"card {i} of the trading area was received in a trade")
-            paid = tuple(s.hand[i] for i in action.give_hand) + tuple(s.trade[i] for i in action.give_trade)
+            paid = (*map(s.hand.__getitem__, action.give_hand), *map(s.trade.__getitem__, action.give_trade))
             if not _same_cards(paid, response.want):
                 raise IllegalAction("C-6.6", action,
                                     f"seat {response.seat} wants {_names(response.want)}, "
@@ -329,8 +329,8 @@ class ClassicGame(Game[SeatState]):
     def _deal(self, a: int, a_hand: Sequence[int], a_trade: Sequence[int], b: int, b_hand: Sequence[int]) -> None:
         """Move cards between seats ``a`` and ``b``; received cards land locked in the trading area (C-6.3)."""
         sa, sb = self.seats[a], self.seats[b]
-        a_gave = [sa.hand[i] for i in a_hand] + [sa.trade[i] for i in a_trade]
-        b_gave = [sb.hand[i] for i in b_hand]
+        a_gave = [*map(sa.hand.__getitem__, a_hand), *map(sa.trade.__getitem__, a_trade)]  # map: no generator frames
+        b_gave = list(map(sb.hand.__getitem__, b_hand))
         for i in sorted(a_hand, reverse=True):
             del sa.hand[i]
         for i in sorted(a_trade, reverse=True):
