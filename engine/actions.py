@@ -183,3 +183,17 @@ class Decision:
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "kind": self.kind.value,
                 "options": [action_to_json(a) for a in self.options]}
+
+
+_new = object.__new__
+_set_seat, _set_kind, _set_options = (getattr(Decision, name).__set__ for name in ("seat", "kind", "options"))
+
+
+def new_decision(seat: int, kind: DecisionKind, options: tuple[Action, ...]) -> Decision:
+    """``Decision(seat, kind, options)``, made in about half the time: the frozen ``__init__`` sets each field
+    through ``object.__setattr__``; the referee makes one of these at nearly every step."""
+    decision: Decision = _new(Decision)
+    _set_seat(decision, seat)
+    _set_kind(decision, kind)
+    _set_options(decision, options)
+    return decision

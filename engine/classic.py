@@ -7,24 +7,23 @@ The state is mutable and private to the referee; what a seat may see is computed
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from engine.actions import (
     Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer, Pass,
-    Plant, PlantTraded,
+    Plant, PlantTraded, new_decision,
 )
 from engine.cards import Bean, find_cards
 from engine.errors import IllegalAction
 from engine.game import Game, TableSeat, _phase_name
-from engine.shared import (
-    FIELD_TABLE, PLANT_TRADED_GRID, TRADE_DECISIONS, PLANTS, field_table, seat_queue, passed, turn_started,
-)
-from engine.events import (
-    Accepted, Offered, Traded, TradingEnded, TurnedUp,
-)
+from engine.shared import FIELD_TABLE, PLANT_TRADED_GRID, TRADE_DECISIONS, PLANTS, field_table, seat_queue, passed
+from engine.shared import turn_started
+from engine.events import Accepted, Offered, Traded, TradingEnded, TurnedUp
 from engine.rules import Rules
-from engine.spectator import PublicState, classic_public_state, classic_public_state_json
 from engine.views import View, classic_view, classic_view_json
+
+if TYPE_CHECKING:
+    from engine.spectator import PublicState
 
 _PASS = Pass()
 _END_TRADING = EndTrading()
@@ -99,9 +98,13 @@ class ClassicGame(Game[SeatState]):
 
     def public_state(self) -> PublicState:
         """What a spectator sees now: the public table, no hand until the game is over."""
+        from engine.spectator import classic_public_state  # not imported to play: a spectator's modules
+
         return classic_public_state(self)
 
     def public_state_json(self) -> dict[str, Any]:
+        from engine.spectator import classic_public_state_json
+
         return classic_public_state_json(self)
 
     def card_count(self) -> int:
@@ -228,7 +231,7 @@ class ClassicGame(Game[SeatState]):
             if len(action.want) > payable:
                 raise IllegalAction("C-6.9", action, f"it wants {len(action.want)} cards; "
                                                      f"no partner could pay more than {payable} now")
-        give = tuple(s.hand[i] for i in action.give_hand) + tuple(s.trade[i] for i in action.give_trade)
+        give = (*map(s.hand.__getitem__, action.give_hand), *map(s.trade.__getitem__, action.give_trade))
         self._round_quiet = False
         if forced_gift:
             assert to is not None  # a gift without a receiver was refused above (C-6.5)
@@ -255,7 +258,7 @@ class ClassicGame(Game[SeatState]):
             raise IllegalAction("C-6.6", action, f"no offer of this round is open to seat {seat}")
         s = self.seats[seat]
         self._check_positions(action, action.give_hand, len(s.hand), "hand")
-        paid = tuple(s.hand[i] for i in action.give_hand)
+        paid = tuple(map(s.hand.__getitem__, action.give_hand))
         if not _same_cards(paid, offer.want):
             raise IllegalAction("C-6.6", action,
                                 f"the offer wants {_names(offer.want)}, these cards are {_names(paid)}")
@@ -283,7 +286,7 @@ class ClassicGame(Game[SeatState]):
             for i in action.give_trade:
                 if s.trade_locked[i]:
                     raise IllegalAction("C-6.3", action, f"card {i} of the trading area was received in a trade")
-            paid = tuple(s.hand[i] for i in action.give_hand) + tuple(s.trade[i] for i in action.give_trade)
+            paid = (*map(s.hand.__getitem__, action.give_hand), *map(s.trade.__getitem__, action.give_trade))
             if not _same_cards(paid, response.want):
                 raise IllegalAction("C-6.6", action,
                                     f"seat {response.seat} wants {_names(response.want)}, "
@@ -326,8 +329,8 @@ class ClassicGame(Game[SeatState]):
     def _deal(self, a: int, a_hand: Sequence[int], a_trade: Sequence[int], b: int, b_hand: Sequence[int]) -> None:
         """Move cards between seats ``a`` and ``b``; received cards land locked in the trading area (C-6.3)."""
         sa, sb = self.seats[a], self.seats[b]
-        a_gave = [sa.hand[i] for i in a_hand] + [sa.trade[i] for i in a_trade]
-        b_gave = [sb.hand[i] for i in b_hand]
+        a_gave = [*map(sa.hand.__getitem__, a_hand), *map(sa.trade.__getitem__, a_trade)]  # map: no generator frames
+        b_gave = list(map(sb.hand.__getitem__, b_hand))
         for i in sorted(a_hand, reverse=True):
             del sa.hand[i]
         for i in sorted(a_trade, reverse=True):
@@ -453,7 +456,7 @@ class ClassicGame(Game[SeatState]):
                 decision = TRADE_DECISIONS.get(key)
                 if decision is None:
                     head = (_END_TRADING, _PASS) if phase is _TRADE_OFFER else (_PASS,)
-                    decision = Decision(seat, phase, (*head, *field_table(s.field_counts, can_buy)[1]))
+                    decision = new_decision(seat, phase, (*head, *field_table(s.field_counts, can_buy)[1]))
                     if len(TRADE_DECISIONS) < 100_000:
                         TRADE_DECISIONS[key] = decision
                 return decision
@@ -472,8 +475,10 @@ class ClassicGame(Game[SeatState]):
             options = (_PASS, Accept(paid), *field_options)
         elif phase is _PLANT_FIRST or phase is _PLANT_SECOND:
             bean = s.hand[0]
-            plants = [PLANTS[i] if i < 8 else Plant(i) for i, current in enumerate(beans)
-                      if current is None or current is bean or cashable[i]]
+            plants = []
+            for i, current in enumerate(beans):  # a loop, not a comprehension: no function call for two or three fields
+                if current is None or current is bean or cashable[i]:
+                    plants.append(PLANTS[i] if i < 8 else Plant(i))
             if phase is _PLANT_SECOND:
                 plants.append(_PASS)
             options = (*plants, *field_options)
@@ -481,7 +486,7 @@ class ClassicGame(Game[SeatState]):
             options = (*self._confirm_options(s), *field_options)
         else:  # a game in progress is always in some phase
             raise AssertionError(f"no decision in phase {phase!r}")
-        return Decision(seat, phase, options)
+        return new_decision(seat, phase, options)
 
     def _confirm_options(self, s: SeatState) -> list[Action]:
         """TRADE_CONFIRM: pass, or close one of this round's deals that ``s`` (the active seat) can pay for."""

@@ -5,13 +5,13 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Self, Sequence, TypeVar
 
-from engine.actions import Action, BuyField, Decision, DecisionKind, Harvest
+from engine.actions import Action, BuyField, Decision, DecisionKind, Harvest, new_decision
 from engine.cards import Bean
 from engine.errors import GameOverError, IllegalAction
 from engine.events import Drew, Event, FieldBought, GameEnded, Harvested, Planted, Reshuffled
 from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
-from engine.shared import DREW, HARVESTED, PLANTED, field_table
+from engine.shared import DREW, HARVESTED, PLANTED, field_table, shuffle
 
 if TYPE_CHECKING:
     from engine.spectator import PublicState
@@ -91,7 +91,7 @@ class Game(Generic[SeatT_co]):
         self._rng = random.Random(seed)
         self.seats = [seat_type() for _ in range(players)]
         deck = list(rules._deck)
-        self._rng.shuffle(deck)
+        shuffle(self._rng, deck)
         self.deck = deck  # the top of the deck is the end of the list
         self.discard = []  # the top of the pile is the end of the list
         self.reshuffles = self.turn = self.active = self.to_move = 0
@@ -181,7 +181,7 @@ class Game(Generic[SeatT_co]):
         """The decision of the moment (``decision`` keeps it until the next action)."""
         phase = self.phase
         assert phase is not None  # a game in progress is always in some phase
-        return Decision(self.to_move, phase, tuple(self._options()))
+        return new_decision(self.to_move, phase, tuple(self._options()))
 
     def legal_actions(self) -> tuple[Action, ...]:
         decision = self.decision
@@ -279,7 +279,8 @@ class Game(Generic[SeatT_co]):
     @staticmethod
     def _may_cash_in(s: TableSeat, index: int) -> bool:
         """A lone bean may not be cashed in while another field holds more than one."""
-        return s.field_counts[index] != 1 or all(c <= 1 for c in s.field_counts)
+        counts = s.field_counts
+        return counts[index] != 1 or max(counts) <= 1
 
     def _plant_beans(self, seat: int, bean: Bean, count: int, index: int, action: Action, source: str) -> str:
         """Plant ``count`` beans into field ``index`` of ``seat``, cashing in another kind first; returns
@@ -294,7 +295,7 @@ class Game(Generic[SeatT_co]):
         elif current is None:
             how = "new"
         else:
-            if not self._may_cash_in(s, index):
+            if s.field_counts[index] == 1 and max(s.field_counts) > 1:  # ``_may_cash_in``, inlined
                 raise IllegalAction(self.RULE_LONE_BEAN, action,
                                     "planting there would cash in a lone bean while another field holds more")
             self._cash_in(seat, index)
@@ -318,7 +319,7 @@ class Game(Generic[SeatT_co]):
         if self.reshuffles >= self.rules.reshuffles:
             return False
         self.deck, self.discard = self.discard, []
-        self._rng.shuffle(self.deck)
+        shuffle(self._rng, self.deck)
         self.reshuffles += 1
         self.events.append(Reshuffled(len(self.deck), self.reshuffles))
         return True
@@ -353,7 +354,8 @@ class Game(Generic[SeatT_co]):
         bean = s.field_beans[index]
         count = s.field_counts[index]
         assert bean is not None
-        coins = self.rules.coins_for(bean, count)
+        table = self.rules._coins.get(bean._name_, ())  # ``coins_for``'s table, read here: every step cashes in
+        coins = table[count] if count < len(table) else self.rules.coins_for(bean, count)
         if coins:
             s.treasury.extend([bean] * coins)
         self.discard.extend([bean] * (count - coins))

@@ -10,7 +10,7 @@ import copy
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from engine.actions import (
     Action, BuyField, ClaimTask, DecisionKind, DiscardHand, DiscardMiddle, Harvest, Pass, PayTribute,
@@ -26,8 +26,10 @@ from engine.events import (
 )
 from engine.rules import Rules
 from engine.vine import CASTLE, TASKS
-from engine.spectator import PublicState, princes_public_state, princes_public_state_json
 from engine.views import PrincesView, TurnRecord, princes_view
+
+if TYPE_CHECKING:
+    from engine.spectator import PublicState
 
 K = DecisionKind
 _PASS = Pass()
@@ -159,9 +161,13 @@ class PrincesGame(Game[PrincesSeat]):
 
     def public_state(self) -> PublicState:
         """What a spectator sees now: the public table, no hand until the game is over."""
+        from engine.spectator import princes_public_state  # not imported to play: a spectator's modules
+
         return princes_public_state(self)
 
     def public_state_json(self) -> dict[str, Any]:
+        from engine.spectator import princes_public_state_json
+
         return princes_public_state_json(self)
 
     def neutral_positions(self) -> tuple[tuple[str, int], ...]:

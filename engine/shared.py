@@ -4,7 +4,9 @@ making it anew every time (making a frozen dataclass is the costly part of a ste
 uses its name, since hashing an enum member is a Python call. Every table is bounded."""
 from __future__ import annotations
 
+import random
 from functools import cache
+from typing import Any
 
 from engine.actions import Action, BuyField, Decision, Harvest, Plant, PlantTraded
 from engine.events import Drew, Harvested, Passed, Planted, TurnStarted
@@ -73,3 +75,36 @@ PLANT_TRADED_GRID = tuple(tuple(PlantTraded(c, i) for i in range(8)) for c in ra
 def seat_queue(players: int, active: int) -> tuple[int, ...]:
     """Every seat from the active one around the table, last first (a queue popped from its end)."""
     return tuple((active + k) % players for k in range(players - 1, -1, -1))
+
+
+def _fast_shuffle(rng: random.Random, cards: list[Any]) -> None:
+    """``random.Random.shuffle``'s algorithm with its ``_randbelow`` inlined: the same draws, the same order."""
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _shuffles_alike() -> bool:
+    """Whether ``_fast_shuffle`` is this Python's ``shuffle`` (a later Python may shuffle another way)."""
+    a, b = list(range(300)), list(range(300))
+    ra, rb = random.Random(2026), random.Random(2026)
+    ra.shuffle(a)
+    _fast_shuffle(rb, b)
+    return a == b and ra.random() == rb.random()
+
+
+_SHUFFLES_ALIKE = _shuffles_alike()
+_RANDOM = random.Random  # the class itself: a test may put an arranged stand-in in the module's place
+
+
+def shuffle(rng: random.Random, cards: list[Any]) -> None:
+    """``rng.shuffle(cards)``, about twice as fast for a plain ``random.Random`` (same draws, same order)."""
+    if _SHUFFLES_ALIKE and type(rng) is _RANDOM:
+        _fast_shuffle(rng, cards)
+    else:
+        rng.shuffle(cards)

@@ -26,8 +26,10 @@ if TYPE_CHECKING:
     from engine.princes import PrincesGame
 
 _FREE = (Harvest, BuyField, PayTribute)  # actions after which the same seat decides again
+_FREE_TYPES = frozenset(_FREE)
 _PASS, _END_TRADING = Pass(), EndTrading()
 _TRADE_OFFER, _TRADE_RESPOND = DecisionKind.TRADE_OFFER, DecisionKind.TRADE_RESPOND  # class lookups of members are slow
+_Random = random.Random
 
 
 def _pending(game: Game[TableSeat]) -> Decision:
@@ -37,31 +39,36 @@ def _pending(game: Game[TableSeat]) -> Decision:
     return decision
 
 
-def _classic(game: Game[TableSeat]) -> ClassicGame:
-    """``game`` as a classic game: only the classic game trades, and its module is loaded by then."""
-    from engine.classic import ClassicGame
-
-    assert isinstance(game, ClassicGame), game
-    return game
-
-
 def random_action(game: Game[TableSeat], rng: random.Random, offer_rate: float = 0.2) -> Action:
-    """A uniformly random option; now and then a random offer while trading."""
-    decision = game.decision  # ``_pending`` inlined, like the kinds below: this runs in every benchmark's loop
+    """A uniformly random option that is not a free action (unless there is no other); now and then a random
+    offer while trading. The engine lists the free actions last (tests/engine/test_options_order.py), so the
+    choosable options are a prefix of the options: no list is made. Each draw is that of ``rng.randrange``."""
+    decision = game.decision  # ``_pending`` inlined: this runs in every benchmark's loop
     assert decision is not None, "the game is over"
-    everything = decision.options
-    options = [a for a in everything if not isinstance(a, _FREE)] or everything
+    options = decision.options
+    n = len(options)
+    while n and type(options[n - 1]) in _FREE_TYPES:
+        n -= 1
+    if not n:
+        n = len(options)
     kind = decision.kind
     if (kind is _TRADE_OFFER or kind is _TRADE_RESPOND) and rng.random() < offer_rate:
         offer = _random_offer(_classic(game), rng)
         if offer is not None:
             return offer
-    return options[_below(rng, len(options))]
+    if type(rng) is not _Random:
+        return options[rng.randrange(n)]
+    k = n.bit_length()  # _below, inlined
+    getrandbits = rng.getrandbits
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return options[r]
 
 
 def _below(rng: random.Random, n: int) -> int:
     """``rng.randrange(n)`` for ``n > 0``: the same draw (the algorithm of ``random.Random``), two calls fewer."""
-    if type(rng) is not random.Random:
+    if type(rng) is not _Random:
         return rng.randrange(n)
     k = n.bit_length()
     r = rng.getrandbits(k)
@@ -70,23 +77,47 @@ def _below(rng: random.Random, n: int) -> int:
     return r
 
 
+_CLASSIC: list[type[ClassicGame]] = []  # the classic game's class, once it was first asked for
+
+
+def _classic(game: Game[TableSeat]) -> ClassicGame:
+    """``game`` as a classic game: only the classic game trades, and its module is loaded by then."""
+    if not _CLASSIC:
+        from engine.classic import ClassicGame
+
+        _CLASSIC.append(ClassicGame)
+    assert isinstance(game, _CLASSIC[0]), game
+    return game
+
+
 def _random_offer(game: ClassicGame, rng: random.Random) -> Offer | None:
+    """A random offer of the seat to move, or ``None`` when it would give and want nothing. The draws, in
+    order: one ``random()`` per hand card (given at 1/4), one per untraded trading-area card of the active
+    seat (1/2), the number of beans wanted (``randrange(3)``) and each of them (``choice``), the partner."""
     seat = game.to_move
     s = game.seats[seat]
     active = seat == game.active
-    give_hand = tuple(i for i in range(len(s.hand)) if rng.random() < 0.25)
-    give_trade = tuple(i for i, locked in enumerate(s.trade_locked) if active and not locked and rng.random() < 0.5)
-    beans = game.rules.beans  # below: rng.choice and rng.randrange(0, 3), the same draws
-    want = tuple(beans[_below(rng, len(beans))] for _ in range(_below(rng, 3)))
+    draw = rng.random
+    give_hand = tuple([i for i in range(len(s.hand)) if draw() < 0.25])
+    if active:
+        give_trade = tuple([i for i, locked in enumerate(s.trade_locked) if not locked and draw() < 0.5])
+    else:
+        give_trade = ()
+    rules = game.rules
+    beans = rules.beans  # below: rng.choice and rng.randrange(0, 3), the same draws
+    wanted = _below(rng, 3)
+    want = tuple([beans[_below(rng, len(beans))] for _ in range(wanted)]) if wanted else ()
     if not (give_hand or give_trade or want):
         return None
     to: int | None
     if active:
         others: list[int | None] = [p for p in range(game.players) if p != seat]
-        to = rng.choice(others + [None]) if want else rng.choice(others)
+        if want:
+            others.append(None)
+        to = others[_below(rng, len(others))]
     else:
         to = game.active
-    if game.rules.bounded_offers:
+    if rules.bounded_offers:
         want = want[: game.payable(seat, to)]  # C-6.9
         if not (give_hand or give_trade or want):
             return None
