@@ -8,6 +8,6 @@ _PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if sys.path and os.path.abspath(sys.path[0] or os.curdir) == os.getcwd():
     sys.path[0] = _PROJECT
 
-from arena.cli import main  # noqa: E402
+from arena.entry import main  # noqa: E402
 
 main()

@@ -18,6 +18,7 @@ from sandbox import Limits, SandboxError
 
 from arena.human.player import HumanPlayer
 from arena.human.terminal import Terminal
+from arena.cli.stopping import stop_on_signals
 from arena.cli.base import Context, UserError, check_writable_file, cli, echo, pass_context
 from arena.cli.trust import EXEC, ResolvedBot, builtin_bot, ladder_bot, resolve_bot
 
@@ -93,6 +94,7 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck
              if person is None or i != person[0]]
     if in_process and ladder_bots_in_process(seats):
         raise UserError("bots of the ladder run in the sandbox only: drop --in-process")
+    stop_on_signals(hangup=True)  # a closed terminal or a SIGTERM ends the game as Ctrl-C does: every bot closed
     deal = choose_deal(ctx.engine, len(bots), seed, deck_seed)
     limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
     players: list[Player] = []
@@ -107,9 +109,13 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck
             screen = Terminal(Console(highlight=False, stderr=as_json))  # with --json, stdout holds the JSON alone
             players.insert(person[0], HumanPlayer(person[1], screen, shown_names(names), human_ms))
         record = play_game(rules, deal.deck, players, limits, deal.seeds)
+        if person is not None:
+            human = players[person[0]]
+            assert isinstance(human, HumanPlayer)
+            human.finish(record.replay.events)
     except KeyboardInterrupt:
         echo("")  # end the line of the prompt that was waiting
-        echo("arena: game abandoned (Ctrl-C or the input closed): no result", err=True)
+        echo(ABANDONED, err=True)
         raise click.exceptions.Exit(130) from None
     except PlayError as exc:
         raise UserError(str(exc)) from None
@@ -144,6 +150,7 @@ def seat_of(spec: str, bot: ResolvedBot) -> Seat:
 
 
 HUMAN = "human"
+ABANDONED = "arena: game abandoned (Ctrl-C, the input closed or a stop signal): no result"
 
 
 def human_seat(specs: Sequence[str]) -> tuple[int, str] | None:

@@ -8,9 +8,10 @@ import sys
 from typing import Any, Callable
 
 
-def stop_on_signals() -> Callable[[], None]:
-    """Make SIGINT and SIGTERM raise KeyboardInterrupt in this process (forked workers set their own
-    handling), and return a check to call between results that raises it again if it was lost.
+def stop_on_signals(hangup: bool = False) -> Callable[[], None]:
+    """Make SIGINT and SIGTERM (and with ``hangup`` SIGHUP: the terminal closed) raise KeyboardInterrupt in
+    this process (forked workers set their own handling), and return a check to call between results that
+    raises it again if it was lost.
 
     A signal can land inside a garbage-collection callback, where Python prints the exception as
     "Exception ignored" and carries on: the request is also kept as a flag, the callback stays quiet,
@@ -37,4 +38,6 @@ def stop_on_signals() -> Callable[[], None]:
     sys.unraisablehook = quiet_lost_stop
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    if hangup:
+        signal.signal(signal.SIGHUP, stop)
     return check

@@ -13,7 +13,7 @@ from engine.rules import Rules
 from engine.views import View
 
 from arena.human.menu import offer_words, paid
-from arena.human.terminal import Terminal
+from arena.human.terminal import Terminal, number
 
 BACK = "back"  # typed at any step: return to the menu
 
@@ -34,16 +34,17 @@ def pick(term: Terminal, prompt: str, size: int, deadline: float | None, repeat:
         problem = None
         numbers: list[int] = []
         for word in words:
-            if not word.isdigit() or not 1 <= int(word) <= size:
+            value = number(word)
+            if value is None or not 1 <= value <= size:
                 problem = f"{word!r} is not a number from 1 to {size}"
                 break
-            if allowed is not None and int(word) - 1 not in allowed:
+            if allowed is not None and value - 1 not in allowed:
                 problem = f"card {word} cannot be traded (it was received in a trade)"
                 break
-            if int(word) - 1 in numbers and not repeat:
+            if value - 1 in numbers and not repeat:
                 problem = f"{word} is named twice"
                 break
-            numbers.append(int(word) - 1)
+            numbers.append(value - 1)
         if problem is None:
             return tuple(numbers)
         term.say(f"{problem}; try again (or '{BACK}').")
@@ -92,6 +93,7 @@ def compose_offer(term: Terminal, rules: Rules, view: View, kind: DecisionKind, 
                 continue
             if _yes(term, f"Offer: {offer_words(rules, view, offer, names)}. Send it? (y/n) ", deadline):
                 return offer
+            term.say(f"Not sent; compose it again ('{BACK}' for the menu).")
     except Back:
         return None
 
@@ -107,6 +109,7 @@ def compose_accept(term: Terminal, rules: Rules, view: View, deadline: float | N
             if _same(tuple(view.hand[i] for i in positions), want):
                 if _yes(term, f"Accept, giving {paid(rules, view.hand, positions)}? (y/n) ", deadline):
                     return Accept(positions)
+                term.say(f"Not accepted; pick the cards again ('{BACK}' for the menu).")
                 continue
             term.say(f"The offer wants {cards(rules, want)}; those are "
                      f"{cards(rules, [view.hand[i] for i in positions])}. Pick again.")

@@ -83,12 +83,15 @@ def describe(rules: Rules, view: View | PrincesView, kind: DecisionKind, action:
         return f"Plant the {bean_name(rules, view.hand[0])} {_into(rules, fields, action.field, view.hand[0])}"
     if isinstance(action, PlantTraded) and isinstance(view, View):
         bean = view.trade_areas[me][action.card].bean
-        return f"Plant the {bean_name(rules, bean)} of your trading area {_into(rules, fields, action.field, bean)}"
+        return (f"Plant the {bean_name(rules, bean)} (card {action.card + 1} of your trading area) "
+                f"{_into(rules, fields, action.field, bean)}")
     if isinstance(action, Harvest):
         return f"Cash in field {action.field + 1}: {field_text(rules, fields[action.field])}"
     if isinstance(action, BuyField):
         return f"Buy a third field for {plural(rules.field_price, money, monies)}"
     if isinstance(action, Pass):
+        if kind is DecisionKind.TRADE_CONFIRM and rules.dealless_rounds:
+            return f"{_PASS[kind]} ({rules.dealless_rounds} rounds in a row without a deal end trading, C-6.7)"
         return _PASS.get(kind, "Pass")
     if isinstance(action, EndTrading):
         return "End trading"
@@ -110,7 +113,8 @@ def describe(rules: Rules, view: View | PrincesView, kind: DecisionKind, action:
         task = view.next_task
         return "Enter the Castle" if task == "castle" else f"Fulfil the task {task_text(task or '')}"
     if isinstance(action, PayTribute) and rules.princes is not None:
-        return f"Pay {rules.princes.tribute_price} gold as tribute to pass the next card"
+        return (f"Pay {rules.princes.tribute_price} gold as tribute: your figure moves onto the next card "
+                "without fulfilling its task")
     return repr(action)  # an action this menu has no words for: still shown, still legal
 
 

@@ -12,19 +12,19 @@ from typing import Any, Sequence
 
 from rich.text import Text
 
-from engine.actions import Action, DecisionKind, action_to_json
-from engine.events import TurnStarted
-from engine.narration import describe, plural
+from engine.actions import Action, DecisionKind, DiscardHand, action_to_json
+from engine.events import Event, TurnStarted
+from engine.narration import describe
 from engine.rules import Rules
 from engine.views import PrincesView, View
-from sandbox.protocol import ActionReply, EndMessage, HelloMessage, ReadyReply
+from sandbox.protocol import ActionReply, HelloMessage, ReadyReply
 from sandbox.sdk import Request
 from sandbox.values import Reply, Status
 
 from arena.human.compose import compose_accept, compose_offer
 from arena.human.menu import QUESTIONS, Choice, Compose, menu
-from arena.human.screen import Counted, bean_table, classic_screen, princes_screen
-from arena.human.terminal import OutOfTime, Terminal
+from arena.human.screen import Counted, bean_table, classic_screen, goal, princes_screen
+from arena.human.terminal import OutOfTime, Terminal, number
 
 HELP = "?"  # typed at the menu: the bean table
 
@@ -44,7 +44,7 @@ class HumanPlayer:
         self._rules: Rules | None = None
         self._counted = Counted(len(names))
         self._active = 0
-        self._out_of_time = False
+        self._seen = 0  # events told so far: the game's first events are the first decision's
 
     # ----------------------------------------------------------------- the Player protocol
     def request(self, message: dict[str, Any]) -> Reply:
@@ -59,7 +59,6 @@ class HumanPlayer:
         try:
             action = self._decide(request, deadline)
         except OutOfTime:
-            self._out_of_time = True
             self.term.say(f"Time is up ({self.human_ms:.0f} ms): your seat forfeits, and the rules play it "
                           "to the end.")
             return Reply(Status.TIMEOUT, None, (time.monotonic() - started) * 1000,
@@ -68,15 +67,13 @@ class HumanPlayer:
         return Reply(Status.OK, ActionReply(request.id, action_to_json(action)).to_json(), elapsed)
 
     def notify(self, message: dict[str, Any]) -> None:
-        if message.get("type") == EndMessage.TYPE:
-            end = EndMessage.from_json(message)
-            rules = self._rules
-            money = rules.money if rules else ("coin", "coins")
-            alone = rules is not None and rules.against_the_deck
-            scores = ", ".join(f"{self.names[k]} {plural(c, *money)} " + (("won" if r == 1 else "lost") if alone
-                                                                           else f"(rank {r})")
-                               for k, (c, r) in enumerate(zip(end.coins, end.ranks)))
-            self.term.say(f"The game is over: {scores}.")
+        pass  # the end: told by ``finish``, with the moves that led to it
+
+    def finish(self, events: Sequence[Event]) -> None:
+        """Tell the game's last events, those after the person's last decision (``events``: all of them,
+        from the record; the end message carries none)."""
+        if self._rules is not None:
+            self._tell(self._rules, events[self._seen:], "Since your last decision, to the end")
 
     def time_left_ms(self) -> float:
         return self.human_ms if self.human_ms is not None else 24 * 3600 * 1000.0
@@ -93,14 +90,15 @@ class HumanPlayer:
         others = [n for k, n in enumerate(self.names) if k != seat]
         against = f"against {', '.join(others)}" if others else "alone, against the deck"
         self.term.show(Text(f"You are {self.names[seat]}, at seat {seat} (of 0-{len(self.names) - 1}), playing "
-                            f"{self._rules.id} {against}. Type an option's number and Enter; '{HELP}' shows the "
-                            f"beans; Ctrl-C leaves the game."), bean_table(self._rules))
+                            f"{self._rules.id} {against}. {goal(self._rules)} Type an option's number and Enter; "
+                            f"'{HELP}' shows the beans; Ctrl-C leaves the game."), bean_table(self._rules))
 
     def _decide(self, request: Request, deadline: float | None) -> Action:
         rules = self._rules
         assert rules is not None, "a decision before hello"
         view = request.view
-        self._tell(rules, request)
+        self.term.discard_typed_ahead()
+        self._tell(rules, request.events, "Since your last decision")
         self.term.show(Text(""), classic_screen(rules, view, self.names, self._counted) if isinstance(view, View)
                        else princes_screen(rules, view, self.names, self._counted))
         while True:
@@ -113,9 +111,9 @@ class HumanPlayer:
             if composed is not None:
                 return composed
 
-    def _tell(self, rules: Rules, request: Request) -> None:
+    def _tell(self, rules: Rules, events: Sequence[Event], heading: str) -> None:
         """What happened since the person's last decision, in sentences."""
-        events = request.events
+        self._seen += len(events)
         self._counted.add(events)
         lines = []
         for event in events:
@@ -123,10 +121,11 @@ class HumanPlayer:
                 self._active = event.seat
             lines.append("  " + describe(event, self.names, rules, self._active))
         if lines:
-            self.term.say("\nSince your last decision:\n" + "\n".join(lines))
+            self.term.say(f"\n{heading}:\n" + "\n".join(lines))
 
     def _ask(self, kind: DecisionKind, choices: Sequence[Choice]) -> None:
-        lines = [f"\n{QUESTIONS.get(kind, kind.value)}:"]
+        discards = kind is not DecisionKind.DISCARD_HAND and any(isinstance(c.action, DiscardHand) for c in choices)
+        lines = [f"\n{QUESTIONS.get(kind, kind.value)}" + (", or discard a hand card" if discards else "") + ":"]
         lines += [f"  {k}. {c.label}" for k, c in enumerate(choices, start=1)]
         self.term.say("\n".join(lines))
 
@@ -136,8 +135,8 @@ class HumanPlayer:
             if answer == HELP:
                 assert self._rules is not None
                 self.term.show(bean_table(self._rules))
-            elif answer.isdigit() and 1 <= int(answer) <= len(choices):
-                return choices[int(answer) - 1]
+            elif (picked := number(answer)) is not None and 1 <= picked <= len(choices):
+                return choices[picked - 1]
             else:
                 self.term.say(f"{answer!r} is not a choice: type a number from 1 to {len(choices)}.")
 

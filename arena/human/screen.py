@@ -109,7 +109,7 @@ def princes_screen(rules: Rules, view: PrincesView, names: Sequence[str], counte
     for name, position in view.neutral:
         seats.add_row(Text(f"{name} figure"), "", "", "", _place(position, view.castle))
     lines = [_piles(rules, view.turn, names[view.active], view.deck_size, view.discard_size, view.discard_top,
-                    view.reshuffles) + f" · box {view.box}" + (f" · phase {view.phase}" if view.phase else "")]
+                    view.reshuffles) + f" · {view.box} cards out of the game (the box)"]
     if view.middle:
         lines.append("The middle: " + ", ".join(f"{n} × {bean_name(rules, b)}" for b, n in view.middle) + ".")
     task = view.next_task
@@ -133,14 +133,13 @@ def _seats(rules: Rules, me: int, active: int, names: Sequence[str], counted: Co
 
 
 def _vine(view: PrincesView, names: Sequence[str]) -> Table:
-    """The part of the vine in play: from the last figure to four cards past the first, and the Castle."""
+    """The vine where it matters: the card of each figure and the four after it, and the Castle."""
     vine = Table(title="The vine", box=box.SIMPLE, show_edge=False, title_justify="left")
     for column in ("card", "task", "here"):
         vine.add_column(column, justify="right" if column == "card" else "left")
     figures = [*((names[k], p) for k, p in enumerate(view.figures)), *((f"{n} figure", p) for n, p in view.neutral)]
-    positions = [p for _, p in figures]
-    first, last = max(1, min(positions)), min(len(view.vine), max(positions) + 4)
-    for k in [*range(first, last + 1), view.castle]:
+    shown = sorted({k for _, p in figures for k in range(max(1, p), min(len(view.vine), p + 4) + 1)})
+    for k in [*shown, view.castle]:
         task = "the Castle" if k == view.castle else view.vine[k - 1]
         vine.add_row(str(k), "face down" if task is None else SHORT.get(task, task),
                      Text(", ".join(who for who, p in figures if p == k)))
@@ -155,3 +154,17 @@ def _piles(rules: Rules, turn: int, active: str, deck: int, discard: int, top: B
     shown = "" if top is None else f" (top: {bean_name(rules, top)})"
     return (f"Turn {turn + 1} · {active} is active (★) · deck {deck} · discard pile {discard}{shown} · "
             f"{plural(reshuffles, 'reshuffle')} so far")
+
+
+def goal(rules: Rules) -> str:
+    """What the person plays for, in a sentence or two (the rules: seeds/classic-rules.md, princes-rules.md)."""
+    p = rules.princes
+    if p is None:
+        return (f"Goal: the most coins when the deck runs out after its {plural(rules.reshuffles, 'reshuffle')} "
+                "(C-7.2); a card you receive in a trade must be planted (C-6.3).")
+    if p.solo:
+        return (f"Goal: move your figure along the vine (fulfil each card's task, or pay {p.tribute_price} gold to "
+                f"pass it) and enter the Castle with {p.castle_gold} gold before a neutral figure gets there (S-6).")
+    return (f"Goal: the most gold. Move your figure along the vine (fulfil each card's task, or pay "
+            f"{p.tribute_price} gold to pass it); the first to enter the Castle (with {p.castle_gold} gold) ends the "
+            "game, and the other then pays for every card still ahead of them (P-7).")

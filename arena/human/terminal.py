@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import select
+import termios
 import time
 from typing import IO, Any
 
@@ -38,6 +39,13 @@ class Terminal:
         """One line of plain text (no markup: it may quote what the person typed)."""
         self.console.print(text, markup=False)
 
+    def discard_typed_ahead(self) -> None:
+        """Forget what was typed before a question was shown (a key pressed while the bots played must not
+        answer a decision the person has not seen). Only at a terminal: piped input is a script."""
+        if os.isatty(self._fd):
+            self._pending = b""
+            termios.tcflush(self._fd, termios.TCIFLUSH)
+
     def ask(self, prompt: str, deadline: float | None = None) -> str:
         """The next line typed after ``prompt``, stripped; ``OutOfTime`` past ``deadline`` (a
         ``time.monotonic()`` value), ``LeftTheTable`` when the input ends."""
@@ -55,3 +63,8 @@ class Terminal:
             self._pending += chunk
         line, _, self._pending = self._pending.partition(b"\n")
         return line.decode("utf-8", "replace").strip()
+
+
+def number(word: str) -> int | None:
+    """``word`` as a number written in ASCII digits, or None (``'²'.isdigit()`` is true, ``int('²')`` fails)."""
+    return int(word) if word.isascii() and word.isdigit() else None

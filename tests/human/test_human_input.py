@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
+import sys
 from pathlib import Path
 
+from arena.cli.play import ABANDONED
 from pty_table import ARENA, CHOICE, finished, human_row, number_of, play_out, spawn
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 ANSWER_AGAIN = r"; try again \(or 'back'\)\."
 
 
@@ -31,7 +35,7 @@ def test_bad_input_at_every_kind_of_prompt_gets_a_reason_and_the_same_question(t
     child = spawn(tmp_path, "human", "greedy", "random", "--deck-seed", "4")
     child.expect(CHOICE)
     size = int(child.match.group(1))
-    for wrong in ("x", "0", str(size + 1), "", "1 2", "-1"):  # the menu
+    for wrong in ("x", "0", str(size + 1), "", "1 2", "-1", "²"):  # the menu ('²'.isdigit() is true)
         child.sendline(wrong)
         child.expect(f"is not a choice: type a number from 1 to {size}\\.")
         child.expect(CHOICE)
@@ -50,7 +54,8 @@ def test_bad_input_at_every_kind_of_prompt_gets_a_reason_and_the_same_question(t
     hand = len(child.match.group(1).split(". ")) - 1
     child.expect("Hand cards to give")
     for wrong, why in ((str(hand + 1), f"'{hand + 1}' is not a number from 1 to {hand}"),
-                       ("1 1", "1 is named twice"), ("a", f"'a' is not a number from 1 to {hand}")):
+                       ("1 1", "1 is named twice"), ("a", f"'a' is not a number from 1 to {hand}"),
+                       ("³", f"'³' is not a number from 1 to {hand}")):
         child.sendline(wrong)
         child.expect(why + ANSWER_AGAIN)
         child.expect("Hand cards to give")
@@ -94,6 +99,9 @@ def test_bad_input_at_every_kind_of_prompt_gets_a_reason_and_the_same_question(t
     child.sendline("perhaps")
     child.expect("'perhaps': type y or n.")
     child.expect(r"Send it\? \(y/n\)")
+    child.sendline("n")
+    child.expect("Not sent; compose it again \\('back' for the menu\\)\\.")
+    child.expect("Hand cards to give")
     child.sendline("back")  # back to the menu: nothing sent
     child.expect(CHOICE)
     assert "Trade: make an offer, or end trading:" in child.before
@@ -114,7 +122,7 @@ def test_ctrl_c_ends_the_game_in_one_line_and_leaves_no_process(tmp_path: Path) 
     output = finished(child)
     assert child.exitstatus == 130, output[-2000:]
     after = output[output.rindex("Your choice"):].strip().splitlines()
-    assert after[-1] == "arena: game abandoned (Ctrl-C or the input closed): no result", after
+    assert after[-1] == ABANDONED, after
     assert "Traceback" not in output
     assert [pid for pid in bots if os.path.exists(f"/proc/{pid}") and "Z" not in _state(pid)] == []
 
@@ -125,7 +133,7 @@ def test_closed_input_ends_the_game_in_one_line(tmp_path: Path) -> None:
     child.sendeof()
     output = finished(child)
     assert child.exitstatus == 130, output[-2000:]
-    assert output.strip().splitlines()[-1] == "arena: game abandoned (Ctrl-C or the input closed): no result"
+    assert output.strip().splitlines()[-1] == ABANDONED
     assert "Traceback" not in output
 
 
@@ -165,3 +173,33 @@ def test_with_json_the_screen_goes_to_stderr_and_stdout_holds_the_result_alone(t
     assert [s["name"] for s in result["seats"]] == ["greedy_bot", "human", "random_bot"]
     assert result["seats"][1]["status"] == "ok" and result["seats"][1]["decisions"] > 10
     assert "Your choice" in run.stderr and "Your hand:" in run.stderr
+
+
+def test_a_closed_terminal_or_sigterm_ends_the_game_and_every_bot_even_a_program_of_ones_own(tmp_path: Path) -> None:
+    perl = str(EXAMPLES / "first_option_bot.pl")
+    for signum in (signal.SIGHUP, signal.SIGTERM):
+        child = spawn(tmp_path, "human", f"exec:perl {perl}", "greedy", "--unsafe", "--deck-seed", "5")
+        child.expect(CHOICE)
+        bots = children_of(child.pid)
+        assert len(bots) >= 2, bots  # the program and the sandboxed bot's processes
+        child.kill(signum)
+        output = finished(child)
+        assert child.exitstatus == 130, (signum, output[-2000:])
+        assert output.strip().splitlines()[-1] == ABANDONED and "Traceback" not in output
+        assert [pid for pid in bots if os.path.exists(f"/proc/{pid}") and "Z" not in _state(pid)] == [], signum
+
+
+def test_ctrl_c_while_the_command_line_is_imported_is_one_line(tmp_path: Path) -> None:
+    interrupt_the_import = (  # a Ctrl-C that lands while arena.cli is being imported, on purpose
+        "import builtins, sys\n"
+        "real = builtins.__import__\n"
+        "def slow(name, *args, **kwargs):\n"
+        "    if name == 'arena.cli':\n"
+        "        raise KeyboardInterrupt\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = slow\n"
+        "from arena.entry import main\n"
+        "main()\n")
+    run = subprocess.run([sys.executable, "-c", interrupt_the_import], capture_output=True, text=True, timeout=60,
+                         cwd=tmp_path)
+    assert (run.returncode, run.stderr, run.stdout) == (130, "arena: interrupted\n", "")

@@ -2,9 +2,12 @@
 option in words, payments composed, the terminal's reading of lines."""
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import random
+import struct
+import termios
 import time
 from dataclasses import replace
 from typing import Any
@@ -15,8 +18,8 @@ from arena.human.compose import compose_accept
 from arena.human.menu import describe, menu
 from arena.human.screen import Counted, classic_screen, princes_screen
 from arena.human.terminal import LeftTheTable, OutOfTime, Terminal
-from engine import Accept, Bean, DecisionKind, Plant, View, new_game, rules_for
-from engine.views import FieldView, OfferView, TradeView
+from engine import Accept, Bean, DecisionKind, Pass, PayTribute, Plant, PlantTraded, View, new_game, rules_for
+from engine.views import FieldView, OfferView, TradeCard, TradeView
 from strategy.policies import random_action
 
 VARIANTS = [("classic", 4), ("classic-v1", 3), ("duel", 2), ("solo", 1)]
@@ -128,3 +131,47 @@ def test_the_terminal_reads_whole_lines_keeps_a_deadline_and_reports_closed_inpu
 def _replace(view: object, **changes: Any) -> View:
     assert isinstance(view, View)
     return replace(view, **changes)
+
+
+def test_what_was_typed_before_a_question_is_shown_is_discarded_at_a_terminal() -> None:
+    master, slave = os.openpty()
+    try:
+        term = Terminal.of(io.StringIO(), slave)
+        os.write(master, b"1\n2\n")  # keys pressed while the bots played
+        queued = time.monotonic() + 30
+        while _waiting(slave) < 4:  # the line discipline takes them in a moment of its own
+            assert time.monotonic() < queued, "the pseudo-terminal never delivered what was typed"
+            time.sleep(0.01)
+        term.discard_typed_ahead()
+        assert _waiting(slave) == 0
+        os.write(master, b"3\n")
+        assert term.ask("? ", time.monotonic() + 60) == "3"
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_a_script_on_a_pipe_keeps_every_line() -> None:
+    term, _ = scripted("1\n2\n")
+    term.discard_typed_ahead()  # a pipe is a script, not a person typing ahead
+    assert term.ask("? ") == "1"
+
+
+def test_words_for_trading_area_cards_tribute_and_discarding() -> None:
+    rules = rules_for("classic")
+    view = new_game(rules, 3, 2).view(0)
+    assert isinstance(view, View)
+    view = _replace(view, trade_areas=((TradeCard(Bean.SOY, False), TradeCard(Bean.SOY, False)), (), ()))
+    labels = [describe(rules, view, DecisionKind.PLANT_TRADED, PlantTraded(card, 0), ["a", "b", "c"])
+              for card in (0, 1)]
+    assert labels[0] != labels[1] and "(card 2 of your trading area)" in labels[1]
+    assert describe(rules, view, DecisionKind.TRADE_CONFIRM, Pass(), ["a", "b", "c"]) == \
+        "Close no deal this round (2 rounds in a row without a deal end trading, C-6.7)"
+    duel = rules_for("duel")
+    assert describe(duel, new_game(duel, 2, 1).view(0), DecisionKind.PLANT_FIRST, PayTribute(), ["a", "b"]) == \
+        "Pay 1 gold as tribute: your figure moves onto the next card without fulfilling its task"
+
+
+def _waiting(fd: int) -> int:
+    """Bytes typed at terminal ``fd`` and not read yet."""
+    return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
