@@ -50,6 +50,8 @@ def test_typing_1_at_every_prompt_plays_a_whole_game(tmp_path: Path, variant: st
     assert row[4] == "ok", row  # an illegal action would have forfeited the seat
     assert int(row[5]) > 10  # decisions: the person made every one of their seat's
     assert answered == int(row[5])  # one prompt answered per decision: no question asked twice
+    ending = output[output.rindex("Since your last decision, to the end:"):]  # the last moves are told
+    assert "Game over. human " in ending and ending.index("Game over.") < ending.index("seat  bot")
     assert replay_names(replay) == ["human", *(f"{b}_bot" for b in bots)]
     assert checked_replay(replay).seed == 11  # the engine plays every recorded action again
 
