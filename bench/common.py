@@ -16,13 +16,41 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from arena.players import SandboxPlayer
     from engine.actions import Decision
     from engine.game import Game
     from engine.results import GameResult
     from engine.rules import Rules
+    from sandbox.values import Reply
     from strategy.valuation import Cards, Fields
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
+
+
+class Relay:
+    """A seat that hands everything to its sandboxed bot; benchmarks override ``request`` to watch the messages."""
+
+    def __init__(self, inner: SandboxPlayer) -> None:
+        self.inner, self.name = inner, inner.name
+
+    def request(self, message: dict) -> Reply:
+        return self.inner.request(message)
+
+    def notify(self, message: dict) -> None:
+        self.inner.notify(message)
+
+    def time_left_ms(self) -> float:
+        return self.inner.time_left_ms()
+
+    def new_game(self) -> None:
+        self.inner.new_game()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    @property
+    def stderr_tail(self) -> str:
+        return self.inner.stderr_tail
 
 
 def parser(doc: str, games: int, seed: bool = False, games_help: str | None = None) -> argparse.ArgumentParser:

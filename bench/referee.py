@@ -65,33 +65,18 @@ while True:
 """
 
 
-class Recorder:
+class Recorder(common.Relay):
     """A seat that keeps the full ``decide`` messages its bot is sent (forwarding them as its bot gets them)."""
 
     def __init__(self, inner: SandboxPlayer, sink: list[dict[str, Any]], rules: Any, seed: int) -> None:
-        self.inner, self.sink, self.name = inner, sink, inner.name
+        super().__init__(inner)
+        self.sink = sink
         self.rules, self.seed = rules, seed
 
     def request(self, message: dict[str, Any]) -> Reply:
         if message.get("type") == "decide":
             self.sink.append(json.loads(encode(message)))
         return self.inner.request(message)
-
-    def notify(self, message: dict[str, Any]) -> None:
-        self.inner.notify(message)
-
-    def time_left_ms(self) -> float:
-        return self.inner.time_left_ms()
-
-    def new_game(self) -> None:
-        self.inner.new_game()
-
-    def close(self) -> None:
-        self.inner.close()
-
-    @property
-    def stderr_tail(self) -> str:
-        return self.inner.stderr_tail
 
 
 def engine_alone_ms(rules: Any, seed: int, players: int, actions: list[Any]) -> float:

@@ -60,31 +60,16 @@ def season_rate(engine: Any, name: str, games: int, workers: int, limits: Limits
     return rate
 
 
-class Recorder:
+class Recorder(common.Relay):
     """A player that records the messages its bot is sent (to replay real ``decide`` sizes)."""
 
     def __init__(self, inner: SandboxPlayer, sink: list[dict]) -> None:
-        self.inner, self.sink, self.name = inner, sink, inner.name
+        super().__init__(inner)
+        self.sink = sink
 
     def request(self, message: dict) -> Reply:
         self.sink.append(message)
         return self.inner.request(message)
-
-    def notify(self, message: dict) -> None:
-        self.inner.notify(message)
-
-    def time_left_ms(self) -> float:
-        return self.inner.time_left_ms()
-
-    def new_game(self) -> None:
-        self.inner.new_game()
-
-    def close(self) -> None:
-        self.inner.close()
-
-    @property
-    def stderr_tail(self) -> str:
-        return self.inner.stderr_tail
 
 
 def breakdown(games: int, limits: Limits, tier: Tier) -> list[dict]:
