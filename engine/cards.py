@@ -83,6 +83,11 @@ def parse_bean_types(text: str) -> tuple[BeanType, ...]:
     return types
 
 
+def same_cards(a: Sequence[Bean], b: Sequence[Bean]) -> bool:
+    """Whether ``a`` and ``b`` hold the same cards in any order (as ``Counter(a) == Counter(b)``, without hashing)."""
+    return len(a) == len(b) and all(a.count(x) == b.count(x) for x in a)
+
+
 def find_cards(cards: Sequence[Bean | None], want: Sequence[Bean], partial: bool = False) -> tuple[int, ...] | None:
     """Positions of cards matching the multiset ``want`` (earliest first); ``None`` if they are not all
     there, unless ``partial``, which returns the positions of those that are."""

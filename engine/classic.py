@@ -13,7 +13,7 @@ from engine.actions import (
     Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer, Pass,
     Plant, PlantTraded, new_decision,
 )
-from engine.cards import Bean, find_cards
+from engine.cards import Bean, find_cards, same_cards
 from engine.errors import IllegalAction
 from engine.game import Game, TableSeat, _phase_name
 from engine.shared import FIELD_TABLE, PLANT_TRADED_GRID, TRADE_DECISIONS, PLANTS, field_table, seat_queue, passed
@@ -259,7 +259,7 @@ class ClassicGame(Game[SeatState]):
         s = self.seats[seat]
         self._check_positions(action, action.give_hand, len(s.hand), "hand")
         paid = tuple(map(s.hand.__getitem__, action.give_hand))
-        if not _same_cards(paid, offer.want):
+        if not same_cards(paid, offer.want):
             raise IllegalAction("C-6.6", action,
                                 f"the offer wants {_names(offer.want)}, these cards are {_names(paid)}")
         self._round_quiet = False
@@ -287,7 +287,7 @@ class ClassicGame(Game[SeatState]):
                 if s.trade_locked[i]:
                     raise IllegalAction("C-6.3", action, f"card {i} of the trading area was received in a trade")
             paid = (*map(s.hand.__getitem__, action.give_hand), *map(s.trade.__getitem__, action.give_trade))
-            if not _same_cards(paid, response.want):
+            if not same_cards(paid, response.want):
                 raise IllegalAction("C-6.6", action,
                                     f"seat {response.seat} wants {_names(response.want)}, "
                                     f"these cards are {_names(paid)}")
@@ -504,11 +504,6 @@ class ClassicGame(Game[SeatState]):
             if from_hand is not None:
                 options.append(Confirm(i, from_hand, tuple(from_trade or ())))
         return options
-
-
-def _same_cards(a: Sequence[Bean], b: Sequence[Bean]) -> bool:
-    """Whether ``a`` and ``b`` hold the same cards in any order (as ``Counter(a) == Counter(b)``, without hashing)."""
-    return len(a) == len(b) and all(a.count(x) == b.count(x) for x in a)
 
 
 def _names(beans: Sequence[Bean]) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from engine.actions import Accept, DecisionKind, Offer
-from engine.cards import Bean
+from engine.cards import same_cards
 from engine.narration import bean_name, cards
 from engine.offer_check import offer_problem
 from engine.rules import Rules
@@ -106,7 +106,7 @@ def compose_accept(term: Terminal, rules: Rules, view: View, deadline: float | N
     try:
         while True:
             positions = pick(term, f"Hand cards to pay {cards(rules, want)} with: ", len(view.hand), deadline)
-            if _same(tuple(view.hand[i] for i in positions), want):
+            if same_cards(tuple(view.hand[i] for i in positions), want):  # C-6.6, as the engine checks
                 if _yes(term, f"Accept, giving {paid(rules, view.hand, positions)}? (y/n) ", deadline):
                     return Accept(positions)
                 term.say(f"Not accepted; pick the cards again ('{BACK}' for the menu).")
@@ -115,11 +115,6 @@ def compose_accept(term: Terminal, rules: Rules, view: View, deadline: float | N
                      f"{cards(rules, [view.hand[i] for i in positions])}. Pick again.")
     except Back:
         return None
-
-
-def _same(a: Sequence[Bean], b: Sequence[Bean]) -> bool:
-    """The same cards, in any order (C-6.6: an acceptance pays exactly what was asked)."""
-    return sorted(x.value for x in a) == sorted(x.value for x in b)
 
 
 def _yes(term: Terminal, prompt: str, deadline: float | None) -> bool:

@@ -13,7 +13,7 @@ from engine.actions import (
 from engine.cards import Bean
 from engine.narration import bean_name, cards, plural, task_text
 from engine.rules import Rules
-from engine.views import PrincesView, View
+from engine.views import FieldView, PrincesView, View
 
 from arena.human.screen import field_text
 
@@ -123,9 +123,8 @@ def paid(rules: Rules, hand: Sequence[Bean], positions: Sequence[int]) -> str:
     return ", ".join(f"{bean_name(rules, hand[i])} (card {i + 1})" for i in positions) or "nothing"
 
 
-def _into(rules: Rules, fields: Sequence[object], field: int, bean: Bean, count: int = 1) -> str:
+def _into(rules: Rules, fields: Sequence[FieldView], field: int, bean: Bean, count: int = 1) -> str:
     current = fields[field]
-    assert hasattr(current, "bean") and hasattr(current, "count")
     if current.bean is None or current.count == 0:
         return f"into empty field {field + 1}"
     if current.bean is bean:
