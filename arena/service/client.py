@@ -3,6 +3,7 @@ its smoke games and print the verdict as a local `arena submit` does. Every fail
 non-zero exit: a wrong token, a name that is not yours, a file too big, a rate limit, a server that is down."""
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import time
@@ -42,12 +43,47 @@ def read_token(token_file: str | None) -> str:
     return token
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """urllib carries every header a request was made with to wherever a redirect points, the token
+    included: the client follows none."""
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> None:
+        raise ServiceError(f"the service at {req.full_url!r} answered with a redirect (HTTP {code}) to "
+                           f"{newurl!r}; the token is not sent there: give that address with --to if you trust it")
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
+
+
+def service_base(url: str) -> str:
+    """The service's address without a trailing slash; https, or http to a loopback address only (the
+    token travels in a header: over plain http anyone on the way reads it)."""
+    base = url.rstrip("/")
+    parts = urllib.parse.urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ServiceError(f"--to {url!r} is not an http:// or https:// URL")
+    if parts.scheme == "http" and not _loopback(parts.hostname):
+        raise ServiceError(f"--to {url!r} would send your token unencrypted: use https:// (plain http:// is "
+                           "for a loopback address, e.g. http://127.0.0.1:8000)")
+    return base
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def call(method: str, url: str, token: str, body: bytes | None = None) -> dict[str, Any]:
     """One request; its JSON reply, or the service's one-line error."""
     request = urllib.request.Request(url, data=body, method=method, headers={
         "Authorization": f"Bearer {token}", "Content-Type": "application/octet-stream"})
     try:
-        with urllib.request.urlopen(request, timeout=REQUEST_SECONDS) as response:
+        with _OPENER.open(request, timeout=REQUEST_SECONDS) as response:
             reply: dict[str, Any] = json.loads(response.read(1 << 20))
             return reply
     except urllib.error.HTTPError as exc:
@@ -65,15 +101,13 @@ def call(method: str, url: str, token: str, body: bytes | None = None) -> dict[s
 
 def submit_remote(url: str, file: Path, name: str | None, token_file: str | None, wait: float) -> None:
     """Upload ``file`` as bot ``name`` (default: the file name's stem), then print the verdict."""
+    base = service_base(url)
     token = read_token(token_file)
     try:
         data = read_bot_file(file)
         name = check_name(name or file.stem)
     except SubmissionError as exc:
         raise ServiceError(str(exc)) from None
-    base = url.rstrip("/")
-    if not base.startswith(("http://", "https://")):
-        raise ServiceError(f"--to {url!r} is not an http:// or https:// URL")
     query = urllib.parse.urlencode({"filename": file.name})
     ticket = call("POST", f"{base}/api/bots/{urllib.parse.quote(name, safe='')}?{query}", token, data)
     click.echo(f"uploaded {file.name} as {name}: upload {ticket['id']}, waiting for its smoke games", err=True)
