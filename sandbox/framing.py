@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-__all__ = ["FramingError", "Encoded", "dumps", "encode", "encode_with_list", "splice_json", "splice_lists", "decode",
+__all__ = ["FramingError", "Encoded", "dumps", "encode", "splice_lists", "decode",
            "nesting_depth", "MAX_DEPTH", "LineBuffer", "Outcome", "Event", "Pipes"]
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ def dumps(value: Any) -> str:
 
 class Encoded(dict[str, Any]):
     """A message that carries its JSON line, made from parts encoded once for several messages
-    (``encode_with_list``, arena/referee_wire.py); the line is exactly ``encode`` of the dict, except for a
+    (arena/referee_wire.py); the line is exactly ``encode`` of the dict, except for a
     player that reads only lines (``wire_only``), whose dict may hold the header alone. Not to be changed once made."""
 
     __slots__ = ("line",)
@@ -54,12 +54,6 @@ def encode(message: Mapping[str, Any]) -> bytes:
     if line is not None:
         return line
     return dumps(message).encode("utf-8") + b"\n"
-
-
-def splice_json(message: Mapping[str, Any], key: str, texts: list[str]) -> str:
-    """The compact JSON of ``message`` with the list at ``key`` made of the JSON texts ``texts``
-    (encoded beforehand, once for several messages) instead of encoding that list again."""
-    return splice_lists(message, {key: texts})
 
 
 def splice_lists(message: Mapping[str, Any], lists: Mapping[str, list[str]]) -> str:
@@ -77,14 +71,6 @@ def splice_lists(message: Mapping[str, Any], lists: Mapping[str, list[str]]) -> 
     if plain:
         parts.append(_ENCODER.encode(plain)[1:-1])
     return "{" + ",".join(parts) + "}"
-
-
-def encode_with_list(message: dict[str, Any], key: str, items: list[Any], texts: list[str]) -> Encoded:
-    """``message`` with ``items`` at ``key``, its line made by ``splice_json`` (``texts`` are the items' JSON)."""
-    out = Encoded(message)
-    out[key] = items
-    out.line = splice_json(out, key, texts).encode("utf-8") + b"\n"
-    return out
 
 
 def _preview(line: bytes, limit: int = 60) -> str:
