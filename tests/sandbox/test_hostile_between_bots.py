@@ -24,6 +24,19 @@ def _cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])  # utime + stime, in 10 ms ticks
 
 
+def _stopped(pid: int, seconds: float = 10.0) -> bool:
+    """Whether the process is (or, within ``seconds``, becomes) stopped: SIGSTOP takes effect when the process
+    next leaves the kernel, so on a busy machine it may still have microseconds to run, which can end a tick."""
+    deadline = time.monotonic() + seconds
+    while True:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            if f.read().rsplit(b")", 1)[1].split()[0] in (b"T", b"t"):
+                return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
+
+
 def test_a_timer_signal_cannot_wake_a_frozen_bot(tier: Tier, witness: BotProcess) -> None:
     """The bot arms POSIX timers that send SIGCONT (every 2 ms, and once at several later times), with a
     spinning handler. Strong tier:
@@ -65,7 +78,7 @@ def test_a_bot_computing_after_its_reply_is_stopped_before_another_bot_is_asked(
         reply = bot.request({"type": "decide", "id": 1, "options": [{"type": "pass"}]})
         assert reply.status is Status.OK and reply.message == {"id": 1, "action": {"type": "pass"}}
         assert witness.request({"type": "decide", "n": 1}).status is Status.OK  # settles the spinner first
-        assert bot.pid is not None
+        assert bot.pid is not None and _stopped(bot.pid)  # a spinner is never at rest: both tiers stop it
         before = _cpu_ticks(bot.pid)
         time.sleep(0.5)
         assert witness.request({"type": "decide", "n": 2}).status is Status.OK
