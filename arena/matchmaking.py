@@ -15,7 +15,8 @@ Guards, so that a season stays a fair ladder:
 - some exploration: every weight gets ``EXPLORE`` added, so pairs the ratings believe settled are
   still checked now and then;
 - a table played recently is avoided while another will do;
-- pairs the integrity audit flagged (``apart_pairs``, arena/audit.py) never share a table;
+- pairs the integrity audit flagged (``apart_pairs``, arena/audit.py) never share a table; a bot flagged with
+  so many that it fits no table is left out, never the table (``Matchmaker._fitting``);
 - table sizes are mixed, larger tables more often (a table of n seats compares n(n-1)/2 pairs).
 
 Measured with bench/accuracy.py (docs/benchmarks.md, "Ladder accuracy").
@@ -27,7 +28,7 @@ import random
 from collections import deque
 from dataclasses import dataclass
 from statistics import NormalDist, fmean
-from typing import Collection, Sequence
+from typing import Callable, Collection, Sequence
 
 from arena.ratings import Skill
 
@@ -39,6 +40,8 @@ EXPLORE = 0.02
 FOCUS = 2.0
 #: candidate tables drawn per decision; the one worth most is kept
 TRIES = 4
+#: seats tried, at most, when no drawn table fits (``Matchmaker._fitting``)
+SEARCH_STEPS = 20_000
 
 _normal_cdf = NormalDist().cdf
 
@@ -82,43 +85,75 @@ class Matchmaker:
                 return False
             return group is None or all(candidates[j].group != group for j in seated)
 
+        def best_of_tries(first: Callable[[], list[int]]) -> tuple[float, list[int]] | None:
+            """Of ``TRIES`` tables grown from ``first()``, the one worth most; None if none was filled."""
+            best: tuple[float, list[int]] | None = None
+            for _ in range(TRIES):
+                seated = first()
+                gain = [sum(risk[i][j] for i in seated) for j in range(count)]
+                while len(seated) < size:
+                    others = [i for i in range(count) if i not in seated and apart(i, seated)]
+                    if not others:  # the groups left cannot fill it this way
+                        break
+                    pick = self.rng.choices(others, weights=self._weights([gain[i] for i in others]))[0]
+                    seated.append(pick)
+                    gain = [g + r for g, r in zip(gain, risk[pick])]
+                if len(seated) < size:
+                    continue
+                worth = sum(risk[i][j] for k, i in enumerate(seated) for j in seated[k + 1:])
+                if frozenset(candidates[i].version_id for i in seated) in self.recent:
+                    worth -= size * size  # more than any table is worth: repeats only when nothing else fits
+                if best is None or worth > best[0]:
+                    best = (worth, seated)
+            return best
+
         risk = [[misorder_risk(a.skill, b.skill) if i != j else 0.0 for j, b in enumerate(candidates)]
                 for i, a in enumerate(candidates)]
         mean = fmean(c.scheduled for c in candidates)
         starving = [i for i, c in enumerate(candidates) if c.scheduled < STARVE_SHARE * mean]
+        best: tuple[float, list[int]] | None = None
         if starving:
             least = min(candidates[i].scheduled for i in starving)
             anchor = self.rng.choice([i for i in starving if candidates[i].scheduled == least])
-        else:
+            best = best_of_tries(lambda: [anchor])
+        if best is None:  # nobody starves, or the one who does fits no table (flagged with most others)
             pairs = [(i, j) for i in range(count) for j in range(i + 1, count) if apart(j, [i])]
-            pair_weights = self._weights([risk[i][j] for i, j in pairs])
-        best: tuple[float, list[int]] | None = None
-        for _ in range(TRIES):
-            seated = [anchor] if starving else list(self.rng.choices(pairs, weights=pair_weights)[0])
-            gain = [sum(risk[i][j] for i in seated) for j in range(count)]
-            while len(seated) < size:
-                others = [i for i in range(count) if i not in seated and apart(i, seated)]
-                if not others:  # the groups left cannot fill it this way
-                    break
-                pick = self.rng.choices(others, weights=self._weights([gain[i] for i in others]))[0]
-                seated.append(pick)
-                gain = [g + r for g, r in zip(gain, risk[pick])]
-            if len(seated) < size:
-                continue
-            worth = sum(risk[i][j] for k, i in enumerate(seated) for j in seated[k + 1:])
-            if frozenset(candidates[i].version_id for i in seated) in self.recent:
-                worth -= size * size  # more than any table is worth: repeats only when nothing else fits
-            if best is None or worth > best[0]:
-                best = (worth, seated)
-        if best is None:  # every try ran into a full group: seat greedily one bot per group
-            best = (0.0, [])
-            for i in self.rng.sample(range(count), count):
-                if len(best[1]) < size and apart(i, best[1]):
-                    best[1].append(i)
+            if pairs:
+                pair_weights = self._weights([risk[i][j] for i, j in pairs])
+                best = best_of_tries(lambda: list(self.rng.choices(pairs, weights=pair_weights)[0]))
+        if best is None:  # every try ran into a group or a flagged pair
+            best = (0.0, self._fitting(count, size, apart))
         chosen = [candidates[i].version_id for i in best[1]]
         self.recent.append(frozenset(chosen))
         self.rng.shuffle(chosen)
         return chosen
+
+    def _fitting(self, count: int, size: int, apart: Callable[[int, Sequence[int]], bool]) -> list[int]:
+        """A table of ``size`` that ``apart`` allows, found by a search in a random order, else the largest found.
+
+        Bots of one group exclude each other, and one greedy pass finds a table whenever there are enough
+        groups; pairs the audit flagged do not: a bot flagged with most others, seated first, left a table
+        short that the others filled (and the planner stopped the season). ``SEARCH_STEPS`` bounds the search."""
+        order = self.rng.sample(range(count), count)
+        largest: list[int] = []
+        steps = 0
+
+        def grow(seated: list[int], start: int) -> bool:
+            nonlocal largest, steps
+            if len(seated) > len(largest):
+                largest = list(seated)
+            if len(seated) == size:
+                return True
+            for k in range(start, count):
+                steps += 1
+                if steps > SEARCH_STEPS:
+                    return False
+                if apart(order[k], seated) and grow(seated + [order[k]], k + 1):
+                    return True
+            return False
+
+        grow([], 0)
+        return largest
 
     @staticmethod
     def _weights(risks: Sequence[float]) -> list[float]:
