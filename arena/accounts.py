@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from enum import Enum
 
@@ -42,6 +43,10 @@ def check_author_name(name: str) -> str:
         raise AccountError(str(exc)) from None
     if not name:
         raise AccountError("an author's name cannot be empty")
+    plain = unicodedata.normalize("NFKC", name)
+    if plain != name:  # fullwidth or styled letters would read as another account's name
+        raise AccountError(f"author name {name!r} has compatibility characters (fullwidth, ligatures, styled "
+                           f"letters); write it as {plain!r}")
     if author_key(name) == ARENA_AUTHOR:
         raise AccountError(f"author name {name!r} is reserved for the built-in bots")
     return name

@@ -16,7 +16,7 @@ from typing import Sequence
 from sqlmodel import Session, col, select
 
 from arena.accounts import ARENA_AUTHOR, AccountError, Actor, account, check_owner
-from arena.db import Bot, BotVersion, Rating, VersionFormat, source_hash, stored_id
+from arena.db import Bot, BotVersion, Rating, VersionFormat, author_key, bot_key, source_hash, stored_id
 from arena.paths import data_dir
 from arena.players import SandboxPlayer
 from arena.ratings import MU, SIGMA
@@ -52,14 +52,9 @@ def check_name(name: str, builtin: bool = False) -> str:
     return name
 
 
-#: digits and letters that pass for one another on a board (tr4der, rand0m, gr3edy)
-_LOOKALIKES = str.maketrans("0134578l", "oieastbi")
-
-
 def _skeleton(name: str) -> str:
-    """What ``name`` reads as: case, a version suffix, separators, look-alike digits and a ``bot`` suffix dropped."""
-    text = re.sub(r"[-_.]?v?\d+$", "", name.casefold()) or name.casefold()
-    text = re.sub(r"[-_.]", "", text.translate(_LOOKALIKES))
+    """What ``name`` reads as beside a built-in bot: ``bot_key`` with a version suffix and a ``bot`` suffix dropped."""
+    text = bot_key(re.sub(r"[-_.]?v?\d+$", "", name.casefold()) or name)
     while text.endswith("bot") and len(text) > 3:
         text = text.removesuffix("bot")
     return text
@@ -251,15 +246,33 @@ def owner_name(session: Session, actor: Actor) -> str:
 
 
 def check_may_change(session: Session, name: str, actor: Actor, doing: str) -> Bot | None:
-    """The bot named ``name`` if ``actor`` may ``doing`` it (None: no such bot, so a new one may take the name)."""
-    owner_name(session, actor)
+    """The bot named ``name`` if ``actor`` may ``doing`` it (None: no such bot, so a new one may take the name,
+    unless it reads as another author's bot: ``check_not_lookalike``)."""
+    owner = owner_name(session, actor)
     bot = existing_bot(session, name)
     if bot is not None:
         try:
             check_owner(bot, actor, doing)
         except AccountError as exc:
             raise SubmissionError(str(exc)) from None
+    else:
+        check_not_lookalike(session, name, owner)
     return bot
+
+
+class NameTaken(SubmissionError):
+    """A new bot's name reads as another author's bot (the service answers 409)."""
+
+
+def check_not_lookalike(session: Session, name: str, owner: str) -> None:
+    """Refuse a new bot ``name`` that reads as (``bot_key``) a bot of another author, of no author or a built-in
+    one: a board would show the two as one author's. An author's own look-alikes are theirs to make."""
+    key = bot_key(name)
+    for other, author, builtin in session.exec(select(Bot.name, Bot.author, Bot.builtin)).all():
+        theirs = builtin or not owner or author_key(author) != author_key(owner)
+        if other != name and theirs and bot_key(other) == key:
+            whose = "a built-in bot" if builtin else f"author {shown(author)!r}" if author else "no author"
+            raise NameTaken(f"bot name {name!r} reads as the bot {other!r} of {whose}; choose another name")
 
 
 def register(session: Session, name: str, source: str, actor: Actor = Actor.nobody(), builtin: bool = False,

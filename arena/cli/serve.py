@@ -44,12 +44,16 @@ def bound_socket(bind: str) -> socket.socket:
               help="The static site to serve read-only at / (as 'arena site build --out' wrote it).")
 @click.option("--rate", type=click.IntRange(min=1), default=10, show_default=True,
               help="Uploads an author may make in 10 minutes.")
+@click.option("--read-rate", type=click.IntRange(min=1), default=600, show_default=True,
+              help="Reads (/api/me, an upload's verdict) an author may make in 5 minutes.")
+@click.option("--token-failures", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Requests without a valid token one client address may send in 10 minutes.")
 @click.option("--upload-seconds", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
               help="The time an upload's body may take to arrive.")
 @click.option("--unsafe", is_flag=True, help="Allow smoke games without a strong sandbox.")
 @pass_context
-def serve(ctx: Context, bind: str, spool: str, site: str | None, rate: int, upload_seconds: float,
-          unsafe: bool) -> None:
+def serve(ctx: Context, bind: str, spool: str, site: str | None, rate: int, read_rate: int, token_failures: int,
+          upload_seconds: float, unsafe: bool) -> None:
     """Run the submission service: authors upload bot files with their token ('arena submit FILE --to URL'),
     a worker checks each upload as 'arena submit' does, and each author reads their own bots and logs."""
     import uvicorn
@@ -69,7 +73,7 @@ def serve(ctx: Context, bind: str, spool: str, site: str | None, rate: int, uplo
     sock = bound_socket(bind)
     host, port = sock.getsockname()[:2]
     settings = ServiceSettings(spool=folder, site=Path(site) if site else None, rate=rate,
-                               upload_seconds=upload_seconds)
+                               upload_seconds=upload_seconds, reads=read_rate, failures=token_failures)
     worker = multiprocessing.get_context("fork").Process(
         target=_worker_main, args=(database_url(ctx.db_url), folder, WorkerSettings(Limits(), tier)),
         name="arena-submission-worker", daemon=True)

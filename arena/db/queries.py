@@ -1,6 +1,7 @@
 """Reading stored rows: ids, the versions that play, their starting means and formats, authors' groups."""
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
 from sqlmodel import Session, col, select
@@ -9,9 +10,28 @@ from arena.db.errors import DatabaseError
 from arena.db.schema import Bot, BotVersion, VersionFormat
 
 
-def author_key(name: str) -> str:
-    """An author's name as accounts and tables compare it: spaces collapsed, case folded."""
+def name_key(name: str) -> str:
+    """A name as every comparison of names reads it: spaces collapsed, case folded. An author's account is
+    keyed by it (``author_key``); ``bot_key`` builds on it. Names come in NFKC-normal already (a bot's is
+    ASCII, an author's is refused otherwise: ``accounts.check_author_name``), so compatibility forms such as
+    fullwidth 'Ａ' never reach a comparison; the stored keys of older accounts stay as they were made."""
     return " ".join(name.split()).casefold()
+
+
+def author_key(name: str) -> str:
+    """An author's name as accounts and tables compare it (``name_key``)."""
+    return name_key(name)
+
+
+#: digits and letters that pass for one another on a board (AnnB0t, tr4der, rand1m, Ann1/Annl/AnnI)
+_LOOKALIKES = str.maketrans("0134578l", "oieastbi")
+_SEPARATORS = re.compile(r"[\s_.-]+")
+
+
+def bot_key(name: str) -> str:
+    """What a bot's name reads as on a board: ``name_key``, then separators (spaces, '_', '.', '-') dropped and
+    look-alike digits read as letters: AnnBot, annbot, Ann_Bot, ann-bot and AnnB0t are one name."""
+    return _SEPARATORS.sub("", name_key(name)).translate(_LOOKALIKES)
 
 
 def author_group(bot: Bot) -> str | None:

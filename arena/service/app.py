@@ -3,15 +3,18 @@ verdict and an author's own bots for their owner, and the static site, read-only
 
 Every request is bounded: an upload's size is refused from its Content-Length before a byte of the body is
 read (and counted while it is read, for a chunked one), the whole body must arrive within
-``upload_seconds``, each author may upload ``rate`` files a ``rate_window``, and the queue holds at most
-``max_queued`` uploads. Errors are one JSON object, ``{"error": "..."}``, with a status that says whose
+``upload_seconds``, each author may upload ``rate`` files a ``rate_window`` and read (``/api/me``, an
+upload's verdict) ``reads`` times a ``read_window``, one client address may send ``failures`` requests
+without a valid token a ``failure_window`` (then every request of it that needs a token waits), and the queue
+holds at most ``max_queued`` uploads. Errors are one JSON object, ``{"error": "..."}``, with a status that says whose
 fault it is (4xx the request's, 503 the service's)."""
 from __future__ import annotations
 
 import asyncio
 import re
+import threading
 import time
-from collections import defaultdict, deque
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -29,7 +32,7 @@ from starlette.staticfiles import StaticFiles
 from arena.accounts import Actor, author_for_token
 from arena.service.owner import owner_report
 from arena.service.spool import Spool
-from arena.submit import MAX_BOT_BYTES, SubmissionError, check_may_change, check_name
+from arena.submit import MAX_BOT_BYTES, NameTaken, SubmissionError, check_may_change, check_name
 from sandbox.languages import language_of_file
 
 #: a file name as the service takes it: one path component, no dot first, an extension a language knows
@@ -46,6 +49,10 @@ class ServiceSettings:
     rate_window: float = 600.0
     max_queued: int = 200
     per_author: int = 2  # uploads one author may have waiting (one author cannot fill the queue for all)
+    reads: int = 600  # reads (/api/me, /api/uploads/ID) an author may make a window: the client polls once a second
+    read_window: float = 300.0
+    failures: int = 20  # requests without a valid token one client address may send a window
+    failure_window: float = 600.0
 
 
 class Refused(Exception):
@@ -59,21 +66,37 @@ def error(status: int, message: str, headers: Mapping[str, str] | None = None) -
 
 
 class RateLimit:
-    """At most ``count`` events a ``window`` seconds for each key (held in memory: a restart forgets it)."""
+    """At most ``count`` events a ``window`` seconds for each key (held in memory: a restart forgets it).
+    Requests run in a thread pool, so each check and count holds a lock; keys whose events have all expired
+    are forgotten, so that many keys (client addresses) cannot grow it without bound."""
+
+    SWEEP = 4096  # keys held before the expired ones are swept
 
     def __init__(self, count: int, window: float) -> None:
         self.count, self.window = count, window
-        self.events: dict[str, deque[float]] = defaultdict(deque)
+        self.events: dict[str, deque[float]] = {}
+        self.lock = threading.Lock()
 
-    def wait(self, key: str, now: float) -> float:
-        """0 when an event for ``key`` may happen now (and count it), else the seconds until it may."""
-        events = self.events[key]
-        while events and events[0] <= now - self.window:
-            events.popleft()
-        if len(events) >= self.count:
-            return events[0] + self.window - now
-        events.append(now)
-        return 0.0
+    def wait(self, key: str, now: float, count: bool = True) -> float:
+        """0 when an event for ``key`` may happen now (and, with ``count``, count it), else the seconds until it may."""
+        with self.lock:
+            events = self.events.setdefault(key, deque())
+            while events and events[0] <= now - self.window:
+                events.popleft()
+            if len(events) >= self.count:
+                return events[0] + self.window - now
+            if count:
+                events.append(now)
+            if not events:
+                del self.events[key]
+            elif len(self.events) > self.SWEEP:
+                self.events = {k: e for k, e in self.events.items() if e and e[-1] > now - self.window}
+            return 0.0
+
+
+def too_many(wait: float, what: str) -> Refused:
+    """A 429 for ``what`` (how many a window), with the seconds to wait in words and in Retry-After."""
+    return Refused(429, f"too many {what}; send it again in {wait:.0f} s", {"Retry-After": str(int(wait) + 1)})
 
 
 class Service:
@@ -83,6 +106,8 @@ class Service:
         self.engine, self.settings = engine, settings
         self.spool = Spool(settings.spool)
         self.rate = RateLimit(settings.rate, settings.rate_window)
+        self.reads = RateLimit(settings.reads, settings.read_window)
+        self.failures = RateLimit(settings.failures, settings.failure_window)
         self.waiting = {t.id: t.author for t in self.spool.pending()}  # this server is the spool's only one
 
     def queued_by(self, author: str) -> int:
@@ -90,17 +115,35 @@ class Service:
         return sum(1 for a in self.waiting.values() if a == author)
 
     def author_of(self, request: Request) -> str:
+        """The author whose token the request carries; a client address that sent ``failures`` requests
+        without a valid token in a ``failure_window`` waits, whatever it sends (tokens are not guessed)."""
+        address = request.client.host if request.client else "unknown"
+        settings = self.settings
+        wait = self.failures.wait(address, time.monotonic(), count=False)
+        if wait:
+            raise too_many(wait, f"requests without a valid token from {address[:64]}: {settings.failures} "
+                                 f"a {settings.failure_window:.0f} s")
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
+            self.failures.wait(address, time.monotonic())
             raise Refused(401, "no token: send 'Authorization: Bearer TOKEN' (the operator gives each author one)",
                           {"WWW-Authenticate": "Bearer"})
         with Session(self.engine) as session:
             author = author_for_token(session, token.strip())
         if author is None:
+            self.failures.wait(address, time.monotonic())
             raise Refused(401, "this token belongs to no author (a wrong, rotated or removed token)",
                           {"WWW-Authenticate": "Bearer"})
         return author.name
+
+    def reader(self, request: Request) -> str:
+        """The author of a read (``author_of``), within their ``reads`` a ``read_window``."""
+        author = self.author_of(request)
+        wait = self.reads.wait(author, time.monotonic())
+        if wait:
+            raise too_many(wait, f"reads: {self.settings.reads} a {self.settings.read_window:.0f} s for one author")
+        return author
 
     def check_upload(self, author: str, name: str, filename: str, length: str | None) -> None:
         """Everything about an upload that can be refused before its body is read."""
@@ -117,6 +160,8 @@ class Service:
             check_name(name)
             with Session(self.engine) as session:
                 check_may_change(session, name, Actor.author(author), "make a new version of")
+        except NameTaken as exc:
+            raise Refused(409, str(exc)) from None
         except SubmissionError as exc:
             raise Refused(403 if "belongs to" in str(exc) or "no owner" in str(exc) else 400, str(exc)) from None
         if self.queued_by(author) >= self.settings.per_author:
@@ -126,8 +171,7 @@ class Service:
             raise Refused(503, "the queue of uploads is full; send it again in a few minutes", {"Retry-After": "60"})
         wait = self.rate.wait(author, time.monotonic())
         if wait:
-            raise Refused(429, f"too many uploads: {self.settings.rate} a {self.settings.rate_window:.0f} s; "
-                               f"send it again in {wait:.0f} s", {"Retry-After": str(int(wait) + 1)})
+            raise too_many(wait, f"uploads: {self.settings.rate} a {self.settings.rate_window:.0f} s")
 
     async def read_body(self, request: Request) -> bytes:
         limit = self.settings.max_bytes
@@ -162,14 +206,14 @@ class Service:
                             status_code=202)
 
     async def status(self, request: Request) -> Response:
-        author = await run_in_threadpool(self.author_of, request)
+        author = await run_in_threadpool(self.reader, request)
         found = await run_in_threadpool(self.spool.lookup, request.path_params["ticket"])
         if found is None or found[0] != author:  # another author's upload is as absent as no upload
             raise Refused(404, "no upload of yours has this id")
         return JSONResponse(found[1])
 
     async def my_bots(self, request: Request) -> Response:
-        author = await run_in_threadpool(self.author_of, request)
+        author = await run_in_threadpool(self.reader, request)
         return JSONResponse(await run_in_threadpool(self.report, author))
 
     def report(self, author: str) -> dict[str, Any]:

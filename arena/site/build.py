@@ -251,7 +251,9 @@ class Pages:
 
     def list_key(self, path: str, older: bool, games: Sequence[GameRow], *facts: str) -> str:
         """The inputs of a list page: its games (their keys), whether a newer page follows, what else it shows."""
-        return digest(self.builder, path, str(older), *facts, *(self.game_keys[g.id] for g in games))
+        damaged = self.frag.damaged  # a game left out is listed unlinked: its list changes with it
+        return digest(self.builder, path, str(older), *facts,
+                      *(self.game_keys[g.id] + ("-damaged" if g.id in damaged else "") for g in games))
 
 
 def build_site(engine: Engine, out: Path, variant: str | None = None, workers: int | None = None,
@@ -274,10 +276,16 @@ def build_site(engine: Engine, out: Path, variant: str | None = None, workers: i
     games = GamePages(engine, renderer, builder)
     pages = Pages(renderer, variant, flags, builder, games.keys)
     todo = games.stale()
+    # a game whose replay is damaged has no page, so no list may link it: those an earlier build left out
+    # (the same key: the same replay) are known now; one found damaged by this build's workers while the
+    # lists were being written makes the lists that show it written again
+    frag = renderer.frag
+    frag.damaged = frozenset(i for i, key in manifest.left_out_before.items() if games.keys.get(i) == key)
     done: list[Written]
     if workers == 1 or len(todo) < FORK_MIN_GAMES:
-        pages.write_all(engine, history)
         done = [games.write(todo)]
+        frag.damaged = frozenset(i for _, skipped in done for i in skipped)
+        pages.write_all(engine, history)
     else:
         engine.dispose()  # no database connection may cross the fork
 
@@ -287,11 +295,17 @@ def build_site(engine: Engine, out: Path, variant: str | None = None, workers: i
         with ForkedSlices(part, slices(todo, workers)) as pending:  # the bulk of the work, meanwhile
             pages.write_all(engine, history)
             done = pending.results()
+        found = frozenset(i for _, skipped in done for i in skipped)
+        if found != frag.damaged:
+            frag.damaged, counted = found, renderer.pages
+            pages.write_all(engine, history)  # only the pages whose content changed are written
+            renderer.pages = counted
     warnings: list[str] = []
     for files, skipped in done:
         for path, entry in files.items():
             manifest.record(path, entry)
-        warnings += skipped
+        warnings += skipped.values()
+    manifest.left_out = {i: games.keys[i] for i in frag.damaged}
     removed = remove_stale(out, set(manifest.new))
     manifest.save()
     game_count = sum(1 for path in manifest.new if path.startswith("games/") and path[6:-5].isdigit())

@@ -54,8 +54,8 @@ def rules_meta(rules_id: str) -> dict[str, Any]:
     return meta | dict(format_of(rules_id).spectator.facts(rules))
 
 
-#: what a worker sends back: the files it wrote (path: manifest entry), and a warning per game it skipped
-Written = tuple[dict[str, Entry], list[str]]
+#: what a worker sends back: the files it wrote (path: manifest entry), and a warning per game it skipped (by id)
+Written = tuple[dict[str, Entry], dict[int, str]]
 
 
 class GamePages:
@@ -111,7 +111,7 @@ class GamePages:
         by_id = {g.id: g for g in ladder.games}
         metas: dict[str, dict[str, Any]] = {}
         written: dict[str, Entry] = {}
-        warnings: list[str] = []
+        warnings: dict[int, str] = {}
         with Session(self.engine) as session:
             for start in range(0, len(ids), 200):
                 chunk = ids[start:start + 200]
@@ -137,7 +137,7 @@ class GamePages:
                         if steps is None:  # the sentences name the seats as the page does
                             steps = spectator_json(replay, names) if replay else ""
                     except SiteError as exc:
-                        warnings.append(f"game {match_id}: {exc}; its page is left out of the site")
+                        warnings[game.id] = f"game {game.id}: {exc}; its page is left out of the site"
                         continue
                     season = self.seasons.get(game.season_id)
                     published = None

@@ -71,6 +71,15 @@ class Fragments:
         self.ladder = ladder
         self._links: dict[tuple[int, str], str] = {}
         self._players: dict[int, str] = {}
+        self.damaged: frozenset[int] = frozenset()  # games whose page is not written: no list links them
+
+    def game_link(self, game_id: int, root: str = "../", anchor: str = "") -> Markup:
+        """``#N`` linking game N's page, or, when its replay is damaged and its page left out, ``#N`` unlinked
+        with a note (a link would lead nowhere)."""
+        if game_id in self.damaged:
+            return Markup(f'#{game_id} <span class="fail" title="its stored replay cannot be read: the game has '
+                          f'no page">replay damaged</span>')
+        return Markup(f'<a href="{root}games/{game_id}.html{escape(anchor)}">#{game_id}</a>')
 
     def bot_link(self, bot: BotInfo, root: str = "../", version: VersionInfo | None = None) -> Markup:
         key = (bot.id, root)
@@ -114,7 +123,7 @@ class Fragments:
         """The columns of a list of games (the all-games pages, a season's pages)."""
         names = self.ladder.season_names
         columns: list[Column[GameRow]] = [
-            Column("game", lambda g: f'<a href="{root}games/{g.id}.html">#{g.id}</a>'),
+            Column("game", lambda g: self.game_link(g.id, root)),
             Column("format", lambda g: format_of(g.rules_id).name),
             Column("finished", lambda g: fmt_date(g.finished_at), "nowrap"),
         ]
@@ -139,7 +148,7 @@ class Fragments:
         """The columns of a bot's games, each seen from the bot's seat."""
         versions = self.ladder.versions
         return [
-            Column("game", lambda gs: f'<a href="../games/{gs[0].id}.html">#{gs[0].id}</a>'),
+            Column("game", lambda gs: self.game_link(gs[0].id)),
             Column("format", lambda gs: format_of(gs[0].rules_id).name),
             Column("finished", lambda gs: fmt_date(gs[0].finished_at), "nowrap"),
             Column("version", lambda gs: f"v{versions[gs[1].version_id].number}"),

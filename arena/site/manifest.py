@@ -84,6 +84,8 @@ class Manifest:
         self.old: dict[str, Entry] = {}
         self.new: dict[str, Entry] = {}
         self.written = 0
+        self.left_out_before: dict[int, str] = {}  # games whose page an earlier build left out, with their keys
+        self.left_out: dict[int, str] = {}  # and those of this build
         self.damaged = False  # the manifest was there but could not be read: everything is made again
 
     @classmethod
@@ -94,6 +96,7 @@ class Manifest:
             data = json.loads((out / NAME).read_text(encoding="utf-8"))
             if data.get("builder") == builder:
                 manifest.old = {path: (str(e[0]), int(e[1]), int(e[2])) for path, e in data["files"].items()}
+                manifest.left_out_before = {int(i): str(key) for i, key in data.get("left_out", {}).items()}
         except FileNotFoundError:
             pass
         except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
@@ -101,7 +104,11 @@ class Manifest:
         return manifest
 
     def fresh(self, path: str, key: str) -> bool:
-        """Whether ``path`` was written with ``key`` and is on disk as it was written; if so, it is kept."""
+        """Whether ``path`` was written with ``key`` and is on disk as it was written; if so, it is kept.
+        A page this build wrote already with ``key`` is fresh too (lists written again once damage is found)."""
+        done = self.new.get(path)
+        if done is not None and done[0] == key:
+            return True
         entry = self.old.get(path)
         if entry is None or entry[0] != key or self.files.get(path) != entry[1:]:
             return False
@@ -122,5 +129,6 @@ class Manifest:
 
     def save(self) -> None:
         """Write the manifest of this build's files (last: it never names a file this build did not finish)."""
-        data = {"builder": self.builder, "files": {path: list(e) for path, e in sorted(self.new.items())}}
+        data = {"builder": self.builder, "files": {path: list(e) for path, e in sorted(self.new.items())},
+                "left_out": {str(i): key for i, key in sorted(self.left_out.items())}}
         write_atomic(self.out / NAME, json.dumps(data, separators=(",", ":")).encode())

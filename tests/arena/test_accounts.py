@@ -143,3 +143,36 @@ def test_a_boss_is_retired_by_the_operator_alone(tmp_path: Path) -> None:
                 retire(session, "greedy", actor)
         assert retire(session, "greedy", Actor.operator()).number == 1
     engine.dispose()
+
+
+def test_a_bot_name_that_reads_as_another_authors_bot_is_refused(owned: Path, tmp_path: Path) -> None:
+    """bob cannot take a name that a board shows as alice's "victim" (case, separators, look-alike digits; fullwidth,
+    Cyrillic and spaced names never pass the name rule); alice may, and so may bob for a name of his own."""
+    db = owned
+    mine = tmp_path / "x.py"
+    mine.write_text((BOTS / "random_bot.py").read_text())
+    before = ladder_rows(db)
+    lookalikes = {"Victim": "reads as the bot 'victim' of author 'alice'", "VICTIM": "reads as the bot 'victim'",
+                  "vict1m": "reads as the bot 'victim'", "v_i-c.tim": "reads as the bot 'victim'",
+                  "V1CT1M": "reads as the bot 'victim'",  # then a fullwidth v, a Cyrillic i
+                  "\uff56ictim": "must be 1-40 letters", "v\u0456ctim": "must be 1-40 letters",
+                  "vic tim": "must be 1-40 letters"}
+    for name, why in lookalikes.items():
+        for author in ("bob", "Bob"):
+            refused = run_arena("submit", str(mine), "--name", name, "--author", author, db=db)
+            assert refused.returncode == 2, (name, refused.stdout, refused.stderr)
+            assert why in refused.stderr and len(refused.stderr.strip().splitlines()) == 1, (name, refused.stderr)
+            assert "smoke" not in refused.stdout + refused.stderr  # refused before any game was played
+            assert ladder_rows(db) == before, name
+    unowned = run_arena("submit", str(mine), "--name", "VICTIM", db=db)  # no account: not alice either
+    assert unowned.returncode == 2 and "reads as the bot 'victim' of author 'alice'" in unowned.stderr
+    fullwidth = run_arena("authors", "add", "\uff21lice", db=db)  # fullwidth A: would read as alice on the board
+    assert fullwidth.returncode == 2 and "write it as 'Alice'" in fullwidth.stderr, fullwidth.stderr
+    assert ladder_rows(db) == before
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:  # alice's own look-alike is hers to make; a name of bob's own is his
+        assert register(session, "Victim", "# alice's other\n", Actor.author("alice")).bot.author == "alice"
+        assert register(session, "bobs-victim", "# bob's\n", Actor.author("bob")).bot.author == "bob"
+        with pytest.raises(SubmissionError, match="'bobs_v1ctim' reads as the bot 'bobs-victim' of author 'bob'"):
+            register(session, "bobs_v1ctim", "# alice's\n", Actor.author("alice"))
+    engine.dispose()

@@ -1,0 +1,112 @@
+"""The service's bounds on what is not an upload, and on names, over real HTTP on a loopback port: an author's
+reads (/api/me, an upload's verdict) are counted per author; requests without a valid token are counted per
+client address, and past the bound the address waits even with a valid token; a bot name that reads as another
+author's bot is refused (409) before its body is read, storing nothing."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from service_helpers import Server, add_author, client, start_server
+from sqlmodel import Session
+
+from arena.accounts import Actor
+from arena.db import make_engine
+from arena.submit import register
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+
+
+def stored(db: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(db) as conn:
+        return [*conn.execute("SELECT id, name, author FROM bot ORDER BY id"),
+                *conn.execute("SELECT id, bot_id, number, sha256, active, by_operator FROM botversion ORDER BY id")]
+
+
+def answer(method: str, url: str, token: str | None = None, body: bytes | None = None) -> tuple[int, dict[str, str],
+                                                                                                 dict[str, object]]:
+    """(status, headers with lower-case names, JSON body) of one request."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    request = urllib.request.Request(url, data=body, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, {k.lower(): v for k, v in exc.headers.items()}, json.loads(exc.read())
+
+
+def ladder(folder: Path) -> tuple[Path, dict[str, str]]:
+    """A database where ann owns the bot "anns", and bob and cy have accounts; their tokens."""
+    db = folder / "ladder.sqlite"
+    tokens = {name: add_author(db, name) for name in ("ann", "bob", "cy")}
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        register(session, "anns", (BOTS / "greedy_bot.py").read_text(), Actor.author("ann"))
+    engine.dispose()
+    return db, tokens
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, dict[str, str]]]:
+    folder = tmp_path_factory.mktemp("limits")
+    db, tokens = ladder(folder)
+    server = start_server(db, folder / "spool", "--read-rate", "5")
+    try:
+        yield server, tokens
+    finally:
+        server.stop()
+
+
+def test_an_authors_reads_are_bounded_per_author(served: tuple[Server, dict[str, str]]) -> None:
+    server, tokens = served
+    codes = [answer("GET", f"{server.url}/api/me", tokens["ann"])[0] for _ in range(3)]
+    codes += [answer("GET", f"{server.url}/api/uploads/nope", tokens["ann"])[0] for _ in range(2)]
+    assert codes == [200, 200, 200, 404, 404]  # --read-rate 5: one budget for both reads
+    for path in ("/api/me", "/api/uploads/nope"):
+        status, headers, body = answer("GET", f"{server.url}{path}", tokens["ann"])
+        assert status == 429 and "too many reads: 5 a 300 s for one author" in str(body["error"]), body
+        assert 1 <= int(headers["retry-after"]) <= 301 and set(body) == {"error"}
+    assert answer("GET", f"{server.url}/api/me", tokens["cy"])[0] == 200  # another author's budget is their own
+
+
+def test_a_name_that_reads_as_another_authors_bot_is_refused(served: tuple[Server, dict[str, str]],
+                                                              tmp_path: Path) -> None:
+    server, tokens = served
+    before = stored(server.db)
+    source = (BOTS / "random_bot.py").read_bytes()
+    cases = {"ANNS": 409, "Anns": 409, "4nns": 409, "a-n_n.s": 409, "%EF%BC%A1nns": 400, "%D0%B0nns": 400}
+    for name, code in cases.items():  # the last two: a fullwidth A, a Cyrillic a
+        status, _, body = answer("POST", f"{server.url}/api/bots/{name}?filename=x.py", tokens["bob"], source)
+        words = "reads as the bot 'anns' of author 'ann'" if code == 409 else "must be 1-40 letters"
+        assert status == code and words in str(body["error"]) and "\n" not in str(body["error"]), (name, body)
+    (tmp_path / "Anns.py").write_bytes(source)
+    done = client(server.url, tokens["bob"], str(tmp_path / "Anns.py"))
+    assert done.returncode == 2 and "reads as the bot 'anns' of author 'ann'" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert stored(server.db) == before
+    assert not list((server.spool / "queue").iterdir()) and not list((server.spool / "tmp").iterdir())
+
+
+def test_requests_without_a_valid_token_are_bounded_per_address(tmp_path: Path) -> None:
+    db, tokens = ladder(tmp_path)
+    server = start_server(db, tmp_path / "spool", "--token-failures", "3")
+    before = stored(db)
+    try:
+        assert answer("GET", f"{server.url}/api/me", tokens["ann"])[0] == 200
+        codes = [answer("GET", f"{server.url}/api/me", token)[0] for token in (None, "guess-1", "guess-2")]
+        assert codes == [401, 401, 401]
+        for token, method, path in ((None, "GET", "/api/me"), ("guess-3", "GET", "/api/me"),
+                                    (tokens["ann"], "GET", "/api/me"), (tokens["bob"], "POST", "/api/bots/x")):
+            status, headers, body = answer(method, f"{server.url}{path}", token, b"#" if method == "POST" else None)
+            assert status == 429, (token, path, status, body)
+            assert "too many requests without a valid token from 127.0.0.1: 3 a 600 s" in str(body["error"]), body
+            assert 1 <= int(headers["retry-after"]) <= 601
+        assert stored(db) == before and not list((tmp_path / "spool" / "queue").iterdir())
+    finally:
+        server.stop()
