@@ -29,6 +29,8 @@ class Ranking(Protocol):
     rated: bool
     #: the site's template for this format's board page
     page: str
+    #: games a version plays before it is ranked (fewer: listed below the ranked ones, ``provisional``); 0: at once
+    ranked_after: int
 
     def record(self, session: Session, book: RatingBook, variant: str, versions: Sequence[int],
                ranks: Sequence[int], match_id: int) -> None:

@@ -18,6 +18,13 @@ from arena.ratings import MU, RatingBook, Skill
 from arena.text import shown
 
 
+#: rated games a version plays before a TrueSkill board ranks it: before that it is listed, provisional, below the
+#: ranked ones. A few lucky first games give a high score (mu - 3 sigma) that no one could trust: one copy of a
+#: bot among several that wins its first four five-player games tops a board otherwise (tests/arena/
+#: test_provisional.py), and copies under other names are lottery tickets.
+RANKED_AFTER = 10
+
+
 class RankingError(ValueError):
     """A board cannot be shown as asked (e.g. no season of that name)."""
 
@@ -116,18 +123,20 @@ class RatedStanding(Standing):
     score: float  # mu - 3 sigma, what the board ranks by
     mu: float
     sigma: float
+    provisional: bool = False  # fewer than ``RANKED_AFTER`` rated games: listed, not ranked
 
     def cells(self) -> tuple[str, ...]:
-        return (_rank_cell(self.rank), self.shown_name, str(self.version), f"{self.score:.2f}", f"{self.mu:.2f}",
+        rank = "new" if self.provisional else _rank_cell(self.rank)
+        return (rank, self.shown_name, str(self.version), f"{self.score:.2f}", f"{self.mu:.2f}",
                 f"{self.sigma:.2f}", str(self.games))
 
     def brief(self) -> str:
-        return f"{self.score:.2f} ({self.games})"
+        return f"{self.score:.2f} ({self.games}{', new' if self.provisional else ''})"
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
                 "version_id": self.version_id, "score": self.score, "mu": self.mu, "sigma": self.sigma,
-                "games": self.games, "rank": self.rank}
+                "games": self.games, "rank": self.rank, "provisional": self.provisional}
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +184,7 @@ class TrueSkill:
 
     rated = True
     page = "index.html"
+    ranked_after = RANKED_AFTER
 
     def record(self, session: Session, book: RatingBook, variant: str, versions: Sequence[int],
                ranks: Sequence[int], match_id: int) -> None:
@@ -237,9 +247,11 @@ class TrueSkill:
                      else Skill(means.get(stored_id(version), MU), version.prior_sigma))
             rows.append(RatedStanding(rank=0, name=bot.name, author=shown(bot.author), builtin=bot.builtin,
                                       version=version.number, version_id=stored_id(version), games=skill.games,
-                                      score=round(skill.score, 4), mu=round(skill.mu, 4), sigma=round(skill.sigma, 4)))
-        rows.sort(key=lambda r: (-r.score, r.name))
-        return _ranked(rows)
+                                      score=round(skill.score, 4), mu=round(skill.mu, 4), sigma=round(skill.sigma, 4),
+                                      provisional=skill.games < self.ranked_after))
+        rows.sort(key=lambda r: (r.provisional, -r.score, r.name))
+        ranked = _ranked([r for r in rows if not r.provisional])
+        return ranked + [replace(r, rank=None) for r in rows if r.provisional]
 
     def table(self, rows: Sequence[Standing]) -> list[tuple[str, ...]]:
         return [RatedStanding.columns] + [r.cells() for r in rows]
@@ -263,6 +275,7 @@ class WinRate:
 
     rated = False
     page = "solo.html"
+    ranked_after = 0  # every version plays the same deals: a version's count is the season's
 
     def record(self, session: Session, book: RatingBook, variant: str, versions: Sequence[int],
                ranks: Sequence[int], match_id: int) -> None:

@@ -36,8 +36,10 @@ class Roster:
 def roster(session: Session) -> Roster:
     """Every bot, by its place on the default format's board, then by name."""
     shown = tuple(formats())
-    boards = {f.name: {row.name: row for row in leaderboard(session, f.name)} for f in shown}
-    first = boards[default_format().name]
+    rows = {f.name: leaderboard(session, f.name) for f in shown}
+    boards = {name: {row.name: row for row in board} for name, board in rows.items()}
+    board = rows[default_format().name]  # ranked rows first, then the new ones (``RANKED_AFTER``), as listed
+    places = {row.name: k for k, row in enumerate(board)} if any(row.games for row in board) else {}
     listed = []
     for bot in session.exec(select(Bot)).all():
         versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).all()
@@ -46,7 +48,6 @@ def roster(session: Session) -> Roster:
                                  tuple(boards[f.name].get(bot.name) for f in shown)))
 
     def place(bot: BotListing) -> int:
-        row = first.get(bot.name)
-        return UNPLACED if row is None or row.rank is None else row.rank
+        return places.get(bot.name, UNPLACED)
 
     return Roster(shown, tuple(sorted(listed, key=lambda bot: (place(bot), bot.name))))

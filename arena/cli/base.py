@@ -138,7 +138,12 @@ def board_table(rows: Sequence[Standing], variant: str | None = None) -> str:
         names = ", ".join(row.shown_name for row in rows)
         return (f"no {variant} games yet, so nobody is ranked; {plural(len(rows), 'bot')} "
                 f"{'plays' if len(rows) == 1 else 'play'} {variant}: {names}")
-    return format_table(format_of(variant).ranking.table(rows))
+    ranking = format_of(variant).ranking
+    table = format_table(ranking.table(rows))
+    if any(getattr(row, "provisional", False) for row in rows):
+        table += (f"\nnew: fewer than {ranking.ranked_after} rated games, listed below the ranked bots and not ranked "
+                  "yet (a few lucky first games give a score no one could trust)")
+    return table
 
 
 def format_table(rows: Sequence[Sequence[str]]) -> str:

@@ -40,8 +40,8 @@ RECENT_GAMES = 20
 #: a ladder with fewer games has its game pages written in this process: forking would cost more
 FORK_MIN_GAMES = 500
 #: the keys of a rated board's rows in leaderboard.json, in this order
-RATED_KEYS = ("rank", "name", "author", "builtin", "version", "version_id", "score", "mu", "sigma", "games", "win_rate",
-              "avg_coins", "failure_rate")
+RATED_KEYS = ("rank", "provisional", "name", "author", "builtin", "version", "version_id", "score", "mu", "sigma",
+              "games", "win_rate", "avg_coins", "failure_rate")
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,8 @@ class Pages:
         rated = fmt.ranking.rated
         board = board_rows(ladder, ladder.boards[variant], version_stats(ladder, variant) if rated else None)
         self.renderer.write(page, fmt.ranking.page, "", board=board, seasons=mine, variant=variant,
-                            total_games=total, fmt=fmt, updated=self.updated.get(variant))
+                            total_games=total, fmt=fmt, updated=self.updated.get(variant),
+                            ranked_after=fmt.ranking.ranked_after)
         if page != "index.html":
             self.renderer.write_text(f"leaderboard-{variant}.json",
                                      _board_json(variant, self.updated.get(variant), board, None, default=str))

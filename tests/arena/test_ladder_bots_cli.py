@@ -55,8 +55,9 @@ def test_bots_lists_every_format_best_first(ladder: Path) -> None:
     alpha = next(row.split() for row in rows if row.startswith("alpha "))
     assert alpha[:4] == ["alpha", "ann", "2", "2"]  # current version 2 of 2
     score = next(r for r in board if r["name"] == "alpha")
-    # no duel or solo games
-    assert alpha[4:6] == [f"{score['score']:.2f}", f"({score['games']})"] and alpha[6:] == ["-", "-"]
+    # three games: listed as new (not ranked yet, arena.rankings.RANKED_AFTER); no duel or solo games
+    assert score["provisional"] and score["games"] == 3
+    assert alpha[4:7] == [f"{score['score']:.2f}", f"({score['games']},", "new)"] and alpha[7:] == ["-", "-"]
 
 
 def test_play_takes_a_ladder_bot_by_name_or_version(ladder: Path) -> None:
