@@ -94,6 +94,7 @@ class Direction:
     t: float  # of the mean difference beyond MARGIN
     big: int = 0  # big games (a difference over BIG coins)
     big_z: float = 0.0  # how surprising that many big games are at every other direction's rate
+    flagged: bool = False  # this direction flags its pair: the flag is its giver's
 
     def margin(self, games: int) -> float:
         """The mean difference: coins a shared game beyond each other opponent's share."""
@@ -102,7 +103,8 @@ class Direction:
     def to_json(self, games: int) -> dict[str, Any]:
         return {"giver": self.giver, "receiver": self.receiver, "excess": round(self.excess, 3),
                 "to_each_other_opponent": round(self.to_others, 3), "margin_per_game": round(self.margin(games), 3),
-                "t": round(self.t, 3), "big_games": self.big, "big_games_z": round(self.big_z, 3)}
+                "t": round(self.t, 3), "big_games": self.big, "big_games_z": round(self.big_z, 3),
+                "flagged": self.flagged}
 
 
 @dataclass(frozen=True)
@@ -122,10 +124,16 @@ class PairFinding:
     def top_t(self) -> float:
         return max(d.t for d in self.directions)
 
+    @property
+    def givers(self) -> tuple[str, ...]:
+        """The bots whose giving flagged the pair (one, or both when they fed each other)."""
+        return tuple(d.giver for d in self.directions if d.flagged)
+
     def to_json(self) -> dict[str, Any]:
         a, b = self.bots
         return {
-            "bots": [a, b], "flagged": self.flagged, "games": self.games, "t_threshold": round(self.threshold, 3),
+            "bots": [a, b], "flagged": self.flagged, "flagged_givers": list(self.givers), "games": self.games,
+            "t_threshold": round(self.threshold, 3),
             "big_games_z_threshold": round(self.big_threshold, 3),
             "flow": {f"{d.giver}->{d.receiver}": d.to_json(self.games) for d in self.directions},
             "lift": {f"{b} with {a}": {"table_score": round(self.lift[0], 4), "z": round(self.lift_z[0], 3)},
@@ -259,10 +267,9 @@ def audit(games: Sequence[AuditGame], groups: Mapping[str, str | None] | None = 
             rate = max((into[0] - d.big + 1) / (into[1] - len(common) + 2),
                        (big_all[0] - d.big + 1) / (big_all[1] - len(common) + 2))
             scored.append(replace(d, big_z=_binomial_z(d.big, len(common), rate)))
-        ab, ba = scored
-        flagged = len(common) >= MIN_GAMES and any(
-            (d.t >= threshold or d.big_z >= big_threshold) and d.excess >= CONCENTRATION * d.to_others
-            for d in (ab, ba))
+        ab, ba = (replace(d, flagged=len(common) >= MIN_GAMES and (d.t >= threshold or d.big_z >= big_threshold)
+                          and d.excess >= CONCENTRATION * d.to_others) for d in scored)
+        flagged = ab.flagged or ba.flagged
         la, za = lifts.get((a, b), (0.0, 0.0))
         lb, zb = lifts.get((b, a), (0.0, 0.0))
         findings.append(PairFinding((a, b), len(common), flagged, (ab, ba), (la, lb), (za, zb), threshold,

@@ -11,6 +11,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from arena.audit import AuditGame, AuditReport, PairFinding, audit, audit_game
+from arena.audit_words import givers_of
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, author_group, now, stored_id
 from engine.actions import action_from_json
 from engine.replay import Replay
@@ -25,13 +26,18 @@ class AuditError(ValueError):
 
 @dataclass(frozen=True)
 class StoredFlag:
-    """A flag as the commands and the site show it."""
+    """A flag as the commands and the site show it; ``givers``: the bots whose giving flagged the pair (the
+    flag is theirs; the other bot received)."""
 
     bots: tuple[str, str]
     flagged_at: str
     scope: str
     evidence: dict[str, object]
     cleared_at: str | None
+    givers: tuple[str, ...] = ()
+
+    def other(self, me: str) -> str:
+        return self.bots[1] if self.bots[0] == me else self.bots[0]
 
 
 def recorded_games(session: Session, variant: str | None = None, season: str | None = None) -> list[AuditGame]:
@@ -122,9 +128,12 @@ def stored_flags(session: Session) -> list[StoredFlag]:
     """Every flag, the standing ones first, newest first."""
     names = {v: k for k, v in _bot_ids(session).items()}
     rows = session.exec(select(AuditFlag).order_by(col(AuditFlag.id).desc())).all()
-    flags = [StoredFlag((names[f.bot_a], names[f.bot_b]), f"{f.flagged_at:%Y-%m-%d %H:%M}", f.scope,
-                        json.loads(f.evidence), None if f.cleared_at is None else f"{f.cleared_at:%Y-%m-%d %H:%M}")
-             for f in rows]
+    flags = []
+    for f in rows:
+        evidence = json.loads(f.evidence)
+        flags.append(StoredFlag((names[f.bot_a], names[f.bot_b]), f"{f.flagged_at:%Y-%m-%d %H:%M}", f.scope, evidence,
+                                None if f.cleared_at is None else f"{f.cleared_at:%Y-%m-%d %H:%M}",
+                                givers_of(evidence)))
     return sorted(flags, key=lambda f: f.cleared_at is not None)
 
 

@@ -18,6 +18,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from engine import IllegalAction, Rules, action_from_json, new_game
 from engine.defaults import default_action
+from engine.quoting import WireError, quote
 from engine.replay import Replay
 from engine.wire import to_text
 
@@ -147,14 +148,14 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
         except SandboxError:
             raise  # the machine's fault
         except Exception as exc:  # noqa: BLE001 - whatever reading this bot's output raised is its fault
-            forfeit(seat, Status.PROTOCOL, f"its reply could not be read: {type(exc).__name__}: {exc}")
+            forfeit(seat, Status.PROTOCOL, f"its reply could not be read: {type(exc).__name__}: {quote(str(exc))}")
             return None
         time_ms[seat] += reply.elapsed_ms
         if reply.status is not ok:
             forfeit(seat, reply.status, reply.detail)
             return None
         if not isinstance(reply.message, dict):
-            forfeit(seat, Status.PROTOCOL, f"reply is not a JSON object: {_clip(reply.message)}")
+            forfeit(seat, Status.PROTOCOL, f"reply is not a JSON object: {quote(reply.message)}")
             return None
         return reply.message
 
@@ -168,7 +169,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
         try:
             ReadyReply.from_json(data)
         except Exception:  # noqa: BLE001 - MalformedMessage, or anything a hostile value provokes: the bot's
-            forfeit(seat, Status.PROTOCOL, f"expected a ready reply to hello, got {_clip(data)}")
+            forfeit(seat, Status.PROTOCOL, f"expected a ready reply to hello, got {quote(data)}")
 
     def decide(seat: int, wire: dict[str, Any]) -> object:
         """One decision of one seat: the action JSON of its reply to the decide message ``wire``, or None (and the
@@ -182,8 +183,8 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
         try:
             reply = ActionReply.from_json(data)
         except Exception as exc:  # noqa: BLE001 - as in ``play``: whatever the reply provokes is the bot's fault
-            forfeit(seat, Status.PROTOCOL, str(exc) if isinstance(exc, MalformedMessage) else
-                    f"{type(exc).__name__}: {_clip(str(exc))}")
+            forfeit(seat, Status.PROTOCOL, f"its reply is malformed: {exc}" if isinstance(exc, MalformedMessage) else
+                    f"its reply could not be read: {type(exc).__name__}: {quote(str(exc))}")
             return None
         if reply.id != wire["id"]:
             forfeit(seat, Status.PROTOCOL, f"reply id {reply.id} is not {wire['id']}")
@@ -197,16 +198,19 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             if action is None:
                 action = action_from_json(data)
         except Exception as exc:  # noqa: BLE001 - ValueError, or anything a hostile value provokes
-            forfeit(seat, Status.PROTOCOL, str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}")
+            forfeit(seat, Status.PROTOCOL, f"its action could not be read: {exc.brief}" if isinstance(exc, WireError)
+                    else f"its action could not be read: {type(exc).__name__}: {quote(str(exc))}")
             return
         try:
             game.apply(action)
-        except IllegalAction as exc:
-            forfeit(seat, Status.ILLEGAL, str(exc))
+        except IllegalAction as exc:  # the rule and the engine's reason first; what the bot played, quoted, last
+            forfeit(seat, Status.ILLEGAL, f"illegal action: {_clip(exc.reason)} (rule {exc.rule}); it played "
+                    f"{quote(_action_text(action))}")
         except Exception as exc:  # noqa: BLE001 - an engine bug this action provoked: still not a void
             log.error("engine fault on %r from seat %d (%s): %s\n%s", action, seat, names[seat], exc,
                       traceback.format_exc())
-            forfeit(seat, Status.ILLEGAL, f"the referee could not apply {_clip(action)}: {type(exc).__name__}")
+            forfeit(seat, Status.ILLEGAL, f"the referee could not apply its action: {type(exc).__name__}; it played "
+                    f"{quote(_action_text(action))}")
             rebuild()
 
     messages = DecideWire(n)  # the decide messages, from parts encoded once (every event once for all seats)
@@ -279,6 +283,14 @@ def _tail(text: str, limit: int) -> str:
     return text if len(text) <= limit else "…" + text[-limit:]
 
 
+def _action_text(action: object) -> str:
+    """An action as the protocol writes it (JSON), to be quoted."""
+    try:
+        return to_text(action)
+    except Exception:  # noqa: BLE001 - not an action the wire knows (an engine fault's, a test's stand-in)
+        return _clip(action)
+
+
 def _clip(value: object, limit: int = 200) -> str:
     try:
         text = value if isinstance(value, str) else repr(value)
@@ -317,11 +329,11 @@ class InProcessPlayer:
             reply = json.loads(json.dumps(reply))
         except Exception as exc:  # the bot's fault: becomes its status
             self.stderr_tail = traceback.format_exc()
-            self._dead = Reply(Status.CRASH, None, 0.0, f"{type(exc).__name__}: {_clip(str(exc))}")
+            self._dead = Reply(Status.CRASH, None, 0.0, f"it raised {quote(f'{type(exc).__name__}: {exc}')}")
             return self._dead
         elapsed = (time.perf_counter() - started) * 1000
         if not isinstance(reply, dict):
-            self._dead = Reply(Status.PROTOCOL, None, elapsed, f"reply is not a JSON object: {_clip(reply)}")
+            self._dead = Reply(Status.PROTOCOL, None, elapsed, f"reply is not a JSON object: {quote(reply)}")
             return self._dead
         return Reply(Status.OK, reply, elapsed)
 

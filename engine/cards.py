@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from .quoting import quote
+
 
 class Bean(enum.Enum):
     """The bean types of the base game; the value is the wire name."""
@@ -25,7 +27,7 @@ class Bean(enum.Enum):
             return _BEANS_BY_NAME[text]
         except (KeyError, TypeError):  # TypeError: not hashable, so not a name either
             names = ", ".join(b.value for b in cls)
-            raise ValueError(f"unknown bean {text!r} (expected one of: {names})") from None
+            raise ValueError(f"unknown bean {quote(text)} (expected one of: {names})") from None
 
 
 _BEANS_BY_NAME: dict[object, Bean] = {b.value: b for b in Bean}  # what Bean(text) looks up, without its overhead

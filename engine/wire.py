@@ -9,6 +9,7 @@ import typing
 from typing import Any, Callable, Mapping, TypeVar
 
 from engine.cards import Bean
+from engine.quoting import WireError, quote
 
 T = TypeVar("T")
 
@@ -134,26 +135,33 @@ def _field_names(cls: type) -> tuple[str, ...]:
 
 
 def from_json(registry: Mapping[str, type[T]], data: object, what: str) -> T:
-    """Decode ``data`` into the class its ``type`` names in ``registry``; errors quote the input."""
+    """Decode ``data`` into the class its ``type`` names in ``registry``; errors (``WireError``) quote the input,
+    and say it briefly too (a bot writes these values: the referee quotes the brief form)."""
     if not isinstance(data, dict):
-        raise ValueError(f"{what} must be a JSON object, got {data!r}")
+        raise WireError(f"{what} must be a JSON object, got {data!r}",
+                        f"{what} must be a JSON object, got {quote(data)}")
     kind = data.get("type")
     cls = registry.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise ValueError(f"unknown {what} type {data.get('type')!r} in {data!r} (known: {', '.join(registry)})")
+        known = ", ".join(registry)
+        raise WireError(f"unknown {what} type {kind!r} in {data!r} (known: {known})",
+                        f"unknown {what} type {quote(kind)} (known: {known})")
     fields, names = _plan(cls)
     kwargs: dict[str, Any] = {}
     for name, convert, optional in fields:
         if name not in data:
             if optional:
                 continue
-            raise ValueError(f"{what} {data!r} lacks field {name!r}")
+            raise WireError(f"{what} {data!r} lacks field {name!r}", f"{what} {kind!r} lacks field {name!r}")
         try:
             kwargs[name] = convert(data[name])
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{what} {data!r}: field {name!r}: {exc}") from None
+        except (TypeError, ValueError) as exc:  # a converter's message quotes the bad value briefly
+            raise WireError(f"{what} {data!r}: field {name!r}: {exc}",
+                            f"{what} {kind!r}: field {name!r}: {exc}") from None
     if len(data) > len(kwargs) + 1 and set(data) - names:
-        raise ValueError(f"{what} {data!r} has unknown fields {sorted(set(data) - names)!r}")
+        unknown = sorted(map(str, set(data) - names))
+        raise WireError(f"{what} {data!r} has unknown fields {unknown!r}",
+                        f"{what} {kind!r} has unknown fields {quote(unknown)}")
     return cls(**kwargs)
 
 
@@ -190,7 +198,7 @@ def _converter(hint: Any) -> Callable[[Any], Any]:
 
         def exact(value: Any) -> Any:
             if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
-                raise ValueError(f"expected {what}, got {value!r}")
+                raise ValueError(f"expected {what}, got {quote(value)}")
             return value
         return exact
     if hint is Bean:
@@ -200,7 +208,7 @@ def _converter(hint: Any) -> Callable[[Any], Any]:
 
         def to_tuple(value: Any) -> tuple[Any, ...]:
             if not isinstance(value, list):
-                raise ValueError(f"expected a list, got {value!r}")
+                raise ValueError(f"expected a list, got {quote(value)}")
             return tuple(item(v) for v in value)
         return to_tuple
     if origin in (typing.Union, types.UnionType):

@@ -30,9 +30,16 @@ class MalformedMessage(ValueError):
     """A message or reply that does not have the form docs/protocol.md gives it."""
 
 
-def clip(value: object, limit: int = 200) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "…"
+def clip(value: object, limit: int = 60) -> str:
+    """``value`` quoted briefly and always closed (as ``engine.errors.quote``): a bot writes these values,
+    and the site prints a failure's detail; they must never read as the message's own words."""
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except Exception:  # noqa: BLE001 - too deep, or an int of too many digits
+        return f"<{type(value).__name__} that cannot be shown>"
+    if len(text) <= limit:
+        return repr(text) if isinstance(value, str) else text
+    return repr(text[:limit]) + "…"
 
 
 def json_object(data: object, what: str) -> Mapping[str, Any]:

@@ -8,6 +8,7 @@ from sqlmodel import Session
 
 from arena.audit import BIG, MARGIN, AuditReport, Direction
 from arena.audit_store import AuditError, clear_flag, run_audit, stored_flags
+from arena.audit_words import pair_words
 from arena.formats import format_of
 from arena.text import plural, shown
 
@@ -50,8 +51,13 @@ def audit(click_ctx: click.Context, ctx: Context, season_name: str | None, varia
         return
     echo(report_text(report, show_all))
     for finding in new:
-        echo(f"flagged: {shown(finding.bots[0])} and {shown(finding.bots[1])} "
-                   "(they are no longer seated together; `arena audit clear A B` after a review)")
+        echo(f"newly flagged: {words(finding.bots, finding.givers)}; they are no longer seated together "
+             "(`arena audit clear A B` after a review)")
+
+
+def words(bots: tuple[str, str], givers: tuple[str, ...]) -> str:
+    """A flagged pair by giver and receiver, the names cleaned for the terminal."""
+    return pair_words(bots, givers, {name: shown(name) for name in bots})
 
 
 def report_text(report: AuditReport, show_all: bool) -> str:
@@ -64,7 +70,8 @@ def report_text(report: AuditReport, show_all: bool) -> str:
         for p in shown_pairs:
             ab, ba = p.directions
             rows.append((f"{shown(p.bots[0])} / {shown(p.bots[1])}", str(p.games), _direction(ab), _direction(ba),
-                         f"{p.lift[0]:+.2f}, {p.lift[1]:+.2f}", "FLAGGED" if p.flagged else "-"))
+                         f"{p.lift[0]:+.2f}, {p.lift[1]:+.2f}",
+                         f"FLAGGED: {' and '.join(shown(g) for g in p.givers)} gave" if p.flagged else "-"))
         lines.append(format_table(rows))
         lines.append(f"(excess: coins of value one's deals gave the other beyond what they gave itself, over the "
                      f"games shared; to others: what they gave each of its other opponents; flagged when the "
@@ -73,6 +80,8 @@ def report_text(report: AuditReport, show_all: bool) -> str:
                      f"rate allows)")
     else:
         lines.append("no pair stands out")
+    for p in report.flagged:
+        lines.append(f"flagged: {words(p.bots, p.givers)}")
     for giver in report.givers:
         lines.append(f"giver: {shown(giver.bot)} gives away {giver.given_per_game:.1f} coins of value a game "
                      f"(everyone else {giver.others_per_game:.1f}, z {giver.z:.1f}) to whoever takes it")
@@ -107,8 +116,8 @@ def audit_list(ctx: Context) -> None:
     if not flags:
         echo("no pair has been flagged")
         return
-    rows = [("pair", "flagged", "scope", "games", "cleared")]
+    rows = [("pair", "flagged", "scope", "games", "cleared", "finding")]
     for f in flags:
         rows.append((f"{shown(f.bots[0])} / {shown(f.bots[1])}", f.flagged_at, shown(f.scope),
-                     str(f.evidence.get("games", "?")), f.cleared_at or "standing"))
+                     str(f.evidence.get("games", "?")), f.cleared_at or "standing", words(f.bots, f.givers)))
     echo(format_table(rows))

@@ -19,6 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena.audit_store import StoredFlag, stored_flags
+from arena.audit_words import bot_words, pair_words
 from arena.formats import format_of, formats
 
 from arena.site.chart import ChartPoint, rating_chart
@@ -152,7 +153,7 @@ class Pages:
             flags = [f for f in self.flags if bot.name in f.bots]
             self.renderer.write(
                 f"bots/{bot.id}.html", "bot.html", "../", bot=bot, row=board.get(bot.id), rated=rated, chart=chart,
-                flags=flags, other_link=lambda f, me=bot.name: self.audit_link(f, me), variant=self.variant,
+                flags=flags, flag_words=lambda f, me=bot.name: self.flag_words(f, me), variant=self.variant,
                 versions=versions, head=head, head_rows=self.head_rows(bot, head, len(lists)),
                 recent=self.frag.bot_game_rows(mine[:RECENT_GAMES], filterable=False),
                 failures=failures.most_common(), failed=failed[:10], game_count=len(mine), list_pages=len(lists))
@@ -187,14 +188,21 @@ class Pages:
         return sorted((HeadToHead(ladder.bots[b], int(r[0]), int(r[1]), int(r[2]), r[1] / r[0], r[3] / r[0])
                        for b, r in tallies.items()), key=lambda r: (-r.games, r.bot.name))
 
-    def audit_link(self, flag: StoredFlag, me: str) -> Markup:
-        """The link, from a bot's page, to the other bot of its flagged pair."""
-        return self.named_bot_link(flag.bots[1] if flag.bots[0] == me else flag.bots[0], "../")
+    def flag_words(self, flag: StoredFlag, me: str) -> Markup:
+        """What a flag says of the bot whose page it is on: it gave, or received (not by its own doing), or both;
+        the other bot linked."""
+        other = self.named_bot_link(flag.other(me), "../", badge=False)
+        return Markup(bot_words(me, flag.other(me), flag.givers, other, Markup))
 
-    def named_bot_link(self, name: str, root: str) -> Markup:
-        """A bot's link by its name (flags name bots), or the name as text if the ladder has no such bot."""
+    def named_bot_link(self, name: str, root: str, badge: bool = True) -> Markup:
+        """A bot's link by its name (flags name bots), or the name as text if the ladder has no such bot;
+        ``badge`` False: without the boss badge (inside a sentence)."""
         bot = next((b for b in self.ladder.bots.values() if b.name == name), None)
-        return self.frag.bot_link(bot, root) if bot is not None else Markup(escape(name))
+        if bot is None:
+            return Markup(escape(name))
+        if not badge:
+            return Markup(f'<a href="{root}bots/{bot.id}.html" class="bot">{escape(bot.name)}</a>')
+        return self.frag.bot_link(bot, root)
 
     def head_rows(self, bot: BotInfo, head: list[HeadToHead], newest: int) -> Markup:
         """The head-to-head rows, each linking the bot's newest list page, filtered by that opponent."""
@@ -232,7 +240,9 @@ class Pages:
     def audit_page(self) -> None:
         """The pairs the integrity audit flagged, standing and cleared (their bots' pages list them too)."""
         self.renderer.write("audit.html", "audit.html", "", flags=self.flags,
-                            bot_link=lambda name: self.named_bot_link(name, ""))
+                            bot_link=lambda name: self.named_bot_link(name, ""),
+                            flag_words=lambda f: Markup(pair_words(f.bots, f.givers, {
+                                name: self.named_bot_link(name, "", badge=False) for name in f.bots}, Markup)))
 
     def game_lists(self, pattern: str, games: Sequence[GameRow], title: str, root: str, listing: str) -> int:
         """The pages of a list of games (newest first), page 1 the oldest; returns how many."""

@@ -4,8 +4,10 @@ kingmaker, and with honest example bots only; then `arena audit`, the planner, t
 `arena audit clear` on what they recorded."""
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -14,7 +16,7 @@ from arena.accounts import ensure_author
 from arena_helpers import fix_seed_key, present, run_arena
 from sqlmodel import Session, select
 
-from arena.db import AuditFlag, Match, MatchSeat, Season, make_engine
+from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, Season, make_engine
 from arena.submit import register, register_bosses
 from sandbox import Tier, detect_tier
 
@@ -32,6 +34,8 @@ pytestmark = pytest.mark.skipif(not STRONG, reason="strong tier (bubblewrap + se
 SEASON_GAMES = "40"
 COLLUDED_GAMES, KINGMAKER_GAMES, PART_TIME_GAMES = "24", "24", "30"
 FEEDER, PARTNER = "sunflower", "marigold"  # names that say nothing of what the bots do
+FED_LINE = (f"audit: {FEEDER} gave away value to {PARTNER}; {PARTNER} received value from {FEEDER} (not necessarily by "
+            f"its own doing); they are no longer seated together")
 
 
 def colluder_source(role: str) -> str:
@@ -117,7 +121,7 @@ def audited(colluded: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory
 def test_the_audit_flags_a_colluding_pair_of_two_authors_and_nobody_else(colluded: tuple[Path, str],
                                                                           audited: tuple[Path, dict],
                                                                           tmp_path: Path) -> None:
-    assert f"audit: {PARTNER} and {FEEDER} are flagged" in colluded[1]  # the season's own audit, at its end
+    assert FED_LINE in colluded[1]  # the season's own audit, at its end, by giver and receiver
     together = sum(1 for t in tables_of(colluded[0], "spring") if {FEEDER, PARTNER} <= t)
     assert together >= 15, f"the pair shared only {together} tables"
     db, report = copy_of(audited[0], tmp_path), audited[1]  # the first audit of the season's games
@@ -147,7 +151,7 @@ def test_a_flagged_pair_never_shares_a_table_until_it_is_cleared(audited: tuple[
     assert not any(p["flagged"] for p in again["pairs"]) and again["newly_flagged"] == []
     autumn = season(db, "autumn", "30", workers="1")  # enough games together for the flag to come back
     assert [t for t in tables_of(db, "autumn") if {FEEDER, PARTNER} <= t], "a cleared pair is seated again"
-    assert f"audit: {PARTNER} and {FEEDER} are flagged" in autumn  # and its new games flag it again
+    assert FED_LINE in autumn  # and its new games flag it again
     assert run_arena("audit", "clear", FEEDER, PARTNER, db=db).returncode == 0
     refused = run_arena("audit", "clear", FEEDER, PARTNER, db=db)
     assert refused.returncode != 0 and "not flagged" in refused.stderr and "Traceback" not in refused.stderr
@@ -164,19 +168,83 @@ def test_the_site_shows_flagged_pairs_on_their_page_and_on_both_bots_pages(audit
     page = (out / "audit.html").read_text()
     assert FEEDER in page and PARTNER in page and "standing" in page
     assert 'href="audit.html"' in (out / "index.html").read_text()
-    flagged_pages = [p for p in (out / "bots").glob("[0-9]*.html") if "Flagged by the audit" in p.read_text()]
+    flagged_pages = [p for p in (out / "bots").glob("[0-9]*.html") if 'class="audit-flags"' in p.read_text()]
     names = sorted(FEEDER if FEEDER in p.read_text().split("<h1>")[1][:80] else PARTNER for p in flagged_pages)
     assert names == sorted([FEEDER, PARTNER])
+    for bot_page in flagged_pages:  # the flag is the feeder's; its partner received
+        text = html.unescape(bot_page.read_text())
+        name = FEEDER if FEEDER in text.split("<h1>")[1][:80] else PARTNER
+        assert (f"{FEEDER} gave away value to" if name == FEEDER else f"{PARTNER} received value from") in text
 
 
-def test_a_kingmaker_is_named_a_giver(tmp_path: Path) -> None:
-    db = ladder(tmp_path, {"saint": ("Eve", colluder_source("kingmaker"))})
-    season(db, "gifts", KINGMAKER_GAMES)
+@pytest.fixture(scope="module")
+def kingmade(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A ladder after a season in which a kingmaker gave its hand to whoever was active (the bosses, honest),
+    and that season's standard error."""
+    db = ladder(tmp_path_factory.mktemp("kingmade"), {"saint": ("Eve", colluder_source("kingmaker"))})
+    return db, season(db, "gifts", KINGMAKER_GAMES)
+
+
+def test_a_kingmaker_is_named_a_giver(kingmade: tuple[Path, str], tmp_path: Path) -> None:
+    db = copy_of(kingmade[0], tmp_path)
     report = audit_json(db)
     assert [g["bot"] for g in report["givers"]] == ["saint"]
     giver = report["givers"][0]
     assert giver["given_per_game"] >= 3 * giver["others_per_game"]
     assert "giver: saint" in run_arena("audit", db=db).stdout
+
+
+RECEIVED = "received value from saint (not necessarily by its own doing)"
+
+
+def page_text(page: Path) -> str:
+    """A built page's text as a reader sees it: tags out, entities read, white space folded."""
+    return html.unescape(" ".join(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")).split()))
+
+
+def test_a_one_way_flag_is_the_givers_and_its_receiver_is_not_accused(kingmade: tuple[Path, str],
+                                                                      tmp_path: Path) -> None:
+    """The kingmaker feeds an honest boss (trader, which takes the gifts that help it) until the pair is flagged:
+    every place the flag shows says who gave and who received, and the pair is still kept apart."""
+    from arena.audit_store import kept_apart
+
+    assert f"audit: saint gave away value to trader; trader {RECEIVED}; they are no longer seated together" \
+        in kingmade[1]  # the season's own audit, at its end
+    db = copy_of(kingmade[0], tmp_path)
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        for flag in session.exec(select(AuditFlag)).all():  # as if the season had ended before its audit
+            session.delete(flag)
+        session.commit()
+    engine.dispose()
+    report = audit_json(db)
+    pair = next(p for p in report["pairs"] if p["bots"] == ["saint", "trader"])
+    assert pair["flagged"] is True and pair["flagged_givers"] == ["saint"]
+    assert pair["flow"]["saint->trader"]["flagged"] is True and pair["flow"]["trader->saint"]["flagged"] is False
+    assert report["newly_flagged"] == [["saint", "trader"]]
+    assert [p["flagged_givers"] for p in report["pairs"] if p["flagged"] and "trader" in p["bots"]] == [["saint"]]
+    text = run_arena("audit", db=db).stdout
+    assert f"flagged: saint gave away value to trader; trader {RECEIVED}" in text and "FLAGGED: saint gave" in text
+    assert "trader gave" not in text and "trader and saint" not in text and "saint and trader" not in text, text
+    listed = run_arena("audit", "list", db=db).stdout
+    assert f"saint gave away value to trader; trader {RECEIVED}" in listed and "standing" in listed, listed
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:  # the anti-collusion guarantee stands: the pair is never seated together
+        ids = {b.name: present(b.id) for b in session.exec(select(Bot)).all()}
+        versions = {v.bot_id: present(v.id) for v in session.exec(select(BotVersion)).all()}
+        assert frozenset((versions[ids["saint"]], versions[ids["trader"]])) in kept_apart(session)
+    engine.dispose()
+    out = tmp_path / "site"
+    built = run_arena("site", "build", "--out", str(out), db=db)
+    assert built.returncode == 0, built.stderr
+    audit_page = page_text(out / "audit.html")
+    assert f"saint gave away value to trader; trader {RECEIVED}." in audit_page
+    saint, trader = (page_text(out / "bots" / f"{ids[name]}.html") for name in ("saint", "trader"))
+    assert "saint gave away value to trader:" in saint and "standing" in saint
+    assert f"trader {RECEIVED}:" in trader and "never seated together with saint" in trader
+    assert 'class="flag-received"' in (out / "bots" / f"{ids['trader']}.html").read_text()
+    assert "gave away value" not in trader and "Flagged by" not in trader
+    assert "trader->saint:" not in trader  # the numbers shown are those of the direction that flagged it
 
 
 def test_a_feeder_that_feeds_in_a_third_of_its_games_stands_out_by_its_big_games(tmp_path: Path) -> None:

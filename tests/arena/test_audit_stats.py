@@ -163,3 +163,36 @@ def test_the_big_games_tail_holds_for_a_long_ladder() -> None:
         assert _binomial_z(k, n, p) == pytest.approx(exact(k, n, p), abs=1e-9)
     assert 7.9 < _binomial_z(1200, 3000, 0.3) < 8.0 and 3.0 < _binomial_z(10, 3000, 0.001) < 3.2
     assert _binomial_z(900, 3000, 0.3) == pytest.approx(-NormalDist().inv_cdf(0.5), abs=0.05)
+
+
+def test_a_flag_is_its_givers_one_way_or_both_ways() -> None:
+    """A one-way feed flags its giver only; two bots that feed each other are both givers, and still a flagged
+    pair (the planner keeps flagged pairs apart whoever gave)."""
+    from dataclasses import replace
+
+    from arena.audit_words import bot_words, givers_of, pair_words
+
+    one_way = audit(made_up_season(100, feeding=3.0)).flagged[0]
+    assert one_way.givers == ("a",) and [d.flagged for d in one_way.directions] == [True, False]
+    assert one_way.to_json()["flagged_givers"] == ["a"] and one_way.to_json()["flow"]["b->a"]["flagged"] is False
+    assert pair_words(one_way.bots, one_way.givers) == ("a gave away value to b; b received value from a "
+                                                        "(not necessarily by its own doing)")
+    assert bot_words("a", "b", one_way.givers) == "gave away value to b"
+    assert bot_words("b", "a", one_way.givers) == "received value from a (not necessarily by its own doing)"
+    mutual_games = []
+    for g in made_up_season(100, feeding=3.0):
+        if "a" in g.bots and "b" in g.bots:
+            back = (g.bots.index("b"), g.bots.index("a"))
+            g = replace(g, flows={**g.flows, back: g.flows.get(back, 0.0) + 3.0})
+        mutual_games.append(g)
+    mutual = audit(mutual_games)
+    assert [p.bots for p in mutual.flagged] == [("a", "b")] and mutual.flagged[0].givers == ("a", "b")
+    assert pair_words(("a", "b"), ("a", "b")) == "a and b gave away value to each other"
+    assert bot_words("b", "a", ("a", "b")) == "gave away value to a and received value from it"
+    # evidence stored before the audit recorded its givers: read from the directions' figures
+    old = one_way.to_json()
+    del old["flagged_givers"]
+    for flow in old["flow"].values():
+        del flow["flagged"]
+    assert givers_of(old) == ("a",)
+    assert givers_of({"bots": ["a", "b"], "flow": {"a->b": {"t": 1.0}, "b->a": {"t": 2.0}}}) == ("b",)

@@ -122,6 +122,7 @@ def test_a_reply_that_is_not_an_option_as_written_is_judged_as_before(action: di
     assert seats[0].sent[1][0]["kind"] == "plant_first"  # its first decision was the one answered so
     if status is Status.PROTOCOL:  # what the decoder says of it
         from engine import action_from_json
-        with pytest.raises(ValueError) as refused:
+        from engine.quoting import WireError
+        with pytest.raises(WireError) as refused:
             action_from_json(action)
-        assert record.seats[0].detail == str(refused.value)
+        assert record.seats[0].detail == f"its action could not be read: {refused.value.brief}"
