@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 ARENA = [sys.executable, "-m", "arena"]
+BOTS = Path(__file__).resolve().parents[2] / "bots"
 
 
 @dataclass
@@ -105,3 +106,21 @@ def wait_verdict(server: Server, token: str, ticket: str, seconds: float = 240) 
             return body
         time.sleep(0.5)
     raise AssertionError(f"upload {ticket} still queued after {seconds} s")
+
+
+def three_authors(folder: Path) -> tuple[Path, dict[str, str]]:
+    """A database in ``folder`` where ann owns the bot "anns" (stored directly), and bob and cy have accounts;
+    the three tokens."""
+    from sqlmodel import Session
+
+    from arena.accounts import Actor
+    from arena.db import make_engine
+    from arena.submit import register
+
+    db = folder / "ladder.sqlite"
+    tokens = {name: add_author(db, name) for name in ("ann", "bob", "cy")}
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        register(session, "anns", (BOTS / "greedy_bot.py").read_text(), Actor.author("ann"))
+    engine.dispose()
+    return db, tokens

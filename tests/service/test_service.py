@@ -12,12 +12,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from service_helpers import Server, add_author, client, http, start_server, wait_verdict
-from sqlmodel import Session
+from service_helpers import Server, client, http, start_server, three_authors, wait_verdict
 
-from arena.accounts import Actor
-from arena.db import make_engine
-from arena.submit import register
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
@@ -33,12 +29,7 @@ def stored(db: Path) -> list[tuple[object, ...]]:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, dict[str, str]]]:
     """A server with three authors: ann, who owns the bot "anns" (stored here directly), bob and cy."""
     folder = tmp_path_factory.mktemp("served")
-    db = folder / "ladder.sqlite"
-    tokens = {name: add_author(db, name) for name in ("ann", "bob", "cy")}
-    engine = make_engine(f"sqlite:///{db}")
-    with Session(engine) as session:
-        register(session, "anns", (BOTS / "greedy_bot.py").read_text(), Actor.author("ann"))
-    engine.dispose()
+    db, tokens = three_authors(folder)
     server = start_server(db, folder / "spool", "--rate", "3", "--upload-seconds", "2")
     try:
         yield server, tokens

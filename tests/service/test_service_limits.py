@@ -9,12 +9,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from service_helpers import Server, add_author, client, start_server
-from sqlmodel import Session
+from service_helpers import Server, client, start_server, three_authors
 
-from arena.accounts import Actor
-from arena.db import make_engine
-from arena.submit import register
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
@@ -41,21 +37,10 @@ def answer(method: str, url: str, token: str | None = None, body: bytes | None =
         return exc.code, {k.lower(): v for k, v in exc.headers.items()}, json.loads(exc.read())
 
 
-def ladder(folder: Path) -> tuple[Path, dict[str, str]]:
-    """A database where ann owns the bot "anns", and bob and cy have accounts; their tokens."""
-    db = folder / "ladder.sqlite"
-    tokens = {name: add_author(db, name) for name in ("ann", "bob", "cy")}
-    engine = make_engine(f"sqlite:///{db}")
-    with Session(engine) as session:
-        register(session, "anns", (BOTS / "greedy_bot.py").read_text(), Actor.author("ann"))
-    engine.dispose()
-    return db, tokens
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, dict[str, str]]]:
     folder = tmp_path_factory.mktemp("limits")
-    db, tokens = ladder(folder)
+    db, tokens = three_authors(folder)
     server = start_server(db, folder / "spool", "--read-rate", "5")
     try:
         yield server, tokens
@@ -94,7 +79,7 @@ def test_a_name_that_reads_as_another_authors_bot_is_refused(served: tuple[Serve
 
 
 def test_requests_without_a_valid_token_are_bounded_per_address(tmp_path: Path) -> None:
-    db, tokens = ladder(tmp_path)
+    db, tokens = three_authors(tmp_path)
     server = start_server(db, tmp_path / "spool", "--token-failures", "3")
     before = stored(db)
     try:
