@@ -13,10 +13,11 @@ from typing import Any, Sequence
 from rich.text import Text
 
 from engine.actions import Action, DecisionKind, DiscardHand, action_to_json
-from engine.events import Event, TurnStarted
+from engine.events import Event, TurnStarted, VineRevealed
 from engine.narration import describe
 from engine.rules import Rules
 from engine.views import PrincesView, View
+from engine.vine import SHORT
 from sandbox.protocol import ActionReply, HelloMessage, ReadyReply
 from sandbox.sdk import Request
 from sandbox.values import Reply, Status
@@ -116,9 +117,16 @@ class HumanPlayer:
         self._seen += len(events)
         self._counted.add(events)
         lines = []
-        for event in events:
+        runs = _vine_runs(events)
+        for k, event in enumerate(events):
             if isinstance(event, TurnStarted):
                 self._active = event.seat
+            if k in runs:  # vine cards turned face up in a row: told once, in one line
+                run = runs[k]
+                if run:
+                    lines.append(f"  Vine cards {run[0].position}–{run[-1].position} are turned face up: "
+                                 + "; ".join(f"{e.position} {SHORT.get(e.task, e.task)}" for e in run) + ".")
+                continue
             lines.append("  " + describe(event, self.names, rules, self._active))
         if lines:
             self.term.say(f"\n{heading}:\n" + "\n".join(lines))
@@ -149,3 +157,23 @@ class HumanPlayer:
         if what is Compose.ACCEPT:
             return compose_accept(self.term, rules, view, deadline)
         return None
+
+
+#: vine cards turned face up in a row told in one line of their short tasks (the duel lays out the whole vine)
+VINE_RUN = 3
+
+
+def _vine_runs(events: Sequence[Event]) -> dict[int, list[VineRevealed]]:
+    """The index of every event in a run of at least ``VINE_RUN`` vine cards turned face up, one after another:
+    the run's first index maps to the run, the others to an empty list."""
+    runs: dict[int, list[VineRevealed]] = {}
+    k = 0
+    while k < len(events):
+        run: list[VineRevealed] = []
+        while k + len(run) < len(events) and isinstance(card := events[k + len(run)], VineRevealed):
+            run.append(card)
+        if len(run) >= VINE_RUN:
+            runs.update({k + i: [] for i in range(1, len(run))})
+            runs[k] = run
+        k += max(1, len(run))
+    return runs

@@ -85,6 +85,28 @@ def test_names_are_shown_as_they_are_never_read_as_markup() -> None:
     assert "[/] (you) ★" in out.getvalue() and "[bold]x[-]" in out.getvalue()
 
 
+def test_a_vine_laid_out_is_told_in_one_line_and_a_card_turned_later_in_a_sentence() -> None:
+    from arena.human.player import HumanPlayer
+    from engine.events import VineRevealed
+    from engine.vine import SHORT
+
+    rules = rules_for("duel")
+    game = new_game(rules, 2, 5)
+    laid = [e for e in game.events if isinstance(e, VineRevealed)]
+    assert rules.princes is not None and len(laid) == rules.princes.cards  # the duel lays out the whole vine
+    terminal, out = scripted("")
+    person = HumanPlayer("ann", terminal, ["ann", "bob"])
+    person._tell(rules, game.events, "Since your last decision")
+    told = out.getvalue()
+    assert " ".join(told.split()).count(f"Vine cards 1–{len(laid)} are turned face up: ") == 1
+    assert "is turned face up" not in told  # no sentence per card
+    assert all(f"{e.position} {SHORT[e.task]}" in " ".join(told.split()) for e in laid)
+    assert "Turn 1: ann is the active player." in told  # the events after the run are told as ever
+    terminal, out = scripted("")
+    HumanPlayer("ann", terminal, ["ann", "bob"])._tell(rules, laid[:2] + game.events[-1:], "Since")
+    assert out.getvalue().count("is turned face up:") == 2  # two in a row: a sentence each
+
+
 def test_a_plant_that_cashes_in_a_field_says_so() -> None:
     rules = rules_for("classic")
     game = new_game(rules, 3, 2)
