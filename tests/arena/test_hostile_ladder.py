@@ -367,6 +367,11 @@ def test_season_names_are_bounded_and_printable(tmp_path: Path) -> None:
 @pytest.mark.parametrize("seed", ["0", "1", "7"])
 def test_a_seed_searcher_learns_nothing_from_a_small_play_seed(tmp_path: Path, seed: str) -> None:
     db = tmp_path / "ladder.sqlite"
+    # the deal is keyed with the database's secret: with a fresh key each run, one of the searcher's 4,400
+    # candidate seeds dealt the same hand and first turn-up by chance in about one game of 200 (measured over
+    # 20,000 random 3-player deals: 0.49 %), a false "recovery" that failed this test once in CI; with a fixed
+    # key the deal, and so the verdict, is the same every run
+    fix_seed_key(db)
     args = ("play", str(HOSTILE / "seed_searcher.py"), "greedy", "random", "--seed", seed, "--json")
     first, again = run_arena(*args, db=db), run_arena(*args, db=db)
     assert first.returncode == 0, first.stderr
