@@ -140,7 +140,7 @@ def board_table(rows: Sequence[Standing], variant: str | None = None) -> str:
                 f"{'plays' if len(rows) == 1 else 'play'} {variant}: {names}")
     ranking = format_of(variant).ranking
     table = format_table(ranking.table(rows))
-    if any(getattr(row, "provisional", False) for row in rows):
+    if any(row.games < ranking.ranked_after for row in rows):
         table += (f"\nnew: fewer than {ranking.ranked_after} rated games, listed below the ranked bots and not ranked "
                   "yet (a few lucky first games give a score no one could trust)")
     return table

@@ -8,6 +8,7 @@ against the rules before it is sent.
 from __future__ import annotations
 
 import time
+from itertools import groupby
 from typing import Any, Sequence
 
 from rich.text import Text
@@ -117,17 +118,17 @@ class HumanPlayer:
         self._seen += len(events)
         self._counted.add(events)
         lines = []
-        runs = _vine_runs(events)
-        for k, event in enumerate(events):
-            if isinstance(event, TurnStarted):
-                self._active = event.seat
-            if k in runs:  # vine cards turned face up in a row: told once, in one line
-                run = runs[k]
-                if run:
-                    lines.append(f"  Vine cards {run[0].position}–{run[-1].position} are turned face up: "
-                                 + "; ".join(f"{e.position} {SHORT.get(e.task, e.task)}" for e in run) + ".")
+        for laid_out, group in groupby(events, key=lambda e: isinstance(e, VineRevealed)):
+            run = list(group)
+            if laid_out and len(run) >= VINE_RUN:  # vine cards turned face up in a row: one line
+                cards = [e for e in run if isinstance(e, VineRevealed)]
+                lines.append(f"  Vine cards {cards[0].position}–{cards[-1].position} are turned face up: "
+                             + "; ".join(f"{e.position} {SHORT.get(e.task, e.task)}" for e in cards) + ".")
                 continue
-            lines.append("  " + describe(event, self.names, rules, self._active))
+            for event in run:
+                if isinstance(event, TurnStarted):
+                    self._active = event.seat
+                lines.append("  " + describe(event, self.names, rules, self._active))
         if lines:
             self.term.say(f"\n{heading}:\n" + "\n".join(lines))
 
@@ -161,19 +162,3 @@ class HumanPlayer:
 
 #: vine cards turned face up in a row told in one line of their short tasks (the duel lays out the whole vine)
 VINE_RUN = 3
-
-
-def _vine_runs(events: Sequence[Event]) -> dict[int, list[VineRevealed]]:
-    """The index of every event in a run of at least ``VINE_RUN`` vine cards turned face up, one after another:
-    the run's first index maps to the run, the others to an empty list."""
-    runs: dict[int, list[VineRevealed]] = {}
-    k = 0
-    while k < len(events):
-        run: list[VineRevealed] = []
-        while k + len(run) < len(events) and isinstance(card := events[k + len(run)], VineRevealed):
-            run.append(card)
-        if len(run) >= VINE_RUN:
-            runs.update({k + i: [] for i in range(1, len(run))})
-            runs[k] = run
-        k += max(1, len(run))
-    return runs
