@@ -12,14 +12,15 @@ from arena.db.lock import ADVISORY_KEY, exclusive_run
 from arena.db.queries import (active_versions, author_group, author_key, bot_key, name_key, played_formats, prior_means,
                               stored_id)
 from arena.db.schema import (SCHEMA_VERSION, AuditFlag, Author, Bot, BotVersion, Match, MatchSeat, Meta, Rating,
-                             RatingSnapshot, Season, TestRun, TestRunBot, TestRunPair, VersionFormat, now, source_hash)
+                             RatingSnapshot, Season, SeatLog, TestRun, TestRunBot, TestRunPair, VersionFormat, now,
+                             source_hash)
 from arena.db.values import MatchStatus, SeatStatus
 from arena.db.urls import DB_ENV, DEFAULT_DB, database_url, driver_url, shown_url, sqlite_file_problem
 
 __all__ = [
     "ADVISORY_KEY", "DB_ENV", "DEFAULT_DB", "SCHEMA_VERSION",
     "AuditFlag", "Author", "Bot", "BotVersion", "DatabaseError", "Match", "MatchSeat", "MatchStatus", "Meta",
-    "Rating", "RatingSnapshot", "Season", "SeatStatus", "TestRun", "TestRunBot", "TestRunPair", "VersionFormat",
+    "Rating", "RatingSnapshot", "Season", "SeatLog", "SeatStatus", "TestRun", "TestRunBot", "TestRunPair", "VersionFormat",
     "active_versions", "author_group", "author_key", "bot_key", "database_url", "driver_url", "exclusive_run",
     "make_engine", "name_key", "now", "one_line", "played_formats", "prior_means", "shown_url", "source_hash",
     "sqlite_file_problem", "stored_id",

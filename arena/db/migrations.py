@@ -144,3 +144,21 @@ def _upgrade_to_9(engine: Engine) -> None:
                 conn.execute(text("INSERT INTO author (name, key, created_at) VALUES (:n, :k, CURRENT_TIMESTAMP)"),
                              {"n": " ".join(name.split()), "k": key})
         conn.execute(text("UPDATE meta SET value = '9' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_10(engine: Engine) -> None:
+    """Schema 9 -> 10: ``season.live`` (false: every season before was a batch), ``botversion.paused`` and
+    ``paused_at`` (none paused); the seats' logs (``seatlog``) are a new table made by create_all."""
+    from sqlalchemy import inspect, text
+
+    inspector = inspect(engine)
+    season = {c["name"] for c in inspector.get_columns("season")}
+    version = {c["name"] for c in inspector.get_columns("botversion")}
+    with engine.begin() as conn:
+        if "live" not in season:
+            conn.execute(text("ALTER TABLE season ADD COLUMN live BOOLEAN NOT NULL DEFAULT FALSE"))
+        if "paused" not in version:
+            conn.execute(text("ALTER TABLE botversion ADD COLUMN paused VARCHAR NULL"))
+        if "paused_at" not in version:
+            conn.execute(text("ALTER TABLE botversion ADD COLUMN paused_at TIMESTAMP NULL"))
+        conn.execute(text("UPDATE meta SET value = '10' WHERE key = 'schema_version'"))

@@ -11,7 +11,7 @@ from sqlmodel import Field, SQLModel
 
 from arena.db.values import CompressedText, MatchStatus, SeatStatus, TextEnum
 
-SCHEMA_VERSION = 9  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+SCHEMA_VERSION = 10  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (TestRun, TestRunBot, TestRunPair: new tables, made by create_all)
 #                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
@@ -19,6 +19,8 @@ SCHEMA_VERSION = 9  # 2: what a version plays and starts from, per format, in Ve
 #                    8: Match.replay stored compressed (CompressedText: bytes; a game's record ~15x smaller)
 #                    9: author accounts (Author: a new table; the free-text authors of older bots become
 #                       accounts without a token) and BotVersion.by_operator
+#                   10: the living ladder: Season.live, BotVersion.paused (a sick version's probation) and
+#                       every seat's own standard error for its owner (SeatLog: a new table, made by create_all)
 
 
 def now() -> datetime:
@@ -59,6 +61,9 @@ class BotVersion(SQLModel, table=True):
     sha256: str = Field(index=True)
     active: bool = True  # only the newest version of a bot is scheduled
     by_operator: bool = False  # stored by the operator on the owner's behalf (`arena submit --operator`)
+    # why a live season stopped seating it (failed every one of its latest games), when; None while it plays
+    paused: Optional[str] = None
+    paused_at: Optional[datetime] = None
     created_at: datetime = Field(default_factory=now)
     prior_sigma: float  # the uncertainty every version starts from (its means are per format: VersionFormat)
 
@@ -95,6 +100,7 @@ class Season(SQLModel, table=True):
     created_at: datetime = Field(default_factory=now)
     finished_at: Optional[datetime] = None
     closed_at: Optional[datetime] = None  # `arena season close`: no more games; shared deals may be published
+    live: bool = False  # `season run --live`: plays until stopped, ``games`` grows with what it planned
 
 
 class Match(SQLModel, table=True):
@@ -130,6 +136,16 @@ class MatchSeat(SQLModel, table=True):
     failure_request: str = ""
     failure_step: Optional[int] = None
     failure_log: str = ""
+
+
+class SeatLog(SQLModel, table=True):
+    """A seat's own standard error in one game, capped, for its owner only (never on the public site): kept
+    for a version's latest games only (arena/seat_logs.py), so that the database grows only by games."""
+
+    match_id: int = Field(foreign_key="match.id", primary_key=True)
+    seat: int = Field(primary_key=True)
+    version_id: int = Field(foreign_key="botversion.id", index=True)
+    text: str = Field(sa_type=CompressedText)
 
 
 class RatingSnapshot(SQLModel, table=True):

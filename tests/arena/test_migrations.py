@@ -116,7 +116,7 @@ def drop_language_column(engine: Engine) -> None:
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "9"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "10"
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -160,7 +160,7 @@ def as_schema_2(url: str) -> None:
 def check_upgraded_from_2(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "9"
+        assert schema_version(session) == str(SCHEMA_VERSION)
         seat = session.exec(select(MatchSeat)).one()
         assert (seat.status, seat.detail) == ("crash", "exited with code 3 during request")  # kept as it was
         assert (seat.failure_request, seat.failure_step, seat.failure_log) == ("", None, "")  # not known then
@@ -177,7 +177,7 @@ def test_a_schema_3_database_learns_that_its_versions_are_python(url: str) -> No
                  drop_language_column)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "9"
+        assert schema_version(session) == str(SCHEMA_VERSION)
         version = session.exec(select(BotVersion)).one()
         assert (version.source, version.language) == ("def act(m): pass", "python")
         session.add(BotVersion(bot_id=version.bot_id, number=2, source="int main(){}", sha256="b" * 64, prior_sigma=2.0,
@@ -214,7 +214,7 @@ def test_a_schema_6_failure_step_of_events_becomes_the_replays_step(url: str) ->
     old_database(url, 6, fill)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "9"
+        assert schema_version(session) == str(SCHEMA_VERSION)
         steps = {s.seat: s.failure_step for s in session.exec(select(MatchSeat)).all()}
     engine.dispose()
     assert steps == asked
@@ -235,7 +235,7 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
         session.add(row)
         session.commit()
     engine.dispose()
-    with pytest.raises(DatabaseError, match="schema version 99, newer than this arena's 9"):
+    with pytest.raises(DatabaseError, match=f"schema version 99, newer than this arena's {SCHEMA_VERSION}"):
         make_engine(url)
 
 
@@ -259,7 +259,7 @@ def test_a_schema_4_database_gains_the_tables_of_arena_test(url: str) -> None:
     engine = make_engine(url)
     assert set(TESTRUN_TABLES) <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
-        assert schema_version(session) == "9"
+        assert schema_version(session) == str(SCHEMA_VERSION)
         assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
         test = TestRun(name="t", variant="classic", elo0=0, elo1=5, alpha=0.05, beta=0.05, max_pairs=10)
         session.add(test)
@@ -281,7 +281,7 @@ def test_a_schema_5_database_gains_the_audit_flags(url: str) -> None:
     engine = make_engine(url)
     assert "auditflag" in inspect(engine).get_table_names()
     with Session(engine) as session:
-        assert schema_version(session) == "9"
+        assert schema_version(session) == str(SCHEMA_VERSION)
         bot = session.exec(select(Bot)).one()
         session.add(AuditFlag(bot_a=stored_id(bot), bot_b=stored_id(bot), scope="variant classic", evidence="{}"))
         session.commit()
@@ -326,7 +326,7 @@ def test_a_schema_7_database_stores_its_replays_compressed(url: str) -> None:
     plain = played_replay(1).dumps()
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "9"
+        assert schema_version(session) == str(SCHEMA_VERSION)
         assert [m.replay for m in session.exec(select(Match).order_by(col(Match.id))).all()] == [plain, None]
     with engine.begin() as conn:
         stored = conn.execute(text('SELECT replay FROM "match" WHERE id = 1')).scalar_one()
@@ -363,7 +363,7 @@ def test_a_schema_8_databases_free_text_authors_become_accounts(url: str) -> Non
     old_database(url, 8, fill, free_text_authors)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "9"
+        assert schema_version(session) == "10"
         accounts = session.exec(select(Author).order_by(col(Author.id))).all()
         assert [(a.name, a.key, a.token_hash) for a in accounts] == [("Ann Lee", "ann lee", None), ("Bob", "bob", None)]
         assert session.exec(select(BotVersion)).one().by_operator is False
@@ -372,4 +372,30 @@ def test_a_schema_8_databases_free_text_authors_become_accounts(url: str) -> Non
         with pytest.raises(SubmissionError, match="belongs to another author"):
             register(session, "b1", "# taken\n", Actor.author("Ann Lee"))
         assert a2.author == "ann lee"
+    engine.dispose()
+
+
+def before_the_living_ladder(engine: Engine) -> None:
+    """Schema 9: no ``season.live``, no ``botversion.paused`` nor ``paused_at``, no ``seatlog``."""
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE seatlog"))
+        conn.execute(text("ALTER TABLE season DROP COLUMN live"))
+        conn.execute(text("ALTER TABLE botversion DROP COLUMN paused"))
+        conn.execute(text("ALTER TABLE botversion DROP COLUMN paused_at"))
+
+
+def test_a_schema_9_database_gains_the_living_ladders_columns(url: str) -> None:
+    """Schema 10: every older season was a batch, no version is paused, and the seats' logs table exists."""
+    def fill(session: Session) -> None:
+        add_version(session, "old", "x", "x".ljust(64, "0"))
+        session.add(Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1))
+
+    old_database(url, 9, fill, before_the_living_ladder)
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert schema_version(session) == "10"
+        assert session.exec(select(Season)).one().live is False
+        version = session.exec(select(BotVersion)).one()
+        assert (version.paused, version.paused_at) == (None, None)
+    assert "seatlog" in inspect(engine).get_table_names()
     engine.dispose()
