@@ -99,6 +99,23 @@ def rerate(session: Session, variant: str, write: bool) -> list[str]:
 #: what a database says of one record's content (a value it cannot hold), unlike a full disk or a lost
 #: server: the game is void and the season goes on, else every resume would stop at the same table
 REFUSED_RECORD = (DataError, ValueError)
+def record_or_void(session: Session, planner: Planner, outcome: MatchOutcome) -> tuple[MatchOutcome, bool]:
+    """Record ``outcome`` (``record_outcome``); a record the database refuses for its content makes the game
+    void instead, so that the season goes on. The outcome as recorded, and whether it was (not: came back twice)."""
+    try:
+        return outcome, record_outcome(session, planner.book, outcome)
+    except REFUSED_RECORD as exc:  # this game's record, not the database: void, the season goes on
+        session.rollback()
+        planner.book = load_book(session, planner.season.variant)  # ratings the rollback undid
+        reason = f"the database refused its record: {one_line(getattr(exc, 'orig', None) or exc)}"
+        log.error("match %d void: %s", outcome.match_id, reason)
+        outcome = replace(outcome, record=None, machine_fault=reason)
+        return outcome, record_outcome(session, planner.book, outcome)
+    except Exception:
+        session.rollback()
+        raise
+
+
 @dataclass
 class SeasonProgress:
     planned: int
@@ -197,18 +214,7 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                         raise LadderError(str(exc)) from None
                     tables_in_flight -= 1
                     for outcome in outcomes:
-                        try:
-                            recorded = record_outcome(session, planner.book, outcome)
-                        except REFUSED_RECORD as exc:  # this game's record, not the database: void, the season goes on
-                            session.rollback()
-                            planner.book = load_book(session, season.variant)  # ratings the rollback undid
-                            reason = f"the database refused its record: {one_line(getattr(exc, 'orig', None) or exc)}"
-                            log.error("match %d void: %s", outcome.match_id, reason)
-                            outcome = replace(outcome, record=None, machine_fault=reason)
-                            recorded = record_outcome(session, planner.book, outcome)
-                        except Exception:
-                            session.rollback()
-                            raise
+                        outcome, recorded = record_or_void(session, planner, outcome)
                         if recorded:
                             progress.count(outcome)
                             on_progress(progress)

@@ -128,6 +128,41 @@ class Matchmaker:
         self.rng.shuffle(chosen)
         return chosen
 
+    def placement(self, newcomer: int, candidates: Sequence[Candidate], size: int,
+                  apart_pairs: Collection[frozenset[int]] = frozenset()) -> list[int]:
+        """A placement table for version ``newcomer`` (CodinGame's placement): its opponents drawn one from each
+        of ``size - 1`` bands of the board, by score, so that its first games meet the top, the middle and the
+        bottom of the ladder rather than its nearest neighbours. The groups and ``apart_pairs`` hold as at any
+        table; where a band has nobody who may sit with those seated, the seat is drawn from the rest."""
+        index = {c.version_id: i for i, c in enumerate(candidates)}
+        anchor = index[newcomer]
+
+        def fits(i: int, seated: Sequence[int]) -> bool:
+            c = candidates[i]
+            return all((c.group is None or c.group != candidates[j].group)
+                       and frozenset((c.version_id, candidates[j].version_id)) not in apart_pairs for j in seated)
+
+        others = sorted((i for i in range(len(candidates)) if i != anchor),
+                        key=lambda i: (-candidates[i].skill.score, candidates[i].version_id))
+        bands = max(1, size - 1)
+        seated = [anchor]
+        for band in self.rng.sample(range(bands), bands):
+            members = [i for i in others[band * len(others) // bands:(band + 1) * len(others) // bands]
+                       if fits(i, seated)]
+            if members and len(seated) < size:
+                seated.append(self.rng.choice(members))
+        while len(seated) < size:
+            rest = [i for i in others if i not in seated and fits(i, seated)]
+            if not rest:
+                break
+            seated.append(self.rng.choice(rest))
+        if len(seated) < size:  # the bands and the groups left it short: a table like any other
+            return self.table(candidates, size, apart_pairs)
+        chosen = [candidates[i].version_id for i in seated]
+        self.recent.append(frozenset(chosen))
+        self.rng.shuffle(chosen)
+        return chosen
+
     def _fitting(self, count: int, size: int, apart: Callable[[int, Sequence[int]], bool]) -> list[int]:
         """A table of ``size`` that ``apart`` allows, found by a search in a random order, else the largest found.
 

@@ -17,6 +17,7 @@ from arena.db import Bot, BotVersion, Match, MatchSeat, Season, active_versions,
 from arena.formats import default_format, format_of
 from arena.match import GameSpec, SeatEntry, TableTask
 from arena.matchmaking import Candidate, Matchmaker, distinct
+from arena.rankings import starting_skills
 from arena.ratings import RatingBook
 from arena.seeds import bot_seeds, database_key, keyed, random_seed
 from engine import rules_for
@@ -36,7 +37,7 @@ class TooFewBots(LadderError):
 def check_enough_bots(session: Session, name: str, variant: str, min_players: int, builtin_only: bool = False) -> None:
     """Raise ``TooFewBots`` unless the active bots of ``variant`` fill a table of ``min_players`` bots of
     different authors (checked before a season is made, so that a refused one leaves nothing behind)."""
-    versions = active_versions(session, variant)
+    versions = active_versions(session, variant, seated=True)
     if builtin_only:
         versions = [(b, v) for b, v in versions if b.builtin]
     need = max(1, min_players)
@@ -61,6 +62,8 @@ def solo_seeds(season_seed: int, count: int) -> list[int]:
     return [random.Random(f"{season_seed}/solo/{k}").getrandbits(63) for k in range(count)]
 
 
+#: what a live season has left to plan: always a table more (``Planner.remaining``)
+LIVE_TABLES = 1_000_000
 SOLO_TABLE = 10  # seasons of the same deals: one bot's deals planned as one table (each game starts it afresh)
 
 
@@ -140,7 +143,7 @@ class Planner:
             have.setdefault(version_id, set()).add(seed)
         per_bot: list[list[tuple[int, list[int]]]] = []
         versions = self._versions()
-        if not versions:
+        if not versions and not self.season.live:  # a live season waits for its first bot
             check_enough_bots(self.session, self.season.name, self.season.variant, 1, self.builtin_only)
         for _, version in versions:
             version_id = stored_id(version)
@@ -152,12 +155,23 @@ class Planner:
         return tables
 
     def _versions(self) -> list[tuple[Bot, BotVersion]]:
-        versions = active_versions(self.session, self.season.variant)
+        versions = active_versions(self.session, self.season.variant, seated=True)
         return [(b, v) for b, v in versions if b.builtin] if self.builtin_only else versions
+
+    def refresh(self) -> None:
+        """Take in what changed since the planner was made (a live season): the same deals of versions that
+        entered since, and the starting ratings of versions the book does not know yet."""
+        known = self.book.priors
+        fresh = {v: skill for v, skill in starting_skills(self.session, self.season.variant).items() if v not in known}
+        known.update(fresh)
+        if self.same_deals:
+            self.missing_deals = self._missing_deals()
 
     def remaining(self) -> int:
         if self.same_deals:
             return sum(len(seeds) for _, seeds in self.missing_deals)
+        if self.season.live:  # plays until it is stopped
+            return LIVE_TABLES
         return self.season.games - self.number
 
     def plan_deals(self) -> list[Match]:
@@ -176,8 +190,9 @@ class Planner:
         self.session.commit()
         return matches
 
-    def plan(self) -> list[Match]:
-        """Plan one table (several matches when deals are seat-rotated) and store it."""
+    def plan(self, placing: int | None = None) -> list[Match]:
+        """Plan one table (several matches when deals are seat-rotated) and store it; ``placing`` (a version
+        id) anchors a placement table: that version against a spread of the ladder."""
         if self.same_deals:
             return self.plan_deals()
         versions = self._versions()
@@ -186,7 +201,10 @@ class Planner:
         candidates = [Candidate(stored_id(v), self.book.get(stored_id(v)), self.season_seats[stored_id(v)],
                                 author_group(b)) for b, v in versions]
         size = self.matchmaker.size(self.season.min_players, self.season.max_players, distinct(candidates))
-        table = self.matchmaker.table(candidates, size, kept_apart(self.session))
+        if placing is not None and any(c.version_id == placing for c in candidates):
+            table = self.matchmaker.placement(placing, candidates, size, kept_apart(self.session))
+        else:
+            table = self.matchmaker.table(candidates, size, kept_apart(self.session))
         if len(table) < self.season.min_players:
             raise LadderError(f"season {self.season.name!r}: the pairs the audit flagged leave no table of "
                               f"{self.season.min_players} bots (arena audit; arena audit clear A B)")
@@ -205,6 +223,9 @@ class Planner:
                 self.season_seats[version_id] += 1
             self.number += 1
             matches.append(match)
+        if self.season.live:
+            self.season.games = self.number
+            self.session.add(self.season)
         self.session.commit()
         return matches
 

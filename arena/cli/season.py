@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 from sqlmodel import Session, col, select
@@ -11,6 +12,8 @@ from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, MatchStat
 from arena.dask_executor import DaskExecutor
 from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import default_format, format_of
+from arena.live import AUDIT_EVERY, PAUSE_AFTER, SITE_EVERY, LiveProgress, LiveSettings, run_live
+from arena.paths import new_file_refused
 from arena.ladder import (LadderError, SeasonProgress, TooFewBots, SeasonSettings, close_season, deals_secret,
                           leaderboard, rerate, run_season)
 from arena.progress import ProgressReporter, earlier_rate
@@ -68,7 +71,8 @@ def season() -> None:
 
 
 @season.command("run", cls=FormatsCommand, help_from=season_run_help)
-@click.option("--name", default="season-1", show_default=True, help="Season name; an existing season resumes.")
+@click.option("--name", default=None, help="Season name; an existing season resumes.  [default: season-1; "
+              "with --live: live, whose seasons are live-classic, live-duel, live-solo]")
 @click.option("--games", type=click.IntRange(min=1), default=None,
               cls=FormatsOption, help_from=games_help)
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True,
@@ -89,12 +93,31 @@ def season() -> None:
 @click.option("--unsafe", is_flag=True, help="Run without a strong sandbox.")
 @click.option("--decision-ms", type=click.FloatRange(min=1), default=1000, show_default=True)
 @click.option("--bank-ms", type=click.FloatRange(min=0), default=10_000, show_default=True)
+@click.option("--live", is_flag=True,
+              help="A living ladder: play every format that has enough bots (or --variant's) until SIGTERM or "
+                   "Ctrl-C; new versions enter and play their placement games first, retired ones leave.")
+@click.option("--site", "site_dir", type=click.Path(file_okay=False), default=None,
+              help="With --live: rebuild the static site in DIR as games come in (in a process of its own).")
+@click.option("--site-every", type=click.FloatRange(min=1), default=SITE_EVERY, show_default=True,
+              help="With --live --site: seconds between two site builds, at most.")
+@click.option("--audit-every", type=click.FloatRange(min=1), default=AUDIT_EVERY, show_default=True,
+              help="With --live: seconds between two audits of a format that had new games.")
+@click.option("--pause-after", type=click.IntRange(min=1), default=PAUSE_AFTER, show_default=True,
+              help="With --live: a version whose latest N games all failed is paused until its next version.")
 @pass_context
-def season_run(ctx: Context, name: str, games: int | None, workers: int, executor_spec: str, players: str | None,
-               variant: str | None, rotate: bool, seed: int | None, bosses: str | None, unsafe: bool,
-               decision_ms: float, bank_ms: float) -> None:
+def season_run(ctx: Context, name: str | None, games: int | None, workers: int, executor_spec: str,
+               players: str | None, variant: str | None, rotate: bool, seed: int | None, bosses: str | None,
+               unsafe: bool, decision_ms: float, bank_ms: float, live: bool, site_dir: str | None, site_every: float,
+               audit_every: float, pause_after: int) -> None:
     """Run a season (or resume it where it stopped), then print the leaderboard (help: ``season_run_help``)."""
     boss_names = parse_bosses(bosses) if bosses is not None else []
+    if live:
+        return live_run(ctx, name or "live", games, workers, executor_spec, players, variant, rotate, seed,
+                        boss_names, unsafe, Limits(decision_ms=decision_ms, bank_ms=bank_ms), site_dir, site_every,
+                        audit_every, pause_after)
+    if site_dir is not None:
+        raise UserError("--site goes with --live (a batch season's site is built with 'arena site build')")
+    name = name or "season-1"
     try:
         check_text(name, "season name")
     except TextError as exc:
@@ -153,6 +176,61 @@ def season_run(ctx: Context, name: str, games: int | None, workers: int, executo
              "('arena audit --season " + shown(name) + "' shows the evidence)", err=True)
     with Session(engine) as session:
         echo(board_table(leaderboard(session, variant, name if format_of(variant).same_deals else None), variant))
+
+
+def live_run(ctx: Context, name: str, games: int | None, workers: int, executor_spec: str, players: str | None,
+             variant: str | None, rotate: bool, seed: int | None, boss_names: list[str], unsafe: bool, limits: Limits,
+             site_dir: str | None, site_every: float, audit_every: float, pause_after: int) -> None:
+    """`arena season run --live`: the living ladder until a signal; one line when it stops (arena/live.py)."""
+    if games is not None:
+        raise UserError("--games counts a batch season's games; a --live season plays until it is stopped")
+    if seed is not None:
+        raise UserError("--seed chooses a batch season's deals; a --live season's are always fresh")
+    try:
+        check_text(name, "season name")
+        variants: tuple[str, ...] = (rules_for(variant).variant,) if variant is not None else ()
+    except (TextError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    low = high = None
+    if players is not None:
+        if variant is None:
+            raise UserError("--players goes with --variant under --live (each format has its own table sizes)")
+        rules = rules_for(variants[0])
+        low, high = parse_players(players)
+        if not rules.min_players <= low <= high <= rules.max_players:
+            raise UserError(f"--players {players!r} does not fit {rules.id}, played by "
+                            f"{rules.min_players}-{rules.max_players} players")
+    site = Path(site_dir) if site_dir is not None else None
+    if site is not None:
+        nearest = next(p for p in (site, *site.absolute().parents) if p.exists())
+        refused = new_file_refused(nearest) if nearest.is_dir() else "not a folder"
+        if refused is not None:
+            raise UserError(f"cannot write the site to {site_dir!r}: {str(nearest)!r} takes no new file ({refused})")
+    try:
+        executor = executor_for(executor_spec, workers)
+    except ExecutorError as exc:
+        raise UserError(str(exc)) from None
+    settings = LiveSettings(name=name, variants=variants, min_players=low, max_players=high, rotate=rotate,
+                            site=site, site_every=site_every, audit_every=audit_every, pause_after=pause_after)
+    progress = LiveProgress()
+
+    def note(line: str) -> None:
+        if not ctx.quiet:
+            echo(line, err=True)
+
+    stopped = stop_on_signals()
+    try:
+        run_live(ctx.engine, settings, executor, limits,
+                 lambda started: sandbox_tier(unsafe, started.detect_tier()), progress, note, stopped,
+                 prepare=(lambda session: register_bosses(session, boss_names)) if boss_names else None)
+    except SubmissionError as exc:
+        raise UserError(str(exc)) from None
+    except (LadderError, DatabaseError, ExecutorError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:  # the way a live season ends: SIGTERM (systemd, Kubernetes) or Ctrl-C
+        games = sum(progress.games.values())
+        echo(f"live season {name} stopped: {plural(games, 'game')} recorded this run, finished games are saved; "
+             f"'arena season run --live{'' if name == 'live' else ' --name ' + shown(name)}' resumes", err=True)
 
 
 @season.command("close", cls=FormatsCommand, help_from=season_close_help)

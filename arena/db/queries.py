@@ -52,10 +52,13 @@ def stored_id(row: _Row) -> int:
     return row.id
 
 
-def active_versions(session: Session, variant: str | None = None) -> list[tuple[Bot, BotVersion]]:
-    """The current version of every bot, by bot name; with ``variant``, only those that play it."""
-    rows = session.exec(select(Bot, BotVersion).where(BotVersion.bot_id == Bot.id, BotVersion.active == True)  # noqa: E712
-                        .order_by(col(Bot.name))).all()
+def active_versions(session: Session, variant: str | None = None, seated: bool = False) -> list[tuple[Bot, BotVersion]]:
+    """The current version of every bot, by bot name; with ``variant``, only those that play it; with ``seated``,
+    only those that take seats (a version a live season paused is listed on the boards, but seated nowhere)."""
+    query = select(Bot, BotVersion).where(BotVersion.bot_id == Bot.id, BotVersion.active == True)  # noqa: E712
+    if seated:
+        query = query.where(col(BotVersion.paused).is_(None))
+    rows = session.exec(query.order_by(col(Bot.name))).all()
     if variant is None:
         return list(rows)
     playing = set(session.exec(select(VersionFormat.version_id).where(

@@ -1,0 +1,443 @@
+"""The living ladder (`arena season run --live`): one season per format that plays until it is stopped.
+
+A loop, not a batch. Each time a worker frees up it plans one table: a version still placing (fewer than its
+format's ``ranked_after`` rated games, counting those already planned) first, seated against a spread of the
+ladder (``Matchmaker.placement``, CodinGame's placement); else the uncertainty-driven matchmaker in the format
+that has had the least of the workers' time. It reads the active versions every round, so a version that
+``arena submit`` or the service accepted enters without a restart and a retired one leaves; a version whose
+latest ``pause_after`` games all failed is paused (``BotVersion.paused``) and seated nowhere until its next
+version. The audit and the site are side jobs in processes of their own (``SideJob``) that never hold up a
+game. Everything is in the database: planned matches that were not recorded when the loop stopped are played
+first when it starts again, and ``record_outcome`` records each match once.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Callable, Sequence
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
+from sqlmodel import Session, col, select
+
+from arena.audit_words import givers_of, pair_words
+from arena.db import (AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, SeatStatus, active_versions,
+                      exclusive_run, now, one_line, stored_id)
+from arena.executors import ExecutorError, TableExecutor
+from arena.formats import Format, format_of, formats
+from arena.ladder import record_or_void
+from arena.match import MatchOutcome
+from arena.planning import (LadderError, Planner, SeasonSettings, TooFewBots, check_enough_bots, get_or_create_season,
+                            group_tables, table_task)
+from arena.rankings import load_book
+from arena.seeds import database_key
+from sandbox import Limits, Status, Tier
+
+log = logging.getLogger(__name__)
+
+#: a version whose latest this many games all failed is paused (Halite's probation)
+PAUSE_AFTER = 5
+SITE_EVERY = 60.0  # seconds between two site builds, at most
+AUDIT_EVERY = 600.0  # seconds between two audits of a format that had new games
+IDLE_SECONDS = 2.0  # how often a loop with no table to play looks for new bots
+SIDE_JOB_SECONDS = 3600.0  # a side job that runs longer is ended (the next one starts afresh)
+REPORT_EVERY = 60.0  # seconds between two progress lines
+
+
+@dataclass(frozen=True)
+class LiveSettings:
+    name: str = "live"  # the seasons are NAME-FORMAT: live-classic, live-duel, live-solo
+    variants: tuple[str, ...] = ()  # the formats to play; empty: every format
+    min_players: int | None = None  # with one variant only: its table sizes (else each format's own)
+    max_players: int | None = None
+    rotate: bool = True
+    site: Path | None = None  # rebuilt every ``site_every`` seconds while games come in
+    site_every: float = SITE_EVERY
+    audit_every: float = AUDIT_EVERY
+    pause_after: int = PAUSE_AFTER
+    builtin_only: bool = False
+
+    def formats(self) -> list[Format]:
+        return [f for f in formats() if not self.variants or f.name in self.variants]
+
+
+def live_season_name(name: str, variant: str) -> str:
+    """The live season of one format: ``live-classic``."""
+    return f"{name}-{variant}"
+
+
+@dataclass
+class LiveProgress:
+    """What this run of the loop did (the caller keeps it, so that it can say so after a stop)."""
+
+    started: float = field(default_factory=time.monotonic)
+    games: Counter[str] = field(default_factory=Counter)  # recorded games by format
+    void: int = 0
+    failures: int = 0
+    paused: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        total = sum(self.games.values())
+        minutes = max(1e-9, time.monotonic() - self.started) / 60
+        per = ", ".join(f"{variant} {count}" for variant, count in sorted(self.games.items())) or "none yet"
+        return (f"live: {total} game{'s' if total != 1 else ''} this run ({per}), {total / minutes:.0f} a minute, "
+                f"{self.void} void, {self.failures} failed seats")
+
+
+class SideJob:
+    """A command run now and then in a process of its own (the site build, the audit), never waited for by
+    the loop: ``poll`` starts it when it is due and not running, and notices when it ended."""
+
+    def __init__(self, name: str, argv: Sequence[str], every: float, env: dict[str, str],
+                 on_end: Callable[[SideJob, int], None] = lambda job, code: None) -> None:
+        self.name, self.argv, self.every, self.env, self.on_end = name, list(argv), every, env, on_end
+        self.process: subprocess.Popen[bytes] | None = None
+        self.errors: IO[bytes] | None = None
+        self.started = 0.0
+        self.last = -float("inf")  # when it last started
+        self.wanted = True  # something changed since it last started
+        self.runs = 0
+
+    def poll(self, clock: float) -> None:
+        if self.process is not None:
+            code = self.process.poll()
+            if code is None and clock - self.started > SIDE_JOB_SECONDS:
+                log.error("%s ran longer than %.0f s and was ended", self.name, SIDE_JOB_SECONDS)
+                self.process.kill()
+                code = self.process.wait()
+            if code is None:
+                return
+            self._ended(code)
+        if self.wanted and clock - self.last >= self.every:
+            self.errors = tempfile.TemporaryFile()
+            self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                            stderr=self.errors, env=self.env, start_new_session=True)
+            self.started = self.last = clock
+            self.wanted = False
+
+    def _ended(self, code: int) -> None:
+        assert self.process is not None and self.errors is not None
+        self.runs += 1
+        if code != 0:
+            self.errors.seek(0)
+            said = [line for line in self.errors.read()[-4000:].decode("utf-8", "replace").splitlines() if line]
+            log.error("%s failed (exit %d): %s", self.name, code, said[-1] if said else "no message")
+        self.errors.close()
+        self.process = self.errors = None
+        self.on_end(self, code)
+
+    def stop(self, grace: float = 5.0) -> None:
+        """Let a running job finish within ``grace`` seconds, else end it."""
+        if self.process is None:
+            return
+        try:
+            code = self.process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        self._ended(code)
+
+
+def arena_command(*args: str) -> list[str]:
+    """The argv of an `arena` command in a process of its own (its database comes in ``$ARENA_DB``, never in
+    its argv, which any user of the machine can read)."""
+    return [sys.executable, "-m", "arena", "--quiet", *args]
+
+
+class LiveLoop:
+    """The loop's state between two tables: a planner per format, what is in flight, the side jobs."""
+
+    def __init__(self, engine: Engine, settings: LiveSettings, executor: TableExecutor, limits: Limits, tier: Tier,
+                 progress: LiveProgress, note: Callable[[str], None]) -> None:
+        self.engine, self.settings, self.executor, self.limits, self.tier = engine, settings, executor, limits, tier
+        self.progress, self.note = progress, note
+        self.session = Session(engine)
+        self.key = database_key(self.session)
+        self.planners: dict[str, Planner] = {}
+        for fmt in settings.formats():
+            season = self.session.exec(select(Season).where(
+                Season.name == live_season_name(settings.name, fmt.name))).one()
+            self.planners[fmt.name] = Planner(self.session, season, load_book(self.session, fmt.name),
+                                              settings.builtin_only)
+        self.in_flight: dict[int, tuple[str, tuple[int, ...]]] = {}  # match id: (format, its versions)
+        self.tables_in_flight: Counter[str] = Counter()
+        self.busy: Counter[str] = Counter()  # milliseconds of the workers' time each format had in this run
+        self.table_seconds: dict[str, float] = {}  # each format's latest table time
+        self.roster: dict[str, frozenset[int]] = {}
+        self.waiting: dict[str, str] = {}  # format: why it plans nothing now (said once)
+        self.backlog: list[tuple[str, list[Match]]] = []
+        for variant, planner in self.planners.items():
+            planned = self.session.exec(select(Match).where(Match.season_id == planner.season.id,
+                                                            Match.status == MatchStatus.PLANNED)).all()
+            self.backlog.extend((variant, table) for table in group_tables(planned))
+        if self.backlog:
+            self.note(f"live: resuming {len(self.backlog)} planned table{'s' if len(self.backlog) != 1 else ''}")
+        self.last_flag = max((i for i in self.session.exec(select(AuditFlag.id)).all() if i is not None), default=0)
+        self.jobs = self._side_jobs()
+
+    # ------------------------------------------------------------- side jobs
+    def _side_jobs(self) -> dict[str, SideJob]:
+        env = dict(os.environ, ARENA_DB=self.engine.url.render_as_string(hide_password=False))
+        env.pop("ARENA_TESTS_IN_PROCESS", None)
+        jobs = {}
+        if self.settings.site is not None:
+            jobs["site"] = SideJob("the site build", arena_command("site", "build", "--out", str(self.settings.site)),
+                                   self.settings.site_every, env)
+        for variant in self.planners:
+            if format_of(variant).players[1] > 1:  # the audit compares what seats gave each other
+                audit = SideJob(f"the audit of {variant}", arena_command("audit", "--variant", variant),
+                                self.settings.audit_every, env, self._audited)
+                audit.wanted = False  # until its format has new games
+                jobs[f"audit {variant}"] = audit
+        return jobs
+
+    def _audited(self, job: SideJob, code: int) -> None:
+        """Say which pairs the audit flagged since the last look: they are kept apart from the next table on."""
+        self.session.expire_all()
+        names = {stored_id(b): b.name for b in self.session.exec(select(Bot)).all()}
+        for flag in self.session.exec(select(AuditFlag).where(col(AuditFlag.id) > self.last_flag)
+                                      .order_by(col(AuditFlag.id))).all():
+            self.last_flag = stored_id(flag)
+            pair = (names[flag.bot_a], names[flag.bot_b])
+            self.note(f"audit: {pair_words(pair, givers_of(json.loads(flag.evidence)))}; "
+                      "they are no longer seated together")
+
+    def poll_jobs(self) -> None:
+        clock = time.monotonic()
+        for job in self.jobs.values():
+            job.poll(clock)
+
+    def stop_jobs(self) -> None:
+        for job in self.jobs.values():
+            job.stop()
+
+    # ------------------------------------------------------------- planning
+    def refresh(self) -> None:
+        """Read who plays where now: versions that entered, left or were paused since the last round."""
+        self.session.expire_all()
+        for variant, planner in self.planners.items():
+            versions = active_versions(self.session, variant, seated=True)
+            if self.settings.builtin_only:
+                versions = [(b, v) for b, v in versions if b.builtin]
+            roster = frozenset(stored_id(v) for _, v in versions)
+            if roster != self.roster.get(variant):
+                planner.refresh()
+                entered = roster - self.roster.get(variant, frozenset())
+                if variant in self.roster and entered:
+                    shown = ", ".join(sorted(f"{b.name}#{v.number}" for b, v in versions if stored_id(v) in entered))
+                    self.note(f"live: {shown} entered {variant}")
+                self.roster[variant] = roster
+
+    def placing(self, variant: str) -> list[int]:
+        """Versions still placing in ``variant`` that are not already seated in enough planned games, the
+        fewest games first (then the oldest submission)."""
+        fmt = format_of(variant)
+        need = fmt.ranking.ranked_after if fmt.ranking.rated and not fmt.same_deals else 0
+        if not need:
+            return []
+        book = self.planners[variant].book
+        pending = Counter(v for f, versions in self.in_flight.values() if f == variant for v in versions)
+        counts = {v: book.get(v).games + pending[v] for v in self.roster.get(variant, ())}
+        return sorted((v for v, n in counts.items() if n < need), key=lambda v: (counts[v], v))
+
+    def can_plan(self, variant: str) -> bool:
+        planner = self.planners[variant]
+        if planner.same_deals:
+            ready = planner.remaining() > 0
+            why = "" if ready else "every version has played this season's deals"
+        else:
+            try:
+                check_enough_bots(self.session, planner.season.name, variant, planner.season.min_players,
+                                  self.settings.builtin_only)
+                ready, why = True, ""
+            except TooFewBots as exc:
+                ready, why = False, f"waits for bots: {exc}"
+        if why and self.waiting.get(variant) != why and not planner.same_deals:
+            self.note(f"live: {variant} {why}")
+        self.waiting[variant] = why
+        return ready
+
+    def next_table(self) -> tuple[str, list[Match]] | None:
+        """Plan the next table, or None when no format has one to play now."""
+        if self.backlog:
+            return self.backlog.pop(0)
+        eligible = [v for v in self.planners if self.can_plan(v)]
+        placing = [v for v in eligible if self.placing(v)]
+        for variant in sorted(placing or eligible, key=self._load):
+            planner = self.planners[variant]
+            newcomers = self.placing(variant)
+            try:
+                return variant, planner.plan(newcomers[0] if newcomers else None)
+            except LadderError as exc:  # e.g. the pairs the audit flagged leave no table: this format waits
+                self.session.rollback()
+                if self.waiting.get(variant) != str(exc):
+                    self.note(f"live: {variant} plans no table now: {exc}")
+                self.waiting[variant] = str(exc)
+        return None
+
+    def _load(self, variant: str) -> float:
+        """The workers' time ``variant`` had in this run, its tables in flight counted at their latest length."""
+        return self.busy[variant] / 1000 + self.tables_in_flight[variant] * self.table_seconds.get(variant, 1.0)
+
+    def submit(self, variant: str, table: list[Match]) -> None:
+        for match in table:
+            seats = self.session.exec(select(MatchSeat.version_id).where(MatchSeat.match_id == match.id)
+                                      .order_by(col(MatchSeat.seat))).all()
+            self.in_flight[stored_id(match)] = (variant, tuple(seats))
+        self.tables_in_flight[variant] += 1
+        self.executor.submit(table_task(self.session, table, self.limits, self.tier, self.key))
+
+    # ------------------------------------------------------------- recording
+    def take(self, outcomes: list[MatchOutcome]) -> None:
+        """Record a finished table's games; a database that refuses the writes costs this table (it stays
+        planned, and is played again), never the loop."""
+        variants = {self.in_flight[o.match_id][0] for o in outcomes if o.match_id in self.in_flight}
+        variant = variants.pop() if variants else None
+        if variant is not None:
+            self.tables_in_flight[variant] -= 1
+            seconds = sum(o.record.seconds for o in outcomes if o.record is not None)
+            self.busy[variant] += round(seconds * 1000)
+            self.table_seconds[variant] = max(seconds, 0.01)
+        for outcome in outcomes:
+            entry = self.in_flight.pop(outcome.match_id, None)
+            planner = self.planners[entry[0] if entry else self._format_of(outcome.match_id)]
+            try:
+                outcome, recorded = record_or_void(self.session, planner, outcome)
+            except DBAPIError as exc:
+                self.session.rollback()
+                planner.book = load_book(self.session, planner.season.variant)
+                log.error("match %d stays planned, to be played again: the database refused its record (%s)",
+                          outcome.match_id, one_line(exc.orig or exc))
+                self._replay_later(outcome.match_id, planner)
+                continue
+            if not recorded:
+                continue
+            record = outcome.record
+            if record is None or record.void is not None:
+                self.progress.void += 1
+                continue
+            self.progress.games[planner.season.variant] += 1
+            for job in self.jobs.values():
+                if job.name in ("the site build", f"the audit of {planner.season.variant}"):
+                    job.wanted = True
+            failed = [seat for seat, result in zip(entry[1] if entry else (), record.seats)
+                      if result.status is not Status.OK]
+            self.progress.failures += len(failed)
+            for version_id in failed:
+                self._maybe_pause(version_id)
+
+    def _format_of(self, match_id: int) -> str:
+        """The format of a match that came back without being in flight (a Dask task run twice)."""
+        match = self.session.get(Match, match_id)
+        return format_of(match.rules_id).name if match is not None else next(iter(self.planners))
+
+    def _replay_later(self, match_id: int, planner: Planner) -> None:
+        try:
+            match = self.session.get(Match, match_id)
+            if match is not None and match.status == MatchStatus.PLANNED:
+                self.backlog.append((planner.season.variant, [match]))
+        except DBAPIError:  # the database is away altogether: the next start plays it
+            self.session.rollback()
+
+    def _maybe_pause(self, version_id: int) -> None:
+        """Pause a version whose latest ``pause_after`` games all failed: it takes no seat until its next version."""
+        k = self.settings.pause_after
+        rows = self.session.exec(
+            select(MatchSeat.status, MatchSeat.detail).join(Match, col(Match.id) == MatchSeat.match_id)
+            .where(MatchSeat.version_id == version_id, Match.status == MatchStatus.DONE)
+            .order_by(col(Match.rated_order).desc()).limit(k)).all()
+        if len(rows) < k or any(status == SeatStatus.OK for status, _ in rows):
+            return
+        version = self.session.get(BotVersion, version_id)
+        bot = self.session.get(Bot, version.bot_id) if version is not None else None
+        if version is None or bot is None or version.paused is not None:
+            return
+        statuses = Counter(str(status) for status, _ in rows)
+        what = ", ".join(f"{status} {count}" for status, count in statuses.most_common())
+        version.paused = (f"its latest {k} games all failed ({what}); the last: {rows[0][1][:200]}; "
+                          "it takes no seat until its next version")
+        version.paused_at = now()
+        self.session.add(version)
+        self.session.commit()
+        shown = f"{bot.name}#{version.number}"
+        self.progress.paused.append(shown)
+        self.note(f"live: {shown} paused: {version.paused}")
+
+
+def prepare_live(engine: Engine, settings: LiveSettings) -> None:
+    """Make the live season of every format asked for (each plays until it is stopped)."""
+    with Session(engine) as session:
+        for fmt in settings.formats():
+            name = live_season_name(settings.name, fmt.name)
+            existing = session.exec(select(Season).where(Season.name == name)).first()
+            if existing is not None:
+                if not existing.live:
+                    raise LadderError(f"season {name!r} is a batch season; give --name another live name")
+                if existing.closed_at is not None:
+                    raise LadderError(f"season {name!r} is closed; give --name another live name")
+                continue
+            one = len(settings.formats()) == 1
+            season = get_or_create_season(session, SeasonSettings(
+                name=name, variant=fmt.name, games=None, rotate=settings.rotate,
+                min_players=settings.min_players if one else None, max_players=settings.max_players if one else None))
+            if not fmt.same_deals:
+                season.games = 0
+            season.live = True
+            session.add(season)
+            session.commit()
+
+
+def run_live(engine: Engine, settings: LiveSettings, executor: TableExecutor, limits: Limits,
+             tier: Tier | Callable[[TableExecutor], Tier], progress: LiveProgress,
+             note: Callable[[str], None] = lambda line: None, check_stop: Callable[[], None] = lambda: None,
+             prepare: Callable[[Session], object] | None = None) -> None:
+    """Play the live seasons of ``settings`` until ``check_stop`` raises (or a signal's KeyboardInterrupt comes);
+    what it did is in ``progress``. The executor is started here, after the database lock is taken, and closed
+    on the way out with the side jobs; the matches in flight stay planned, and the next run plays them first."""
+    with exclusive_run(engine, f"live season {settings.name!r}"):
+        if prepare is not None:
+            with Session(engine) as session:
+                prepare(session)
+        prepare_live(engine, settings)
+        engine.dispose()  # no database connection may cross the fork of a local pool
+        loop: LiveLoop | None = None
+        try:
+            executor.start()
+            if callable(tier):
+                tier = tier(executor)
+            loop = LiveLoop(engine, settings, executor, limits, tier, progress, note)
+            reported = time.monotonic()
+            while True:
+                check_stop()
+                loop.refresh()
+                while loop.tables_in_flight.total() < 2 * executor.slots():
+                    planned = loop.next_table()
+                    if planned is None:
+                        break
+                    loop.submit(*planned)
+                loop.poll_jobs()
+                if not loop.tables_in_flight.total():
+                    time.sleep(IDLE_SECONDS)  # nothing to play: look again for bots soon
+                    continue
+                try:
+                    outcomes = executor.next_result()
+                except ExecutorError as exc:
+                    raise LadderError(str(exc)) from None
+                loop.take(outcomes)
+                loop.poll_jobs()
+                if time.monotonic() - reported >= REPORT_EVERY:
+                    reported = time.monotonic()
+                    note(progress.line())
+        finally:
+            executor.close()
+            if loop is not None:
+                loop.stop_jobs()
+                loop.session.close()
