@@ -1,0 +1,120 @@
+"""The living ladder's placement (arena/matchmaking.py ``Matchmaker.placement``) and its planner (arena/live.py),
+on real SQLite rows: a new version anchors its format's tables until it has ``ranked_after`` games, facing the
+top, the middle and the bottom of the board; authors and flagged pairs hold as at any table."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from arena.accounts import ensure_author
+from arena.db import BotVersion, Match, MatchSeat, Season, make_engine
+from arena.formats import format_of
+from arena.live import LiveSettings, live_season_name, prepare_live
+from arena.matchmaking import Candidate, Matchmaker
+from arena.planning import Planner
+from arena.rankings import load_book
+from arena.ratings import Skill
+from arena.submit import register
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+
+
+def board(count: int) -> list[Candidate]:
+    """``count`` bots of their own authors, version ids 1..count, the lower id the higher score."""
+    return [Candidate(i, Skill(40.0 - i, 1.0, 50), 10, f"author{i}") for i in range(1, count + 1)]
+
+
+def test_a_newcomer_meets_one_bot_from_each_band_of_the_board() -> None:
+    candidates = board(12) + [Candidate(99, Skill(25.0, 8.3, 0), 0, "new")]
+    seen: Counter[int] = Counter()
+    for seed in range(200):
+        table = Matchmaker(random.Random(seed)).placement(99, candidates, 5, frozenset())
+        assert 99 in table and len(table) == len(set(table)) == 5
+        others = sorted(v for v in table if v != 99)
+        # four bands of three (ids 1-3, 4-6, 7-9, 10-12): one seat from each
+        assert [(v - 1) // 3 for v in others] == [0, 1, 2, 3], table
+        seen.update(others)
+    assert set(seen) == set(range(1, 13))  # every bot of the board is met in some placement game
+
+
+def test_placement_keeps_authors_and_flagged_pairs_apart() -> None:
+    candidates = board(6) + [Candidate(99, Skill(25.0, 8.3, 0), 0, "author1")]  # the top bot's author
+    flagged = {frozenset((99, 2))}
+    for seed in range(100):
+        table = Matchmaker(random.Random(seed)).placement(99, candidates, 3, flagged)
+        assert 99 in table and 1 not in table and 2 not in table and len(table) == 3
+
+
+def ladder(tmp_path: Path, names: tuple[str, ...] = ("ann", "bob", "cy", "dee")) -> str:
+    """A database of one greedy copy per author and the live seasons of ``LiveSettings()``."""
+    url = f"sqlite:///{tmp_path / 'live.sqlite'}"
+    engine = make_engine(url)
+    with Session(engine) as session:
+        for name in names:
+            register(session, f"{name}bot", (BOTS / "greedy_bot.py").read_text() + f"# {name}\n",
+                     ensure_author(session, name))
+    prepare_live(engine, LiveSettings())
+    engine.dispose()
+    return url
+
+
+def test_prepare_live_makes_one_live_season_per_format_and_keeps_them(tmp_path: Path) -> None:
+    url = ladder(tmp_path)
+    engine = make_engine(url)
+    prepare_live(engine, LiveSettings())  # the same command again changes nothing
+    with Session(engine) as session:
+        seasons = {s.name: s for s in session.exec(select(Season)).all()}
+        assert set(seasons) == {"live-classic", "live-duel", "live-solo"}
+        assert all(s.live for s in seasons.values())
+        assert seasons["live-classic"].games == 0 and seasons["live-solo"].games == format_of("solo").season_games
+        batch = Season(name="b-classic", variant="classic", games=5, min_players=3, max_players=3, seed=1)
+        session.add(batch)
+        session.commit()
+    from arena.planning import LadderError
+    with pytest.raises(LadderError, match="'b-classic' is a batch season"):
+        prepare_live(engine, LiveSettings(name="b", variants=("classic",)))
+    engine.dispose()
+
+
+def test_a_live_planner_plans_on_and_counts_its_games(tmp_path: Path) -> None:
+    url = ladder(tmp_path)
+    engine = make_engine(url)
+    with Session(engine) as session:
+        season = session.exec(select(Season).where(Season.name == live_season_name("live", "classic"))).one()
+        planner = Planner(session, season, load_book(session, "classic"))
+        for _ in range(30):  # far past any batch season's end: a live season never runs out of tables
+            table = planner.plan()
+            assert table
+        assert season.games == planner.number == session.exec(select(Match)).all().__len__()
+    engine.dispose()
+
+
+def test_a_paused_version_takes_no_seat_and_a_new_one_enters_the_same_planner(tmp_path: Path) -> None:
+    url = ladder(tmp_path)
+    engine = make_engine(url)
+    with Session(engine) as session:
+        season = session.exec(select(Season).where(Season.name == "live-classic")).one()
+        planner = Planner(session, season, load_book(session, "classic"))
+        sick = session.exec(select(BotVersion).where(BotVersion.number == 1)).first()
+        assert sick is not None
+        sick.paused = "its latest 5 games all failed"
+        session.add(sick)
+        session.commit()
+        register(session, "eve_bot", (BOTS / "trader_bot.py").read_text(), ensure_author(session, "eve"))
+        new = session.exec(select(BotVersion).order_by(BotVersion.id.desc())).first()  # type: ignore[union-attr]
+        assert new is not None
+        planner.refresh()
+        assert new.id in planner.book.priors  # the book knows where the newcomer starts
+        seated = Counter(row.version_id for row in session.exec(select(MatchSeat)).all())
+        for _ in range(20):
+            planner.plan(placing=new.id)
+        seats = Counter(row.version_id for row in session.exec(select(MatchSeat)).all()) - seated
+        assert sick.id not in seats
+        tables = {m.table for m in session.exec(select(Match)).all()}
+        assert seats[new.id] == sum(1 for m in session.exec(select(Match)).all())  # in every game
+        assert len(tables) == 20
+    engine.dispose()
