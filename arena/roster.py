@@ -25,6 +25,7 @@ class BotListing:
     current: int | None
     versions: int
     standings: tuple[Standing | None, ...]  # one a format of ``Roster.formats``
+    paused: str | None = None  # why a live season seats its current version nowhere (``BotVersion.paused``)
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,10 @@ def roster(session: Session) -> Roster:
     listed = []
     for bot in session.exec(select(Bot)).all():
         versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).all()
-        listed.append(BotListing(bot.name, bot.author, bot.builtin,
-                                 max((v.number for v in versions if v.active), default=None), len(versions),
-                                 tuple(boards[f.name].get(bot.name) for f in shown)))
+        current = max((v for v in versions if v.active), key=lambda v: v.number, default=None)
+        listed.append(BotListing(bot.name, bot.author, bot.builtin, current.number if current else None, len(versions),
+                                 tuple(boards[f.name].get(bot.name) for f in shown),
+                                 current.paused if current else None))
 
     def place(bot: BotListing) -> int:
         return places.get(bot.name, UNPLACED)

@@ -104,7 +104,8 @@ def bots_list(ctx: Context) -> None:
         return
     rows = [("bot", "author", "version", "versions", *(f"{f.name} (games)" for f in listed.formats))]
     for bot in listed.bots:
-        rows.append((bot.name + (" (boss)" if bot.builtin else ""), shown(bot.author), str(bot.current or "retired"),
+        current = f"{bot.current} (paused)" if bot.paused else str(bot.current or "retired")
+        rows.append((bot.name + (" (boss)" if bot.builtin else ""), shown(bot.author), current,
                      str(bot.versions), *("-" if row is None or not row.games else row.brief()
                                           for row in bot.standings)))
     echo(format_table(rows))

@@ -81,6 +81,7 @@ class VersionInfo:
     created_at: datetime
     prior_mu: float
     prior_sigma: float
+    paused: str | None = None  # why a live season seats it nowhere (BotVersion.paused)
 
 
 @dataclass(frozen=True)
@@ -115,11 +116,11 @@ def load_ladder(session: Session, variant: str, logs: bool = False) -> Ladder:
             for row in session.exec(select(Bot)).all()}
     versions: dict[int, VersionInfo] = {}
     means = prior_means(session, variant)
-    for vid, bot_id, number, active, created, sigma in session.execute(select_columns(
+    for vid, bot_id, number, active, created, sigma, paused in session.execute(select_columns(
             col(BotVersion.id), col(BotVersion.bot_id), col(BotVersion.number),
-            col(BotVersion.active), col(BotVersion.created_at), col(BotVersion.prior_sigma))
+            col(BotVersion.active), col(BotVersion.created_at), col(BotVersion.prior_sigma), col(BotVersion.paused))
             .order_by(col(BotVersion.number))).all():
-        versions[vid] = VersionInfo(vid, bot_id, number, active, created, means.get(vid, MU), sigma)
+        versions[vid] = VersionInfo(vid, bot_id, number, active, created, means.get(vid, MU), sigma, paused)
         bots[bot_id].versions.append(versions[vid])
     seasons = list(session.exec(select(Season).order_by(col(Season.id))).all())
     secret = {s.id for s in seasons if deals_secret(s)}  # their standings are shown, never their games

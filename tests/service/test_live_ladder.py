@@ -118,6 +118,17 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
                           "WHERE bot.name = 'crasher'")[0][0]
         assert reason.startswith("its latest 3 games all failed (crash 3); the last: exited with code")
         assert "crasher gives up at once" not in reason  # the referee's words only: the bot's stderr is its author's
+        listing = subprocess.run([*ARENA, "--db", f"sqlite:///{db}", "bots"], capture_output=True, text=True,
+                                 timeout=60)
+        assert [line.split()[2:4] for line in listing.stdout.splitlines() if line.startswith("crasher ")] == \
+            [["1", "(paused)"]], listing.stdout
+        crasher_page = site / "bots" / f"{rows(db, 'SELECT id FROM bot WHERE name = ?', 'crasher')[0][0]}.html"
+
+        def page_says_paused() -> bool:
+            text = crasher_page.read_text() if crasher_page.exists() else ""
+            return "is paused by the live ladder: its latest 3 games all failed (crash 3)" in text
+        wait_for("the crasher's page on the site says it is paused", page_says_paused, 120)
+        assert "crasher gives up at once" not in crasher_page.read_text()
 
         # a retired bot stops taking seats: no table planned after its retirement seats it
         retired = subprocess.run([*ARENA, "--db", f"sqlite:///{db}", "bots", "retire", "annbot", "--operator"],
@@ -126,7 +137,8 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
         after = rows(db, "SELECT max(id) FROM match")[0][0]
         wait_for("40 more games were planned", lambda: rows(db, "SELECT max(id) FROM match")[0][0] >= after + 40)
         late = rows(db, "SELECT match.id FROM matchseat JOIN match ON match.id = matchseat.match_id "
-                        "JOIN botversion ON botversion.id = matchseat.version_id JOIN bot ON bot.id = botversion.bot_id "
+                        "JOIN botversion ON botversion.id = matchseat.version_id "
+                        "JOIN bot ON bot.id = botversion.bot_id "
                         "WHERE bot.name IN ('annbot', 'crasher') AND match.id > ?", after + 20)
         assert late == []  # (tables planned in the loop's round that saw the retirement come first: 20 games at most)
 
