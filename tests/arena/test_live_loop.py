@@ -1,0 +1,149 @@
+"""The living ladder as a real process, beyond its users' path (tests/service/test_live_ladder.py): a pool worker
+killed mid-table costs that table, never the loop; the loop plays on the Dask executor too, every format side by
+side; a colluding pair is flagged by the audit while the loop runs, and kept apart from the next tables on; and a
+command line mistake is one line before anything starts."""
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from arena_helpers import ARENA, db_url, descendants, process_tree, run_arena
+from sqlmodel import Session
+
+from arena.accounts import ensure_author
+from arena.db import make_engine
+from arena.submit import register, register_bosses
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+
+
+def rows(db: Path, query: str, *args: object) -> list[tuple]:
+    with sqlite3.connect(db, timeout=30) as conn:
+        return list(conn.execute(query, args))
+
+
+def wait_for(what: str, check: Callable[[], bool], seconds: float = 300) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"still not true after {seconds:.0f} s: {what}")
+
+
+def done(db: Path) -> int:
+    return int(rows(db, "SELECT count(*) FROM match WHERE status = 'done'")[0][0])
+
+
+def bosses(tmp_path: Path, entries: dict[str, tuple[str, str]] | None = None) -> Path:
+    db = tmp_path / "ladder.sqlite"
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        register_bosses(session, ["random", "greedy", "trader"])
+        for name, (author, source) in (entries or {}).items():
+            register(session, name, source, ensure_author(session, author))
+    engine.dispose()
+    return db
+
+
+def live(db: Path, *options: str, log: Path) -> subprocess.Popen[bytes]:
+    with open(log, "wb") as err:
+        return subprocess.Popen([*ARENA, "--db", db_url(db), "season", "run", "--live", *options],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                env={k: v for k, v in os.environ.items() if k != "ARENA_TESTS_IN_PROCESS"})
+
+
+def stop(process: subprocess.Popen[bytes], log: Path) -> str:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    try:
+        code = process.wait(60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    said = log.read_text()
+    assert code == 0, said
+    assert "Traceback" not in said and said.count("live season live stopped") == 1, said
+    return said
+
+
+def test_a_killed_worker_costs_its_table_and_the_loop_plays_on(tmp_path: Path) -> None:
+    db = bosses(tmp_path)
+    log = tmp_path / "live.err"
+    process = live(db, "--variant", "classic", "--workers", "2", log=log)
+    try:
+        wait_for("the loop plays", lambda: done(db) >= 10)
+        tree = process_tree()
+        workers = [p for p in descendants(process.pid, tree) if tree[p][0] == process.pid and "python" in tree[p][1]
+                   and "site" not in tree[p][2] and "audit" not in tree[p][2]]
+        assert workers
+        victim = workers[0]
+        os.kill(victim, signal.SIGKILL)
+        wait_for("a table void for the worker's death",
+                 lambda: bool(rows(db, "SELECT id FROM match WHERE void_reason LIKE ?", f"%(pid {victim}) died%")))
+        after = done(db)
+        wait_for("the loop plays on", lambda: done(db) >= after + 10)
+    finally:
+        stop(process, log)
+
+
+def test_the_loop_plays_every_format_on_dask(tmp_path: Path) -> None:
+    pytest.importorskip("distributed", reason="Dask is a test extra: pip install -e '.[test]'")
+    db = bosses(tmp_path)
+    log = tmp_path / "live.err"
+    process = live(db, "--executor", "dask-local", "--workers", "2", log=log)
+    try:
+        formats = ("classic", "duel", "solo")
+
+        def every_format() -> bool:
+            counts = dict(rows(db, "SELECT season.variant, count(*) FROM match JOIN season ON season.id = "
+                                   "match.season_id WHERE match.status = 'done' GROUP BY season.variant"))
+            return all(counts.get(f, 0) >= 5 for f in formats)
+        wait_for("games of every format on Dask", every_format, 400)
+    finally:
+        stop(process, log)
+    assert {name for (name,) in rows(db, "SELECT name FROM season WHERE live")} == {f"live-{f}" for f in formats}
+
+
+def test_the_audit_flags_a_colluding_pair_while_the_loop_runs_and_keeps_it_apart(tmp_path: Path) -> None:
+    from test_audit import FEEDER, PARTNER, colluder_source
+
+    db = bosses(tmp_path, {FEEDER: ("Ann", colluder_source("feeder")), PARTNER: ("Bob", colluder_source("partner"))})
+    log = tmp_path / "live.err"
+    process = live(db, "--variant", "classic", "--workers", "2", "--audit-every", "5", log=log)
+    try:
+        wait_for("the audit flags the pair", lambda: bool(rows(db, "SELECT id FROM auditflag")), 600)
+        flagged_after = int(rows(db, "SELECT max(id) FROM match")[0][0])
+        wait_for("30 more games planned",
+                 lambda: int(rows(db, "SELECT max(id) FROM match")[0][0]) >= flagged_after + 30)
+    finally:
+        said = stop(process, log)
+    assert f"audit: {FEEDER} gave away value to {PARTNER}" in said and "no longer seated together" in said
+    together = rows(db, "SELECT matchseat.match_id FROM matchseat "
+                        "JOIN botversion ON botversion.id = matchseat.version_id "
+                        "JOIN bot ON bot.id = botversion.bot_id WHERE bot.name IN (?, ?) AND matchseat.match_id > ? "
+                        "GROUP BY matchseat.match_id HAVING count(*) = 2", FEEDER, PARTNER, flagged_after + 20)
+    assert together == []  # (the loop's round that planned while the flag was written: 20 games at most)
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    (("--games", "5"), "--games counts a batch season's games; a --live season plays until it is stopped"),
+    (("--seed", "3"), "--seed chooses a batch season's deals"),
+    (("--players", "3"), "--players goes with --variant under --live"),
+    (("--variant", "chess"), "unknown variant 'chess'"),
+])
+def test_live_mistakes_are_one_line(tmp_path: Path, options: tuple[str, ...], said: str) -> None:
+    result = run_arena("season", "run", "--live", *options, db=tmp_path / "ladder.sqlite")
+    assert result.returncode != 0 and said in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_site_without_live_is_one_line(tmp_path: Path) -> None:
+    result = run_arena("season", "run", "--site", str(tmp_path / "site"), db=tmp_path / "ladder.sqlite")
+    assert result.returncode != 0 and "--site goes with --live" in result.stderr
