@@ -50,6 +50,7 @@ AUDIT_EVERY = 600.0  # seconds between two audits of a format that had new games
 IDLE_SECONDS = 2.0  # how often a loop with no table to play looks for new bots
 SIDE_JOB_SECONDS = 3600.0  # a side job that runs longer is ended (the next one starts afresh)
 REPORT_EVERY = 60.0  # seconds between two progress lines
+FAULT_SECONDS = 10.0  # after the database refused a write, no new table for this long
 
 
 @dataclass(frozen=True)
@@ -162,26 +163,74 @@ class LiveLoop:
         self.session = Session(engine)
         self.key = database_key(self.session)
         self.planners: dict[str, Planner] = {}
-        for fmt in settings.formats():
-            season = self.session.exec(select(Season).where(
-                Season.name == live_season_name(settings.name, fmt.name))).one()
-            self.planners[fmt.name] = Planner(self.session, season, load_book(self.session, fmt.name),
-                                              settings.builtin_only)
+        self.backlog: list[tuple[str, list[Match]]] = []
         self.in_flight: dict[int, tuple[str, tuple[int, ...]]] = {}  # match id: (format, its versions)
+        self.fault_until = 0.0  # after a write the database refused, the loop plans nothing until then
+        self.stale = False  # the planners' counts may hold what a refused write did not store
+        self._load()
+        if self.backlog:
+            self.note(f"live: resuming {len(self.backlog)} planned table{'s' if len(self.backlog) != 1 else ''}")
         self.tables_in_flight: Counter[str] = Counter()
         self.busy: Counter[str] = Counter()  # milliseconds of the workers' time each format had in this run
         self.table_seconds: dict[str, float] = {}  # each format's latest table time
         self.roster: dict[str, frozenset[int]] = {}
         self.waiting: dict[str, str] = {}  # format: why it plans nothing now (said once)
-        self.backlog: list[tuple[str, list[Match]]] = []
+        self.last_flag = max((i for i in self.session.exec(select(AuditFlag.id)).all() if i is not None), default=0)
+        self.jobs = self._side_jobs()
+
+    def _load(self) -> None:
+        """Planners from what the database holds, and its planned matches that are not in flight as the backlog
+        (at the start: what the last run left; after a refused write: what it did not record)."""
+        self.session.rollback()
+        self.session.expire_all()
+        self.planners = {}
+        for fmt in self.settings.formats():
+            season = self.session.exec(select(Season).where(
+                Season.name == live_season_name(self.settings.name, fmt.name))).one()
+            self.planners[fmt.name] = Planner(self.session, season, load_book(self.session, fmt.name),
+                                              self.settings.builtin_only)
+        self.backlog = []
         for variant, planner in self.planners.items():
             planned = self.session.exec(select(Match).where(Match.season_id == planner.season.id,
                                                             Match.status == MatchStatus.PLANNED)).all()
-            self.backlog.extend((variant, table) for table in group_tables(planned))
-        if self.backlog:
-            self.note(f"live: resuming {len(self.backlog)} planned table{'s' if len(self.backlog) != 1 else ''}")
-        self.last_flag = max((i for i in self.session.exec(select(AuditFlag.id)).all() if i is not None), default=0)
-        self.jobs = self._side_jobs()
+            self.backlog.extend((variant, table) for table in group_tables(
+                [m for m in planned if stored_id(m) not in self.in_flight]))
+        self.roster = {}
+        self.stale = False
+
+    def step(self) -> None:
+        """One round: plan what the free workers can take, then record the next table that finishes."""
+        try:
+            if time.monotonic() >= self.fault_until:
+                if self.stale:
+                    self._load()
+                self.refresh()
+                while self.tables_in_flight.total() < 2 * self.executor.slots():
+                    planned = self.next_table()
+                    if planned is None:
+                        break
+                    self.submit(*planned)
+        except DBAPIError as exc:
+            self.fault(exc)
+        self.poll_jobs()
+        if not self.tables_in_flight.total():
+            time.sleep(IDLE_SECONDS)  # nothing to play: look again for bots (or a database back) soon
+            return
+        try:
+            outcomes = self.executor.next_result()
+        except ExecutorError as exc:
+            raise LadderError(str(exc)) from None
+        self.take(outcomes)
+        self.poll_jobs()
+
+    def fault(self, exc: DBAPIError) -> None:
+        """A write the database refused (a full disk, a lost server): the tables in flight play on, what was
+        not recorded stays planned and is played again, and no table is planned for ``FAULT_SECONDS``."""
+        self.session.rollback()
+        self.stale = True
+        self.fault_until = time.monotonic() + FAULT_SECONDS
+        log.error("the database refused a write (%s): finished games are kept, the games not recorded are "
+                  "played again; new tables wait %.0f s", one_line(exc.orig or exc), FAULT_SECONDS)
 
     # ------------------------------------------------------------- side jobs
     def _side_jobs(self) -> dict[str, SideJob]:
@@ -271,7 +320,7 @@ class LiveLoop:
             return self.backlog.pop(0)
         eligible = [v for v in self.planners if self.can_plan(v)]
         placing = [v for v in eligible if self.placing(v)]
-        for variant in sorted(placing or eligible, key=self._load):
+        for variant in sorted(placing or eligible, key=self._share):
             planner = self.planners[variant]
             newcomers = self.placing(variant)
             try:
@@ -283,7 +332,7 @@ class LiveLoop:
                 self.waiting[variant] = str(exc)
         return None
 
-    def _load(self, variant: str) -> float:
+    def _share(self, variant: str) -> float:
         """The workers' time ``variant`` had in this run, its tables in flight counted at their latest length."""
         return self.busy[variant] / 1000 + self.tables_in_flight[variant] * self.table_seconds.get(variant, 1.0)
 
@@ -312,11 +361,7 @@ class LiveLoop:
             try:
                 outcome, recorded = record_or_void(self.session, planner, outcome)
             except DBAPIError as exc:
-                self.session.rollback()
-                planner.book = load_book(self.session, planner.season.variant)
-                log.error("match %d stays planned, to be played again: the database refused its record (%s)",
-                          outcome.match_id, one_line(exc.orig or exc))
-                self._replay_later(outcome.match_id, planner)
+                self.fault(exc)
                 continue
             if not recorded:
                 continue
@@ -338,14 +383,6 @@ class LiveLoop:
         """The format of a match that came back without being in flight (a Dask task run twice)."""
         match = self.session.get(Match, match_id)
         return format_of(match.rules_id).name if match is not None else next(iter(self.planners))
-
-    def _replay_later(self, match_id: int, planner: Planner) -> None:
-        try:
-            match = self.session.get(Match, match_id)
-            if match is not None and match.status == MatchStatus.PLANNED:
-                self.backlog.append((planner.season.variant, [match]))
-        except DBAPIError:  # the database is away altogether: the next start plays it
-            self.session.rollback()
 
     def _maybe_pause(self, version_id: int) -> None:
         """Pause a version whose latest ``pause_after`` games all failed: it takes no seat until its next version."""
@@ -417,22 +454,7 @@ def run_live(engine: Engine, settings: LiveSettings, executor: TableExecutor, li
             reported = time.monotonic()
             while True:
                 check_stop()
-                loop.refresh()
-                while loop.tables_in_flight.total() < 2 * executor.slots():
-                    planned = loop.next_table()
-                    if planned is None:
-                        break
-                    loop.submit(*planned)
-                loop.poll_jobs()
-                if not loop.tables_in_flight.total():
-                    time.sleep(IDLE_SECONDS)  # nothing to play: look again for bots soon
-                    continue
-                try:
-                    outcomes = executor.next_result()
-                except ExecutorError as exc:
-                    raise LadderError(str(exc)) from None
-                loop.take(outcomes)
-                loop.poll_jobs()
+                loop.step()
                 if time.monotonic() - reported >= REPORT_EVERY:
                     reported = time.monotonic()
                     note(progress.line())

@@ -147,3 +147,43 @@ def test_live_mistakes_are_one_line(tmp_path: Path, options: tuple[str, ...], sa
 def test_site_without_live_is_one_line(tmp_path: Path) -> None:
     result = run_arena("season", "run", "--site", str(tmp_path / "site"), db=tmp_path / "ladder.sqlite")
     assert result.returncode != 0 and "--site goes with --live" in result.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small file system needs root (CI runs as root)")
+def test_a_full_disk_costs_tables_never_the_loop(tmp_path: Path) -> None:
+    """The database fills its disk while the loop runs: the writes it refuses cost those tables (they stay
+    planned), the loop lives on, and once there is room again it records every planned game once."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(disk)], check=True)
+    try:
+        db = bosses(disk)
+        log = tmp_path / "live.err"
+        process = live(db, "--variant", "classic", "--workers", "2", log=log)
+        try:
+            wait_for("the loop plays", lambda: done(db) >= 10)
+            stats = os.statvfs(disk)
+            filler = disk / "filler"
+            with open(filler, "wb") as out:  # every block left, so that the next write is refused
+                try:
+                    out.write(b"\0" * (stats.f_bavail * stats.f_frsize))
+                except OSError:
+                    pass
+            wait_for("the loop says the database refused a write",
+                     lambda: "the database refused a write" in log.read_text(), 120)
+            time.sleep(3)
+            assert process.poll() is None, log.read_text()  # the loop lives on
+            filler.unlink()
+            after = done(db)
+            wait_for("the loop records games again", lambda: done(db) >= after + 10, 120)
+        finally:
+            said = stop(process, log)
+        assert said.count("the database refused a write") >= 1
+        rerated = run_arena("leaderboard", "--rerate", db=db)
+        assert "rerated classic: 0 ratings differed" in rerated.stderr, rerated.stderr  # each game counted once
+        twice = rows(db, "SELECT match.id FROM match JOIN matchseat ON matchseat.match_id = match.id "
+                         "WHERE match.status = 'done' GROUP BY match.id HAVING (SELECT count(*) FROM ratingsnapshot "
+                         "WHERE ratingsnapshot.match_id = match.id) <> count(matchseat.id)")
+        assert twice == []
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
