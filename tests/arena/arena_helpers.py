@@ -264,3 +264,14 @@ def present(value: T | None) -> T:
     """``value``, which the test expects to be there (a stored row's field, a row ``session.get`` finds)."""
     assert value is not None
     return value
+
+
+def colluder_source(role: str) -> str:
+    """The trader's source, its class no longer the entry point, then tests/sandbox/hostile/colluder.py playing
+    ``role`` (feeder, partner, sometimes, kingmaker)."""
+    project = Path(__file__).resolve().parents[2]
+    trader = (project / "bots" / "trader_bot.py").read_text(encoding="utf-8")
+    colluder = (project / "tests" / "sandbox" / "hostile" / "colluder.py").read_text(encoding="utf-8")
+    colluder = colluder.replace('ROLE = "feeder"', f"ROLE = {role!r}", 1)
+    assert f"ROLE = {role!r}" in colluder
+    return f"{trader}\nTraderBot.__bohnanza_bot__ = False\n{colluder}"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from arena.accounts import ensure_author
-from arena_helpers import fix_seed_key, present, run_arena
+from arena_helpers import colluder_source, fix_seed_key, present, run_arena
 from sqlmodel import Session, select
 
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, Season, make_engine
@@ -21,7 +21,6 @@ from arena.submit import register, register_bosses
 from sandbox import Tier, detect_tier
 
 PROJECT = Path(__file__).resolve().parents[2]
-HOSTILE = PROJECT / "tests" / "sandbox" / "hostile"
 STRONG = detect_tier() is Tier.STRONG
 if os.environ.get("CI") == "true" and not STRONG:
     raise RuntimeError("CI without the strong sandbox tier: the audit's hostile seasons must run there")
@@ -38,12 +37,6 @@ FED_LINE = (f"audit: {FEEDER} gave away value to {PARTNER}; {PARTNER} received v
             f"its own doing); they are no longer seated together")
 
 
-def colluder_source(role: str) -> str:
-    """The trader's source, its class no longer the entry point, then the colluder playing ``role``."""
-    trader = (PROJECT / "bots" / "trader_bot.py").read_text(encoding="utf-8")
-    colluder = (HOSTILE / "colluder.py").read_text(encoding="utf-8").replace('ROLE = "feeder"', f"ROLE = {role!r}", 1)
-    assert f"ROLE = {role!r}" in colluder
-    return f"{trader}\nTraderBot.__bohnanza_bot__ = False\n{colluder}"
 
 
 def ladder(folder: Path, entries: dict[str, tuple[str, str]]) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from arena_helpers import ARENA, db_url, descendants, process_tree, run_arena
+from arena_helpers import ARENA, colluder_source, db_url, descendants, process_tree, run_arena
 from sqlmodel import Session
 
 from arena.accounts import ensure_author
@@ -112,8 +112,7 @@ def test_the_loop_plays_every_format_on_dask(tmp_path: Path) -> None:
 
 
 def test_the_audit_flags_a_colluding_pair_while_the_loop_runs_and_keeps_it_apart(tmp_path: Path) -> None:
-    from test_audit import FEEDER, PARTNER, colluder_source
-
+    FEEDER, PARTNER = "sunflower", "marigold"
     db = bosses(tmp_path, {FEEDER: ("Ann", colluder_source("feeder")), PARTNER: ("Bob", colluder_source("partner"))})
     log = tmp_path / "live.err"
     process = live(db, "--variant", "classic", "--workers", "2", "--audit-every", "5", log=log)

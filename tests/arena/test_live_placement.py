@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from arena.accounts import ensure_author
 from arena.db import BotVersion, Match, MatchSeat, Season, make_engine
@@ -105,7 +105,7 @@ def test_a_paused_version_takes_no_seat_and_a_new_one_enters_the_same_planner(tm
         session.add(sick)
         session.commit()
         register(session, "eve_bot", (BOTS / "trader_bot.py").read_text(), ensure_author(session, "eve"))
-        new = session.exec(select(BotVersion).order_by(BotVersion.id.desc())).first()  # type: ignore[union-attr]
+        new = session.exec(select(BotVersion).order_by(col(BotVersion.id).desc())).first()
         assert new is not None
         planner.refresh()
         assert new.id in planner.book.priors  # the book knows where the newcomer starts

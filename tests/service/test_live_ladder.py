@@ -94,9 +94,9 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
         (folder / "annbot.py").write_text((BOTS / "greedy_bot.py").read_text() + "\n# ann's\n")
         (folder / "bobbot.py").write_text((BOTS / "trader_bot.py").read_text() + "\n# bob's\n")
         for author in ("ann", "bob"):
-            done = client(server.url, tokens[author], str(folder / f"{author}bot.py"))
-            assert done.returncode == 0, done.stderr
-            assert f"{author}bot version 1 registered for classic" in done.stdout
+            uploaded = client(server.url, tokens[author], str(folder / f"{author}bot.py"))
+            assert uploaded.returncode == 0, uploaded.stderr
+            assert f"{author}bot version 1 registered for classic" in uploaded.stdout
 
         # both are ranked with no other command: 10 rated games each, and the built site lists them ranked
         wait_for("annbot and bobbot have 10 rated classic games",
@@ -149,14 +149,14 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
         assert len(lines) == 1 and lines[0].startswith("live season live stopped: ") and "resumes" in lines[0]
         assert "Traceback" not in said
         planned = {m for (m,) in rows(db, "SELECT id FROM match WHERE status = 'planned'")}
-        done = {m for (m,) in rows(db, "SELECT id FROM match WHERE status = 'done'")}
+        recorded = {m for (m,) in rows(db, "SELECT id FROM match WHERE status = 'done'")}
         live = Live(db, folder, "--workers", "2")
         wait_for("the tables left planned are played",
                  lambda: planned <= {m for (m,) in rows(db, "SELECT id FROM match WHERE status = 'done'")})
         code, said = live.stop()
         assert code == 0 and "live: resuming" in said, said
         now_done = {m for (m,) in rows(db, "SELECT id FROM match WHERE status = 'done'")}
-        assert done | planned <= now_done
+        assert recorded | planned <= now_done
         # each game recorded once: its ratings once per seat, one rated order of its own
         twice = rows(db, "SELECT match.id FROM match JOIN matchseat ON matchseat.match_id = match.id "
                          "WHERE match.status = 'done' AND match.rules_id NOT LIKE 'solo%' GROUP BY match.id "

@@ -9,7 +9,7 @@ active it offers the same as a gift in answer. The partner takes them as any tra
 helps it. Every move is legal. The audit (arena/audit.py) must flag the pair. A ``kingmaker`` plays the trader
 but, whenever another seat is active, offers it its whole hand as a gift: the audit names it a giver.
 
-``tests/arena/test_audit.py`` and ``bench/audit.py`` build a bot as ``colluder_source(ROLE)``: the
+``tests/arena/arena_helpers.py`` and ``bench/audit.py`` build a bot as ``colluder_source(ROLE)``: the
 trader's source, its class no longer the entry point, then this file with ``ROLE`` set.
 """
 
