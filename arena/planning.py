@@ -62,6 +62,19 @@ def solo_seeds(season_seed: int, count: int) -> list[int]:
     return [random.Random(f"{season_seed}/solo/{k}").getrandbits(63) for k in range(count)]
 
 
+def private_deals(season_seed: int, count: int) -> frozenset[int]:
+    """The seeds of a same-deals season's private half (Kaggle's split): of each two deals in order, one drawn
+    with the season's secret seed; an odd last deal is private. The public half's results show while the season
+    is open; the private half ranks it, and is shown only once it is closed (``WinRate.standings``). The split of
+    a deal never changes when the season grows."""
+    seeds = solo_seeds(season_seed, count)
+    private = set()
+    for k in range(0, count, 2):
+        pair = seeds[k:k + 2]
+        private.add(pair[random.Random(f"{season_seed}/split/{k}").randrange(len(pair))])
+    return frozenset(private)
+
+
 #: what a live season has left to plan: always a table more (``Planner.remaining``)
 LIVE_TABLES = 1_000_000
 SOLO_TABLE = 10  # seasons of the same deals: one bot's deals planned as one table (each game starts it afresh)
@@ -134,20 +147,30 @@ class Planner:
         self.missing_deals: list[tuple[int, list[int]]] = self._missing_deals() if self.same_deals else []
 
     def _missing_deals(self) -> list[tuple[int, list[int]]]:
-        """(version id, seeds) of every table of the same deals still to plan: each active bot's deals of this season
-        that it has no match for yet, in chunks of ``SOLO_TABLE``, the bots taking turns chunk by chunk."""
+        """(version id, seeds) of every table of the same deals still to plan, in chunks of ``SOLO_TABLE``, the bots
+        taking turns chunk by chunk. A bot plays each deal once, whichever of its versions played it: a version
+        entered while the season is open plays only the private deals its bot has not played yet, never the public
+        half again (``private_deals``), so that a resubmission is no new draw on deals whose results it saw."""
         seeds = solo_seeds(self.season.seed, self.season.games)
-        have: dict[int, set[int]] = {}
-        for version_id, seed in self.session.exec(select(MatchSeat.version_id, Match.seed).where(
-                MatchSeat.match_id == Match.id, Match.season_id == self.season.id)).all():
-            have.setdefault(version_id, set()).add(seed)
-        per_bot: list[list[tuple[int, list[int]]]] = []
+        private = private_deals(self.season.seed, self.season.games)
+        played: dict[int, set[int]] = {}  # bot id: the seeds any of its versions has a match for
+        earlier: set[int] = set()  # bots that played this season under another version than the active one
         versions = self._versions()
+        active = {stored_id(v) for _, v in versions}
+        for version_id, bot_id, seed in self.session.exec(select(MatchSeat.version_id, BotVersion.bot_id, Match.seed)
+                                                          .where(MatchSeat.match_id == Match.id,
+                                                                 MatchSeat.version_id == BotVersion.id,
+                                                                 Match.season_id == self.season.id)).all():
+            played.setdefault(bot_id, set()).add(seed)
+            if version_id not in active:
+                earlier.add(bot_id)
+        per_bot: list[list[tuple[int, list[int]]]] = []
         if not versions and not self.season.live:  # a live season waits for its first bot
             check_enough_bots(self.session, self.season.name, self.season.variant, 1, self.builtin_only)
-        for _, version in versions:
+        for bot, version in versions:
             version_id = stored_id(version)
-            todo = [seed for seed in seeds if seed not in have.get(version_id, set())]
+            mine = played.get(stored_id(bot), set())
+            todo = [seed for seed in seeds if seed not in mine and (stored_id(bot) not in earlier or seed in private)]
             per_bot.append([(version_id, todo[k:k + SOLO_TABLE]) for k in range(0, len(todo), SOLO_TABLE)])
         tables: list[tuple[int, list[int]]] = []
         for round_ in range(max((len(chunks) for chunks in per_bot), default=0)):

@@ -152,6 +152,8 @@ class WinRateStanding(Standing):
     ci_low: float  # the 95% Wilson interval of the win rate
     ci_high: float
     avg_gold: float | None  # None without games
+    #: the deals counted: "public" while the season is open (feedback), "private" once it is closed (the rank)
+    half: str = "private"
 
     def cells(self) -> tuple[str, ...]:
         return (_rank_cell(self.rank), self.shown_name, str(self.version), str(self.games), str(self.wins),
@@ -165,7 +167,7 @@ class WinRateStanding(Standing):
         return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
                 "version_id": self.version_id, "season": self.season, "games": self.games, "wins": self.wins,
                 "win_rate": self.win_rate, "ci_low": self.ci_low, "ci_high": self.ci_high,
-                "avg_gold": self.avg_gold, "rank": self.rank}
+                "avg_gold": self.avg_gold, "rank": self.rank, "half": self.half}
 
 
 _Row = TypeVar("_Row", bound=Standing)
@@ -285,31 +287,42 @@ class WinRate:
         return []  # nothing is stored that the games would not give again
 
     def standings(self, session: Session, variant: str, season: str | None = None) -> list[WinRateStanding]:
-        """Each active version's games on the deals of one season (the latest season of ``variant``
-        unless ``season`` names one), ranked by win rate, then average gold. ``ci_low``/``ci_high``
-        are the 95% Wilson interval of the win rate. Forfeits count as losses; void games do not count."""
+        """Each active bot's games on one half of one season's deals (the latest season of ``variant`` unless
+        ``season`` names one), ranked by win rate, then average gold: the public half while the season is open,
+        the private half, which ranks it, once it is closed (``arena.planning.private_deals``). A bot's games are
+        its versions' together, each deal once (the first game of it). ``ci_low``/``ci_high`` are the 95% Wilson
+        interval of the win rate. Forfeits count as losses; void games do not count."""
+        from arena.planning import private_deals
+
         query = select(Season).where(Season.variant == variant)
         chosen = session.exec(query.where(Season.name == season) if season
                               else query.order_by(col(Season.id).desc())).first()
         if season and chosen is None:
             raise RankingError(f"no {variant} season named {season!r}")
         tallies: dict[int, _Tally] = {}
+        half = "public" if chosen is not None and chosen.closed_at is None else "private"
         if chosen is not None:
-            for version_id, rank, coins in session.exec(
-                    select(MatchSeat.version_id, MatchSeat.rank, MatchSeat.coins).where(
-                    MatchSeat.match_id == Match.id, Match.season_id == chosen.id,
-                    Match.status == MatchStatus.DONE)).all():
-                tallies[version_id] = tallies.get(version_id, _Tally()).plus(rank, coins)
+            private = private_deals(chosen.seed, chosen.games)
+            counted: set[tuple[int, int]] = set()
+            for bot_id, seed, rank, coins in session.exec(
+                    select(BotVersion.bot_id, Match.seed, MatchSeat.rank, MatchSeat.coins).where(
+                    MatchSeat.match_id == Match.id, MatchSeat.version_id == BotVersion.id,
+                    Match.season_id == chosen.id, Match.status == MatchStatus.DONE).order_by(col(Match.id))).all():
+                if (seed in private) != (half == "private") or (bot_id, seed) in counted:
+                    continue
+                counted.add((bot_id, seed))
+                tallies[bot_id] = tallies.get(bot_id, _Tally()).plus(rank, coins)
         rows: list[WinRateStanding] = []
         for bot, version in active_versions(session, variant):
-            tally = tallies.get(stored_id(version), _Tally())
+            tally = tallies.get(stored_id(bot), _Tally())
             games, wins, gold = tally.games, tally.wins, tally.gold
             low, high = wilson(wins, games)
             rows.append(WinRateStanding(rank=0, name=bot.name, author=shown(bot.author), builtin=bot.builtin,
                                         version=version.number, version_id=stored_id(version), games=games,
                                         season=chosen.name if chosen else None, wins=wins,
                                         win_rate=round(wins / games if games else 0.0, 4), ci_low=round(low, 4),
-                                        ci_high=round(high, 4), avg_gold=round(gold / games, 4) if games else None))
+                                        ci_high=round(high, 4), avg_gold=round(gold / games, 4) if games else None,
+                                        half=half))
         rows.sort(key=lambda r: (r.games == 0, -r.win_rate, -(r.avg_gold or 0), r.name))
         return _ranked(rows)
 

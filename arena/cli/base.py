@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine, make_url
 from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, database_url, make_engine, shown_url
 from arena.formats import format_of
 from arena.paths import new_file_refused
-from arena.rankings import Standing
+from arena.rankings import Standing, WinRateStanding
 from arena.text import plural, terminal
 
 
@@ -140,6 +140,9 @@ def board_table(rows: Sequence[Standing], variant: str | None = None) -> str:
                 f"{'plays' if len(rows) == 1 else 'play'} {variant}: {names}")
     ranking = format_of(variant).ranking
     table = format_table(ranking.table(rows))
+    if any(isinstance(row, WinRateStanding) and row.half == "public" for row in rows):
+        table += ("\npublic half: while its season is open, the board shows the results on half of its deals; the "
+                  "other half ranks the season and is shown once it is closed ('arena season close')")
     if any(row.games < ranking.ranked_after for row in rows):
         table += (f"\nnew: fewer than {ranking.ranked_after} rated games, listed below the ranked bots and not ranked "
                   "yet (a few lucky first games give a score no one could trust)")

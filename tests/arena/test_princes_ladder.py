@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, make_engine
+from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, Season, make_engine
+from arena.planning import private_deals
 from arena.rankings import wilson
 from arena.referee import InProcessPlayer, final_ranks, play_game
 from arena_helpers import present, run_arena
@@ -116,21 +117,36 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
                 MatchSeat.match_id == Match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id,
                 Match.rules_id == "solo-v1")).all()]
         assert session.exec(select(Rating).where(Rating.variant == "solo")).all() == []  # counted, not rated
+        season = session.exec(select(Season).where(Season.name == "s")).one()
+        private = private_deals(season.seed, 3)
+    engine.dispose()
     seeds = {name: sorted(seed for n, seed, *_ in rows if n == name) for name in ("glutton", "dice", "merchant")}
     assert len(seeds["glutton"]) == 3 and seeds["glutton"] == seeds["dice"] == seeds["merchant"]
-    for row in board:
-        mine = [(rank, present(coins)) for name, _, rank, coins, status in rows
-                if name == row["name"] and status == "done"]
-        wins = sum(rank == 1 for rank, _ in mine)
-        assert (row["games"], row["wins"]) == (len(mine), wins) == (3, wins)
-        low, high = wilson(wins, 3)
-        assert row["win_rate"] == pytest.approx(wins / 3, abs=1e-4)
-        assert (row["ci_low"], row["ci_high"]) == (pytest.approx(low, abs=1e-4), pytest.approx(high, abs=1e-4))
-        assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
-        assert not {"score", "mu", "sigma"} & set(row)  # a win-rate board fakes no TrueSkill fields
-        assert row["avg_gold"] == pytest.approx(sum(c for _, c in mine) / 3, abs=1e-4)
-    assert [r["rank"] for r in board] == [1, 2, 3]
-    assert board == sorted(board, key=lambda r: (-r["win_rate"], -r["avg_gold"], r["name"]))
+    assert len(private) == 2 and private < set(seeds["dice"])  # of deals 1 and 2 one is private, and deal 3
+
+    def check(board: list[dict], half: str) -> None:
+        """The board of one half of the deals: each bot's games on it, its wins, interval and gold."""
+        counted = private if half == "private" else set(seeds["dice"]) - private
+        for row in board:
+            mine = [(rank, present(coins)) for name, seed, rank, coins, status in rows
+                    if name == row["name"] and status == "done" and seed in counted]
+            wins = sum(rank == 1 for rank, _ in mine)
+            assert (row["games"], row["wins"], row["half"]) == (len(mine), wins, half) == (len(counted), wins, half)
+            low, high = wilson(wins, len(counted))
+            assert row["win_rate"] == pytest.approx(wins / len(counted), abs=1e-4)
+            assert (row["ci_low"], row["ci_high"]) == (pytest.approx(low, abs=1e-4), pytest.approx(high, abs=1e-4))
+            assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
+            assert not {"score", "mu", "sigma"} & set(row)  # a win-rate board fakes no TrueSkill fields
+            assert row["avg_gold"] == pytest.approx(sum(c for _, c in mine) / len(counted), abs=1e-4)
+        assert [r["rank"] for r in board] == [1, 2, 3]
+        assert board == sorted(board, key=lambda r: (-r["win_rate"], -r["avg_gold"], r["name"]))
+
+    check(board, "public")  # while the season is open: its public half, the feedback
+    shown = run_arena("leaderboard", "--variant", "solo", db=db)
+    assert "public half: while its season is open" in shown.stdout
+    assert run_arena("season", "close", "s", db=db).returncode == 0
+    check(json.loads(run_arena("leaderboard", "--variant", "solo", "--json", db=db).stdout), "private")
+    assert "public half" not in run_arena("leaderboard", "--variant", "solo", db=db).stdout
     listing = run_arena("season", "list", db=db).stdout.splitlines()
     assert any(line.split()[:2] == ["s", "solo"] and "3 deals/bot" in line for line in listing), listing
     # resuming a season with another variant is refused in one line

@@ -233,6 +233,8 @@ def test_solo_deals_stay_unpublished_until_the_season_is_closed(tmp_path: Path) 
     assert not any((out / "games" / f"{i}.html").exists() for i in ids)
     solo = (out / "solo.html").read_text()
     assert "greedy" in solo and not re.search(r"games/\d+\.html", solo)
+    assert "public half" in solo and "private half" not in solo.replace("the private half ranks", "")
+    assert {row["half"] for row in json.loads((out / "leaderboard-solo.json").read_text())["rows"]} == {"public"}
     assert not any(f"games/{i}.html" in p.read_text() for p in out.rglob("*.html") for i in ids)
 
     closed, again, nope = run_batch(tmp_path / "solo.sqlite", [  # one process for the three commands
@@ -242,6 +244,8 @@ def test_solo_deals_stay_unpublished_until_the_season_is_closed(tmp_path: Path) 
     assert again.returncode != 0 and "season 'cave' is closed" in again.stderr
     build_site(engine, out, "solo", workers=1)
     assert all((out / "games" / f"{i}.html").exists() for i in ids)
+    assert "ranked on the <strong>private half</strong>" in (out / "solo.html").read_text()
+    assert {row["half"] for row in json.loads((out / "leaderboard-solo.json").read_text())["rows"]} == {"private"}
     assert nope.returncode == 2
 
 
