@@ -70,9 +70,26 @@ class LiveSettings:
         return [f for f in formats() if not self.variants or f.name in self.variants]
 
 
-def live_season_name(name: str, variant: str) -> str:
-    """The live season of one format: ``live-classic``."""
-    return f"{name}-{variant}"
+def live_season_name(name: str, variant: str, round_: int = 1) -> str:
+    """The live season of one format: ``live-classic``; after the operator closed ``live-solo``, ``live-solo-2``."""
+    return f"{name}-{variant}" + (f"-{round_}" if round_ > 1 else "")
+
+
+def current_live_season(session: Session, settings: LiveSettings, fmt: Format) -> tuple[str, Season | None]:
+    """The name of the live season ``fmt`` plays now, and the season if it exists: the first of ``live-solo``,
+    ``live-solo-2``, ... that is not closed (a format of the same deals goes on in a new season once the operator
+    closed its season, to publish its deals and its private ranking). A batch season of that name is refused."""
+    round_ = 1
+    while True:
+        name = live_season_name(settings.name, fmt.name, round_)
+        existing = session.exec(select(Season).where(Season.name == name)).first()
+        if existing is not None and not existing.live:
+            raise LadderError(f"season {name!r} is a batch season; give --name another live name")
+        if existing is None or existing.closed_at is None:
+            return name, existing
+        if not fmt.same_deals:
+            raise LadderError(f"season {name!r} is closed; give --name another live name")
+        round_ += 1
 
 
 @dataclass
@@ -184,9 +201,10 @@ class LiveLoop:
         self.session.rollback()
         self.session.expire_all()
         self.planners = {}
+        prepare_live(self.engine, self.settings)  # a season closed meanwhile (solo) has its successor
         for fmt in self.settings.formats():
-            season = self.session.exec(select(Season).where(
-                Season.name == live_season_name(self.settings.name, fmt.name))).one()
+            season = current_live_season(self.session, self.settings, fmt)[1]
+            assert season is not None
             self.planners[fmt.name] = Planner(self.session, season, load_book(self.session, fmt.name),
                                               self.settings.builtin_only)
         self.backlog = []
@@ -272,6 +290,11 @@ class LiveLoop:
     def refresh(self) -> None:
         """Read who plays where now: versions that entered, left or were paused since the last round."""
         self.session.expire_all()
+        closed = {v: p.season.name for v, p in self.planners.items() if p.season.closed_at is not None}
+        if closed:  # the operator closed a season of the same deals: its format goes on in the next one
+            self._load()
+            for variant, name in closed.items():
+                self.note(f"live: {name} was closed; {variant} goes on in {self.planners[variant].season.name}")
         for variant, planner in self.planners.items():
             versions = active_versions(self.session, variant, seated=True)
             if self.settings.builtin_only:
@@ -413,13 +436,8 @@ def prepare_live(engine: Engine, settings: LiveSettings) -> None:
     """Make the live season of every format asked for (each plays until it is stopped)."""
     with Session(engine) as session:
         for fmt in settings.formats():
-            name = live_season_name(settings.name, fmt.name)
-            existing = session.exec(select(Season).where(Season.name == name)).first()
+            name, existing = current_live_season(session, settings, fmt)
             if existing is not None:
-                if not existing.live:
-                    raise LadderError(f"season {name!r} is a batch season; give --name another live name")
-                if existing.closed_at is not None:
-                    raise LadderError(f"season {name!r} is closed; give --name another live name")
                 continue
             one = len(settings.formats()) == 1
             season = get_or_create_season(session, SeasonSettings(

@@ -186,3 +186,25 @@ def test_a_full_disk_costs_tables_never_the_loop(tmp_path: Path) -> None:
         assert twice == []
     finally:
         subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_a_closed_solo_season_goes_on_in_the_next_one(tmp_path: Path) -> None:
+    """The operator closes the live solo season while the loop runs (to publish its deals and its private
+    ranking): the loop plays on in live-solo-2, with fresh deals."""
+    db = bosses(tmp_path)
+    log = tmp_path / "live.err"
+    process = live(db, "--variant", "solo", "--workers", "2", log=log)
+    try:
+        wait_for("solo games", lambda: done(db) >= 5)
+        closed = run_arena("season", "close", "live-solo", db=db)
+        assert closed.returncode == 0, closed.stderr
+        wait_for("games of live-solo-2", lambda: bool(rows(
+            db, "SELECT match.id FROM match JOIN season ON season.id = match.season_id "
+                "WHERE season.name = 'live-solo-2' AND match.status = 'done'")))
+    finally:
+        said = stop(process, log)
+    assert "live: live-solo was closed; solo goes on in live-solo-2" in said
+    seeds = {name: {seed for (seed,) in rows(db, "SELECT match.seed FROM match JOIN season ON season.id = "
+                                                 "match.season_id WHERE season.name = ?", name)}
+             for name in ("live-solo", "live-solo-2")}
+    assert seeds["live-solo"] and seeds["live-solo-2"] and not seeds["live-solo"] & seeds["live-solo-2"]
