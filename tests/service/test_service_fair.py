@@ -90,14 +90,14 @@ def test_claims_take_authors_in_turn_never_two_of_one_author_at_once(tmp_path: P
     assert spool.queued() == 0 and not list(spool.working.iterdir())
     # one worker: ann's second upload waits behind bob's, which arrived while her first was checked
     a1, a2 = spool.accept("ann", "x", "x.py", b"#"), spool.accept("ann", "x", "x.py", b"#")
-    claim = spool.claim()
-    assert claim is not None and claim.ticket.id == a1.id
+    held = spool.claim()
+    assert held is not None and held.ticket.id == a1.id
     b1 = spool.accept("bob", "x", "x.py", b"#")
-    spool.finish(Verdict(a1.id, "ann", "x", TicketState.REFUSED), claim)
+    spool.finish(Verdict(a1.id, "ann", "x", TicketState.REFUSED), held)
     order = []
-    while (claim := spool.claim()) is not None:
-        order.append(claim.ticket.id)
-        spool.finish(Verdict(claim.ticket.id, claim.ticket.author, "x", TicketState.REFUSED), claim)
+    while (held := spool.claim()) is not None:
+        order.append(held.ticket.id)
+        spool.finish(Verdict(held.ticket.id, held.ticket.author, "x", TicketState.REFUSED), held)
     assert order == [b1.id, a2.id]
 
 
