@@ -108,15 +108,21 @@ class GameRecord:
 MAX_REPLAY_BYTES = 4 * 1024 * 1024
 
 
+class OutOfTime(Exception):
+    """The caller's wall-clock deadline for the game passed before a request (``play_game(deadline=...)``):
+    neither a bot's fault nor a void; the game is abandoned and the caller closes its players."""
+
+
 def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits | None = None,
-              bot_seeds: Sequence[int] | None = None) -> GameRecord:
+              bot_seeds: Sequence[int] | None = None, deadline: float | None = None) -> GameRecord:
     """Play one game to its end. Never raises because of a bot.
 
     Who is at fault is decided here, in ``ask`` and ``play``: whatever goes wrong while asking one
     seat's bot, reading its reply or applying its action is that seat's status (it forfeits and is
     never asked again). Only a fault that no bot's output caused voids the game. ``bot_seeds``
     (one per seat) seed the bots' own randomness; by default they are drawn from the system's
-    randomness, so nothing a bot sees reveals the deck seed.
+    randomness, so nothing a bot sees reveals the deck seed. Past ``deadline`` (``time.monotonic()``) no
+    request is sent: ``OutOfTime`` is raised, so a game lasts at most until then plus one request's own limit.
     """
     limits = limits or Limits()
     started = time.perf_counter()
@@ -143,6 +149,8 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
         """One request to one seat (``kind``: hello or the decision's; ``wire``: its JSON, as sent); the reply's
         JSON, or None (and the seat forfeits) on any failure of the bot's."""
         asked[seat] = (kind, len(game.history))
+        if deadline is not None and time.monotonic() > deadline:
+            raise OutOfTime(f"the game's deadline passed before {kind!r} at step {len(game.history)}")
         try:
             reply = players[seat].request(wire)
         except SandboxError:
@@ -247,6 +255,8 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
             action = decide(seat, wire)
             if action is not None:
                 play(seat, action)
+    except OutOfTime:
+        raise
     except Exception as exc:  # noqa: BLE001 - a fault of the referee, engine or machine, never of a bot
         void = _clip(f"{type(exc).__name__}: {exc}", 500)
         # never the deck seed: a log is read by people, and a seed may deal other games (arena/seeds.py)

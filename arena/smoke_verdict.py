@@ -55,9 +55,11 @@ class SmokeVerdict:
         return "; ".join(parts)
 
 
-def smoke_verdict(name: str, source: str, limits: Limits, tier: Tier, language: str) -> SmokeVerdict:
-    """Play the smoke game of every format (``arena.submit.smoke_games``) and read them."""
-    smoke = smoke_games(name, source, limits, tier, language)
+def smoke_verdict(name: str, source: str, limits: Limits, tier: Tier, language: str,
+                  deadline: float | None = None) -> SmokeVerdict:
+    """Play the smoke game of every format (``arena.submit.smoke_games``, ``OutOfTime`` past ``deadline``) and
+    read them."""
+    smoke = smoke_games(name, source, limits, tier, language, deadline)
     records = {variant: record for variant, (_, record) in smoke.items()}
     seats = {variant: table.seat for variant, (table, _) in smoke.items()}
     return SmokeVerdict(records, seats, {variant: smoke_failure(record, seats[variant])

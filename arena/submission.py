@@ -3,16 +3,22 @@ the name and the owner checked before any game, the file read, a smoke game per 
 The outcome is data (the lines to show), so that the CLI prints it and the service keeps it for its author."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena.accounts import Actor
-from arena.formats import default_format
+from arena.formats import default_format, formats
+from arena.referee import OutOfTime
 from arena.smoke_verdict import smoke_verdict, version_hint
 from arena.submit import SubmissionError, check_may_change, check_name, plays_formats, read_bot, register
 from sandbox import Limits, Tier
+
+#: the wall-clock seconds one submission's checks and smoke games may take, by default (`arena serve
+#: --upload-budget`, `arena submit --budget`): an honest bot takes a few seconds, a slow one would hold a worker
+BUDGET_SECONDS = 120.0
 
 
 @dataclass(frozen=True)
@@ -31,11 +37,13 @@ class Outcome:
 
 
 def submit_bytes(engine: Engine, data: bytes, filename: str, name: str, actor: Actor, limits: Limits, tier: Tier,
-                 named: bool = True) -> Outcome:
+                 named: bool = True, budget: float | None = BUDGET_SECONDS) -> Outcome:
     """Check, play and store ``data`` (the file ``filename``) as bot ``name`` for ``actor``. A refusal is an
     ``Outcome`` with ``refusal`` set; a sandbox that cannot start raises ``SandboxError`` (the machine's fault,
-    to be retried), a database that cannot be written raises its error."""
+    to be retried), a database that cannot be written raises its error. Smoke games still running ``budget``
+    seconds after the start are cut off (their bots ended) and the submission refused: nothing is stored."""
     err: list[str] = []
+    deadline = None if budget is None else time.monotonic() + budget
     try:
         name = check_name(name)
         with Session(engine) as session:
@@ -45,7 +53,10 @@ def submit_bytes(engine: Engine, data: bytes, filename: str, name: str, actor: A
             err.append(f"note: no bot is named {name!r}, so this is a new bot; to make it the next version "
                        f"of {base!r}, submit it with --name {base}")
         source, language = read_bot(data, filename)
-        verdict = smoke_verdict(name, source, limits, tier, language)
+        try:
+            verdict = smoke_verdict(name, source, limits, tier, language, deadline)
+        except OutOfTime as exc:
+            return Outcome((), tuple(err), refusal=over_budget(filename, budget or 0.0, str(exc)))
         passed = verdict.passed
         if not passed:  # the default format's failure names the reason; the bot's own output says why
             err.extend(verdict.failure_texts(default_format().name))
@@ -69,3 +80,11 @@ def submit_bytes(engine: Engine, data: bytes, filename: str, name: str, actor: A
             err.append(f"not scheduled in {variant}: {why}")
             err.extend(verdict.failure_texts(variant))
     return Outcome((out,), tuple(err), done.version.number)
+
+
+def over_budget(filename: str, budget: float, variant: str) -> str:
+    """The one line of a submission whose smoke games ran past its time budget."""
+    games = [f.name for f in formats()]
+    return (f"{filename!r} rejected: its smoke games took longer than {budget:g} s, the time one submission may "
+            f"take (cut off in its {variant} game, {games.index(variant) + 1 if variant in games else '?'} of "
+            f"{len(games)}); a bot must answer well within its decision limit; nothing was stored")

@@ -9,6 +9,7 @@ import random
 import re
 import shutil
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -20,7 +21,7 @@ from arena.db import Bot, BotVersion, Rating, VersionFormat, author_key, bot_key
 from arena.paths import data_dir
 from arena.players import SandboxPlayer
 from arena.ratings import MU, SIGMA
-from arena.referee import GameRecord, Player, play_game
+from arena.referee import GameRecord, OutOfTime, Player, play_game
 from arena.text import shown
 from arena.formats import default_format, format_of, formats
 from engine.rules import rules_for
@@ -190,29 +191,40 @@ class SmokeTable:
 
 
 def smoke_game(name: str, source: str, limits: Limits, tier: Tier, variant: str | None = None,
-               table: SmokeTable | None = None, language: str = "python") -> GameRecord:
+               table: SmokeTable | None = None, language: str = "python", deadline: float | None = None) -> GameRecord:
     """One game of ``variant`` (None: the default format) in the sandbox at a drawn table
-    (``SmokeTable.draw``); the submitted bot's seat is ``table.seat``. The record's seats are in table order."""
+    (``SmokeTable.draw``); the submitted bot's seat is ``table.seat``. The record's seats are in table order.
+    Past ``deadline`` (``time.monotonic()``) it raises ``OutOfTime``, its bots' processes ended."""
     table = table or SmokeTable.draw(format_of(variant).name)
     bots = builtin_bots()
     players: list[Player] = []
     try:
         for opponent in table.opponents:
+            check_deadline(deadline, table.variant)
             players.append(SandboxPlayer(opponent, bots[opponent].read_text(encoding="utf-8"), limits, tier))
+        check_deadline(deadline, table.variant)
         players.insert(table.seat, SandboxPlayer(name, source, limits, tier, language))
-        return play_game(rules_for(table.variant), table.seed, players, limits)
+        return play_game(rules_for(table.variant), table.seed, players, limits, deadline=deadline)
+    except OutOfTime:
+        raise OutOfTime(table.variant) from None
     finally:
         for player in players:
             player.close()
 
 
-def smoke_games(name: str, source: str, limits: Limits, tier: Tier,
-                language: str = "python") -> dict[str, tuple[SmokeTable, GameRecord]]:
-    """One smoke game per format (classic, duel, solo, then any other registered), each at a drawn table."""
+def check_deadline(deadline: float | None, variant: str) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise OutOfTime(variant)
+
+
+def smoke_games(name: str, source: str, limits: Limits, tier: Tier, language: str = "python",
+                deadline: float | None = None) -> dict[str, tuple[SmokeTable, GameRecord]]:
+    """One smoke game per format (classic, duel, solo, then any other registered), each at a drawn table; past
+    ``deadline`` (``time.monotonic()``) ``OutOfTime`` names the format whose game was cut off."""
     out = {}
     for variant in (f.name for f in formats()):
         table = SmokeTable.draw(variant)
-        out[variant] = (table, smoke_game(name, source, limits, tier, variant, table, language))
+        out[variant] = (table, smoke_game(name, source, limits, tier, variant, table, language, deadline))
     return out
 
 

@@ -57,6 +57,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "site/test_site_phone.py": ("slow", "browser"),
     "packaging/test_wheel.py": ("slow",),
     "service/test_service.py": ("slow",),
+    "service/test_service_fair.py": ("slow", "hostile"),
     "service/test_service_queue.py": ("slow",),
     "service/test_service_logs.py": ("slow",),
     "service/test_live_ladder.py": ("slow",),

@@ -11,7 +11,7 @@ from arena.roster import roster
 from arena.text import shown
 from arena.accounts import Actor
 from arena.service.client import submit_remote
-from arena.submission import submit_bytes
+from arena.submission import BUDGET_SECONDS, submit_bytes
 from arena.submit import SubmissionError, read_bot_file, retire
 from sandbox import Limits, SandboxError
 
@@ -27,6 +27,9 @@ from arena.cli.trust import sandbox_tier
               "theirs, and only its owner makes its next versions.")
 @click.option("--operator", is_flag=True, help="Act as the operator: make a new version of any bot (recorded).")
 @click.option("--unsafe", is_flag=True, help="Allow the smoke game without a strong sandbox.")
+@click.option("--budget", type=click.FloatRange(min=1), default=None,
+              help=f"Seconds the smoke games may take in all; a bot still playing then is refused, nothing stored "
+                   f"[default: {BUDGET_SECONDS:g}, as 'arena serve --upload-budget'].")
 @click.option("--to", "url", default=None, metavar="URL",
               help="Submit through the submission service at URL ('arena serve') as the author whose token is in "
                    "$ARENA_TOKEN or --token-file; waits for the smoke games and prints the verdict.")
@@ -36,7 +39,7 @@ from arena.cli.trust import sandbox_tier
               help="With --to: seconds to wait for the verdict.")
 @click.pass_context
 def submit(click_ctx: click.Context, path: str, name: str | None, author: str, operator: bool, unsafe: bool,
-           url: str | None, token_file: str | None, wait: float) -> None:
+           budget: float | None, url: str | None, token_file: str | None, wait: float) -> None:
     """Check a bot file, play a smoke game of each format in the sandbox, and add it to the ladder.
 
     A new file under an existing name becomes that bot's next version (only its owner's, or the
@@ -45,15 +48,17 @@ def submit(click_ctx: click.Context, path: str, name: str | None, author: str, o
     """
     file = Path(path)
     if url is not None:
-        if author or operator or unsafe:
-            raise UserError("--to acts as the token's author: --author, --operator and --unsafe are for a local submit")
+        if author or operator or unsafe or budget is not None:
+            raise UserError("--to acts as the token's author: --author, --operator, --unsafe and --budget are for a "
+                            "local submit (the service sets its own --upload-budget)")
         submit_remote(url, file, name, token_file, wait)
         return
     ctx = click_ctx.ensure_object(Context)
     try:
         data = read_bot_file(path)  # a link, a FIFO or an oversized file is refused before it is read
         outcome = submit_bytes(ctx.engine, data, path, name or file.stem, acting(author, operator), Limits(),
-                               sandbox_tier(unsafe), named=name is not None)
+                               sandbox_tier(unsafe), named=name is not None,
+                               budget=BUDGET_SECONDS if budget is None else budget)
     except SubmissionError as exc:
         raise UserError(str(exc)) from None
     except SandboxError as exc:

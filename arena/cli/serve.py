@@ -1,17 +1,16 @@
-"""`arena serve`: the submission service (arena/service/), served by uvicorn, with its worker process."""
+"""`arena serve`: the submission service (arena/service/), served by uvicorn, with its worker processes."""
 from __future__ import annotations
 
 import multiprocessing
-import signal
 import socket
 from pathlib import Path
 
 import click
 
 from arena.db import database_url
-from arena.executors import die_with_parent
 from arena.service.spool import Spool
-from arena.service.worker import WorkerSettings, work
+from arena.service.worker import WorkerSettings, supervise
+from arena.submission import BUDGET_SECONDS
 from arena.text import plural
 from sandbox import Limits
 
@@ -50,12 +49,17 @@ def bound_socket(bind: str) -> socket.socket:
               help="Requests without a valid token one client address may send in 10 minutes.")
 @click.option("--upload-seconds", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
               help="The time an upload's body may take to arrive.")
+@click.option("--upload-budget", type=click.FloatRange(min=1), default=BUDGET_SECONDS, show_default=True,
+              help="Seconds an upload's smoke games may take in all; a bot still playing then is refused.")
+@click.option("--upload-workers", type=click.IntRange(min=1, max=64), default=2, show_default=True,
+              help="Uploads checked at once, each of another author (taken round-robin across authors).")
 @click.option("--unsafe", is_flag=True, help="Allow smoke games without a strong sandbox.")
 @pass_context
 def serve(ctx: Context, bind: str, spool: str, site: str | None, rate: int, read_rate: int, token_failures: int,
-          upload_seconds: float, unsafe: bool) -> None:
+          upload_seconds: float, upload_budget: float, upload_workers: int, unsafe: bool) -> None:
     """Run the submission service: authors upload bot files with their token ('arena submit FILE --to URL'),
-    a worker checks each upload as 'arena submit' does, and each author reads their own bots and logs."""
+    workers check the uploads as 'arena submit' does, one author's at a time, round-robin across authors, and
+    each author reads their own bots and logs."""
     import uvicorn
 
     from arena.service.app import ServiceSettings, make_app
@@ -74,26 +78,25 @@ def serve(ctx: Context, bind: str, spool: str, site: str | None, rate: int, read
     host, port = sock.getsockname()[:2]
     settings = ServiceSettings(spool=folder, site=Path(site) if site else None, rate=rate,
                                upload_seconds=upload_seconds, reads=read_rate, failures=token_failures)
+    # not a daemon: a daemon may not have children; it is stopped below, and dies with the server if killed
     worker = multiprocessing.get_context("fork").Process(
-        target=_worker_main, args=(database_url(ctx.db_url), folder, WorkerSettings(Limits(), tier)),
-        name="arena-submission-worker", daemon=True)
+        target=supervise, name="arena-upload-workers",
+        args=(database_url(ctx.db_url), folder, WorkerSettings(Limits(), tier, budget=upload_budget), upload_workers))
     engine.dispose()  # no connection crosses the fork
     worker.start()
     if cleared:
         echo(f"removed {plural(cleared, 'half-received upload')} left by a stopped server", err=True)
-    echo(f"serving on http://{host}:{port} (uploads in {folder}, {Spool(folder).queued()} queued)", err=True)
+    echo(f"serving on http://{host}:{port} (uploads in {folder}, {Spool(folder).queued()} queued; "
+         f"{plural(upload_workers, 'worker')}, {upload_budget:g} s an upload)", err=True)
     config = uvicorn.Config(make_app(engine, settings), log_config=None, access_log=False, timeout_keep_alive=5,
                             limit_concurrency=64, h11_max_incomplete_event_size=16 * 1024)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         worker.terminate()
-        worker.join(5)
+        worker.join(10)
+        if worker.is_alive():
+            worker.kill()
+            worker.join(5)
         sock.close()
         held.close()
-
-
-def _worker_main(url: str, folder: Path, settings: WorkerSettings) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops the worker; Ctrl-C reaches the server
-    die_with_parent()  # a server killed outright takes its worker along; the queue keeps what it held
-    work(url, Spool(folder), settings)
