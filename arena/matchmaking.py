@@ -122,6 +122,8 @@ class Matchmaker:
                     or (c.version_id in receivers and c.scheduled < mean)]
         best: tuple[float, list[int]] | None = None
         if starving:
+            fed = [i for i in starving if candidates[i].version_id in receivers]
+            starving = fed or starving  # a receiver before its givers: they are the ones that wait
             least = min(candidates[i].scheduled for i in starving)
             anchor = self.rng.choice([i for i in starving if candidates[i].scheduled == least])
             best = best_of_tries(lambda: [anchor])
