@@ -133,7 +133,7 @@ def test_a_flag_takes_back_what_the_pair_gained(flagged: tuple[Path, str], tmp_p
     assert "0 ratings differed" in rerate_differences(db)  # the incremental path and the recompute agree
     before = recomputed(db, skip_pair=False)  # what the board showed before the flag
     score = {name: mu - 3 * sigma for name, (mu, sigma, _) in before.items()}
-    print(f"partner before {score[PARTNER]:.2f} (rank {sorted(score, key=score.get, reverse=True).index(PARTNER) + 1})"
+    print(f"partner before {score[PARTNER]:.2f} (rank {sorted(score, key=lambda n: -score[n]).index(PARTNER) + 1})"
           f", after {after[PARTNER]['score']:.2f} (rank {after[PARTNER]['rank']}); its twin, the trader: before "
           f"{score['trader']:.2f}, after {after['trader']['score']:.2f}")
     assert score[PARTNER] > score["trader"]  # what the feeding won ...
