@@ -42,7 +42,7 @@ RECENT_GAMES = 20
 FORK_MIN_GAMES = 500
 #: the keys of a rated board's rows in leaderboard.json, in this order
 RATED_KEYS = ("rank", "provisional", "name", "author", "builtin", "version", "version_id", "score", "mu", "sigma",
-              "games", "win_rate", "avg_coins", "failure_rate")
+              "games", "not_counted", "win_rate", "avg_coins", "failure_rate")
 
 
 @dataclass(frozen=True)
