@@ -13,6 +13,7 @@ from sqlmodel import Session, col, select
 from arena.audit import AuditGame, AuditReport, PairFinding, audit, audit_game
 from arena.audit_words import givers_of
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, author_group, now, stored_id
+from arena.formats import formats
 from engine.actions import action_from_json
 from engine.replay import Replay
 
@@ -35,6 +36,12 @@ class StoredFlag:
     evidence: dict[str, object]
     cleared_at: str | None
     givers: tuple[str, ...] = ()
+    confirmed_at: str | None = None  # `arena audit confirm`: upheld for good, its giver retired
+
+    @property
+    def state(self) -> str:
+        """``standing`` (until a review), ``confirmed`` or ``cleared``."""
+        return "cleared" if self.cleared_at else "confirmed" if self.confirmed_at else "standing"
 
     def other(self, me: str) -> str:
         return self.bots[1] if self.bots[0] == me else self.bots[0]
@@ -121,7 +128,17 @@ def run_audit(session: Session, variant: str | None = None,
                               evidence=json.dumps(finding.to_json(), sort_keys=True)))
         new.append(finding)
     session.commit()
+    if new:  # the games each new pair shared no longer count: every rating as if they had not been played
+        rerate_all(session)
     return report, new
+
+
+def rerate_all(session: Session) -> None:
+    """Recompute the ratings of every rated format from the recorded games, skipping those a flag takes back
+    (arena/flag_games.py); each recorder's book is read again before its next game (``RatingBook.generation``)."""
+    for fmt in formats():
+        if fmt.ranking.rated:
+            fmt.ranking.rerate(session, fmt.name, write=True)
 
 
 def stored_flags(session: Session) -> list[StoredFlag]:
@@ -133,12 +150,13 @@ def stored_flags(session: Session) -> list[StoredFlag]:
         evidence = json.loads(f.evidence)
         flags.append(StoredFlag((names[f.bot_a], names[f.bot_b]), f"{f.flagged_at:%Y-%m-%d %H:%M}", f.scope, evidence,
                                 None if f.cleared_at is None else f"{f.cleared_at:%Y-%m-%d %H:%M}",
-                                givers_of(evidence)))
+                                givers_of(evidence),
+                                None if f.confirmed_at is None else f"{f.confirmed_at:%Y-%m-%d %H:%M}"))
     return sorted(flags, key=lambda f: f.cleared_at is not None)
 
 
-def clear_flag(session: Session, a: str, b: str) -> int:
-    """Clear the standing flag of bots ``a`` and ``b``; games from now on may flag them again. Returns the flag's id."""
+def _standing_flag(session: Session, a: str, b: str) -> AuditFlag:
+    """The flag of bots ``a`` and ``b`` that stands (neither cleared nor confirmed)."""
     ids = _bot_ids(session)
     for name in (a, b):
         if name not in ids:
@@ -146,23 +164,80 @@ def clear_flag(session: Session, a: str, b: str) -> int:
     pair = {ids[a], ids[b]}
     for flag in session.exec(select(AuditFlag).where(AuditFlag.cleared_at == None)).all():  # noqa: E711
         if {flag.bot_a, flag.bot_b} == pair:
-            flag.cleared_at = now()
-            flag.cleared_after = int(session.exec(select(func.max(Match.id))).one() or 0)
-            session.add(flag)
-            session.commit()
-            return stored_id(flag)
+            if flag.confirmed_at is not None:
+                raise AuditError(f"the flag of bots {a!r} and {b!r} was confirmed "
+                                 f"({flag.confirmed_at:%Y-%m-%d %H:%M}): it stands for good")
+            return flag
     raise AuditError(f"bots {a!r} and {b!r} are not flagged")
 
 
-def kept_apart(session: Session) -> set[frozenset[int]]:
-    """Version ids of every pair of bots with a standing flag: the planner never seats them together."""
+def clear_flag(session: Session, a: str, b: str) -> int:
+    """Clear the standing flag of bots ``a`` and ``b``: the games they shared count again (every rating is
+    recomputed), and games from now on may flag them again. Returns the flag's id."""
+    flag = _standing_flag(session, a, b)
+    flag.cleared_at = now()
+    flag.cleared_after = int(session.exec(select(func.max(Match.id))).one() or 0)
+    session.add(flag)
+    session.commit()
+    rerate_all(session)
+    return stored_id(flag)
+
+
+def confirm_flag(session: Session, a: str, b: str) -> tuple[str, ...]:
+    """Uphold the standing flag of bots ``a`` and ``b`` after a review: the games they shared stay out of the
+    ratings for good and the pair is never seated together; its giver (both, if each gave to the other) is
+    retired, a ladder rule. Returns the bots retired."""
+    flag = _standing_flag(session, a, b)
+    names = {v: k for k, v in _bot_ids(session).items()}
+    pair = (names[flag.bot_a], names[flag.bot_b])
+    givers = givers_of(json.loads(flag.evidence)) or pair  # a flag that names no giver: both gave
+    retired = []
+    for name in givers:
+        bot_id = _bot_ids(session)[name]
+        for version in session.exec(select(BotVersion).where(BotVersion.bot_id == bot_id,
+                                                             BotVersion.active == True)).all():  # noqa: E712
+            version.active = False
+            session.add(version)
+            retired.append(name)
+    flag.confirmed_at = now()
+    session.add(flag)
+    session.commit()
+    return tuple(sorted(set(retired)))
+
+
+@dataclass(frozen=True)
+class Seating:
+    """What the flags ask of the planner: ``apart``, version ids of every pair of bots with a standing or
+    confirmed flag (never seated together); ``receivers``, the versions of bots that only received in those
+    flags (the flag is its giver's: the planner makes the giver wait, never the receiver)."""
+
+    apart: frozenset[frozenset[int]] = frozenset()
+    receivers: frozenset[int] = frozenset()
+
+
+def flag_seating(session: Session) -> Seating:
+    """The pairs kept apart and the pure receivers, from the flags that stand or were confirmed."""
     flags = session.exec(select(AuditFlag).where(AuditFlag.cleared_at == None)).all()  # noqa: E711
     if not flags:
-        return set()
+        return Seating()
     flagged = {f.bot_a for f in flags} | {f.bot_b for f in flags}
     versions: dict[int, list[int]] = defaultdict(list)  # asked at every table: ids only, never the sources
-    for version_id, bot_id in session.exec(select(BotVersion.id, BotVersion.bot_id)
-                                           .where(col(BotVersion.bot_id).in_(flagged))).all():
+    names: dict[int, str] = {}
+    for version_id, bot_id, name in session.exec(select(BotVersion.id, BotVersion.bot_id, Bot.name).where(
+            BotVersion.bot_id == Bot.id, col(BotVersion.bot_id).in_(flagged))).all():
+        names[bot_id] = name
         if version_id is not None:
             versions[bot_id].append(version_id)
-    return {frozenset((x, y)) for f in flags for x in versions[f.bot_a] for y in versions[f.bot_b]}
+    gave: set[int] = set()
+    received: set[int] = set()
+    for f in flags:
+        givers = set(givers_of(json.loads(f.evidence))) or {names.get(f.bot_a, ""), names.get(f.bot_b, "")}
+        for bot_id in (f.bot_a, f.bot_b):
+            (gave if names.get(bot_id) in givers else received).add(bot_id)
+    return Seating(frozenset(frozenset((x, y)) for f in flags for x in versions[f.bot_a] for y in versions[f.bot_b]),
+                   frozenset(v for bot_id in received - gave for v in versions[bot_id]))
+
+
+def kept_apart(session: Session) -> set[frozenset[int]]:
+    """Version ids of every pair of bots with a standing or confirmed flag: the planner never seats them together."""
+    return set(flag_seating(session).apart)

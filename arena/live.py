@@ -275,7 +275,9 @@ class LiveLoop:
             self.last_flag = stored_id(flag)
             pair = (names[flag.bot_a], names[flag.bot_b])
             self.note(f"audit: {pair_words(pair, givers_of(json.loads(flag.evidence)))}; "
-                      "they are no longer seated together")
+                      "they are no longer seated together and the games they shared are not rated")
+            for variant, planner in self.planners.items():  # the audit recomputed the ratings without those games
+                planner.book.take(load_book(self.session, variant))
 
     def poll_jobs(self) -> None:
         clock = time.monotonic()

@@ -16,7 +16,9 @@ Guards, so that a season stays a fair ladder:
   still checked now and then;
 - a table played recently is avoided while another will do;
 - pairs the integrity audit flagged (``apart_pairs``, arena/audit.py) never share a table; a bot flagged with
-  so many that it fits no table is left out, never the table (``Matchmaker._fitting``);
+  so many that it fits no table is left out, never the table (``Matchmaker._fitting``), and never because
+  others gave to it: a flag is its giver's, so a bot flagged only as a receiver is seated first while it has
+  fewer seats than the mean, at a smaller table if its givers leave no larger one (the givers wait);
 - table sizes are mixed, larger tables more often (a table of n seats compares n(n-1)/2 pairs).
 
 Measured with bench/accuracy.py (docs/benchmarks.md, "Ladder accuracy").
@@ -70,9 +72,15 @@ class Matchmaker:
         self.recent: deque[frozenset[int]] = deque(maxlen=memory)
 
     def table(self, candidates: Sequence[Candidate], size: int,
-              apart_pairs: Collection[frozenset[int]] = frozenset()) -> list[int]:
+              apart_pairs: Collection[frozenset[int]] = frozenset(), receivers: Collection[int] = frozenset(),
+              min_size: int | None = None) -> list[int]:
         """Version ids of one table of ``size`` seats, in seat order (shuffled); no two of one group, no
-        pair of ``apart_pairs`` (version ids). Fewer seats only when those leave no table of ``size``."""
+        pair of ``apart_pairs`` (version ids). Fewer seats only when those leave no table of ``size``.
+
+        ``receivers``: versions flagged only as receivers of a pair kept apart. A flag is its giver's, so a
+        receiver is never the one left out: one below the mean of scheduled seats takes the first seat, at a
+        table as small as ``min_size`` if its givers leave no larger one, and a table that cannot seat
+        everyone is searched receivers first (the givers are the ones that wait)."""
         if distinct(candidates) < size:
             raise ValueError(f"a table of {size} needs {size} bots of different authors, "
                              f"only {distinct(candidates)} are active")
@@ -85,7 +93,7 @@ class Matchmaker:
                 return False
             return group is None or all(candidates[j].group != group for j in seated)
 
-        def best_of_tries(first: Callable[[], list[int]]) -> tuple[float, list[int]] | None:
+        def best_of_tries(first: Callable[[], list[int]], size: int = size) -> tuple[float, list[int]] | None:
             """Of ``TRIES`` tables grown from ``first()``, the one worth most; None if none was filled."""
             best: tuple[float, list[int]] | None = None
             for _ in range(TRIES):
@@ -110,26 +118,36 @@ class Matchmaker:
         risk = [[misorder_risk(a.skill, b.skill) if i != j else 0.0 for j, b in enumerate(candidates)]
                 for i, a in enumerate(candidates)]
         mean = fmean(c.scheduled for c in candidates)
-        starving = [i for i, c in enumerate(candidates) if c.scheduled < STARVE_SHARE * mean]
+        starving = [i for i, c in enumerate(candidates) if c.scheduled < STARVE_SHARE * mean
+                    or (c.version_id in receivers and c.scheduled < mean)]
         best: tuple[float, list[int]] | None = None
         if starving:
+            fed = [i for i in starving if candidates[i].version_id in receivers]
+            starving = fed or starving  # a receiver before its givers: they are the ones that wait
             least = min(candidates[i].scheduled for i in starving)
             anchor = self.rng.choice([i for i in starving if candidates[i].scheduled == least])
             best = best_of_tries(lambda: [anchor])
+            if best is None and candidates[anchor].version_id in receivers:  # its givers leave no table this big
+                for smaller in range(size - 1, (min_size or size) - 1, -1):
+                    best = best_of_tries(lambda: [anchor], smaller)
+                    if best is not None:
+                        break
         if best is None:  # nobody starves, or the one who does fits no table (flagged with most others)
             pairs = [(i, j) for i in range(count) for j in range(i + 1, count) if apart(j, [i])]
             if pairs:
                 pair_weights = self._weights([risk[i][j] for i, j in pairs])
                 best = best_of_tries(lambda: list(self.rng.choices(pairs, weights=pair_weights)[0]))
         if best is None:  # every try ran into a group or a flagged pair
-            best = (0.0, self._fitting(count, size, apart))
+            first = [i for i, c in enumerate(candidates) if c.version_id in receivers]
+            best = (0.0, self._fitting(count, size, apart, first))
         chosen = [candidates[i].version_id for i in best[1]]
         self.recent.append(frozenset(chosen))
         self.rng.shuffle(chosen)
         return chosen
 
     def placement(self, newcomer: int, candidates: Sequence[Candidate], size: int,
-                  apart_pairs: Collection[frozenset[int]] = frozenset()) -> list[int]:
+                  apart_pairs: Collection[frozenset[int]] = frozenset(), receivers: Collection[int] = frozenset(),
+                  min_size: int | None = None) -> list[int]:
         """A placement table for version ``newcomer`` (CodinGame's placement): its opponents drawn one from each
         of ``size - 1`` bands of the board, by score, so that its first games meet the top, the middle and the
         bottom of the ladder rather than its nearest neighbours. The groups and ``apart_pairs`` hold as at any
@@ -157,19 +175,22 @@ class Matchmaker:
                 break
             seated.append(self.rng.choice(rest))
         if len(seated) < size:  # the bands and the groups left it short: a table like any other
-            return self.table(candidates, size, apart_pairs)
+            return self.table(candidates, size, apart_pairs, receivers, min_size)
         chosen = [candidates[i].version_id for i in seated]
         self.recent.append(frozenset(chosen))
         self.rng.shuffle(chosen)
         return chosen
 
-    def _fitting(self, count: int, size: int, apart: Callable[[int, Sequence[int]], bool]) -> list[int]:
-        """A table of ``size`` that ``apart`` allows, found by a search in a random order, else the largest found.
+    def _fitting(self, count: int, size: int, apart: Callable[[int, Sequence[int]], bool],
+                 first: Sequence[int] = ()) -> list[int]:
+        """A table of ``size`` that ``apart`` allows, found by a search in a random order (the candidates ``first``,
+        the flags' receivers, tried before the rest), else the largest found.
 
         Bots of one group exclude each other, and one greedy pass finds a table whenever there are enough
         groups; pairs the audit flagged do not: a bot flagged with most others, seated first, left a table
         short that the others filled (and the planner stopped the season). ``SEARCH_STEPS`` bounds the search."""
-        order = self.rng.sample(range(count), count)
+        rest = [i for i in range(count) if i not in first]
+        order = self.rng.sample(list(first), len(first)) + self.rng.sample(rest, len(rest))
         largest: list[int] = []
         steps = 0
 

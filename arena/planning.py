@@ -12,7 +12,7 @@ from typing import Sequence
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from arena.audit_store import kept_apart
+from arena.audit_store import flag_seating
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season, active_versions, author_group, stored_id
 from arena.formats import default_format, format_of
 from arena.match import GameSpec, SeatEntry, TableTask
@@ -224,10 +224,12 @@ class Planner:
         candidates = [Candidate(stored_id(v), self.book.get(stored_id(v)), self.season_seats[stored_id(v)],
                                 author_group(b)) for b, v in versions]
         size = self.matchmaker.size(self.season.min_players, self.season.max_players, distinct(candidates))
+        flags = flag_seating(self.session)
+        low = self.season.min_players
         if placing is not None and any(c.version_id == placing for c in candidates):
-            table = self.matchmaker.placement(placing, candidates, size, kept_apart(self.session))
+            table = self.matchmaker.placement(placing, candidates, size, flags.apart, flags.receivers, low)
         else:
-            table = self.matchmaker.table(candidates, size, kept_apart(self.session))
+            table = self.matchmaker.table(candidates, size, flags.apart, flags.receivers, low)
         if len(table) < self.season.min_players:
             raise LadderError(f"season {self.season.name!r}: the pairs the audit flagged leave no table of "
                               f"{self.season.min_players} bots (arena audit; arena audit clear A B)")

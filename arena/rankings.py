@@ -7,6 +7,7 @@ on one season's deals, with a Wilson interval. A ``Format`` (``arena/formats.py`
 from __future__ import annotations
 
 import math
+import secrets
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Sequence, TypeVar
 
@@ -14,6 +15,7 @@ from sqlmodel import Session, col, select
 
 from arena.db import (BotVersion, Match, MatchSeat, MatchStatus, Meta, Rating, RatingSnapshot, Season, active_versions,
                       prior_means, stored_id)
+from arena.flag_games import is_taken, not_rated
 from arena.ratings import MU, RatingBook, Skill
 from arena.text import shown
 
@@ -42,7 +44,7 @@ def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
 def load_book(session: Session, variant: str) -> RatingBook:
     """The stored ratings of ``variant`` (every version starts from its prior)."""
     book = RatingBook(starting_skills(session, variant), _meta_int(session, f"ties:{variant}"),
-                      _meta_int(session, f"pairs:{variant}"))
+                      _meta_int(session, f"pairs:{variant}"), _meta_int(session, _generation_key(variant)))
     for row in session.exec(select(Rating).where(Rating.variant == variant)).all():
         book.skills[row.version_id] = Skill(row.mu, row.sigma, row.games)
     return book
@@ -57,6 +59,18 @@ def starting_skills(session: Session, variant: str) -> dict[int, Skill]:
 
 def _meta_int(session: Session, key: str) -> int:
     row = session.get(Meta, key)
+    return int(row.value) if row else 0
+
+
+def _generation_key(variant: str) -> str:
+    """The Meta key of the token of ``variant``'s latest recompute of its ratings (``RatingBook.generation``)."""
+    return f"rerated:{variant}"
+
+
+def _locked_generation(session: Session, variant: str) -> int:
+    """The token of the latest recompute, read under a lock on its row (PostgreSQL; SQLite's writer holds the
+    whole file): a recompute and a recording of one format never interleave."""
+    row = session.exec(select(Meta).where(Meta.key == _generation_key(variant)).with_for_update()).first()
     return int(row.value) if row else 0
 
 
@@ -124,6 +138,7 @@ class RatedStanding(Standing):
     mu: float
     sigma: float
     provisional: bool = False  # fewer than ``RANKED_AFTER`` rated games: listed, not ranked
+    not_counted: int = 0  # its games a flag took out of the ratings (arena/flag_games.py)
 
     def cells(self) -> tuple[str, ...]:
         rank = "new" if self.provisional else _rank_cell(self.rank)
@@ -136,7 +151,8 @@ class RatedStanding(Standing):
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
                 "version_id": self.version_id, "score": self.score, "mu": self.mu, "sigma": self.sigma,
-                "games": self.games, "rank": self.rank, "provisional": self.provisional}
+                "games": self.games, "rank": self.rank, "provisional": self.provisional,
+                "not_counted": self.not_counted}
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +206,14 @@ class TrueSkill:
 
     def record(self, session: Session, book: RatingBook, variant: str, versions: Sequence[int],
                ranks: Sequence[int], match_id: int) -> None:
+        """Rate one recorded game, as ``rerate`` would: ``book`` is read again if the ratings were recomputed
+        since it was (a flag, a clearing, ``--rerate``), and a game a flag takes back is not rated."""
+        session.flush()  # the match's own rows first: the write lock is this session's before it reads
+        generation = _locked_generation(session, variant)
+        if generation != book.generation:
+            book.take(load_book(session, variant))
+        if is_taken(session, match_id, versions):
+            return
         for version_id, skill in zip(versions, book.record(list(versions), list(ranks))):
             rating = (session.get(Rating, (version_id, variant))
                       or Rating(version_id=version_id, variant=variant, mu=0, sigma=0))
@@ -202,13 +226,21 @@ class TrueSkill:
 
     def rerate(self, session: Session, variant: str, write: bool) -> list[str]:
         """Recompute every rating of ``variant`` from the recorded matches in order; the differences
-        from what is stored (empty when they agree). ``write`` replaces the stored ratings and snapshots."""
-        book = RatingBook(starting_skills(session, variant))
+        from what is stored (empty when they agree); the games a flag takes back (``arena.flag_games``) are
+        skipped. ``write`` replaces the stored ratings and snapshots under a new recompute token
+        (``RatingBook.generation``: a book read before it is read again before it rates a game)."""
+        generation = _locked_generation(session, variant)
+        if write:  # taken first: no game is recorded between what is read here and what is written
+            generation = secrets.randbits(62)  # a new token, never an old one again (two recomputes may overlap)
+            _set_meta(session, _generation_key(variant), generation)
+            session.flush()
+        book = RatingBook(starting_skills(session, variant), generation=generation)
         snapshots: list[RatingSnapshot] = []
         matches = session.exec(select(Match).where(Match.status == MatchStatus.DONE)
                                .order_by(col(Match.rated_order))).all()
+        taken = not_rated(session, variant)
         for match in matches:
-            if match.rules_id.rsplit("-v", 1)[0] != variant:
+            if match.rules_id.rsplit("-v", 1)[0] != variant or stored_id(match) in taken:
                 continue
             seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id)
                                  .order_by(col(MatchSeat.seat))).all()
@@ -243,6 +275,12 @@ class TrueSkill:
         a rating spans seasons)."""
         rows: list[RatedStanding] = []
         means = prior_means(session, variant)
+        taken = not_rated(session, variant)
+        out_of: dict[int, int] = {}
+        if taken:
+            for version_id in session.exec(select(MatchSeat.version_id).where(
+                    col(MatchSeat.match_id).in_(list(taken)))).all():
+                out_of[version_id] = out_of.get(version_id, 0) + 1
         for bot, version in active_versions(session, variant):
             rating = session.get(Rating, (version.id, variant))
             skill = (Skill(rating.mu, rating.sigma, rating.games) if rating
@@ -250,7 +288,8 @@ class TrueSkill:
             rows.append(RatedStanding(rank=0, name=bot.name, author=shown(bot.author), builtin=bot.builtin,
                                       version=version.number, version_id=stored_id(version), games=skill.games,
                                       score=round(skill.score, 4), mu=round(skill.mu, 4), sigma=round(skill.sigma, 4),
-                                      provisional=skill.games < self.ranked_after))
+                                      provisional=skill.games < self.ranked_after,
+                                      not_counted=out_of.get(stored_id(version), 0)))
         rows.sort(key=lambda r: (r.provisional, -r.score, r.name))
         ranked = _ranked([r for r in rows if not r.provisional])
         return ranked + [replace(r, rank=None) for r in rows if r.provisional]

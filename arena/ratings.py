@@ -54,13 +54,21 @@ def rate_game(skills: Sequence[Skill], ranks: Sequence[int], draw_p: float) -> l
 
 
 class RatingBook:
-    """Ratings of every version in one variant, advanced one recorded game at a time."""
+    """Ratings of every version in one variant, advanced one recorded game at a time. ``generation``: the token of
+    the latest recompute of the stored ratings when the book was read (a book read before the latest recompute
+    is read again before it rates a game: ``arena.rankings.TrueSkill.record``)."""
 
-    def __init__(self, priors: Mapping[int, Skill], tied_pairs: int = 0, pairs: int = 0) -> None:
+    def __init__(self, priors: Mapping[int, Skill], tied_pairs: int = 0, pairs: int = 0, generation: int = 0) -> None:
         self.priors = dict(priors)
         self.skills: dict[int, Skill] = {}
         self.tied_pairs = tied_pairs
         self.pairs = pairs
+        self.generation = generation
+
+    def take(self, other: RatingBook) -> None:
+        """Become ``other`` (a book read again), in place: whoever holds this book sees the new ratings."""
+        self.priors, self.skills = dict(other.priors), dict(other.skills)
+        self.tied_pairs, self.pairs, self.generation = other.tied_pairs, other.pairs, other.generation
 
     def get(self, version_id: int) -> Skill:
         skill = self.skills.get(version_id)

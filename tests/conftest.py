@@ -27,6 +27,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "arena/test_failure_evidence.py": ("slow",),
     "arena/test_formats.py": ("slow",),
     "arena/test_hostile_flagged_seats.py": ("slow", "hostile"),
+    "arena/test_hostile_flag_gain.py": ("slow", "hostile"),
     "arena/test_provisional.py": ("slow", "hostile"),
     "arena/test_hostile_ladder.py": ("slow", "hostile"),
     "arena/test_hostile_text.py": ("slow", "hostile"),

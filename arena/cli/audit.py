@@ -1,4 +1,5 @@
-"""`arena audit`: do two bots of different authors play as a team? (arena/audit.py); `arena audit clear A B`."""
+"""`arena audit`: do two bots of different authors play as a team? (arena/audit.py); `arena audit clear A B`,
+`arena audit confirm A B`."""
 from __future__ import annotations
 
 import json
@@ -7,7 +8,7 @@ import click
 from sqlmodel import Session
 
 from arena.audit import BIG, MARGIN, AuditReport, Direction
-from arena.audit_store import AuditError, clear_flag, run_audit, stored_flags
+from arena.audit_store import AuditError, clear_flag, confirm_flag, run_audit, stored_flags
 from arena.audit_words import pair_words
 from arena.formats import format_of
 from arena.text import plural, shown
@@ -51,8 +52,8 @@ def audit(click_ctx: click.Context, ctx: Context, season_name: str | None, varia
         return
     echo(report_text(report, show_all))
     for finding in new:
-        echo(f"newly flagged: {words(finding.bots, finding.givers)}; they are no longer seated together "
-             "(`arena audit clear A B` after a review)")
+        echo(f"newly flagged: {words(finding.bots, finding.givers)}; they are no longer seated together and the "
+             "games they shared are not rated (`arena audit clear A B` or `arena audit confirm A B` after a review)")
 
 
 def words(bots: tuple[str, str], givers: tuple[str, ...]) -> str:
@@ -97,14 +98,32 @@ def _direction(d: Direction) -> str:
 @click.argument("b")
 @pass_context
 def audit_clear(ctx: Context, a: str, b: str) -> None:
-    """Clear the flag of bots A and B after a review: they may share tables again, and only games
-    played from now on can flag them again."""
+    """Clear the flag of bots A and B after a review: they may share tables again, the games they shared
+    count in the ratings again (every rating is recomputed), and only games played from now on can flag
+    them again."""
     with Session(ctx.engine) as session:
         try:
             clear_flag(session, a, b)
         except AuditError as exc:
             raise UserError(str(exc)) from None
-    echo(f"cleared: {shown(a)} and {shown(b)} may share tables again")
+    echo(f"cleared: {shown(a)} and {shown(b)} may share tables again; the games they shared count again")
+
+
+@audit.command("confirm")
+@click.argument("a")
+@click.argument("b")
+@pass_context
+def audit_confirm(ctx: Context, a: str, b: str) -> None:
+    """Uphold the flag of bots A and B after a review: the games they shared stay out of the ratings for
+    good, and the bot that gave (both, if each gave to the other) is retired, a ladder rule."""
+    with Session(ctx.engine) as session:
+        try:
+            retired = confirm_flag(session, a, b)
+        except AuditError as exc:
+            raise UserError(str(exc)) from None
+    gone = ", ".join(shown(name) for name in retired)
+    echo(f"confirmed: the games {shown(a)} and {shown(b)} shared stay out of the ratings; "
+         + (f"retired: {gone}" if gone else "nobody left to retire"))
 
 
 @audit.command("list")
@@ -119,5 +138,6 @@ def audit_list(ctx: Context) -> None:
     rows = [("pair", "flagged", "scope", "games", "cleared", "finding")]
     for f in flags:
         rows.append((f"{shown(f.bots[0])} / {shown(f.bots[1])}", f.flagged_at, shown(f.scope),
-                     str(f.evidence.get("games", "?")), f.cleared_at or "standing", words(f.bots, f.givers)))
+                     str(f.evidence.get("games", "?")), f.cleared_at or (f"confirmed {f.confirmed_at}" if f.confirmed_at
+                                                                        else "standing"), words(f.bots, f.givers)))
     echo(format_table(rows))

@@ -11,6 +11,7 @@ from arena.replay_text import position_text, turns_text
 from engine.replay import Replay, ReplayMismatch
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season, SeatStatus
+from arena.flag_games import not_rated
 from arena.ladder import deals_secret
 from arena.seeds import database_key, deal_id
 from arena.text import failure_text, shown, solo_result
@@ -62,11 +63,14 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None) -> None:
         rows = session.exec(select(MatchSeat, BotVersion, Bot).where(
             MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id)
             .order_by(col(MatchSeat.seat))).all()
+        taken = not_rated(session).get(number)
     published = season is not None and season.closed_at is not None  # its deals are dealt no more
     head = (f"game {number}  {match.rules_id}  season {shown(season.name if season else '?')}  deal {deal}  "
             + (f"deck seed {match.seed}  " if published else "") + match.status)
     if match.void_reason:
         head += f" ({shown(match.void_reason, 500)})"
+    if taken is not None:  # a flag took it back (arena/flag_games.py)
+        head += f" ({shown(taken.words())})"
     solo = len(rows) == 1
     table = [("seat", "bot", "version", "coins", "result" if solo else "rank", "status", "detail")]
     for seat, version, bot in rows:

@@ -173,7 +173,8 @@ def season_run(ctx: Context, name: str | None, games: int | None, workers: int, 
         _, flagged = run_audit(session, season=name)
     for finding in flagged:  # the ladder protects itself: a flagged pair is kept apart from the next table on
         echo(f"audit: {audit_words(finding.bots, finding.givers)}; they are no longer seated together "
-             "('arena audit --season " + shown(name) + "' shows the evidence)", err=True)
+             "('arena audit --season " + shown(name) + "' shows the evidence); the games they shared are not rated",
+             err=True)
     with Session(engine) as session:
         echo(board_table(leaderboard(session, variant, name if format_of(variant).same_deals else None), variant))
 

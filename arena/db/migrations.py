@@ -162,3 +162,14 @@ def _upgrade_to_10(engine: Engine) -> None:
         if "paused_at" not in version:
             conn.execute(text("ALTER TABLE botversion ADD COLUMN paused_at TIMESTAMP NULL"))
         conn.execute(text("UPDATE meta SET value = '10' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_11_confirmed_flags(engine: Engine) -> None:
+    """Schema 10 -> 11: ``auditflag.confirmed_at`` (no flag stored before was confirmed)."""
+    from sqlalchemy import inspect, text
+
+    columns = {c["name"] for c in inspect(engine).get_columns("auditflag")}
+    with engine.begin() as conn:
+        if "confirmed_at" not in columns:
+            conn.execute(text("ALTER TABLE auditflag ADD COLUMN confirmed_at TIMESTAMP NULL"))
+        conn.execute(text("UPDATE meta SET value = '11' WHERE key = 'schema_version'"))

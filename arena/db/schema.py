@@ -11,7 +11,7 @@ from sqlmodel import Field, SQLModel
 
 from arena.db.values import CompressedText, MatchStatus, SeatStatus, TextEnum
 
-SCHEMA_VERSION = 10  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+SCHEMA_VERSION = 11  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (TestRun, TestRunBot, TestRunPair: new tables, made by create_all)
 #                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
@@ -21,6 +21,7 @@ SCHEMA_VERSION = 10  # 2: what a version plays and starts from, per format, in V
 #                       accounts without a token) and BotVersion.by_operator
 #                   10: the living ladder: Season.live, BotVersion.paused (a sick version's probation) and
 #                       every seat's own standard error for its owner (SeatLog: a new table, made by create_all)
+#                   11: AuditFlag.confirmed_at (`arena audit confirm A B`: the flag stands for good, its giver retired)
 
 
 def now() -> datetime:
@@ -213,9 +214,9 @@ class TestRunPair(SQLModel, table=True):
 
 
 class AuditFlag(SQLModel, table=True):
-    """A pair of bots the integrity audit flagged (arena/audit.py): never seated together while the
-    flag stands; ``arena audit clear A B`` clears it, and only games after ``cleared_after`` (a match
-    id) can flag the pair again."""
+    """A pair of bots the integrity audit flagged (arena/audit.py): never seated together, and the games they
+    shared not rated (arena/flag_games.py), while the flag stands or once it is confirmed; ``arena audit clear
+    A B`` clears it, and only games after ``cleared_after`` (a match id) can flag the pair again."""
 
     id: Optional[int] = Field(default=None, primary_key=True)
     bot_a: int = Field(foreign_key="bot.id", index=True)  # the pair in name order
@@ -225,6 +226,8 @@ class AuditFlag(SQLModel, table=True):
     evidence: str  # the finding's JSON (arena.audit.PairFinding.to_json)
     cleared_at: Optional[datetime] = None
     cleared_after: Optional[int] = None  # the last match id when it was cleared
+    # `arena audit confirm A B`: the operator upheld it; its shared games stay out of the ratings for good
+    confirmed_at: Optional[datetime] = None
 
 
 def source_hash(source: str) -> str:

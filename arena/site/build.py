@@ -42,7 +42,7 @@ RECENT_GAMES = 20
 FORK_MIN_GAMES = 500
 #: the keys of a rated board's rows in leaderboard.json, in this order
 RATED_KEYS = ("rank", "provisional", "name", "author", "builtin", "version", "version_id", "score", "mu", "sigma",
-              "games", "win_rate", "avg_coins", "failure_rate")
+              "games", "not_counted", "win_rate", "avg_coins", "failure_rate")
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,8 @@ class Pages:
 
     def __init__(self, renderer: Renderer, variant: str, flags: Sequence[StoredFlag], builder: str,
                  game_keys: dict[int, str]) -> None:
+        #: per flagged pair (names in order), the games of it that count in no rating (arena/flag_games.py)
+        self.taken = Counter(g.flagged_pair for g in renderer.ladder.games if g.flagged_pair)
         self.renderer = renderer
         self.builder = builder
         self.game_keys = game_keys  # a list page's rows are made from its games' keys, and nothing else
@@ -239,7 +241,7 @@ class Pages:
 
     def audit_page(self) -> None:
         """The pairs the integrity audit flagged, standing and cleared (their bots' pages list them too)."""
-        self.renderer.write("audit.html", "audit.html", "", flags=self.flags,
+        self.renderer.write("audit.html", "audit.html", "", flags=self.flags, taken=self.taken,
                             bot_link=lambda name: self.named_bot_link(name, ""),
                             flag_words=lambda f: Markup(pair_words(f.bots, f.givers, {
                                 name: self.named_bot_link(name, "", badge=False) for name in f.bots}, Markup)))

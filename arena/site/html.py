@@ -133,7 +133,7 @@ class Fragments:
         columns += [
             Column("players (coins; ★ first)", self.players, "players"),
             Column("status", lambda g: f'<span class="fail" title="{escape(g.void_reason or "")}">void</span>'
-                   if g.status == "void" else "rated"),
+                   if g.status == "void" else not_rated_mark(g) or "rated"),
         ]
         return columns
 
@@ -156,7 +156,8 @@ class Fragments:
             Column("rank", lambda gs: solo_result(gs[1].rank) if len(gs[0].seats) == 1
                    else f"{gs[1].rank}/{len(gs[0].seats)}", "num"),
             Column("status", lambda gs: self.status(gs[1])
-                   + (' <span class="fail">void</span>' if gs[0].status == "void" else "")),
+                   + (' <span class="fail">void</span>' if gs[0].status == "void" else "")
+                   + (" " + not_rated_mark(gs[0]) if gs[0].not_rated else "")),
             Column("table (coins; ★ first)", lambda gs: self.players(gs[0]), "players"),
         ]
 
@@ -208,3 +209,10 @@ class Fragments:
                         f'<td class="num rank">{solo_result(s.rank) if len(game.seats) == 1 else s.rank}</td>'
                         f"<td>{self.status(s)}{detail}{self.evidence(s)}</td></tr>")
         return Markup("\n".join(rows))
+
+
+def not_rated_mark(game: GameRow) -> str:
+    """A game a flag took out of the ratings, marked with why (``not rated: flagged pair A/B``); else empty."""
+    if not game.not_rated:
+        return ""
+    return f'<span class="fail not-rated" title="{escape(game.not_rated)}">{escape(game.not_rated)}</span>'

@@ -1,7 +1,7 @@
 """The ladder in memory, as the site build reads it once from the database."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Sequence
 
@@ -10,6 +10,7 @@ from sqlalchemy import select as select_columns  # sqlmodel's select is typed fo
 from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season, prior_means, stored_id
+from arena.flag_games import not_rated
 from arena.ratings import MU
 from arena.formats import formats
 from arena.ladder import deals_secret, leaderboard
@@ -70,6 +71,8 @@ class GameRow:
     seconds: float | None
     void_reason: str | None
     seats: list[SeatRow] = field(default_factory=list)
+    not_rated: str | None = None  # why a flag took it out of the ratings (arena/flag_games.py)
+    flagged_pair: tuple[str, str] | None = None  # ... the pair of that flag, in name order
 
 
 @dataclass(frozen=True)
@@ -125,12 +128,15 @@ def load_ladder(session: Session, variant: str, logs: bool = False) -> Ladder:
     seasons = list(session.exec(select(Season).order_by(col(Season.id))).all())
     secret = {s.id for s in seasons if deals_secret(s)}  # their standings are shown, never their games
     games: dict[int, GameRow] = {}
+    taken = not_rated(session)
     for row in session.execute(select_columns(
             col(Match.id), col(Match.season_id), col(Match.number), col(Match.status),
             col(Match.rules_id), col(Match.finished_at), col(Match.seconds),
             col(Match.void_reason)).where(col(Match.status) != "planned")).all():
         if row[1] not in secret:
-            games[row[0]] = GameRow(*row)
+            made = GameRow(*row)
+            out = taken.get(made.id)
+            games[made.id] = made if out is None else replace(made, not_rated=out.words(), flagged_pair=out.pair)
     for row in session.execute(select_columns(
             col(MatchSeat.match_id), col(MatchSeat.seat), col(MatchSeat.version_id),
             col(MatchSeat.coins), col(MatchSeat.rank), col(MatchSeat.status),

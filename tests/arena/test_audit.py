@@ -140,8 +140,10 @@ def test_a_flagged_pair_never_shares_a_table_until_it_is_cleared(audited: tuple[
     cleared = run_arena("audit", "clear", FEEDER, PARTNER, db=db)
     assert cleared.returncode == 0, cleared.stderr
     assert "cleared" in run_arena("audit", "list", db=db).stdout
-    again = audit_json(db)  # the old games no longer count for this pair, and it shared none since
-    assert not any(p["flagged"] for p in again["pairs"]) and again["newly_flagged"] == []
+    again = audit_json(db)  # the old games no longer count for this pair, and it shared none since (the partner,
+    # a receiver, is seated first while it has fewer seats than the mean: the begging bot may now get greedy flagged)
+    assert not any(p["flagged"] for p in again["pairs"] if set(p["bots"]) == {FEEDER, PARTNER})
+    assert [FEEDER, PARTNER] not in again["newly_flagged"] and [PARTNER, FEEDER] not in again["newly_flagged"]
     autumn = season(db, "autumn", "30", workers="1")  # enough games together for the flag to come back
     assert [t for t in tables_of(db, "autumn") if {FEEDER, PARTNER} <= t], "a cleared pair is seated again"
     assert FED_LINE in autumn  # and its new games flag it again

@@ -156,7 +156,8 @@ class ChosenTables(Matchmaker):
         return len(self.tables[0])
 
     def table(self, candidates: Sequence[Candidate], size: int,
-              apart_pairs: Collection[frozenset[int]] = frozenset()) -> list[int]:
+              apart_pairs: Collection[frozenset[int]] = frozenset(), receivers: Collection[int] = frozenset(),
+              min_size: int | None = None) -> list[int]:
         return self.tables.pop(0)
 
 

@@ -106,7 +106,7 @@ def test_standing_json_has_the_keys_of_the_printed_and_published_boards(tmp_path
         boards = {variant: leaderboard(session, variant) for variant in ("classic", "duel", "solo")}
     engine.dispose()
     rated = ["name", "author", "builtin", "version", "version_id", "score", "mu", "sigma", "games", "rank",
-             "provisional"]
+             "provisional", "not_counted"]
     counted = ["name", "author", "builtin", "version", "version_id", "season", "games", "wins", "win_rate",
                "ci_low", "ci_high", "avg_gold", "rank", "half"]
     figures = ["win_rate", "avg_coins", "failure_rate", "played", "bot_id", "page"]  # the site's own, after the row's

@@ -116,7 +116,7 @@ def drop_language_column(engine: Engine) -> None:
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "10"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "11"
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -363,7 +363,7 @@ def test_a_schema_8_databases_free_text_authors_become_accounts(url: str) -> Non
     old_database(url, 8, fill, free_text_authors)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "10"
+        assert schema_version(session) == str(SCHEMA_VERSION)
         accounts = session.exec(select(Author).order_by(col(Author.id))).all()
         assert [(a.name, a.key, a.token_hash) for a in accounts] == [("Ann Lee", "ann lee", None), ("Bob", "bob", None)]
         assert session.exec(select(BotVersion)).one().by_operator is False
@@ -393,9 +393,32 @@ def test_a_schema_9_database_gains_the_living_ladders_columns(url: str) -> None:
     old_database(url, 9, fill, before_the_living_ladder)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "10"
+        assert schema_version(session) == str(SCHEMA_VERSION)
         assert session.exec(select(Season)).one().live is False
         version = session.exec(select(BotVersion)).one()
         assert (version.paused, version.paused_at) == (None, None)
     assert "seatlog" in inspect(engine).get_table_names()
+    engine.dispose()
+
+
+def unconfirmed_flags(engine: Engine) -> None:
+    """Schema 10's flags: no ``confirmed_at`` (a flag stood until it was cleared)."""
+    with engine.begin() as conn:
+        conn.execute(text("ALTER TABLE auditflag DROP COLUMN confirmed_at"))
+
+
+def test_a_schema_10_databases_flags_are_unconfirmed(url: str) -> None:
+    """Schema 11: `arena audit confirm` marks a flag confirmed; every flag stored before stands or was cleared."""
+    def fill(session: Session) -> None:
+        add_bot_kept(session)
+        session.flush()
+        bot = session.exec(select(Bot)).one()
+        session.add(AuditFlag(bot_a=stored_id(bot), bot_b=stored_id(bot), scope="variant classic", evidence="{}"))
+
+    old_database(url, 10, fill, unconfirmed_flags)
+    engine = make_engine(url)
+    assert "confirmed_at" in {c["name"] for c in inspect(engine).get_columns("auditflag")}
+    with Session(engine) as session:
+        assert schema_version(session) == str(SCHEMA_VERSION) == "11"
+        assert [(f.scope, f.confirmed_at) for f in session.exec(select(AuditFlag)).all()] == [("variant classic", None)]
     engine.dispose()
