@@ -382,6 +382,8 @@ class LiveLoop:
             self.table_seconds[variant] = max(seconds, 0.01)
         for outcome in outcomes:
             entry = self.in_flight.pop(outcome.match_id, None)
+            if self.stale:  # since a refused write, the ratings held here may be ahead of the stored ones: the
+                continue    # game stays planned, and is played again once the planners are reloaded (``_load``)
             planner = self.planners[entry[0] if entry else self._format_of(outcome.match_id)]
             try:
                 outcome, recorded = record_or_void(self.session, planner, outcome)
