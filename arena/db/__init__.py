@@ -20,7 +20,8 @@ from arena.db.urls import DB_ENV, DEFAULT_DB, database_url, driver_url, shown_ur
 __all__ = [
     "ADVISORY_KEY", "DB_ENV", "DEFAULT_DB", "SCHEMA_VERSION",
     "AuditFlag", "Author", "Bot", "BotVersion", "DatabaseError", "Match", "MatchSeat", "MatchStatus", "Meta",
-    "Rating", "RatingSnapshot", "Season", "SeatLog", "SeatStatus", "TestRun", "TestRunBot", "TestRunPair", "VersionFormat",
+    "Rating", "RatingSnapshot", "Season", "SeatLog", "SeatStatus", "TestRun", "TestRunBot", "TestRunPair",
+    "VersionFormat",
     "active_versions", "author_group", "author_key", "bot_key", "database_url", "driver_url", "exclusive_run",
     "make_engine", "name_key", "now", "one_line", "played_formats", "prior_means", "shown_url", "source_hash",
     "sqlite_file_problem", "stored_id",
