@@ -115,6 +115,9 @@ def test_the_owner_reads_the_stderr_of_an_ordinary_game_and_nobody_else_does(
         arena(server.db, "site", "build", "--out", str(site), *flags)
         pages = [p for p in site.rglob("*") if p.is_file()]
         assert len(pages) > 10 and not [p for p in pages if MARKER.encode() in p.read_bytes()]
+    operator = arena(server.db, "game", "show", str(newest), "--stderr").stdout  # the operator reads everything
+    assert operator.count(MARKER) == seat["decisions"] and f"seat {seat['seat']} (chatty) stderr:" in operator
+    assert MARKER not in arena(server.db, "game", "show", str(newest)).stdout
     for variant in ("classic", "solo"):
         board = arena(server.db, "leaderboard", "--variant", variant, "--json").stdout
         assert "chatty" in board and MARKER not in board
