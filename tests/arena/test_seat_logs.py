@@ -109,7 +109,7 @@ def ladder(tmp_path: Path) -> tuple[Any, list[int], list[int]]:
                     for n in (1, 2)]
         matches = [Match(season_id=stored_id(season), number=k, table=k, seed=k, rules_id="classic-v3")
                    for k in range(60)]
-        session.add_all(versions + matches)
+        session.add_all([*versions, *matches])
         session.commit()
         return engine, [stored_id(v) for v in versions], [stored_id(m) for m in matches]
 
