@@ -43,8 +43,9 @@ def _authors_bots(session: Session, author_name: str) -> tuple[str, list[Bot]]:
 
 
 def owner_report(session: Session, author_name: str) -> dict[str, Any]:
-    """The author's bots (by name): versions, standings by format, newest failures with their stderr."""
-    name, bots = _authors_bots(session, author_name)
+    """The author's bots (by name): versions, standings by format, newest failures with their stderr, the active
+    version's placement (``active_json``) and the games whose logs the author may read."""
+    author, bots = _authors_bots(session, author_name)
     board = roster(session)
     listed = {b.name: b for b in board.bots}
     # a game of a season whose deals are still secret (an open solo season) shows nothing of itself: a bot
@@ -63,7 +64,7 @@ def owner_report(session: Session, author_name: str) -> dict[str, Any]:
             .order_by(col(MatchSeat.match_id).desc()).limit(FAILURES_SHOWN)).all()
         listing = listed.get(bot.name)
         by_format = {} if listing is None else dict(zip((f.name for f in board.formats), listing.standings))
-        standings = {name: (None if s is None else s.to_json()) for name, s in by_format.items()}
+        standings = {f: (None if s is None else s.to_json()) for f, s in by_format.items()}
         active = next((v for v in versions if v.active), None)
         logs = session.exec(
             select(SeatLog.match_id).join(Match, col(Match.id) == SeatLog.match_id)
@@ -82,7 +83,7 @@ def owner_report(session: Session, author_name: str) -> dict[str, Any]:
             "active": None if active is None else active_json(session, active, by_format),
             "logs": list(dict.fromkeys(logs)),
         })
-    return {"author": name, "bots": report}
+    return {"author": author, "bots": report}
 
 
 def active_json(session: Session, version: BotVersion, standings: dict[str, Standing | None]) -> dict[str, Any]:
