@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -116,6 +117,21 @@ def test_a_version_paused_while_its_author_waits_says_why(served: tuple[Server, 
         client.wait()
     assert client.returncode == 2 and err.splitlines() == [
         "Error: sicky version 1 was paused by the ladder: failed each of its latest 5 games (crash)"]
+
+
+def test_ctrl_c_while_waiting_is_one_line(served: tuple[Server, str], tmp_path: Path) -> None:
+    server, token = served
+    client = waiting_client(server, token, tmp_path, "patient", "--wait-minutes", "10")
+    try:
+        read_until(client, "placing 0/10")
+        client.send_signal(signal.SIGINT)
+        out, err = client.communicate(timeout=60)
+    finally:
+        client.kill()
+        client.wait()
+    assert client.returncode == 2 and err.splitlines() == [
+        "Error: stopped waiting for patient version 1; its placement goes on: 'arena status --to URL' shows where "
+        "it stands"]
 
 
 def test_wait_needs_a_service(tmp_path: Path) -> None:
