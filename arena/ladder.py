@@ -26,6 +26,7 @@ from arena.match import MatchOutcome
 from arena.planning import (LadderError, Planner, SeasonSettings, TooFewBots, check_enough_bots, get_or_create_season,
                             group_tables, table_task)
 from arena.rankings import RankingError, Standing, load_book
+from arena.seat_logs import store_logs
 from arena.ratings import RatingBook
 from arena.seeds import database_key
 from engine.rules import rules_for
@@ -53,7 +54,8 @@ def close_season(session: Session, name: str) -> Season:
 
 
 def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) -> bool:
-    """Store a finished match and its ratings in one transaction; False if it was already recorded."""
+    """Store a finished match, its seats' logs (``arena.seat_logs``) and its ratings in one transaction; False if
+    it was already recorded."""
     match = session.get(Match, outcome.match_id)
     record = outcome.record
     if match is None or match.status != MatchStatus.PLANNED:
@@ -72,6 +74,8 @@ def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) ->
             failure = result.failure
             row.failure_request, row.failure_step, row.failure_log = failure.request, failure.step, failure.log
         session.add(row)
+    store_logs(session, stored_id(match), [(row.seat, row.version_id, result.log)
+                                           for row, result in zip(seats, record.seats)])
     match.replay = record.replay_text
     match.seconds = record.seconds
     match.finished_at = now()

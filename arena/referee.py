@@ -55,6 +55,8 @@ class Player(Protocol):
 
 #: How much of a failed bot's last output is kept with the game (docs/protocol.md "Failures").
 MAX_FAILURE_LOG = 4000
+#: How much of every seat's own standard error of a game its record carries, its tail (``SeatOutcome.log``).
+MAX_SEAT_LOG = 4000
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,9 @@ class SeatOutcome:
     decisions: int
     time_ms: float
     failure: Failure | None = None
+    #: the bot's own standard error of this whole game (its prints, a traceback), its last ``MAX_SEAT_LOG``
+    #: characters, read once its process ended: for its owner alone, failed or not (arena/seat_logs.py)
+    log: str = ""
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,8 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
     (one per seat) seed the bots' own randomness; by default they are drawn from the system's
     randomness, so nothing a bot sees reveals the deck seed. Past ``deadline`` (``time.monotonic()``) no
     request is sent: ``OutOfTime`` is raised, so a game lasts at most until then plus one request's own limit.
+    Every player is closed at the end (a bot process plays one game), and each seat's record carries its
+    standard error, read to its end.
     """
     limits = limits or Limits()
     started = time.perf_counter()
@@ -268,15 +275,20 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
     for seat, player in enumerate(players):
         if statuses[seat] is Status.OK:
             player.notify(EndMessage(seat, tuple(coins), tuple(ranks), tuple(s.value for s in statuses)).to_json())
+    seconds = time.perf_counter() - started
+    logs = []
+    for player in players:  # every seat's bot ends with its game, so that what it wrote is read to its end
+        player.close()
+        logs.append(_tail(player.stderr_tail, MAX_SEAT_LOG))
     seats = tuple(SeatOutcome(names[s], coins[s], ranks[s], statuses[s], details[s], decisions[s], round(time_ms[s], 3),
-                              failures[s]) for s in range(n))
+                              failures[s], logs[s]) for s in range(n))
     # the text of Replay.dumps(): the events as they were sent, the actions written straight from their values
     replay = splice_lists(Replay.of(game, names, forfeited).to_json(events=False, actions=False), {
         "actions": [f"[{seat},{to_text(action)}]" for seat, action in game.history],
         "events": messages.event_texts(game.events)})
     if void is None and len(replay) > MAX_REPLAY_BYTES:
         void = f"RefereeFault: the replay exceeds {MAX_REPLAY_BYTES} bytes"
-    return GameRecord(rules.id, seed, seats, replay, time.perf_counter() - started, void)
+    return GameRecord(rules.id, seed, seats, replay, seconds, void)
 
 
 def seat_label(seat: int) -> str:

@@ -62,6 +62,8 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "service/test_service_queue.py": ("slow",),
     "service/test_service_logs.py": ("slow",),
     "service/test_live_ladder.py": ("slow",),
+    "service/test_service_status.py": ("slow",),
+    "service/test_service_wait.py": ("slow",),
     "human/test_human_games.py": ("slow",),
     "human/test_human_input.py": ("slow",),
 }

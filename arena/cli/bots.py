@@ -35,11 +35,16 @@ from arena.cli.trust import sandbox_tier
                    "$ARENA_TOKEN or --token-file; waits for the smoke games and prints the verdict.")
 @click.option("--token-file", type=click.Path(dir_okay=False), default=None,
               help="With --to: a file holding the token.")
-@click.option("--wait", type=click.FloatRange(min=1), default=600.0, show_default=True,
+@click.option("--verdict-seconds", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="With --to: seconds to wait for the verdict.")
+@click.option("--wait", is_flag=True, help="With --to: then wait until the new version's placement is over in "
+              "every format it plays (progress on stderr), and print its ranks.")
+@click.option("--wait-minutes", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              help="With --wait: give up after this many minutes (one line, exit status 2).")
 @click.pass_context
 def submit(click_ctx: click.Context, path: str, name: str | None, author: str, operator: bool, unsafe: bool,
-           budget: float | None, url: str | None, token_file: str | None, wait: float) -> None:
+           budget: float | None, url: str | None, token_file: str | None, verdict_seconds: float, wait: bool,
+           wait_minutes: float) -> None:
     """Check a bot file, play a smoke game of each format in the sandbox, and add it to the ladder.
 
     A new file under an existing name becomes that bot's next version (only its owner's, or the
@@ -51,8 +56,10 @@ def submit(click_ctx: click.Context, path: str, name: str | None, author: str, o
         if author or operator or unsafe or budget is not None:
             raise UserError("--to acts as the token's author: --author, --operator, --unsafe and --budget are for a "
                             "local submit (the service sets its own --upload-budget)")
-        submit_remote(url, file, name, token_file, wait)
+        submit_remote(url, file, name, token_file, verdict_seconds, wait_minutes if wait else None)
         return
+    if wait:
+        raise UserError("--wait waits for a placement on a submission service: it needs --to URL")
     ctx = click_ctx.ensure_object(Context)
     try:
         data = read_bot_file(path)  # a link, a FIFO or an oversized file is refused before it is read

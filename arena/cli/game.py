@@ -10,7 +10,7 @@ from sqlmodel import Session, col, select
 from arena.replay_text import position_text, turns_text
 from engine.replay import Replay, ReplayMismatch
 
-from arena.db import Bot, BotVersion, Match, MatchSeat, Season, SeatStatus
+from arena.db import Bot, BotVersion, Match, MatchSeat, Season, SeatLog, SeatStatus
 from arena.flag_games import not_rated
 from arena.ladder import deals_secret
 from arena.seeds import database_key, deal_id
@@ -47,8 +47,10 @@ def show_replay(replay: Replay, turns: bool, step: int | None) -> None:
 @click.argument("number", type=click.IntRange(min=1))
 @TURNS
 @STEP
+@click.option("--stderr", "show_stderr", is_flag=True,
+              help="Then every seat's own standard error of the game, as kept for its author (arena/seat_logs.py).")
 @pass_context
-def game_show(ctx: Context, number: int, turns: bool, step: int | None) -> None:
+def game_show(ctx: Context, number: int, turns: bool, step: int | None, show_stderr: bool) -> None:
     """A game of the ladder (its number is on the site and in `season show`): seats, results, and
     the evidence of every failure (the request, the replay step, the bot's own last output)."""
     with Session(ctx.engine) as session:
@@ -64,6 +66,7 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None) -> None:
             MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id)
             .order_by(col(MatchSeat.seat))).all()
         taken = not_rated(session).get(number)
+        logs = {log.seat: log.text for log in session.exec(select(SeatLog).where(SeatLog.match_id == match.id))}
     published = season is not None and season.closed_at is not None  # its deals are dealt no more
     head = (f"game {number}  {match.rules_id}  season {shown(season.name if season else '?')}  deal {deal}  "
             + (f"deck seed {match.seed}  " if published else "") + match.status)
@@ -84,6 +87,12 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None) -> None:
         if seat.status not in (None, SeatStatus.OK):
             echo(failure_text(seat.seat, bot.name, seat.status, seat.detail, seat.failure_request,
                                     seat.failure_step, seat.failure_log))
+    if show_stderr:
+        for seat, _, bot in rows:
+            text = logs.get(seat.seat, "")
+            echo(f"seat {seat.seat} ({shown(bot.name)}) stderr" + (":" if text.strip() else ": none kept"))
+            for line in text.rstrip("\n").splitlines() if text.strip() else []:
+                echo("  | " + shown(line, 500))
     if turns or step is not None:
         if not match.replay:
             raise UserError(f"game {number} has no replay ({match.status})")

@@ -4,10 +4,10 @@ verdict and an author's own bots for their owner, and the static site, read-only
 Every request is bounded: an upload's size is refused from its Content-Length before a byte of the body is
 read (and counted while it is read, for a chunked one), the whole body must arrive within
 ``upload_seconds``, each author may upload ``rate`` files a ``rate_window`` and read (``/api/me``, an
-upload's verdict) ``reads`` times a ``read_window``, one client address may send ``failures`` requests
-without a valid token a ``failure_window`` (then every request of it that needs a token waits), and the queue
-holds at most ``max_queued`` uploads. Errors are one JSON object, ``{"error": "..."}``, with a status that says whose
-fault it is (4xx the request's, 503 the service's)."""
+upload's verdict, one of their games) ``reads`` times a ``read_window``, one client address may send
+``failures`` requests without a valid token a ``failure_window`` (then every request of it that needs a token
+waits), and the queue holds at most ``max_queued`` uploads. Errors are one JSON object, ``{"error": "..."}``, with
+a status that says whose fault it is (4xx the request's, 503 the service's)."""
 from __future__ import annotations
 
 import asyncio
@@ -30,7 +30,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.accounts import Actor, author_for_token
-from arena.service.owner import owner_report
+from arena.service.owner import NotShown, owner_game, owner_report
 from arena.service.spool import Spool
 from arena.submit import MAX_BOT_BYTES, NameTaken, SubmissionError, check_may_change, check_name
 from sandbox.languages import language_of_file
@@ -49,7 +49,7 @@ class ServiceSettings:
     rate_window: float = 600.0
     max_queued: int = 200
     per_author: int = 2  # uploads one author may have waiting (one author cannot fill the queue for all)
-    reads: int = 600  # reads (/api/me, /api/uploads/ID) an author may make a window: the client polls once a second
+    reads: int = 600  # reads (/api/me, /api/me/games/N, /api/uploads/ID) an author may make a window: the client polls
     read_window: float = 300.0
     failures: int = 20  # requests without a valid token one client address may send a window
     failure_window: float = 600.0
@@ -220,6 +220,17 @@ class Service:
         with Session(self.engine) as session:
             return owner_report(session, author)
 
+    async def my_game(self, request: Request) -> Response:
+        author = await run_in_threadpool(self.reader, request)
+        return JSONResponse(await run_in_threadpool(self.game, author, request.path_params["game"]))
+
+    def game(self, author: str, number: int) -> dict[str, Any]:
+        try:
+            with Session(self.engine) as session:
+                return owner_game(session, author, number)
+        except NotShown as exc:
+            raise Refused(exc.status, exc.message) from None
+
 
 async def refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Refused)
@@ -241,6 +252,7 @@ def make_app(engine: Engine, settings: ServiceSettings) -> Starlette:
         Route("/api/bots/{name}", service.upload, methods=["POST", "PUT"]),
         Route("/api/uploads/{ticket}", service.status, methods=["GET"]),
         Route("/api/me", service.my_bots, methods=["GET"]),
+        Route("/api/me/games/{game:int}", service.my_game, methods=["GET"]),
     ]
     if settings.site is not None:
         routes.append(Mount("/", app=StaticFiles(directory=settings.site, html=True, check_dir=False)))

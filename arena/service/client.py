@@ -1,6 +1,8 @@
 """`arena submit FILE --to URL`: send a bot file to the submission service as the token's author, wait for
-its smoke games and print the verdict as a local `arena submit` does. Every failure is one line and a
-non-zero exit: a wrong token, a name that is not yours, a file too big, a rate limit, a server that is down."""
+its smoke games and print the verdict as a local `arena submit` does (with ``--wait``, then wait for its
+placement); `arena status --to URL`: the author's own bots, failures and game logs. Every failure is one line
+and a non-zero exit: a wrong token, a name that is not yours, a file too big, a rate limit, a server that is
+down, a wait that ran out."""
 from __future__ import annotations
 
 import ipaddress
@@ -15,10 +17,14 @@ from typing import Any
 
 import click
 
+from arena.service.owner_text import game_lines, placing_line, standing_text, status_lines
 from arena.submit import SubmissionError, check_name, read_bot_file
+from arena.text import shown, terminal
 
 TOKEN_ENV = "ARENA_TOKEN"
 REQUEST_SECONDS = 30.0
+#: how often ``--wait`` asks where a new version stands: 100 reads in the service's window of 600 reads / 300 s
+PLACEMENT_POLL_SECONDS = 3.0
 
 
 class ServiceError(click.ClickException):
@@ -99,8 +105,10 @@ def call(method: str, url: str, token: str, body: bytes | None = None) -> dict[s
         raise ServiceError(f"the service at {url!r} did not answer in JSON: is it an arena service?") from None
 
 
-def submit_remote(url: str, file: Path, name: str | None, token_file: str | None, wait: float) -> None:
-    """Upload ``file`` as bot ``name`` (default: the file name's stem), then print the verdict."""
+def submit_remote(url: str, file: Path, name: str | None, token_file: str | None, wait: float,
+                  placement_minutes: float | None = None) -> None:
+    """Upload ``file`` as bot ``name`` (default: the file name's stem), then print the verdict; with
+    ``placement_minutes``, then wait that long at most for the version's placement (``wait_placement``)."""
     base = service_base(url)
     token = read_token(token_file)
     try:
@@ -126,3 +134,65 @@ def submit_remote(url: str, file: Path, name: str | None, token_file: str | None
         click.echo(line, err=True)
     if status.get("refusal"):
         raise ServiceError(status["refusal"])
+    if placement_minutes is not None:
+        version = status.get("version")
+        if not isinstance(version, int):
+            raise ServiceError(f"the service did not say which version of {name!r} it stored: cannot wait for it")
+        wait_placement(base, token, name, version, placement_minutes)
+
+
+def wait_placement(base: str, token: str, name: str, version: int, minutes: float,
+                   poll: float = PLACEMENT_POLL_SECONDS) -> None:
+    """Ask ``/api/me`` every ``poll`` seconds until version ``version`` of bot ``name`` is placed in every format
+    it plays, printing each new ``placing ...`` line on stderr, then its ranks; a version that is paused, is no
+    longer the bot's active one, or still places after ``minutes`` is one line and a non-zero exit."""
+    deadline = time.monotonic() + minutes * 60.0
+    said = ""
+    try:
+        while True:
+            active = _active_version(call("GET", f"{base}/api/me", token), name, version)
+            if active.get("paused"):
+                raise ServiceError(f"{name} version {version} was paused by the ladder: "
+                                   f"{shown(active['paused'].get('reason'), 500)}")
+            formats = active.get("formats") or []
+            if not any(place["placing"] for place in formats):
+                for place in formats:
+                    click.echo(terminal(f"{name} version {version}: {standing_text(place)} in {place['format']} "
+                                        f"after {place['games']} games"))
+                return
+            line = placing_line(formats)
+            if line != said:
+                click.echo(terminal(f"{name} version {version}: {line}"), err=True)
+                said = line
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ServiceError(f"{name} version {version} is still {line} after {minutes:g} minutes; "
+                                   "its games go on: 'arena status --to URL' shows where it stands")
+            time.sleep(min(poll, left))
+    except KeyboardInterrupt:
+        raise ServiceError(f"stopped waiting for {name} version {version}; its placement goes on: "
+                           "'arena status --to URL' shows where it stands") from None
+
+
+def _active_version(report: dict[str, Any], name: str, version: int) -> dict[str, Any]:
+    """Bot ``name``'s active version in ``report``, which must be ``version``."""
+    bot = next((b for b in report.get("bots", []) if b.get("name") == name), None)
+    active = None if bot is None else bot.get("active")
+    if active is None:
+        raise ServiceError(f"{name} has no active version any more (retired, or not yours): nothing to wait for")
+    if active.get("version") != version:
+        raise ServiceError(f"{name} version {version} is no longer its active version (version "
+                           f"{active.get('version')} is): nothing to wait for")
+    return dict(active)
+
+
+def status_remote(url: str, token_file: str | None, as_json: bool, game: int | None) -> None:
+    """Print the author's report (``/api/me``), or with ``game`` their view of that game, as text or JSON."""
+    base = service_base(url)
+    token = read_token(token_file)
+    reply = call("GET", f"{base}/api/me" if game is None else f"{base}/api/me/games/{game}", token)
+    if as_json:
+        click.echo(json.dumps(reply, indent=2))
+        return
+    for line in (status_lines(reply) if game is None else game_lines(reply)):
+        click.echo(terminal(line))
