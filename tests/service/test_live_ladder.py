@@ -118,6 +118,12 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
                           "WHERE bot.name = 'crasher'")[0][0]
         assert reason.startswith("its latest 3 games all failed (crash 3); the last: exited with code")
         assert "crasher gives up at once" not in reason  # the referee's words only: the bot's stderr is its author's
+        # its author sees why from their own machine: `arena status --to URL` through the service
+        status = subprocess.run([*ARENA, "status", "--to", server.url], capture_output=True, text=True, timeout=120,
+                                env={**os.environ, "ARENA_TOKEN": tokens["cy"]})
+        assert status.returncode == 0, status.stderr
+        assert "paused: its latest 3 games all failed (crash 3)" in status.stdout, status.stdout
+        assert "crasher gives up at once" in status.stdout  # the author's own stderr, in the failures' evidence
         listing = subprocess.run([*ARENA, "--db", f"sqlite:///{db}", "bots"], capture_output=True, text=True,
                                  timeout=60)
         assert [line.split()[2:4] for line in listing.stdout.splitlines() if line.startswith("crasher ")] == \
