@@ -120,6 +120,7 @@ def main() -> None:
             submitted = ll.submit_copy(db, folder, ("greedy_bot", "trader_bot")[k % 2], name)
             windows.append(Window(mark, submitted, bots))
             version = ll.version_of(db, name)
+            stored = ll.stamp(ll.query(db, "SELECT created_at FROM botversion WHERE id = ?", version)[0][0])
             done: dict[str, float] = {}
             while len(done) < len(FORMATS):
                 if time.time() - submitted > opts.rank_timeout or live.poll() is not None:
@@ -133,7 +134,8 @@ def main() -> None:
             windows.append(Window(submitted, max(done.values()), bots, version))
             for variant in FORMATS:
                 ranks[variant].append(done[variant] - submitted)
-            print(f"newcomer {k + 1} {name}: submit took {submitted - before:.1f} s; time to rank "
+            print(f"newcomer {k + 1} {name}: submit took {submitted - before:.1f} s (it returned "
+                  f"{submitted - stored:.1f} s after the version was stored); time to rank "
                   + ", ".join(f"{variant} {done[variant] - submitted:.0f} s" for variant in FORMATS)
                   + f"; load {ll.loadavg()}", flush=True)
             bots += 1
