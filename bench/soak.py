@@ -193,10 +193,15 @@ def live_soak(opts: argparse.Namespace, folder: Path) -> None:
     print(f"live season: {done} games recorded in {elapsed / 60:.1f} min ({done / elapsed * 60:.0f} games/min); "
           f"SIGTERM: exit {code} after {seconds:.1f} s; last line: "
           f"{(folder / 'live.log').read_text().strip().splitlines()[-1]}")
-    time.sleep(1.0)
+    stopped = time.monotonic()
+    what = {pid: cmdline(pid)[:80].replace(b"\0", b" ").decode(errors="replace") for pid in seen}
     left = [pid for pid, start in seen.items() if ll.started_at(pid) == start]
-    print(f"after the stop: {len(left)} of the {len(seen)} processes seen below the live season are left "
-          f"{left[:10]}; bot processes on the machine (anyone's) {bot_processes()}; database {db_mb(db):.1f} MB")
+    print(f"at the exit: {len(left)} of the {len(seen)} processes seen below the live season are left "
+          f"{[what[pid] for pid in left][:5]}; bot processes on the machine (anyone's) {bot_processes()}")
+    while left and time.monotonic() - stopped < 30:
+        time.sleep(0.2)
+        left = [pid for pid in left if ll.started_at(pid) == seen[pid]]
+    print(f"{len(left)} left {time.monotonic() - stopped:.1f} s after the exit; database {db_mb(db):.1f} MB")
     for name, when in entered:
         version = ll.version_of(db, name)
         games = ll.query(db, "SELECT count(*) FROM matchseat ms JOIN match m ON m.id = ms.match_id "
