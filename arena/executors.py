@@ -239,6 +239,12 @@ class LocalPoolExecutor(TableExecutor):
                 pass
         deadline = time.monotonic() + 10
         for worker in self._pool:
+            while worker.process.is_alive() and time.monotonic() < deadline:
+                try:  # a finished table nobody will record: read it away, or the worker blocks sending it
+                    if worker.conn.poll(0.05):
+                        worker.conn.recv()
+                except (EOFError, OSError):
+                    break
             worker.process.join(timeout=max(0.0, deadline - time.monotonic()))
             if worker.process.is_alive():
                 worker.process.kill()

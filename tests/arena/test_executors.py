@@ -50,3 +50,23 @@ def test_every_table_comes_back_once_and_a_dead_worker_costs_one_table(pool: exe
     assert len({o.machine_fault for o in played}) >= 3  # the dead worker's replacement played too
     with pytest.raises(executors.ExecutorError, match="no table is being played"):
         pool.next_result()
+
+
+def big_table(task: TableTask) -> list[MatchOutcome]:
+    return [MatchOutcome(task.games[0].match_id, None, "x" * 1_000_000)]  # far more than a pipe holds
+
+
+def test_close_reads_away_the_tables_nobody_will_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stop (SIGTERM) closes the pool with tables in flight: a worker that finished one must not block on
+    sending its outcomes to a coordinator that no longer reads them (it did, until close killed it at 10 s)."""
+    monkeypatch.setattr(executors, "run_table", big_table)
+    executor = executors.LocalPoolExecutor(2)
+    executor.start()
+    processes = [w.process for w in executor._pool]
+    for match_id in range(1, 5):
+        executor.submit(task(match_id))
+    time.sleep(0.5)  # every worker has played its tables and is sending the first one's outcomes
+    started = time.monotonic()
+    executor.close()
+    assert time.monotonic() - started < 5
+    assert [p.exitcode for p in processes] == [0, 0]  # they ended by themselves, not killed
