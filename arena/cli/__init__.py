@@ -1,8 +1,8 @@
 """The ``arena`` command line: the group and shared state in ``base``, the trust and tier policy in
 ``trust``, help texts built from the format registry in ``helps``, the commands in ``play`` (play),
 ``bots`` (submit, bots, bots retire), ``authors`` (author accounts), ``ladder`` (its settings), ``serve``
-(the submission service), ``demo``, ``season`` (season ..., leaderboard), ``site`` (site build), ``game`` (game show), ``audit``
-(the integrity audit) and ``backup``."""
+(the submission service), ``demo``, ``season`` (season ..., leaderboard), ``site`` (site build), ``game``
+(game show), ``audit`` (the integrity audit) and ``backup``."""
 from __future__ import annotations
 
 from arena.cli import audit, backup, game, play, season, site, testrun  # noqa: F401 - importing a command module registers its commands
