@@ -61,32 +61,31 @@ def _string(literal: str) -> str:
 
 def _c_like_text(source: str) -> str:
     out: list[str] = []
+    gap = False  # whitespace or a comment since the last text kept: a space only where it parts two words
     i, n = 0, len(source)
     while i < n:
         char = source[i]
-        if char in "\"'`":  # a string is copied whole: a '//' inside it is no comment
+        if char.isspace() or source.startswith(("//", "/*"), i):
+            if char.isspace():
+                end = i + 1
+            elif source.startswith("//", i):
+                end = source.find("\n", i)
+            else:
+                end = source.find("*/", i + 2)
+                end = end + 2 if end >= 0 else end
+            i = n if end < 0 else end
+            gap = True
+            continue
+        if char in "\"'`":  # a string is kept whole: a '//' inside it is no comment
             end = i + 1
             while end < n and source[end] != char:
                 end += 2 if source[end] == "\\" else 1
-            out.append(source[i:end + 1])
-            i = end + 1
-        elif source.startswith("//", i):
-            end = source.find("\n", i)
-            i = n if end < 0 else end
-            out.append(" ")
-        elif source.startswith("/*", i):
-            end = source.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-            out.append(" ")
-        elif char.isspace():
-            end = i
-            while end < n and source[end].isspace():
-                end += 1
-            before, after = (out[-1][-1:] if out else ""), source[end:end + 1]
-            if _WORD.match(before) and _WORD.match(after):
-                out.append(" ")
-            i = end
+            text = source[i:end + 1]
         else:
-            out.append(char)
-            i += 1
-    return "".join(out).strip()
+            text = char
+        if gap and out and _WORD.match(out[-1][-1]) and _WORD.match(text[0]):
+            out.append(" ")
+        out.append(text)
+        gap = False
+        i += len(text)
+    return "".join(out)
