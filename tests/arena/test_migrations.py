@@ -116,7 +116,7 @@ def drop_language_column(engine: Engine) -> None:
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "10"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "11"
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -363,7 +363,7 @@ def test_a_schema_8_databases_free_text_authors_become_accounts(url: str) -> Non
     old_database(url, 8, fill, free_text_authors)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "10"
+        assert schema_version(session) == "11"
         accounts = session.exec(select(Author).order_by(col(Author.id))).all()
         assert [(a.name, a.key, a.token_hash) for a in accounts] == [("Ann Lee", "ann lee", None), ("Bob", "bob", None)]
         assert session.exec(select(BotVersion)).one().by_operator is False
@@ -393,9 +393,50 @@ def test_a_schema_9_database_gains_the_living_ladders_columns(url: str) -> None:
     old_database(url, 9, fill, before_the_living_ladder)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == "10"
+        assert schema_version(session) == "11"
         assert session.exec(select(Season)).one().live is False
         version = session.exec(select(BotVersion)).one()
         assert (version.paused, version.paused_at) == (None, None)
     assert "seatlog" in inspect(engine).get_table_names()
     engine.dispose()
+
+
+def before_one_ticket(engine: Engine) -> None:
+    """Schema 10: no ``botversion.program_sha256``, no ``author.removed_at`` (a removed account's row was deleted)."""
+    with engine.begin() as conn:
+        conn.execute(text("DROP INDEX ix_botversion_program_sha256"))
+        conn.execute(text("ALTER TABLE botversion DROP COLUMN program_sha256"))
+        conn.execute(text("ALTER TABLE author DROP COLUMN removed_at"))
+
+
+def test_a_schema_10_database_hashes_its_programs_and_reserves_removed_names(url: str) -> None:
+    """Schema 11: every version's program hash (arena/programs.py) is computed, and the author of a bot with no
+    account (removed by `arena authors remove`, which deleted the row) becomes a removed account: reserved."""
+    from arena.accounts import AccountError, add_author
+    from arena.programs import program_hash
+
+    sources = {"kept": ("# ann's\nx = 1\n", "python"), "orphan": ("int x; // gone's\n", "c")}
+
+    def fill(session: Session) -> None:
+        session.add(Author(name="ann", key="ann"))
+        for name, (source, language) in sources.items():
+            bot = Bot(name=name, author="ann" if name == "kept" else "Gone")
+            session.add(bot)
+            session.flush()
+            session.add(BotVersion(bot_id=stored_id(bot), number=1, source=source, language=language,
+                                   sha256="x".ljust(64, "0"), prior_sigma=2.0))
+
+    old_database(url, 10, fill, before_one_ticket)
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert schema_version(session) == "11"
+        for name, (source, language) in sources.items():
+            version = session.exec(select(BotVersion).join(Bot).where(Bot.name == name)).one()
+            assert version.program_sha256 == program_hash(source, language), name
+        authors = {a.name: a for a in session.exec(select(Author)).all()}
+        assert authors["ann"].removed_at is None and authors["Gone"].removed_at is not None
+        assert authors["Gone"].token_hash is None
+        with pytest.raises(AccountError, match="the name 'Gone' belonged to an account removed"):
+            add_author(session, "gone")
+    engine.dispose()
+    make_engine(url).dispose()  # opening it again changes nothing
