@@ -151,7 +151,7 @@ def transfer_bot(session: Session, name: str, to: str) -> tuple[Bot, str]:
     active = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id,
                                                    BotVersion.active == True)).first()  # noqa: E712
     if active is not None:
-        room = tickets(session, name, owner.name)
+        room = tickets(session, "", owner.name)  # no bot of theirs holds a ticket yet: all of theirs count
         over = [(variant, bots) for variant, bots in room.full if variant in played_formats(session, stored_id(active))]
         if over:
             raise AccountError(f"bot {name!r} plays {over[0][0]}, where author {owner.name!r} has "

@@ -170,6 +170,9 @@ def test_a_removed_authors_name_is_not_given_again(tmp_path: Path) -> None:
     accounts(db, "annie")  # a fresh name is made as always
     line = refused(db, "authors", "transfer", "annbot", "--to", "ann")
     assert "belonged to an account removed" in line, line
+    submitted(db, BOTS / "random_bot.py", "dorabot", "dora")
+    line = refused(db, "authors", "transfer", "annbot", "--to", "dora")  # dora has her one bot in every format
+    assert "where author 'dora' has 'dorabot' already (bots-per-author 1)" in line, line
     moved = run_arena("authors", "transfer", "annbot", "--to", "annie", db=db)
     assert moved.returncode == 0 and "bot annbot now belongs to annie (before: ann)" in moved.stdout, moved.stderr
     submitted(db, BOTS / "greedy_bot.py", "annbot", "annie")
