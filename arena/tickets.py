@@ -83,20 +83,16 @@ def tickets(session: Session, name: str, owner: str) -> Tickets:
 
 
 def check_not_copy(session: Session, name: str, owner: str, digest: str) -> None:
-    """Refuse bot ``name`` of ``owner`` whose program (``program_hash``: ``digest``) is an active bot's of
-    another name: another author's, a built-in one, or the owner's own under another name (one ticket)."""
-    rows = session.exec(select(Bot.name, Bot.author, Bot.builtin).where(
-        BotVersion.bot_id == Bot.id, BotVersion.active == True,  # noqa: E712
+    """Refuse bot ``name`` of ``owner`` whose program (``program_hash``: ``digest``) is an active submitted bot's
+    of another name: another author's, or the owner's own under another name (one ticket). The built-in bots are
+    the project's public lessons: an author may enter one unchanged, as their one ticket."""
+    rows = session.exec(select(Bot.name, Bot.author).where(
+        BotVersion.bot_id == Bot.id, BotVersion.active == True, Bot.builtin == False,  # noqa: E712
         BotVersion.program_sha256 == digest, Bot.name != name)).all()
-    for other, author, builtin in rows:
-        if builtin:
-            whose = "the built-in bot"
-        elif owner and author_key(author) == author_key(owner):
+    for other, author in rows:
+        if owner and author_key(author) == author_key(owner):
             raise TicketError(f"bot {name!r} is the same program as your active bot {other!r} (comments, docstrings "
                               f"and layout aside); send it as {other!r}'s next version (--name {other}) instead")
-        elif not owner and not author:
-            continue  # the operator's own bots of no account
-        else:
-            whose = "an active bot of another author"
-        raise TicketError(f"bot {name!r} is the same program as {whose} ({other!r}), comments, docstrings and "
-                          "layout aside; a program enters the ladder once")
+        if owner or author:  # two bots of no account are the operator's own
+            raise TicketError(f"bot {name!r} is the same program as an active bot of another author ({other!r}), "
+                              "comments, docstrings and layout aside; a program enters the ladder once")
