@@ -164,7 +164,7 @@ def _upgrade_to_10(engine: Engine) -> None:
         conn.execute(text("UPDATE meta SET value = '10' WHERE key = 'schema_version'"))
 
 
-def _upgrade_to_11(engine: Engine) -> None:
+def _upgrade_to_11_tickets(engine: Engine) -> None:
     """Schema 10 -> 11 (one ticket per author): ``botversion.program_sha256``, computed for every version, and
     ``author.removed_at``. A bot whose author has no account lost it to `arena authors remove` (schema 9 made
     an account of every author): that name becomes a removed account, reserved, so that nobody inherits its bots."""
