@@ -15,8 +15,9 @@ from enum import Enum
 
 from sqlmodel import Session, col, func, select
 
-from arena.db import Author, Bot, author_key
+from arena.db import Author, Bot, BotVersion, author_key, now, played_formats, stored_id
 from arena.text import TextError, check_text
+from arena.tickets import tickets
 
 #: the author of the built-in bots: no account may take it
 ARENA_AUTHOR = "arena"
@@ -53,7 +54,14 @@ def check_author_name(name: str) -> str:
 
 
 def find_author(session: Session, name: str) -> Author | None:
+    """The account keyed as ``name``, a removed one included (its name stays reserved)."""
     return session.exec(select(Author).where(Author.key == author_key(name))).first()
+
+
+def removed(author: Author) -> str:
+    """The words for a removed account's name: nobody may act as it or take it again."""
+    when = f" on {author.removed_at:%Y-%m-%d}" if author.removed_at else ""
+    return f"the name {author.name!r} belonged to an account removed{when}"
 
 
 def account(session: Session, name: str) -> Author:
@@ -65,6 +73,9 @@ def account(session: Session, name: str) -> Author:
     author = find_author(session, name)
     if author is None:
         raise AccountError(f"no author account {name!r}; the operator makes one with 'arena authors add {name}'")
+    if author.removed_at is not None:
+        raise AccountError(f"no author account {name!r}: {removed(author)}; its bots are the operator's "
+                           "('arena authors transfer BOT --to AUTHOR' hands one over)")
     return author
 
 
@@ -72,6 +83,9 @@ def add_author(session: Session, name: str) -> tuple[Author, str]:
     """A new account and its token (the only time the token exists outside its holder's hands)."""
     name = check_author_name(name)
     existing = find_author(session, name)
+    if existing is not None and existing.removed_at is not None:
+        raise AccountError(f"author {name!r} cannot be added: {removed(existing)}, and a name is never given again, "
+                           "so that nobody inherits its bots; choose another name")
     if existing is not None:
         raise AccountError(f"author {name!r} exists already (as {existing.name!r}); "
                            f"'arena authors rotate {existing.name}' gives it a new token")
@@ -87,7 +101,10 @@ def ensure_author(session: Session, name: str) -> Actor:
     """Act as the account ``name``, made without a token when there is none (the operator's own scripts
     and benchmarks: the CLI never makes an account this way)."""
     name = check_author_name(name)
-    if find_author(session, name) is None:
+    existing = find_author(session, name)
+    if existing is not None and existing.removed_at is not None:
+        raise AccountError(f"author {name!r}: {removed(existing)}")
+    if existing is None:
         session.add(Author(name=name, key=author_key(name)))
         session.commit()
     return Actor.author(name)
@@ -105,13 +122,47 @@ def rotate_token(session: Session, name: str) -> tuple[Author, str]:
 
 
 def remove_author(session: Session, name: str) -> tuple[Author, int]:
-    """Delete the account ``name`` (its token stops working); its bots stay, owned by no account, so that
-    only the operator can change them. Returns the account and how many bots it owned."""
+    """Close the account ``name``: its token stops working, and its name stays reserved (no account takes it
+    again, so nobody inherits its bots); its bots stay, and only the operator changes them or hands them over
+    (``transfer_bot``). Returns the account and how many bots it owned."""
     author = account(session, name)
     owned = bots_of(session, author)
-    session.delete(author)
+    author.token_hash = None
+    author.removed_at = now()
+    session.add(author)
     session.commit()
+    session.refresh(author)
     return author, owned
+
+
+def transfer_bot(session: Session, name: str, to: str) -> tuple[Bot, str]:
+    """Hand bot ``name`` (a removed account's, an unowned one, any author's) to the account ``to``, on the
+    operator's purpose: from now on only ``to`` makes its versions, retires it and reads its logs. Refused when
+    its current version would give ``to`` more than bots-per-author active bots in a format. Returns the bot
+    and its former owner."""
+    bot = session.exec(select(Bot).where(Bot.name == name)).first()
+    if bot is None:
+        raise AccountError(f"no bot named {name!r} on this ladder")
+    if bot.builtin:
+        raise AccountError(f"bot {name!r} is a built-in reference bot (boss): it belongs to no author")
+    owner = account(session, to)
+    if author_key(bot.author) == owner.key:
+        raise AccountError(f"bot {name!r} belongs to {owner.name!r} already")
+    active = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id,
+                                                   BotVersion.active == True)).first()  # noqa: E712
+    if active is not None:
+        room = tickets(session, "", owner.name)  # no bot of theirs holds a ticket yet: all of theirs count
+        over = [(variant, bots) for variant, bots in room.full if variant in played_formats(session, stored_id(active))]
+        if over:
+            raise AccountError(f"bot {name!r} plays {over[0][0]}, where author {owner.name!r} has "
+                               f"{', '.join(repr(b) for b in over[0][1])} already (bots-per-author {room.cap}); "
+                               f"retire one of them first ('arena bots retire NAME --operator')")
+    before = bot.author
+    bot.author = owner.name
+    session.add(bot)
+    session.commit()
+    session.refresh(bot)
+    return bot, before
 
 
 def bots_of(session: Session, author: Author) -> int:
@@ -125,11 +176,13 @@ class AuthorListing:
     bots: int
     has_token: bool
     created: str
+    removed: str = ""  # the day a removed account (its name reserved) was removed
 
 
 def list_authors(session: Session) -> list[AuthorListing]:
     authors = session.exec(select(Author).order_by(func.lower(Author.name))).all()
-    return [AuthorListing(a.name, bots_of(session, a), a.token_hash is not None, f"{a.created_at:%Y-%m-%d}")
+    return [AuthorListing(a.name, bots_of(session, a), a.token_hash is not None, f"{a.created_at:%Y-%m-%d}",
+                          f"{a.removed_at:%Y-%m-%d}" if a.removed_at else "")
             for a in authors]
 
 
@@ -137,7 +190,8 @@ def author_for_token(session: Session, token: str) -> Author | None:
     """The account whose token is ``token``, or None (the comparison takes the same time for any token)."""
     wanted = token_hash(token)
     for author in session.exec(select(Author).where(Author.token_hash == wanted)).all():
-        if author.token_hash is not None and hmac.compare_digest(author.token_hash, wanted):
+        live = author.token_hash is not None and author.removed_at is None
+        if live and author.token_hash is not None and hmac.compare_digest(author.token_hash, wanted):
             return author
     return None
 

@@ -13,7 +13,9 @@ from arena.accounts import Actor
 from arena.formats import default_format, formats
 from arena.referee import OutOfTime
 from arena.smoke_verdict import smoke_verdict, version_hint
-from arena.submit import SubmissionError, check_may_change, check_name, plays_formats, read_bot, register
+from arena.submit import (SubmissionError, check_may_change, check_name, check_program, check_tickets, plays_formats,
+                          read_bot, register)
+from arena.tickets import TicketError
 from sandbox import Limits, Tier
 
 #: the wall-clock seconds one submission's checks and smoke games may take, by default (`arena serve
@@ -48,11 +50,14 @@ def submit_bytes(engine: Engine, data: bytes, filename: str, name: str, actor: A
         name = check_name(name)
         with Session(engine) as session:
             check_may_change(session, name, actor, "make a new version of")  # before the smoke games
+            check_tickets(session, name, actor)
             base = None if named else version_hint(session, name)
         if base is not None:
             err.append(f"note: no bot is named {name!r}, so this is a new bot; to make it the next version "
                        f"of {base!r}, submit it with --name {base}")
         source, language = read_bot(data, filename)
+        with Session(engine) as session:
+            check_program(session, name, actor, source, language)
         try:
             verdict = smoke_verdict(name, source, limits, tier, language, deadline)
         except OutOfTime as exc:
@@ -62,16 +67,18 @@ def submit_bytes(engine: Engine, data: bytes, filename: str, name: str, actor: A
             err.extend(verdict.failure_texts(default_format().name))
             return Outcome((), tuple(err), refusal=str(verdict.rejection(filename)))
         with Session(engine) as session:
-            done = register(session, name, source, actor, variants=passed, language=language)
+            done = register(session, name, source, actor, variants=passed, language=language, one_ticket=True)
             plays = plays_formats(session, done.version)
-    except SubmissionError as exc:
+            held = check_tickets(session, name, actor)  # the formats it passed and may not play (another bot's)
+    except (SubmissionError, TicketError) as exc:
         return Outcome((), tuple(err), refusal=str(exc))
     if done.new:
-        out = (f"{name} version {done.version.number} registered for {', '.join(passed)} "
+        out = (f"{name} version {done.version.number} registered for {', '.join(plays)} "
                f"(smoke games: {verdict.summary()})")
     else:
         out = (f"{name} is unchanged: version {done.version.number} already has this source; nothing was "
                f"stored and it still plays {', '.join(plays) or 'no format'}")
+    err.extend(held.why_not(variant) for variant, _ in held.full if variant in passed and variant not in plays)
     for variant, why in verdict.failures.items():
         if why and not done.new and variant in plays:
             err.append(f"its smoke game in {variant} failed this time ({why}); it still plays {variant}, as the "

@@ -19,10 +19,12 @@ from sqlmodel import Session, col, select
 from arena.accounts import ARENA_AUTHOR, AccountError, Actor, account, check_owner
 from arena.db import Bot, BotVersion, Rating, VersionFormat, author_key, bot_key, source_hash, stored_id
 from arena.paths import data_dir
+from arena.programs import program_hash
 from arena.players import SandboxPlayer
 from arena.ratings import MU, SIGMA
 from arena.referee import GameRecord, OutOfTime, Player, play_game
 from arena.text import shown
+from arena.tickets import TicketError, Tickets, check_not_copy, tickets
 from arena.formats import default_format, format_of, formats
 from engine.rules import rules_for
 from sandbox import Limits, Status, Tier
@@ -287,13 +289,32 @@ def check_not_lookalike(session: Session, name: str, owner: str) -> None:
             raise NameTaken(f"bot name {name!r} reads as the bot {other!r} of {whose}; choose another name")
 
 
+def check_tickets(session: Session, name: str, actor: Actor) -> Tickets:
+    """Where ``actor``'s bot ``name`` may play under the one-ticket rules (``arena.tickets``): every format for
+    the operator acting on purpose and for no account; a bot with no format open is refused (``TicketError``)."""
+    owner = "" if actor.is_operator else owner_name(session, actor)
+    found = tickets(session, name, owner)
+    if not found.open:
+        raise TicketError(found.refusal())
+    return found
+
+
+def check_program(session: Session, name: str, actor: Actor, source: str, language: str) -> None:
+    """Refuse ``source`` when it is an active bot's program under another name (``tickets.check_not_copy``);
+    the operator acting on purpose may enter it."""
+    if not actor.is_operator:
+        check_not_copy(session, name, owner_name(session, actor), program_hash(source, language))
+
+
 def register(session: Session, name: str, source: str, actor: Actor = Actor.nobody(), builtin: bool = False,
-             variants: Sequence[str] | None = None, language: str = "python") -> Registered:
+             variants: Sequence[str] | None = None, language: str = "python", one_ticket: bool = False) -> Registered:
     """Store ``source`` as the newest version of bot ``name`` (one transaction), to be scheduled in ``variants``
     (None: the default format only). A new bot belongs to ``actor``'s account; a bot that exists is
     changed only by its owner or the operator (``accounts.check_owner``).
     The same source again stores nothing new: it keeps the formats it plays (``plays_formats``), and
-    only a format registered since then is decided by ``variants``."""
+    only a format registered since then is decided by ``variants``. With ``one_ticket`` (`arena submit`, the
+    service) the ladder's ticket rules hold: no copy of another bot, and only formats where the author has
+    fewer than bots-per-author other active bots (``check_tickets``); refused with ``TicketError``."""
     check_name(name, builtin)
     digest = source_hash(source)
     if builtin:
@@ -302,12 +323,20 @@ def register(session: Session, name: str, source: str, actor: Actor = Actor.nobo
     else:
         bot = check_may_change(session, name, actor, "make a new version of")
         owner = owner_name(session, actor)
+    plays = {f.name for f in formats() if f.name in ((default_format().name,) if variants is None else variants)}
+    if one_ticket and not builtin:
+        check_program(session, name, actor, source, language)
+        rules = check_tickets(session, name, actor)
+        if plays and not plays & set(rules.open):
+            raise TicketError(f"bot {name!r} passed its smoke games only in {', '.join(sorted(plays))}: "
+                              + "; ".join(rules.why_not(v).removeprefix("not scheduled in ")
+                                          for v in sorted(plays)) + "; nothing was stored")
+        plays &= set(rules.open)
     if bot is None:
         bot = Bot(name=name, author=owner, builtin=builtin)
         session.add(bot)
         session.flush()
     current = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.active == True)).first()  # noqa: E712
-    plays = {f.name for f in formats() if f.name in ((default_format().name,) if variants is None else variants)}
     if current is not None and current.sha256 == digest and current.language == language:
         # the same code keeps the formats it plays (a smoke game is one drawn table: passing or failing
         # it again says nothing new); only a format registered since the version was stored is decided now
@@ -338,7 +367,8 @@ def register(session: Session, name: str, source: str, actor: Actor = Actor.nobo
         bot.author = owner
         session.add(bot)
     version = BotVersion(bot_id=stored_id(bot), number=number, source=source, sha256=digest, prior_sigma=SIGMA,
-                         language=language, by_operator=actor.is_operator and not builtin)
+                         language=language, by_operator=actor.is_operator and not builtin,
+                         program_sha256=program_hash(source, language))
     session.add(version)
     session.flush()
     for variant, mu in means.items():

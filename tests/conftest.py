@@ -31,6 +31,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "arena/test_provisional.py": ("slow", "hostile"),
     "arena/test_hostile_ladder.py": ("slow", "hostile"),
     "arena/test_hostile_text.py": ("slow", "hostile"),
+    "arena/test_hostile_tickets.py": ("slow", "hostile"),
     "arena/test_ladder.py": ("slow",),
     "arena/test_live_loop.py": ("slow",),
     "arena/test_ladder_bots_cli.py": ("slow",),

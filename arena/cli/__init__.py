@@ -1,13 +1,12 @@
 """The ``arena`` command line: the group and shared state in ``base``, the trust and tier policy in
 ``trust``, help texts built from the format registry in ``helps``, the commands in ``play`` (play),
-``bots`` (submit, bots, bots retire), ``authors`` (author accounts), ``serve`` (the submission service),
-``status`` (an author's own view through it),
-``demo``, ``season`` (season ..., leaderboard), ``site`` (site build), ``game`` (game show), ``audit``
-(the integrity audit) and ``backup``."""
+``bots`` (submit, bots, bots retire), ``authors`` (author accounts), ``ladder`` (its settings), ``serve``
+(the submission service), ``status`` (an author's own view through it), ``demo``, ``season`` (season ...,
+leaderboard), ``site`` (site build), ``game`` (game show), ``audit`` (the integrity audit) and ``backup``."""
 from __future__ import annotations
 
 from arena.cli import audit, backup, game, play, season, site, testrun  # noqa: F401 - importing a command module registers its commands
 from arena.cli.base import cli, main
-from arena.cli import authors, bots, demo, serve, status  # noqa: F401 - importing a command module registers its commands
+from arena.cli import authors, bots, demo, ladder, serve, status  # noqa: F401 - importing a command module registers its commands
 
 __all__ = ["cli", "main"]

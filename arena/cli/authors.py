@@ -6,7 +6,7 @@ from typing import Callable, TypeVar
 import click
 from sqlmodel import Session
 
-from arena.accounts import AccountError, add_author, list_authors, remove_author, rotate_token
+from arena.accounts import AccountError, add_author, list_authors, remove_author, rotate_token, transfer_bot
 from arena.text import plural, shown
 
 from arena.cli.base import Context, UserError, cli, echo, format_table, pass_context
@@ -57,10 +57,22 @@ def authors_rotate(ctx: Context, name: str) -> None:
 @click.argument("name")
 @pass_context
 def authors_remove(ctx: Context, name: str) -> None:
-    """Delete the account NAME: its token stops working; its bots stay, and only the operator changes them."""
+    """Close the account NAME: its token stops working and its name stays reserved (no new account takes it);
+    its bots stay, and only the operator changes them or hands them over ('arena authors transfer')."""
     author, owned = _account_change(ctx, remove_author, name)
-    echo(f"author {shown(author.name)} removed; {plural(owned, 'bot')} of theirs stay on the ladder "
-         "(only the operator changes them now, or a new account of the same name)")
+    echo(f"author {shown(author.name)} removed; {plural(owned, 'bot')} of theirs stay on the ladder, changed only "
+         "by the operator ('arena authors transfer BOT --to AUTHOR' hands one over); the name stays reserved")
+
+
+@authors.command("transfer")
+@click.argument("bot")
+@click.option("--to", "to", required=True, metavar="AUTHOR", help="The account that is to own the bot.")
+@pass_context
+def authors_transfer(ctx: Context, bot: str, to: str) -> None:
+    """Hand the bot BOT (e.g. a removed account's) to the account AUTHOR, on purpose: from now on only AUTHOR
+    makes its versions, retires it and reads its logs."""
+    moved, before = _account_change(ctx, lambda session, name: transfer_bot(session, name, to), bot)
+    echo(f"bot {moved.name} now belongs to {shown(moved.author)} (before: {shown(before) or 'no author'})")
 
 
 def authors_list(ctx: Context) -> None:
@@ -70,6 +82,7 @@ def authors_list(ctx: Context) -> None:
         echo("no author accounts yet: the operator makes one with 'arena authors add NAME'")
         return
     rows = [("author", "bots", "token", "since")]
-    rows += [(shown(a.name), str(a.bots), "yes" if a.has_token else "none (rotate to make one)", a.created)
+    rows += [(shown(a.name), str(a.bots), f"removed {a.removed} (name reserved)" if a.removed
+              else "yes" if a.has_token else "none (rotate to make one)", a.created)
              for a in listed]
     echo(format_table(rows))

@@ -173,3 +173,43 @@ def _upgrade_to_11_confirmed_flags(engine: Engine) -> None:
         if "confirmed_at" not in columns:
             conn.execute(text("ALTER TABLE auditflag ADD COLUMN confirmed_at TIMESTAMP NULL"))
         conn.execute(text("UPDATE meta SET value = '11' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_12_tickets(engine: Engine) -> None:
+    """Schema 11 -> 12 (one ticket per author): ``botversion.program_sha256``, computed for every version, and
+    ``author.removed_at``. A bot whose author has no account lost it to `arena authors remove` (schema 9 made
+    an account of every author): that name becomes a removed account, reserved, so that nobody inherits its bots."""
+    from sqlalchemy import inspect, text
+
+    from arena.db.queries import author_key
+    from arena.programs import program_hash
+
+    inspector = inspect(engine)
+    version = {c["name"] for c in inspector.get_columns("botversion")}
+    author = {c["name"] for c in inspector.get_columns("author")}
+    with engine.begin() as conn:
+        if "program_sha256" not in version:
+            conn.execute(text("ALTER TABLE botversion ADD COLUMN program_sha256 VARCHAR NOT NULL DEFAULT ''"))
+            conn.execute(text("CREATE INDEX ix_botversion_program_sha256 ON botversion (program_sha256)"))
+        if "removed_at" not in author:
+            conn.execute(text("ALTER TABLE author ADD COLUMN removed_at TIMESTAMP NULL"))
+        last = -1
+        while True:  # in batches: a source is up to 256 KiB
+            rows = conn.execute(text("SELECT id, source, language FROM botversion WHERE id > :last "
+                                     "AND program_sha256 = '' ORDER BY id LIMIT 200"), {"last": last}).all()
+            if not rows:
+                break
+            for version_id, source, language in rows:
+                conn.execute(text("UPDATE botversion SET program_sha256 = :h WHERE id = :i"),
+                             {"h": program_hash(source, language), "i": version_id})
+            last = rows[-1][0]
+        taken = {key for (key,) in conn.execute(text("SELECT key FROM author")).all()}
+        for (name,) in conn.execute(text("SELECT author FROM bot WHERE NOT builtin AND author <> '' "
+                                         "ORDER BY id")).all():
+            key = author_key(name)
+            if key and key != "arena" and key not in taken and name.isprintable() and len(name) <= 64:
+                taken.add(key)
+                conn.execute(text("INSERT INTO author (name, key, created_at, removed_at) "
+                                  "VALUES (:n, :k, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"),
+                             {"n": " ".join(name.split()), "k": key})
+        conn.execute(text("UPDATE meta SET value = '12' WHERE key = 'schema_version'"))

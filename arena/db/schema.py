@@ -11,7 +11,7 @@ from sqlmodel import Field, SQLModel
 
 from arena.db.values import CompressedText, MatchStatus, SeatStatus, TextEnum
 
-SCHEMA_VERSION = 11  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+SCHEMA_VERSION = 12  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (TestRun, TestRunBot, TestRunPair: new tables, made by create_all)
 #                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
@@ -22,6 +22,8 @@ SCHEMA_VERSION = 11  # 2: what a version plays and starts from, per format, in V
 #                   10: the living ladder: Season.live, BotVersion.paused (a sick version's probation) and
 #                       every seat's own standard error for its owner (SeatLog: a new table, made by create_all)
 #                   11: AuditFlag.confirmed_at (`arena audit confirm A B`: the flag stands for good, its giver retired)
+#                   12: one ticket per author: BotVersion.program_sha256 (arena/programs.py) and Author.removed_at
+#                       (a removed account's name stays reserved)
 
 
 def now() -> datetime:
@@ -42,6 +44,8 @@ class Author(SQLModel, table=True):
     key: str = Field(unique=True)  # the name as bots are grouped by it: spaces collapsed, case folded
     token_hash: Optional[str] = Field(default=None, index=True)
     created_at: datetime = Field(default_factory=now)
+    # `arena authors remove`: the account is gone (no token), its name reserved so that nobody inherits its bots
+    removed_at: Optional[datetime] = None
 
 
 class Bot(SQLModel, table=True):
@@ -60,6 +64,8 @@ class BotVersion(SQLModel, table=True):
     source: str
     language: str = "python"  # sandbox.languages: how the sandbox builds and runs the source
     sha256: str = Field(index=True)
+    # the program without comments, docstrings and layout (arena.programs.program_hash): copies are refused
+    program_sha256: str = Field(default="", index=True)
     active: bool = True  # only the newest version of a bot is scheduled
     by_operator: bool = False  # stored by the operator on the owner's behalf (`arena submit --operator`)
     # why a live season stopped seating it (failed every one of its latest games), when; None while it plays

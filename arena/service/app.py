@@ -32,7 +32,8 @@ from starlette.staticfiles import StaticFiles
 from arena.accounts import Actor, author_for_token
 from arena.service.owner import NotShown, owner_game, owner_report
 from arena.service.spool import Spool
-from arena.submit import MAX_BOT_BYTES, NameTaken, SubmissionError, check_may_change, check_name
+from arena.submit import MAX_BOT_BYTES, NameTaken, SubmissionError, check_may_change, check_name, check_tickets
+from arena.tickets import TicketError
 from sandbox.languages import language_of_file
 
 #: a file name as the service takes it: one path component, no dot first, an extension a language knows
@@ -160,7 +161,8 @@ class Service:
             check_name(name)
             with Session(self.engine) as session:
                 check_may_change(session, name, Actor.author(author), "make a new version of")
-        except NameTaken as exc:
+                check_tickets(session, name, Actor.author(author))  # one bot per author and format
+        except (NameTaken, TicketError) as exc:
             raise Refused(409, str(exc)) from None
         except SubmissionError as exc:
             raise Refused(403 if "belongs to" in str(exc) or "no owner" in str(exc) else 400, str(exc)) from None

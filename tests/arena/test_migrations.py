@@ -116,7 +116,7 @@ def drop_language_column(engine: Engine) -> None:
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "11"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "12"
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -419,6 +419,47 @@ def test_a_schema_10_databases_flags_are_unconfirmed(url: str) -> None:
     engine = make_engine(url)
     assert "confirmed_at" in {c["name"] for c in inspect(engine).get_columns("auditflag")}
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "11"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "12"
         assert [(f.scope, f.confirmed_at) for f in session.exec(select(AuditFlag)).all()] == [("variant classic", None)]
     engine.dispose()
+
+
+def before_one_ticket(engine: Engine) -> None:
+    """Schema 11: no ``botversion.program_sha256``, no ``author.removed_at`` (a removed account's row was deleted)."""
+    with engine.begin() as conn:
+        conn.execute(text("DROP INDEX ix_botversion_program_sha256"))
+        conn.execute(text("ALTER TABLE botversion DROP COLUMN program_sha256"))
+        conn.execute(text("ALTER TABLE author DROP COLUMN removed_at"))
+
+
+def test_a_schema_11_database_hashes_its_programs_and_reserves_removed_names(url: str) -> None:
+    """Schema 12: every version's program hash (arena/programs.py) is computed, and the author of a bot with no
+    account (removed by `arena authors remove`, which deleted the row) becomes a removed account: reserved."""
+    from arena.accounts import AccountError, add_author
+    from arena.programs import program_hash
+
+    sources = {"kept": ("# ann's\nx = 1\n", "python"), "orphan": ("int x; // gone's\n", "c")}
+
+    def fill(session: Session) -> None:
+        session.add(Author(name="ann", key="ann"))
+        for name, (source, language) in sources.items():
+            bot = Bot(name=name, author="ann" if name == "kept" else "Gone")
+            session.add(bot)
+            session.flush()
+            session.add(BotVersion(bot_id=stored_id(bot), number=1, source=source, language=language,
+                                   sha256="x".ljust(64, "0"), prior_sigma=2.0))
+
+    old_database(url, 11, fill, before_one_ticket)
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert schema_version(session) == str(SCHEMA_VERSION) == "12"
+        for name, (source, language) in sources.items():
+            version = session.exec(select(BotVersion).join(Bot).where(Bot.name == name)).one()
+            assert version.program_sha256 == program_hash(source, language), name
+        authors = {a.name: a for a in session.exec(select(Author)).all()}
+        assert authors["ann"].removed_at is None and authors["Gone"].removed_at is not None
+        assert authors["Gone"].token_hash is None
+        with pytest.raises(AccountError, match="the name 'Gone' belonged to an account removed"):
+            add_author(session, "gone")
+    engine.dispose()
+    make_engine(url).dispose()  # opening it again changes nothing
