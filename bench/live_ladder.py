@@ -31,14 +31,15 @@ def arena(db: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
 
 
 def submit_copy(db: Path, folder: Path, stem: str, name: str, note: str = "") -> float:
-    """Submit a copy of ``bots/<stem>.py`` (a comment makes it a new file) as bot ``name`` of author
+    """Submit a copy of ``bots/<stem>.py`` (a statement naming it makes it a program of its own: a program enters
+    the ladder once, comments aside, arena/programs.py) as bot ``name`` of author
     ``name``-author (made if new) with `arena submit`; the wall time (time.time()) when the command returned,
     the version stored."""
     author = f"{name}-author"
     if not query(db, "SELECT 1 FROM author WHERE name = ?", author) if db.exists() else True:
         arena(db, "authors", "add", author)
     path = folder / f"{name}.py"
-    path.write_text((BOTS / f"{stem}.py").read_text() + f"\n# {name}: a copy of {stem}{note}\n")
+    path.write_text((BOTS / f"{stem}.py").read_text() + f"\nCOPY_OF = {f'{name}: a copy of {stem}{note}'!r}\n")
     done = arena(db, "submit", str(path), "--author", author, "--name", name)
     returned = time.time()
     if "registered" not in done.stdout:
