@@ -19,7 +19,7 @@ from arena.match import GameSpec, SeatEntry, TableTask
 from arena.matchmaking import Candidate, Matchmaker, distinct
 from arena.rankings import starting_skills
 from arena.ratings import RatingBook
-from arena.seeds import bot_seeds, database_key, keyed, random_seed
+from arena.seeds import bot_seeds, database_key, keyed, private_deals, random_seed, solo_seeds
 from engine import rules_for
 from sandbox import Limits, Tier
 
@@ -55,24 +55,6 @@ def check_enough_bots(session: Session, name: str, variant: str, min_players: in
 
 def match_seed(season_seed: int, number: int) -> int:
     return random.Random(f"{season_seed}/{number}").getrandbits(63)
-
-
-def solo_seeds(season_seed: int, count: int) -> list[int]:
-    """The deal seeds every bot of a solo season plays, in order (a longer season extends the list)."""
-    return [random.Random(f"{season_seed}/solo/{k}").getrandbits(63) for k in range(count)]
-
-
-def private_deals(season_seed: int, count: int) -> frozenset[int]:
-    """The seeds of a same-deals season's private half (Kaggle's split): of each two deals in order, one drawn
-    with the season's secret seed; an odd last deal is private. The public half's results show while the season
-    is open; the private half ranks it, and is shown only once it is closed (``WinRate.standings``). The split of
-    a deal never changes when the season grows."""
-    seeds = solo_seeds(season_seed, count)
-    private = set()
-    for k in range(0, count, 2):
-        pair = seeds[k:k + 2]
-        private.add(pair[random.Random(f"{season_seed}/split/{k}").randrange(len(pair))])
-    return frozenset(private)
 
 
 #: what a live season has left to plan: always a table more (``Planner.remaining``)

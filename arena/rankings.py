@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 from arena.db import (BotVersion, Match, MatchSeat, MatchStatus, Meta, Rating, RatingSnapshot, Season, active_versions,
                       prior_means, stored_id)
 from arena.flag_games import is_taken, not_rated
+from arena.seeds import private_deals
 from arena.ratings import MU, RatingBook, Skill
 from arena.text import shown
 
@@ -331,8 +332,6 @@ class WinRate:
         the private half, which ranks it, once it is closed (``arena.planning.private_deals``). A bot's games are
         its versions' together, each deal once (the first game of it). ``ci_low``/``ci_high`` are the 95% Wilson
         interval of the win rate. Forfeits count as losses; void games do not count."""
-        from arena.planning import private_deals
-
         query = select(Season).where(Season.variant == variant)
         chosen = session.exec(query.where(Season.name == season) if season
                               else query.order_by(col(Season.id).desc())).first()

@@ -27,6 +27,7 @@ season's name, so no two seasons share a deal.
 from __future__ import annotations
 
 import hashlib
+import random
 import hmac
 import secrets
 
@@ -65,3 +66,21 @@ def deal_id(key: bytes, deck_seed: int) -> str:
 
 def random_seed() -> int:
     return secrets.randbits(63)
+
+
+def solo_seeds(season_seed: int, count: int) -> list[int]:
+    """The deal seeds every bot of a solo season plays, in order (a longer season extends the list)."""
+    return [random.Random(f"{season_seed}/solo/{k}").getrandbits(63) for k in range(count)]
+
+
+def private_deals(season_seed: int, count: int) -> frozenset[int]:
+    """The seeds of a same-deals season's private half (Kaggle's split): of each two deals in order, one drawn
+    with the season's secret seed; an odd last deal is private. The public half's results show while the season
+    is open; the private half ranks it, and is shown only once it is closed (``WinRate.standings``). The split of
+    a deal never changes when the season grows."""
+    seeds = solo_seeds(season_seed, count)
+    private = set()
+    for k in range(0, count, 2):
+        pair = seeds[k:k + 2]
+        private.add(pair[random.Random(f"{season_seed}/split/{k}").randrange(len(pair))])
+    return frozenset(private)

@@ -110,14 +110,15 @@ def test_refusals_are_one_json_error_and_store_nothing(served: tuple[Server, dic
     raw = raw_request(server.url, f"POST /api/bots/x?filename=x.py HTTP/1.1\nHost: t\nAuthorization: Bearer "
                                   f"{tokens['bob']}\nContent-Length: 999999999\n")
     assert raw.startswith(b"HTTP/1.1 413") and b"the limit is 262144" in raw, raw[:300]
-    # a chunked body that grows past the limit while it is read
+    # a chunked body that grows past the limit while it is read (as a version of bob's own bot: his one ticket is
+    # the first test's bot "bobs", and a new name of his is refused before the body)
     chunk = b"a" * 100_000
     chunks = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(3)) + b"0\r\n\r\n"
-    raw = raw_request(server.url, f"POST /api/bots/x?filename=x.py HTTP/1.1\nHost: t\nAuthorization: Bearer "
+    raw = raw_request(server.url, f"POST /api/bots/bobs?filename=bobs.py HTTP/1.1\nHost: t\nAuthorization: Bearer "
                                   f"{tokens['bob']}\nTransfer-Encoding: chunked\n", chunks)
     assert raw.startswith(b"HTTP/1.1 413") and b"more than 262144" in raw, raw[:300]
     # a slow upload is cut off at the bound (--upload-seconds 2), and nothing is stored
-    raw = raw_request(server.url, f"POST /api/bots/slow?filename=slow.py HTTP/1.1\nHost: t\nAuthorization: "
+    raw = raw_request(server.url, f"POST /api/bots/bobs?filename=bobs.py HTTP/1.1\nHost: t\nAuthorization: "
                                   f"Bearer {tokens['bob']}\nContent-Length: 200\n", b"#" * 200, pause=0.1)
     assert raw.startswith(b"HTTP/1.1 408") and b"longer than 2 s" in raw, raw[:300]
     assert stored(server.db) == before

@@ -45,7 +45,7 @@ def test_one_authors_slow_uploads_delay_only_that_author_and_are_refused_at_the_
         assert pending == ["queued", "queued"]
         # the harmless twin: two ordinary uploads of one author, both accepted (one after the other)
         twins = [http("POST", f"{server.url}/api/bots/cys?filename=cys.py", tokens["cy"],
-                      (BOTS / name).read_bytes()) for name in ("random_bot.py", "greedy_bot.py")]
+                      (BOTS / name).read_bytes()) for name in ("random_bot.py", "trader_bot.py")]
         assert [status for status, _ in twins] == [202, 202], twins
         for (_, ticket), number in zip(twins, (1, 2)):
             twin = wait_verdict(server, tokens["cy"], ticket["id"])
