@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, Season, make_engine
-from arena.planning import private_deals
+from arena.seeds import private_deals
 from arena.rankings import wilson
 from arena.referee import InProcessPlayer, final_ranks, play_game
 from arena_helpers import present, run_arena

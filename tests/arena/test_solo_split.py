@@ -10,7 +10,8 @@ from sqlmodel import Session, select
 
 from arena.accounts import ensure_author
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season, make_engine, stored_id
-from arena.planning import Planner, SeasonSettings, get_or_create_season, private_deals, solo_seeds
+from arena.planning import Planner, SeasonSettings, get_or_create_season
+from arena.seeds import private_deals, solo_seeds
 from arena.rankings import load_book
 from arena.submit import register
 
