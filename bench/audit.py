@@ -28,6 +28,7 @@ is reproducible.
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -56,6 +57,12 @@ HONEST: tuple[tuple[str, str, float], ...] = (
 COLLUDERS = (("feeder", "feeder", 0.0), ("partner", "partner", 0.0))
 KINGMAKER = (("kingmaker", "kingmaker", 0.0),)
 SOMETIMES = (("feeder", "sometimes", 0.0), ("partner", "partner", 0.0))  # feeds in about a third of its games
+# three feeders under three authors (Sybil accounts), each feeding the partner in about a third of its games
+TEAM = (("feeder1", "teamfeeder", 0.0), ("feeder2", "teamfeeder", 0.0), ("feeder3", "teamfeeder", 0.0),
+        ("partner", "teampartner", 0.0))
+# the harmless twin: the same partner (it still begs), honest bots in the feeders' seats
+TWIN = (("seat1", "trader", 0.1), ("seat2", "greedy", 0.05), ("seat3", "trader", 0.0), ("partner", "teampartner", 0.0))
+FIELDS = {"colluding": COLLUDERS, "sometimes": SOMETIMES, "kingmaker": KINGMAKER, "team": TEAM, "twin": TWIN}
 
 
 def colluder_source(role: str) -> str:
@@ -85,11 +92,16 @@ def play(seating: Sequence[tuple[str, str, float]], seed: int, match_id: int) ->
     return audit_game(match_id, Replay.of(game, names), names, common.result_of(game).ranks)
 
 
-def season(task: tuple[str, int, int]) -> dict[str, Any]:
-    kind, k, length = task
+def played_season(kind: str, k: int, length: int, cache: Path | None) -> list[AuditGame]:
+    """Season ``k`` of ``kind``: its games as the audit reads them, played here or read from ``cache`` (the
+    audit of a season played once can then be run again at no cost)."""
+    stored = cache / f"{kind}-{length}-{k}.json" if cache is not None else None
+    if stored is not None and stored.exists():
+        return [AuditGame(g["match_id"], tuple(g["bots"]), tuple(g["scores"]),
+                          {(int(a), int(b)): v for a, b, v in g["flows"]})
+                for g in json.loads(stored.read_text(encoding="utf-8"))]
     rng = random.Random(f"audit/{kind}/{k}")
-    extra = {"colluding": COLLUDERS, "sometimes": SOMETIMES, "kingmaker": KINGMAKER}.get(kind, ())
-    field = list(HONEST) + list(extra)
+    field = list(HONEST) + list(FIELDS.get(kind, ()))
     played: list[AuditGame] = []
     while len(played) < length:
         sizes = range(3, 6)
@@ -99,6 +111,17 @@ def season(task: tuple[str, int, int]) -> dict[str, Any]:
         for r in range(size):
             if len(played) < length:
                 played.append(play(table[r:] + table[:r], seed, len(played)))
+    if stored is not None:
+        text = json.dumps([{"match_id": g.match_id, "bots": g.bots, "scores": g.scores,
+                            "flows": [[a, b, v] for (a, b), v in sorted(g.flows.items())]} for g in played])
+        stored.with_suffix(".part").write_text(text, encoding="utf-8")
+        stored.with_suffix(".part").rename(stored)
+    return played
+
+
+def season(task: tuple[str, int, int, Path | None]) -> dict[str, Any]:
+    kind, k, length, cache = task
+    played = played_season(kind, k, length, cache)
     report = audit(played)
     return {"kind": kind, "season": k,
             "flagged": sorted(tuple(p.bots) for p in report.flagged),
