@@ -211,8 +211,8 @@ class TeamFinding:
 
     @property
     def givers(self) -> tuple[str, ...]:
-        """The team: the givers named (the flag is theirs; the receiver did not necessarily seek it)."""
-        return tuple(c.giver for c in self.contributions if c.named())
+        """The team, in name order: the givers named (the flag is theirs; the receiver did not necessarily seek it)."""
+        return tuple(sorted(c.giver for c in self.contributions if c.named()))
 
     def margin(self) -> float:
         return (self.excess - self.to_others) / self.games if self.games else 0.0
@@ -492,12 +492,16 @@ def _teams(games: Sequence[AuditGame], groups: Mapping[str, str | None],
                 sums[r].append(total)
     tests = max(1, 2 * len(sums))
     big_threshold = _normal.inv_cdf(1 - ALPHA / tests)
-    big_all = [sum(1 for v in sums.values() for x in v if x > BIG), sum(len(v) for v in sums.values())]
+    bigs = {r: sum(1 for x in xs if x > BIG) for r, xs in sums.items()}
+    big_all = [sum(bigs.values()), sum(len(v) for v in sums.values())]
     found = []
     for r, xs in sorted(sums.items()):
         n = len(xs)
-        big = sum(1 for x in xs if x > BIG)
-        rate = (big_all[0] - big + 1) / (big_all[1] - n + 2)
+        big = bigs[r]
+        # the rate of every other receiver together, or of the most favoured other receiver (a strong trader gets
+        # lopsided deals from weak bots more often than the rest), whichever is higher
+        rate = max([(big_all[0] - big + 1) / (big_all[1] - n + 2)]
+                   + [(bigs[o] + 1) / (len(v) + 2) for o, v in sums.items() if o != r and len(v) >= TEAM_MIN_GAMES])
         big_z = _binomial_z(big, n, rate)
         if n >= 2:
             se = math.sqrt(_var(xs) / n)
