@@ -355,7 +355,9 @@ def audit(games: Sequence[AuditGame], groups: Mapping[str, str | None] | None = 
         findings.append(PairFinding((a, b), len(common), flagged, (ab, ba), (la, lb), (za, zb), threshold,
                                     big_threshold))
     findings.sort(key=lambda p: (not p.flagged, -p.top_t))
-    return AuditReport(len(games), tuple(findings), _givers(games, bots), _teams(games, groups, since))
+    # the team test looks for what the flagged pairs do not explain: a flagged pair's games are left out of it
+    explained = {frozenset(p.bots) for p in findings if p.flagged}
+    return AuditReport(len(games), tuple(findings), _givers(games, bots), _teams(games, groups, since, explained))
 
 
 def _binomial_z(k: int, n: int, p: float) -> float:
@@ -460,12 +462,13 @@ def _givers(games: Sequence[AuditGame], bots: Sequence[str]) -> tuple[GiverFindi
 
 
 # ----------------------------------------------------------------- the team test
-def _teams(games: Sequence[AuditGame], groups: Mapping[str, str | None],
-           since: Mapping[frozenset[str], int]) -> tuple[TeamFinding, ...]:
+def _teams(games: Sequence[AuditGame], groups: Mapping[str, str | None], since: Mapping[frozenset[str], int],
+           explained: set[frozenset[str]]) -> tuple[TeamFinding, ...]:
     """Every receiver against the set of its givers. Per game of receiver r, the sum over its opponents a of
     other authors of (excess a gave r) - (mean excess a gave each of its other opponents): a t test of its mean
     beyond ``TEAM_MARGIN``, and the count of games whose sum is over ``BIG`` against every other receiver's rate;
-    both Bonferroni-bounded over the receivers tested (two tests each)."""
+    both Bonferroni-bounded over the receivers tested (two tests each). A pair in ``explained`` (flagged by the
+    pair test) is left out: a team is what the pairs do not explain."""
 
     def other_author(a: str, b: str) -> bool:
         return groups.get(a) is None or groups.get(b) is None or groups.get(a) != groups.get(b)
@@ -476,7 +479,8 @@ def _teams(games: Sequence[AuditGame], groups: Mapping[str, str | None],
         for r_seat, r in enumerate(g.bots):
             total, counted = 0.0, False
             for a_seat, a in enumerate(g.bots):
-                if a == r or not other_author(a, r) or g.match_id <= since.get(frozenset((a, r)), -1):
+                if (a == r or not other_author(a, r) or g.match_id <= since.get(frozenset((a, r)), -1)
+                        or frozenset((a, r)) in explained):
                     continue
                 x = g.flows.get((a_seat, r_seat), 0.0)
                 others = [g.flows.get((a_seat, k), 0.0) for k in range(len(g.bots)) if k not in (a_seat, r_seat)]

@@ -3,6 +3,7 @@
     python3 bench/audit.py                      # 100 honest seasons, 100 seasons with a colluding pair
     python3 bench/audit.py --quick              # 10 + 10, a smoke run
     python3 bench/audit.py --seasons 40 --games 60
+    python3 bench/audit.py --kinds honest,team,twin --cache /tmp/audit-seasons   # the team test (issue 41)
 
 Every season is played in this process (no sandbox, no JSON) through the bots' SDK decision methods on
 typed Requests built from the engine state, the events since a seat's last decision included (the
@@ -21,6 +22,16 @@ trade valued), and each season through ``arena.audit.audit``.
   partner, two authors: a begging signature, then consenting gifts). Power: the share of seasons that
   flag exactly that pair. Also reported: other pairs flagged there, and seasons with a kingmaker
   (the same file's third role) that name it a giver.
+- team seasons (issue 41, Sybil feeders): the honest field plus three ``teamfeeder`` bots (three authors) that
+  each feed their ``teampartner`` in about a third of their games. Power: the share of seasons whose team test
+  flags the partner; also reported: which feeders it names, whether it names a bot outside the team, and
+  whether the pair test alone flagged a feeder with the partner.
+- twin seasons: the team's harmless twin, honest bots (a trader, a greedy and an epsilon copy of the trader)
+  in the feeders' seats beside the same partner. Any flag, team or giver there is a false one.
+
+``--cache DIR`` keeps each season's games (as the audit reads them, JSON) and reads them back instead of
+playing them again, so that the audit's statistics can be calibrated on seasons played once; ``--kinds``
+runs some kinds only.
 
 Seeds are fixed (season k of a kind: ``random.Random(f"audit/{kind}/{k}")``) and so is the hash order
 (the script runs itself again with ``PYTHONHASHSEED=0``: the bots iterate over sets of beans): a run
@@ -272,11 +283,13 @@ def team_report(team: list[dict[str, Any]], games: int) -> None:
     by_pairs = sum(1 for r in team if any("partner" in p and set(p) & feeders for p in r["flagged"]))
     apart = sum(1 for r in team if all(
         any(set(p) == {f, "partner"} for p in r["flagged"]) or f in named.get(r["season"], set()) for f in feeders))
-    lo, hi = wilson(len(flagged), len(team))
-    print(f"team of three part-time feeders ({games}-game seasons): partner flagged by the team test "
-          f"{len(flagged)}/{len(team)} (95% interval {100 * lo:.1f}-{100 * hi:.1f}%); all three feeders named "
-          f"{whole}, a bot outside the team named {strangers}; a feeder flagged with the partner by the pair test "
-          f"{by_pairs}; every feeder kept apart from the partner (pair or team flag) {apart}")
+    caught = sum(1 for r in team if r["season"] in named or any("partner" in p and set(p) & feeders
+                                                                  for p in r["flagged"]))
+    lo, hi = wilson(caught, len(team))
+    print(f"team of three part-time feeders ({games}-game seasons): caught (the partner flagged by the team test, "
+          f"or a feeder with it by the pair test) {caught}/{len(team)} (95% interval {100 * lo:.1f}-{100 * hi:.1f}%); "
+          f"by the team test {len(flagged)}, by the pair test {by_pairs}; all three feeders named {whole}, a bot "
+          f"outside the team named {strangers}; every feeder kept apart from the partner (pair or team flag) {apart}")
     print(f"  partner's games: median {sorted(r['team_games'] or 0 for r in team)[len(team) // 2]}; margin (coins "
           f"a game): median {sorted(r['team_margin'] or 0.0 for r in team)[len(team) // 2]:.2f}; big games: median "
           f"{sorted(r['team_big'] or 0 for r in team)[len(team) // 2]}; big-games z - bound: min "
