@@ -73,6 +73,8 @@ TEAM_MIN_GAMES = 16
 #: game), over at least ``TEAM_GIVER_GAMES`` shared games, and concentrated as a flagged pair's is
 TEAM_GIVER = 1.0
 TEAM_GIVER_GAMES = 3
+#: a receiver's big game: its opponents together gave it this many coins more than each of their other opponents
+TEAM_BIG = BIG
 
 _normal = NormalDist()
 
@@ -203,7 +205,7 @@ class TeamFinding:
     to_others: float  # what they gave each of their other opponents, a game on average, in all
     t: float  # of the mean of the per-game sums beyond TEAM_MARGIN
     threshold: float  # the t needed (Bonferroni over the receivers tested)
-    big: int  # games whose sum is over BIG coins
+    big: int  # games whose sum is over TEAM_BIG coins
     big_z: float  # how surprising that many are at every other receiver's rate
     big_threshold: float
     flagged: bool
@@ -489,14 +491,14 @@ def _teams(games: Sequence[AuditGame], groups: Mapping[str, str | None], since: 
                 part[0] += 1
                 part[1] += x
                 part[2] += rest
-                part[3] += 1 if x - rest > BIG else 0
+                part[3] += 1 if x - rest > TEAM_BIG else 0
                 total += x - rest
                 counted = True
             if counted:
                 sums[r].append(total)
     tests = max(1, 2 * len(sums))
     big_threshold = _normal.inv_cdf(1 - ALPHA / tests)
-    bigs = {r: sum(1 for x in xs if x > BIG) for r, xs in sums.items()}
+    bigs = {r: sum(1 for x in xs if x > TEAM_BIG) for r, xs in sums.items()}
     big_all = [sum(bigs.values()), sum(len(v) for v in sums.values())]
     found = []
     for r, xs in sorted(sums.items()):
