@@ -28,8 +28,13 @@ less how much better everybody else does with a seated: a weak bot lifts everyon
 one) and the **givers** (bots whose excess given per game stands far above everyone else's, whoever
 receives it: kingmakers).
 
+**Teams** (Sybil feeders: several accounts that each feed one partner now and then, no pair standing out):
+each receiver is also tested against the set of its givers, the per-game sum of its opponents' differences,
+by its mean and by its big games, Bonferroni over the receivers; the givers over ``TEAM_GIVER`` coins a shared
+game are named. Pairs the pair test flagged are left out of it: a team is what the pairs do not explain.
+
 ``bench/audit.py`` calibrates the constants: false flags among honest bots, power against a planted
-colluding pair (docs/benchmarks.md, "Integrity audit").
+colluding pair and a planted team (docs/benchmarks.md, "Integrity audit", "Integrity audit: teams").
 """
 from __future__ import annotations
 
