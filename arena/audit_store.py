@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from arena.audit import AuditGame, AuditReport, PairFinding, audit, audit_game
+from arena.audit import AuditGame, AuditReport, PairFinding, TeamFinding, audit, audit_game
 from arena.audit_words import givers_of
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, author_group, now, stored_id
 from arena.formats import formats
@@ -113,24 +113,26 @@ def cleared_marks(session: Session) -> dict[frozenset[str], int]:
 
 
 def run_audit(session: Session, variant: str | None = None,
-              season: str | None = None) -> tuple[AuditReport, list[PairFinding]]:
-    """Audit the games asked for, store a flag for every newly flagged pair; (report, pairs newly flagged)."""
+              season: str | None = None) -> tuple[AuditReport, list[PairFinding | TeamFinding]]:
+    """Audit the games asked for, store a flag for every newly flagged pair and team; (report, findings newly
+    flagged: the pairs, then the teams with a pair not flagged before)."""
     games = recorded_games(session, variant, season)
     report = audit(games, author_groups(session), cleared_marks(session))
     standing = {p.bots for p in stored_flags(session) if p.cleared_at is None}
     ids = _bot_ids(session)
     scope = f"season {season}" if season is not None else f"variant {variant}" if variant else "every game"
-    new = []
+    new: list[PairFinding | TeamFinding] = []
     for finding in report.flagged:
         if finding.bots in standing:
             continue
         session.add(AuditFlag(bot_a=ids[finding.bots[0]], bot_b=ids[finding.bots[1]], scope=scope,
                               evidence=json.dumps(finding.to_json(), sort_keys=True)))
         new.append(finding)
+    teams = store_team_flags(session, report, scope, standing | {p.bots for p in new if isinstance(p, PairFinding)})
     session.commit()
-    if new:  # the games each new pair shared no longer count: every rating as if they had not been played
+    if new or teams:  # the games each new pair shared no longer count: every rating as if they had not been played
         rerate_all(session)
-    return report, new
+    return report, [*new, *teams]
 
 
 def rerate_all(session: Session) -> None:
@@ -241,3 +243,27 @@ def flag_seating(session: Session) -> Seating:
 def kept_apart(session: Session) -> set[frozenset[int]]:
     """Version ids of every pair of bots with a standing or confirmed flag: the planner never seats them together."""
     return set(flag_seating(session).apart)
+
+
+# ----------------------------------------------------------------- team findings (arena.audit.TeamFinding)
+def store_team_flags(session: Session, report: AuditReport, scope: str,
+                     flagged: set[tuple[str, str]]) -> list[TeamFinding]:
+    """A flag for each giver of each flagged team with its receiver (``flagged``: pairs flagged already, left as
+    they are), so that the planner keeps every giver of a team apart from its receiver as it does a pair. The
+    evidence is the team's (``team``), with the pair and its giver; the scope says it is a team. Returns the
+    teams that had a pair to store."""
+    ids = _bot_ids(session)
+    new = []
+    for team in report.flagged_teams:
+        stored = False
+        for pair, giver in zip(team.pairs(), team.givers):
+            if pair in flagged:
+                continue
+            evidence = {"bots": list(pair), "flagged_givers": [giver], "games": team.games, "team": team.to_json()}
+            session.add(AuditFlag(bot_a=ids[pair[0]], bot_b=ids[pair[1]], scope=f"team, {scope}",
+                                  evidence=json.dumps(evidence, sort_keys=True)))
+            flagged.add(pair)
+            stored = True
+        if stored:
+            new.append(team)
+    return new

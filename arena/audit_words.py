@@ -14,6 +14,7 @@ BOTH_WAYS = "{a} and {b} gave away value to each other"
 GAVE = "gave away value to {other}"
 RECEIVED = "received value from {other} (" + NOT_ITS_DOING + ")"
 GAVE_AND_RECEIVED = "gave away value to {other} and received value from it"
+TEAM = "{givers} gave away value to {receiver}; {receiver} received value from them (" + NOT_ITS_DOING + ")"
 
 
 def givers_of(evidence: Mapping[str, object]) -> tuple[str, ...]:
@@ -21,11 +22,11 @@ def givers_of(evidence: Mapping[str, object]) -> tuple[str, ...]:
     recorded them: the directions that meet its rule (t or big games beyond their bound, and concentrated),
     or else the one of the larger t."""
     bots, flows = evidence.get("bots"), evidence.get("flow")
+    recorded = evidence.get("flagged_givers")
+    if isinstance(bots, list) and isinstance(recorded, list) and recorded:
+        return tuple(str(g) for g in recorded if g in bots)
     if not isinstance(flows, dict) or not isinstance(bots, list):
         return ()
-    recorded = evidence.get("flagged_givers")
-    if isinstance(recorded, list) and recorded:
-        return tuple(str(g) for g in recorded if g in bots)
 
     def number(data: Mapping[str, object], key: str, default: float = 0.0) -> float:
         value = data.get(key, default)
@@ -62,3 +63,32 @@ def bot_words(me: str, other: str, givers: Sequence[str], shown_other: str | Non
     both = (me in givers and other in givers) or not givers
     words = GAVE_AND_RECEIVED if both else GAVE if me in givers else RECEIVED
     return wrap(words).format(other=other if shown_other is None else shown_other)
+
+
+def team_of(evidence: Mapping[str, object]) -> tuple[str, tuple[str, ...]] | None:
+    """(receiver, givers) of a flag stored for a team finding (its evidence holds ``TeamFinding.to_json`` under
+    ``team``); None for a pair's flag."""
+    team = evidence.get("team")
+    if not isinstance(team, dict) or not isinstance(team.get("givers"), list) or "receiver" not in team:
+        return None
+    return str(team["receiver"]), tuple(str(g) for g in team["givers"])
+
+
+def team_words(receiver: str, givers: Sequence[str], names: Mapping[str, str] | None = None,
+               wrap: Callable[[str], str] = str) -> str:
+    """A flagged team in words: "A, B and C gave away value to R; R received value from them (not necessarily by
+    its own doing)"; a team of one giver reads as a one-way pair."""
+    shown = {n: (names or {}).get(n, n) for n in (receiver, *givers)}
+    if len(givers) == 1:
+        return wrap(ONE_WAY).format(giver=shown[givers[0]], receiver=shown[receiver])
+    listed = wrap(", ").join(shown[g] for g in givers[:-1]) + wrap(" and ") + shown[givers[-1]]
+    return wrap(TEAM).format(givers=listed, receiver=shown[receiver])
+
+
+def flag_words(bots: Sequence[str], givers: Sequence[str], evidence: Mapping[str, object],
+               names: Mapping[str, str] | None = None, wrap: Callable[[str], str] = str) -> str:
+    """A stored flag in words: its team's if it was stored for a team finding, else its pair's."""
+    team = team_of(evidence)
+    if team is not None:
+        return team_words(team[0], team[1], names, wrap)
+    return pair_words(bots, givers, names, wrap)

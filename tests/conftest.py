@@ -21,6 +21,7 @@ TESTS = Path(__file__).resolve().parent
 #: markers by test file (relative to tests/); a developer's fast tier is `-m "not slow"`
 MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "arena/test_audit.py": ("slow",),
+    "arena/test_audit_teams.py": ("slow", "hostile"),
     "arena/test_backup.py": ("slow",),
     "arena/test_demo_without_bwrap.py": ("slow",),
     "arena/test_disk_full.py": ("slow",),

@@ -7,9 +7,9 @@ import json
 import click
 from sqlmodel import Session
 
-from arena.audit import BIG, MARGIN, AuditReport, Direction
+from arena.audit import BIG, MARGIN, TEAM_GIVER, TEAM_MARGIN, AuditReport, Direction, PairFinding, TeamFinding
 from arena.audit_store import AuditError, clear_flag, confirm_flag, run_audit, stored_flags
-from arena.audit_words import pair_words
+from arena.audit_words import flag_words, pair_words, team_of, team_words
 from arena.formats import format_of
 from arena.text import plural, shown
 
@@ -47,18 +47,35 @@ def audit(click_ctx: click.Context, ctx: Context, season_name: str | None, varia
             raise UserError(str(exc)) from None
     if as_json:
         data = report.to_json()
-        data["newly_flagged"] = [list(p.bots) for p in new]
+        data["newly_flagged"] = [list(p.bots) for p in new if isinstance(p, PairFinding)]
+        data["newly_flagged_teams"] = [{"receiver": t.receiver, "givers": list(t.givers)}
+                                       for t in new if isinstance(t, TeamFinding)]
         echo(json.dumps(data, indent=2, sort_keys=True))
         return
     echo(report_text(report, show_all))
     for finding in new:
-        echo(f"newly flagged: {words(finding.bots, finding.givers)}; they are no longer seated together and the "
-             "games they shared are not rated (`arena audit clear A B` or `arena audit confirm A B` after a review)")
+        echo(f"newly flagged: {finding_words(finding)}; {apart_words(finding)} and the games they shared are not "
+             "rated (`arena audit clear A B` or `arena audit confirm A B` after a review)")
 
 
 def words(bots: tuple[str, str], givers: tuple[str, ...]) -> str:
     """A flagged pair by giver and receiver, the names cleaned for the terminal."""
     return pair_words(bots, givers, {name: shown(name) for name in bots})
+
+
+def finding_words(finding: PairFinding | TeamFinding) -> str:
+    """A flagged pair, or a flagged team ("A, B and C gave away value to R; ..."), the names cleaned."""
+    if isinstance(finding, PairFinding):
+        return words(finding.bots, finding.givers)
+    return team_words(finding.receiver, finding.givers,
+                      {name: shown(name) for name in (finding.receiver, *finding.givers)})
+
+
+def apart_words(finding: PairFinding | TeamFinding) -> str:
+    """What the planner does about a new flag."""
+    if isinstance(finding, PairFinding) or len(finding.givers) == 1:
+        return "they are no longer seated together"
+    return f"none of them is seated with {shown(finding.receiver)} again"
 
 
 def report_text(report: AuditReport, show_all: bool) -> str:
@@ -83,10 +100,24 @@ def report_text(report: AuditReport, show_all: bool) -> str:
         lines.append("no pair stands out")
     for p in report.flagged:
         lines.append(f"flagged: {words(p.bots, p.givers)}")
+    for team in report.teams:
+        if show_all or team.flagged or team.t >= 0 or team.big_z >= team.big_threshold:
+            lines.append(_team_line(team))
     for giver in report.givers:
         lines.append(f"giver: {shown(giver.bot)} gives away {giver.given_per_game:.1f} coins of value a game "
                      f"(everyone else {giver.others_per_game:.1f}, z {giver.z:.1f}) to whoever takes it")
     return "\n".join(lines)
+
+
+def _team_line(team: TeamFinding) -> str:
+    """A receiver against the set of its givers: the team test's figures, then the givers that carry it."""
+    parts = ", ".join(f"{shown(c.giver)} {c.margin():+.1f} a game over {c.games}" for c in team.contributions[:5])
+    head = (f"team flagged: {finding_words(team)}" if team.flagged
+            else f"team test: {shown(team.receiver)} (not flagged)")
+    return (f"{head}: {team.margin():+.1f} coins a game beyond what its givers gave their other opponents over "
+            f"{plural(team.games, 'game')} (flagged over {TEAM_MARGIN:g} with t {team.t:+.1f} beyond "
+            f"{team.threshold:.1f}, or {team.big} big games at z {team.big_z:.1f} beyond {team.big_threshold:.1f}); "
+            f"givers over {TEAM_GIVER:g} a shared game are named: {parts or 'none'}")
 
 
 def _direction(d: Direction) -> str:
@@ -137,7 +168,10 @@ def audit_list(ctx: Context) -> None:
         return
     rows = [("pair", "flagged", "scope", "games", "cleared", "finding")]
     for f in flags:
+        team = team_of(f.evidence)
+        names = {name: shown(name) for name in (*f.bots, *(team[1] if team else ()))}
         rows.append((f"{shown(f.bots[0])} / {shown(f.bots[1])}", f.flagged_at, shown(f.scope),
                      str(f.evidence.get("games", "?")), f.cleared_at or (f"confirmed {f.confirmed_at}" if f.confirmed_at
-                                                                        else "standing"), words(f.bots, f.givers)))
+                                                                        else "standing"),
+                     flag_words(f.bots, f.givers, f.evidence, names)))
     echo(format_table(rows))

@@ -23,7 +23,7 @@ from arena.submit import SubmissionError, builtin_bots, register_bosses
 from engine.rules import rules_for
 from sandbox import Limits
 
-from arena.cli.audit import words as audit_words
+from arena.cli.audit import apart_words, finding_words
 from arena.cli.base import Context, UserError, echo, board_table, cli, format_table, pass_context
 from arena.cli.helps import (FormatsCommand, FormatsOption, games_help, leaderboard_help, leaderboard_season_help,
                              players_help, season_close_help, season_run_help, variant_help)
@@ -172,7 +172,7 @@ def season_run(ctx: Context, name: str | None, games: int | None, workers: int, 
     with Session(engine) as session:
         _, flagged = run_audit(session, season=name)
     for finding in flagged:  # the ladder protects itself: a flagged pair is kept apart from the next table on
-        echo(f"audit: {audit_words(finding.bots, finding.givers)}; they are no longer seated together "
+        echo(f"audit: {finding_words(finding)}; {apart_words(finding)} "
              "('arena audit --season " + shown(name) + "' shows the evidence); the games they shared are not rated",
              err=True)
     with Session(engine) as session:

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena.audit_store import StoredFlag, stored_flags
-from arena.audit_words import bot_words, pair_words
+from arena.audit_words import bot_words, flag_words, team_of
 from arena.formats import format_of, formats
 
 from arena.site.chart import ChartPoint, rating_chart
@@ -243,8 +243,9 @@ class Pages:
         """The pairs the integrity audit flagged, standing and cleared (their bots' pages list them too)."""
         self.renderer.write("audit.html", "audit.html", "", flags=self.flags, taken=self.taken,
                             bot_link=lambda name: self.named_bot_link(name, ""),
-                            flag_words=lambda f: Markup(pair_words(f.bots, f.givers, {
-                                name: self.named_bot_link(name, "", badge=False) for name in f.bots}, Markup)))
+                            flag_words=lambda f: Markup(flag_words(f.bots, f.givers, f.evidence, {
+                                name: self.named_bot_link(name, "", badge=False)
+                                for name in (*f.bots, *(team_of(f.evidence) or ("", ()))[1])}, Markup)))
 
     def game_lists(self, pattern: str, games: Sequence[GameRow], title: str, root: str, listing: str) -> int:
         """The pages of a list of games (newest first), page 1 the oldest; returns how many."""

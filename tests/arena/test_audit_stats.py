@@ -196,3 +196,51 @@ def test_a_flag_is_its_givers_one_way_or_both_ways() -> None:
         del flow["flagged"]
     assert givers_of(old) == ("a",)
     assert givers_of({"bots": ["a", "b"], "flow": {"a->b": {"t": 1.0}, "b->a": {"t": 2.0}}}) == ("b",)
+
+
+def team_season(games: int, feeding: float, seed: int = 7) -> list[AuditGame]:
+    """A made-up honest field of 7 bots (tables of 4) in which, with ``feeding``, each of x, y and z gives r that
+    much more in a third of the games they share with it (each decides alone): no pair stands out by much."""
+    rng = random.Random(seed)
+    names = ["r", "x", "y", "z", "c", "d", "e"]
+    out = []
+    for g in made_up_season(games, feeding=0.0, seed=seed):
+        bots = tuple(rng.sample(names, 4))
+        flows = {(a, b): v for (a, b), v in g.flows.items()}
+        if feeding and "r" in bots:
+            for giver in ("x", "y", "z"):
+                if giver in bots and rng.random() < 1 / 3:
+                    pair = (bots.index(giver), bots.index("r"))
+                    flows[pair] = flows.get(pair, 0.0) + feeding
+        out.append(AuditGame(g.match_id, bots, g.scores, flows))
+    return out
+
+
+def test_part_time_feeders_of_three_authors_are_named_a_team_where_no_pair_stands_out() -> None:
+    """Three givers that each feed r 5 coins in a third of their shared games (100 games, tables of 4 of 7): no pair
+    is flagged (with this seed; with others one pair is, by its big games), the team test
+    names r and the three givers; the same field without feeding flags nobody."""
+    from arena.audit_words import team_words
+
+    honest = audit(team_season(100, feeding=0.0))
+    assert honest.flagged == () and honest.flagged_teams == ()
+    assert all(not t.givers for t in honest.teams)
+    fed = audit(team_season(100, feeding=5.0))
+    assert fed.flagged == ()  # each pair alone stays under its bounds
+    assert [(t.receiver, t.givers) for t in fed.flagged_teams] == [("r", ("x", "y", "z"))]
+    team = fed.flagged_teams[0]
+    assert team.big_z >= team.big_threshold and team.margin() > 1.5
+    assert team.pairs() == (("r", "x"), ("r", "y"), ("r", "z"))
+    assert team.to_json()["givers"] == ["x", "y", "z"] and fed.to_json()["teams"][0]["flagged"] is True
+    assert team_words(team.receiver, team.givers) == ("x, y and z gave away value to r; r received value from "
+                                                      "them (not necessarily by its own doing)")
+    # bots of one author are not givers to each other, and a cleared pair's old games do not count
+    grouped = audit(team_season(100, feeding=5.0), groups={"r": "ann", "x": "ann", "y": "ann", "z": "ann"})
+    assert grouped.flagged_teams == ()
+    cleared = audit(team_season(100, feeding=5.0), since={frozenset(("r", "x")): 10_000})
+    assert all(c.giver != "x" for t in cleared.teams for c in t.contributions)
+    # with x's first 50 games cleared the pair test flags r and z (x's big games no longer set the rate into r
+    # from its other givers): a flagged pair is left out of the team test, which names the rest
+    half = audit(team_season(100, feeding=5.0), since={frozenset(("r", "x")): 50})
+    assert [p.bots for p in half.flagged] == [("r", "z")]
+    assert [(t.receiver, t.givers) for t in half.flagged_teams] == [("r", ("x", "y"))]

@@ -8,16 +8,22 @@ gives the partner every card it holds that grows one of the partner's fields, an
 active it offers the same as a gift in answer. The partner takes them as any trader takes a gift that
 helps it. Every move is legal. The audit (arena/audit.py) must flag the pair. A ``kingmaker`` plays the trader
 but, whenever another seat is active, offers it its whole hand as a gift: the audit names it a giver.
+A ``teamfeeder`` is one of several feeders entered under several authors for one partner (Sybil accounts):
+each feeds in about a third of its games only, so that no pair of the team stands out on its own, and the
+audit's team test must name the partner and its givers. Their ``teampartner`` begs as the partner does but
+never takes what its beg brings (an honest bot that accepts it gives nothing): the beg is a signature only,
+so that all the partner gets beyond fair trades comes from its team.
 
 ``tests/arena/arena_helpers.py`` and ``bench/audit.py`` build a bot as ``colluder_source(ROLE)``: the
 trader's source, its class no longer the entry point, then this file with ``ROLE`` set.
 """
 
-from sandbox.sdk import Offer  # the trader's source imports it too; imported here so the file reads alone
+from sandbox.sdk import Confirm, Offer, Request  # the trader's source imports them too; here so the file reads alone
 
 ROLE = "feeder"  # or "partner"; "sometimes": a feeder that feeds in about a third of its games only,
 #                  to keep its mean gift under the audit's margin; "kingmaker": gives its whole hand to
-#                  whoever is active, every turn
+#                  whoever is active, every turn; "teamfeeder": one of a team of feeders (three authors,
+#                  one partner), each feeding in about a third of its games; "teampartner": their partner
 SIGN_BEAN = "garden"  # what the partner begs for (two of them, for nothing)
 
 
@@ -31,7 +37,8 @@ class Colluder(TraderBot):  # noqa: F821  (TraderBot: the source this is appende
 
     def feeds(self):
         if self.feeding is None:
-            self.feeding = ROLE == "feeder" or (ROLE == "sometimes" and self.rng.random() < 0.35)
+            share = {"feeder": 1.0, "sometimes": 0.35, "teamfeeder": 1 / 3}.get(ROLE, 0.0)
+            self.feeding = share >= 1.0 or (share > 0.0 and self.rng.random() < share)
         return self.feeding
 
     def watch(self, request):
@@ -52,7 +59,7 @@ class Colluder(TraderBot):  # noqa: F821  (TraderBot: the source this is appende
     def trade_offer(self, request):
         self.watch(request)
         view = request.view
-        if ROLE == "partner" and view.trade is not None and view.trade.round == 0:
+        if ROLE in ("partner", "teampartner") and view.trade is not None and view.trade.round == 0:
             if max(view.hand_sizes[k] for k in range(view.players) if k != view.seat) >= 2:
                 return Offer(want=tuple(b for b in self.rules.beans if b.value == SIGN_BEAN) * 2)
         if self.feeds() and self.partners:
@@ -75,6 +82,14 @@ class Colluder(TraderBot):  # noqa: F821  (TraderBot: the source this is appende
 
     def trade_confirm(self, request):
         self.watch(request)
+        trade = request.view.trade
+        offer = trade.offer if trade is not None else None
+        if (ROLE == "teampartner" and offer is not None and not offer.give
+                and offer.want and all(b.value == SIGN_BEAN for b in offer.want)):
+            # the beg was a signature: only a gift offered in answer (a response that is an offer) is taken
+            options = tuple(a for a in request.options
+                            if not isinstance(a, Confirm) or not trade.responses[a.response].accept)
+            request = Request(request.id, request.kind, request.view, request.events, options, request.time_left_ms)
         return super().trade_confirm(request)
 
     def plant_first(self, request):
