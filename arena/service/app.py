@@ -110,10 +110,12 @@ class Service:
         self.reads = RateLimit(settings.reads, settings.read_window)
         self.failures = RateLimit(settings.failures, settings.failure_window)
         self.waiting = {t.id: t.author for t in self.spool.pending()}  # this server is the spool's only one
+        self.waiting_lock = threading.Lock()
 
     def queued_by(self, author: str) -> int:
-        self.waiting = {i: a for i, a in self.waiting.items() if self.spool.is_queued(i)}
-        return sum(1 for a in self.waiting.values() if a == author)
+        with self.waiting_lock:  # checks run in a thread pool, while an accepted upload is added to it
+            self.waiting = {i: a for i, a in self.waiting.items() if self.spool.is_queued(i)}
+            return sum(1 for a in self.waiting.values() if a == author)
 
     def author_of(self, request: Request) -> str:
         """The author whose token the request carries; a client address that sent ``failures`` requests
@@ -203,7 +205,8 @@ class Service:
         await run_in_threadpool(self.check_upload, author, name, filename, request.headers.get("content-length"))
         data = await self.read_body(request)
         ticket = await run_in_threadpool(self.spool.accept, author, name, filename, data)
-        self.waiting[ticket.id] = author
+        with self.waiting_lock:
+            self.waiting[ticket.id] = author
         return JSONResponse({"id": ticket.id, "bot": name, "state": "queued", "status": f"/api/uploads/{ticket.id}"},
                             status_code=202)
 

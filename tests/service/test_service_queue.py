@@ -109,8 +109,10 @@ def test_a_server_killed_mid_upload_or_mid_check_stores_nothing_half_and_loses_n
     assert second.returncode == 2 and "another 'arena serve' uses it" in second.stderr, second.stderr
     try:
         assert not list((spool / "tmp").iterdir()) and not list((spool / "queue").iterdir())
-        status, ticket = http("POST", f"{server.url}/api/bots/whole?filename=whole.py", token,
-                              (BOTS / "random_bot.py").read_bytes())
+        # a bot that thinks 0.1 s a decision: its smoke games take seconds, so the kill lands while it is checked
+        unhurried = (Path(__file__).with_name("slow_bot.py").read_text()
+                     .replace("time.sleep(0.85)", "time.sleep(0.1)").encode())
+        status, ticket = http("POST", f"{server.url}/api/bots/whole?filename=whole.py", token, unhurried)
         assert status == 202
         time.sleep(1.0)  # the worker has taken it and plays its smoke games: kill the server now
         server.stop(signal.SIGKILL)
