@@ -129,12 +129,18 @@ def main() -> None:
     started = time.monotonic()
     tasks = [(k, args.games, throws) for k in range(args.seasons) for throws in (True, False)]
     with get_context("fork").Pool(args.workers) as pool:
-        results = [summary(p) for p in pool.map(season, tasks, chunksize=1)]
+        runs = pool.map(season, tasks, chunksize=1)
+    results = [summary(p) for p in runs]
     thrown, control = results[0::2], results[1::2]
     def mean(rows: list[dict[str, Any]], *keys: str) -> float:
         def get(r: dict[str, Any]) -> float:
             return r[keys[0]][keys[1]] if len(keys) > 1 else r[keys[0]]
         return statistics.mean(get(r) for r in rows)
+    differ = sum(1 for t, c in zip(runs[0::2], runs[1::2]) for a, b in zip(t, c)
+                 if a != b and "partner" not in a[:2])
+    alone = sum(1 for r in runs[0::2] for g in r if "partner" not in g[:2])
+    print(f"games without the partner that differ between thrown and control (the thrower took an honest bot's "
+          f"first turn for the signature): {differ} of {alone}")
     gains = [t["mu"]["partner"] - c["mu"]["partner"] for t, c in zip(thrown, control)]
     costs = [t["mu"]["thrower"] - c["mu"]["thrower"] for t, c in zip(thrown, control)]
     print(f"games shared by the pair: median {sorted(r['shared'] for r in thrown)[len(thrown) // 2]} a season")

@@ -2,11 +2,13 @@
 
 Both play the example policy (``PrincesExampleMoves``, as the greedy bot does in the duel). The
 ``partner`` signs on its first turn: right after its first planting it harvests that one-bean field for
-nothing (a ``Harvested`` event of 1 bean and 0 coins in the opponent's first turn), which the example
-policy does not do. The ``thrower`` watches the public events; once it has seen that signature it plays
-to lose: a random option that never claims a task, pays tribute, harvests or buys a field, so the
-partner reaches the Castle and the thrower's gold goes back as tribute. Against anyone else it plays
-the example policy. ``twin`` (the bench's control) recognises the partner but plays normally.
+nothing and does not plant into it at once (a ``Harvested`` event of 1 bean and 0 coins in the
+opponent's first turn that no ``Planted`` into the same field follows: a forced cash-in, which the
+example bots make, is always followed by one). The ``thrower`` watches the public events; once it has
+seen that signature it plays to lose: a random option that never claims a task, pays tribute,
+harvests or buys a field, so the partner reaches the Castle and the thrower's gold goes back as
+tribute. Against anyone else it plays the example policy. ``twin`` (the bench's control) recognises
+the partner but plays normally.
 
 ``bench/thrower.py`` sets ``ROLE`` by class; the sandbox entry point is ``DuelThrower``.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from engine.actions import Action, BuyField, ClaimTask, Harvest, PayTribute
-from engine.events import Harvested, TurnStarted
+from engine.events import Harvested, Planted, TurnStarted
 from sandbox.sdk import Bot
 from strategy.policies import PrincesExampleMoves, PrincesRequest
 
@@ -25,14 +27,19 @@ ROLE = "thrower"  # or "partner", "twin"
 class PartnerMoves(PrincesExampleMoves):
     """The example policy, after a signature: the first planting's one-bean field harvested for nothing."""
 
-    signed = False
+    signed: int | None = None  # the field harvested to sign, until the next action
+    done = False
 
     def move(self, request: PrincesRequest) -> Action:
         action = super().move(request)
-        if not self.signed:
+        if self.signed is not None:  # the action right after the signature must not plant into that field
+            signed, self.signed, self.done = self.signed, None, True
+            if getattr(action, "field", None) == signed and not isinstance(action, Harvest):
+                return next((o for o in request.options if getattr(o, "field", signed) != signed), action)
+        elif not self.done:
             field = next((i for i, f in enumerate(request.view.fields[request.view.seat]) if f.count == 1), None)
             if field is not None and Harvest(field) in request.options:
-                self.signed = True
+                self.signed = field
                 return Harvest(field)
         return action
 
@@ -47,11 +54,12 @@ class ThrowerMoves(PrincesExampleMoves):
     opponent_turns = 0
 
     def watch(self, events: Sequence[object], me: int) -> None:
-        for event in events:
+        for event, after in zip(events, [*events[1:], None]):
             if isinstance(event, TurnStarted) and event.seat != me:
                 self.opponent_turns += 1
             elif (isinstance(event, Harvested) and event.seat != me and self.opponent_turns <= 1
-                  and event.beans == 1 and event.coins == 0):
+                  and event.beans == 1 and event.coins == 0
+                  and not (isinstance(after, Planted) and after.seat == event.seat and after.field == event.field)):
                 self.recognised = True
 
     def move(self, request: PrincesRequest) -> Action:
