@@ -30,11 +30,13 @@ class Player:
         self.bot.rules, self.bot.seat, self.bot.players = rules, seat, players
         self.bot.rng = random.Random(seed)
         self.rng = random.Random(seed ^ 0x5EED)
+        moves = getattr(bot_class, "princes_moves", None)  # as the SDK does: a duel or solo game's own moves
+        self.player: Any = moves(rules, self.bot.rng) if moves is not None and rules.princes is not None else self.bot
 
     def decide(self, request: Request) -> Any:
         if self.eps and self.rng.random() < self.eps:
             return self.rng.choice(request.options)
-        return getattr(self.bot, request.kind.value)(request)
+        return (getattr(self.player, request.kind.value, None) or getattr(self.bot, request.kind.value))(request)
 
 
 def play_out(rules: Rules, bots: Sequence[tuple[type, float]], seed: int,
