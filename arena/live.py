@@ -100,7 +100,6 @@ class LiveProgress:
     games: Counter[str] = field(default_factory=Counter)  # recorded games by format
     void: int = 0
     failures: int = 0
-    paused: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         total = sum(self.games.values())
@@ -122,7 +121,6 @@ class SideJob:
         self.started = 0.0
         self.last = -float("inf")  # when it last started
         self.wanted = True  # something changed since it last started
-        self.runs = 0
 
     def poll(self, clock: float) -> None:
         if self.process is not None:
@@ -143,7 +141,6 @@ class SideJob:
 
     def _ended(self, code: int) -> None:
         assert self.process is not None and self.errors is not None
-        self.runs += 1
         if code != 0:
             self.errors.seek(0)
             said = [line for line in self.errors.read()[-4000:].decode("utf-8", "replace").splitlines() if line]
@@ -432,7 +429,6 @@ class LiveLoop:
         self.session.add(version)
         self.session.commit()
         shown = f"{bot.name}#{version.number}"
-        self.progress.paused.append(shown)
         self.note(f"live: {shown} paused: {version.paused}")
 
 
