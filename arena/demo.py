@@ -6,8 +6,8 @@ import secrets
 from sqlmodel import Session
 
 from arena.formats import default_format
-from arena.planning import SeasonSettings
-from arena.submit import builtin_bots, names_taken_by_submissions, register_bosses
+from arena.ladder.planning import SeasonSettings
+from arena.submissions.submit import builtin_bots, names_taken_by_submissions, register_bosses
 
 
 def enter_example_bots(session: Session) -> list[str]:

@@ -14,8 +14,8 @@ from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 from sqlmodel import Session
 
-from arena.rankings import Standing
-from arena.ratings import RatingBook
+from arena.ladder.rankings import Standing
+from arena.ladder.ratings import RatingBook
 
 from engine.rules import Rules, duel_rules, register_variant, rules_for, solo_rules, unregister_variant
 from engine.rules import classic_rules as _classic_rules
@@ -23,7 +23,7 @@ from engine.vine import SHORT, TASKS
 
 
 class Ranking(Protocol):
-    """How a format's games rank its bots (``arena/rankings.py`` has the two kinds)."""
+    """How a format's games rank its bots (``arena/ladder/rankings.py`` has the two kinds)."""
 
     #: whether a game moves ratings (TrueSkill) or is only counted (win rate)
     rated: bool
@@ -67,7 +67,7 @@ class Spectator:
     (``site/templates/table-<table>.html``, filled by site/static/board.js, which replay.js loads), the
     replay's first speed, and the facts of the rules that drawing needs beside the common ones
     (``facts(rules)``, merged into the game page's ``replay-meta``). The terminal's text
-    (arena/replay_text.py) draws every part of the public state it is given, so it needs no choice."""
+    (arena/play/replay_text.py) draws every part of the public state it is given, so it needs no choice."""
 
     table: str = "trade"  # the trading round of the base game
     speed: int = 5  # steps per second
@@ -153,7 +153,7 @@ def format_of(name: str | None) -> Format:
 
 
 def _builtins() -> None:
-    from arena.rankings import TrueSkill, WinRate
+    from arena.ladder.rankings import TrueSkill, WinRate
 
     register(Format("classic", "Classic", _classic_rules, TrueSkill(), default=True))
     register(Format("duel", "Duel", duel_rules, TrueSkill(), description="The two-player Princes game",

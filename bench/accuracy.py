@@ -20,11 +20,11 @@ over games, z < 2) are not separable: going down the order, a bot is kept only w
 significantly weaker than the last bot kept, so the true order of the field that remains is well
 defined. ``--truth FILE`` reuses the ground truth of an earlier run (its JSON ``--out``).
 
-Schedulers, each simulated with the project's ``arena.ratings.RatingBook`` from fresh ratings:
+Schedulers, each simulated with the project's ``arena.ladder.ratings.RatingBook`` from fresh ratings:
 
 - ``uniform``: uniformly random tables (size uniform in 3-5, bots a uniform sample);
-- ``matchmaker``: ``arena.matchmaking.Matchmaker`` (size and table from the current ratings and the
-  number of games each bot has played, as ``arena.ladder.Planner`` does);
+- ``matchmaker``: ``arena.ladder.matchmaking.Matchmaker`` (size and table from the current ratings and the
+  number of games each bot has played, as ``arena.ladder.seasons.Planner`` does);
 - ``rotated``: the matchmaker's tables, each played as seat-rotated deals: one deck seed, one game
   per rotation of the seating (``Planner.plan`` with ``rotate=True``).
 
@@ -66,17 +66,18 @@ DEFAULT_TRUTH = ROOT / "bench" / "results" / "accuracy-truth.json"
 
 
 def set_constants(assignments: list[str], lag: int) -> None:
-    """Apply ``--set NAME=VALUE`` to ``arena.matchmaking`` and ``--lag`` to the seasons; unknown names stop the run."""
-    import arena.matchmaking as matchmaking
+    """Apply ``--set NAME=VALUE`` to ``arena.ladder.matchmaking`` and ``--lag`` to the seasons; unknown names
+    stop the run."""
+    import arena.ladder.matchmaking as matchmaking
 
     accuracy_seasons.LAG = lag
     for item in assignments:
         name, _, value = item.partition("=")
         current = getattr(matchmaking, name, None)
         if not isinstance(current, (int, float)) or not value:
-            raise SystemExit(f"--set {item!r}: arena.matchmaking has no numeric constant {name!r}")
+            raise SystemExit(f"--set {item!r}: arena.ladder.matchmaking has no numeric constant {name!r}")
         setattr(matchmaking, name, type(current)(float(value)) if isinstance(current, float) else int(value))
-        print(f"arena.matchmaking.{name} = {getattr(matchmaking, name)!r} for this run")
+        print(f"arena.ladder.matchmaking.{name} = {getattr(matchmaking, name)!r} for this run")
 
 
 def tune(pool: Pool, args: argparse.Namespace, schedulers: list[str], order: list[str], report: dict,
@@ -130,7 +131,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cache", default=None, help="sqlite file of played games, shared by runs (saves time)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="override an arena.matchmaking constant for this run (FOCUS=3, TRIES=8, ...)")
+                        help="override an arena.ladder.matchmaking constant for this run (FOCUS=3, TRIES=8, ...)")
     parser.add_argument("--lag", type=int, default=accuracy_seasons.LAG, help="tables planned ahead of the results")
     parser.add_argument("--out", help="write the results as JSON to this file")
     args = parser.parse_args()

@@ -6,20 +6,20 @@ from collections import Counter, deque
 from dataclasses import dataclass
 from multiprocessing.pool import Pool
 
-import arena.ratings as ratings
-from arena.matchmaking import Candidate, Matchmaker
-from arena.ratings import RatingBook
+import arena.ladder.ratings as ratings
+from arena.ladder.matchmaking import Candidate, Matchmaker
+from arena.ladder.ratings import RatingBook
 
 from accuracy_games import MAX_PLAYERS, MIN_PLAYERS, deal, games_store
 
 THRESHOLD = 0.9
-#: tables planned ahead of the results (arena.ladder keeps 2 per worker in flight, 2 workers)
+#: tables planned ahead of the results (arena.ladder.seasons keeps 2 per worker in flight, 2 workers)
 LAG = 3
 
 
 @dataclass(frozen=True)
 class Params:
-    """The rating constants a season runs with (arena.ratings' own by default)."""
+    """The rating constants a season runs with (arena.ladder.ratings' own by default)."""
 
     beta: float = ratings.BETA
     tau: float = ratings.TAU
@@ -50,7 +50,7 @@ def kendall(order: list[str], value: dict[str, float]) -> float:
 def season(task: tuple[str, int, Params, list[str], int]) -> dict:
     """One season of ``horizon`` games: the last game after which tau < 0.9 (by score and by mu).
 
-    Tables are planned ``LAG`` tables ahead of the results, as ``arena.ladder.run_season`` keeps
+    Tables are planned ``LAG`` tables ahead of the results, as ``arena.ladder.seasons.run_season`` keeps
     2 tables per worker in flight (4 with 2 workers): a table is chosen while the 3 before it are
     still being played, so the ratings it sees are that much behind and the bots' planned seats
     count as scheduled.

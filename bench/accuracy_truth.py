@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
-import arena.ratings as ratings
+import arena.ladder.ratings as ratings
 
 from accuracy_games import MAX_PLAYERS, MIN_PLAYERS, games_store
 

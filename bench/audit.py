@@ -1,4 +1,5 @@
-"""Calibration of the integrity audit (arena/audit.py): false flags among honest bots, power against a colluding pair.
+"""Calibration of the integrity audit (arena/audit/stats.py): false flags among honest bots, power against a
+colluding pair.
 
     python3 bench/audit.py                      # 100 honest seasons, 100 seasons with a colluding pair
     python3 bench/audit.py --quick              # 10 + 10, a smoke run
@@ -10,8 +11,8 @@ typed Requests built from the engine state, the events since a seat's last decis
 colluders follow them). A season is ``--games`` classic games (100: a new season's default) at seat-
 rotated deals: a table of 3-5 bots (size drawn with weight n(n-1), as the matchmaker does), its deck
 played once per rotation of the seating, as ``arena season run`` plays them. Each game's record goes
-through the same ``arena.audit.audit_game`` as a recorded game (played again from the record, every
-trade valued), and each season through ``arena.audit.audit``.
+through the same ``arena.audit.stats.audit_game`` as a recorded game (played again from the record, every
+trade valued), and each season through ``arena.audit.stats.audit``.
 
 - honest seasons: the example bots (random, greedy, trader) and epsilon copies (a uniformly random
   legal option with probability epsilon, else the base bot's move), every bot its own author. A
@@ -53,7 +54,7 @@ from typing import Any, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.audit import AuditGame, audit, audit_game  # noqa: E402
+from arena.audit.stats import AuditGame, audit, audit_game  # noqa: E402
 from engine import classic_rules  # noqa: E402
 from engine.replay import Replay  # noqa: E402
 

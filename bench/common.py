@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from arena.players import SandboxPlayer
+    from arena.play.players import SandboxPlayer
     from engine.actions import Decision
     from engine.game import Game
     from engine.results import GameResult
@@ -90,7 +90,7 @@ def register_example_bots(engine: Engine) -> None:
     reserved), so that a 4-player table has 4 different bots."""
     from sqlmodel import Session  # only the season benchmarks need the database
 
-    from arena.submit import register
+    from arena.submissions.submit import register
 
     with Session(engine) as session:
         for stem, copy in (("random_bot", "dice"), ("greedy_bot", "glutton")):

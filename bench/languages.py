@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.players import SandboxPlayer  # noqa: E402
-from arena.referee import play_game  # noqa: E402
+from arena.play.players import SandboxPlayer  # noqa: E402
+from arena.play.referee import play_game  # noqa: E402
 from engine import classic_rules  # noqa: E402
 from sandbox import Limits, Tier, detect_tier  # noqa: E402
 from sandbox.zygote import close_fork_servers  # noqa: E402

@@ -35,8 +35,8 @@ FIGURES = ("start_median", "close_median", "both_median", "start_mean", "close_m
 
 def measure(games: int) -> dict[str, float]:
     """Play ``games`` games on one worker, timing each bot's start and close; the figures in ms."""
-    from arena.players import SandboxPlayer
-    from arena.referee import play_game
+    from arena.play.players import SandboxPlayer
+    from arena.play.referee import play_game
     from engine import classic_rules
     from sandbox import Limits, Tier, detect_tier
 

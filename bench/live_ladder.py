@@ -32,7 +32,7 @@ def arena(db: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
 
 def submit_copy(db: Path, folder: Path, stem: str, name: str, note: str = "") -> float:
     """Submit a copy of ``bots/<stem>.py`` (a statement naming it makes it a program of its own: a program enters
-    the ladder once, comments aside, arena/programs.py) as bot ``name`` of author
+    the ladder once, comments aside, arena/submissions/programs.py) as bot ``name`` of author
     ``name``-author (made if new) with `arena submit`; the wall time (time.time()) when the command returned,
     the version stored."""
     author = f"{name}-author"

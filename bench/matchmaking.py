@@ -1,4 +1,4 @@
-"""Cost of planning one table with ``arena.matchmaking.Matchmaker`` as the ladder grows.
+"""Cost of planning one table with ``arena.ladder.matchmaking.Matchmaker`` as the ladder grows.
 
     python3 bench/matchmaking.py [--bots 14,50,200] [--tables 20]
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.matchmaking import Candidate, Matchmaker  # noqa: E402
-from arena.ratings import Skill  # noqa: E402
+from arena.ladder.matchmaking import Candidate, Matchmaker  # noqa: E402
+from arena.ladder.ratings import Skill  # noqa: E402
 
 
 def main() -> None:

@@ -17,8 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.rankings import wilson  # noqa: E402
-from arena.referee import InProcessPlayer, play_game  # noqa: E402
+from arena.ladder.rankings import wilson  # noqa: E402
+from arena.play.referee import InProcessPlayer, play_game  # noqa: E402
 from engine import rules_for  # noqa: E402
 from engine.events import EndTriggered  # noqa: E402
 

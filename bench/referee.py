@@ -39,8 +39,8 @@ def _code_root() -> Path:
 
 sys.path.insert(0, str(_code_root()))
 
-from arena.players import SandboxPlayer  # noqa: E402
-from arena.referee import play_game  # noqa: E402
+from arena.play.players import SandboxPlayer  # noqa: E402
+from arena.play.referee import play_game  # noqa: E402
 from engine import action_from_json, classic_rules, new_game  # noqa: E402
 from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier, detect_tier  # noqa: E402
 from sandbox.boot import RUNNER_PATH  # noqa: E402

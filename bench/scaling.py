@@ -19,10 +19,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")  # before Dask is imported, here and in its workers
 
 from arena.db import make_engine  # noqa: E402
-from arena.dask_executor import DaskExecutor  # noqa: E402
-from arena.executors import LocalPoolExecutor, TableExecutor  # noqa: E402
-from arena.ladder import SeasonProgress, run_season  # noqa: E402
-from arena.planning import SeasonSettings  # noqa: E402
+from arena.ladder.dask_executor import DaskExecutor  # noqa: E402
+from arena.ladder.executors import LocalPoolExecutor, TableExecutor  # noqa: E402
+from arena.ladder.seasons import SeasonProgress, run_season  # noqa: E402
+from arena.ladder.planning import SeasonSettings  # noqa: E402
 from sandbox import Limits, detect_tier  # noqa: E402
 
 import common  # noqa: E402

@@ -30,11 +30,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.db import Match, MatchSeat, MatchStatus, Season, make_engine, stored_id  # noqa: E402
-from arena.ladder import run_season  # noqa: E402
-from arena.planning import SeasonSettings  # noqa: E402
-from arena.players import SandboxPlayer  # noqa: E402
-from arena.referee import load_entry_point, play_game  # noqa: E402
-from arena.seeds import bot_seeds, database_key  # noqa: E402
+from arena.ladder.seasons import run_season  # noqa: E402
+from arena.ladder.planning import SeasonSettings  # noqa: E402
+from arena.play.players import SandboxPlayer  # noqa: E402
+from arena.play.referee import load_entry_point, play_game  # noqa: E402
+from arena.ladder.random_seeds import bot_seeds, database_key  # noqa: E402
 from arena.db import BotVersion  # noqa: E402
 from arena.db.values import stored_text  # noqa: E402
 from engine import action_from_json, classic_rules, rules_for  # noqa: E402

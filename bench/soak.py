@@ -236,8 +236,8 @@ def main() -> None:
         return live_soak(opts, folder)
     db = folder / "soak.sqlite"
     from arena.db import make_engine
-    from arena.accounts import ensure_author
-    from arena.submit import register
+    from arena.submissions.accounts import ensure_author
+    from arena.submissions.submit import register
 
     engine = make_engine(f"sqlite:///{db}")
     from sqlmodel import Session

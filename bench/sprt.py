@@ -1,4 +1,4 @@
-"""Calibration of the sequential test of `arena test` (arena/sprt.py): on simulated pairs, and with real bots.
+"""Calibration of the sequential test of `arena test` (arena/testrun/sprt.py): on simulated pairs, and with real bots.
 
     python3 bench/sprt.py [--tests 2000] [--elo1 5]          # simulated pair outcomes
     python3 bench/sprt.py --bots [--quick]                   # real bots, in-process (docs/benchmarks.md)
@@ -12,9 +12,9 @@ pairs to a verdict. This measures the statistic, not the pairing.
 ``--bots``: the built-in bots and "epsilon copies" of them (``trader-e10``: the trader, but with
 probability 0.1 a uniformly random legal option) play in this process, through their SDK decision
 methods on typed Requests built from the engine state (no sandbox, no JSON; the search bot, which
-follows the events, is not supported). A pair is exactly arena test's: ``arena.testrun.pair_games``
+follows the events, is not supported). A pair is exactly arena test's: ``arena.testrun.run.pair_games``
 seats NEW and OLD (same deck, seat, field and field seeds in both games of a deal, a fresh bot
-object every game) and ``arena.testrun.pair_scores`` scores it; only the seeds come from a seeded
+object every game) and ``arena.testrun.run.pair_scores`` scores it; only the seeds come from a seeded
 generator instead of ``secrets``. An epsilon copy's coin is its own randomness, drawn from the
 referee's bot seed and its index at the table, so NEW and OLD flip different coins (as a bot with a
 clock-bound search would differ between two runs); a bot without epsilon takes all its randomness
@@ -24,7 +24,7 @@ from the bot seed, so an exact copy plays exactly the same game. Per pairing NEW
 - ``--runs`` full sequential tests per ``--elo1`` (elo0 0, alpha = beta = 0.05): shares of H1 / H0 /
   undecided after ``--max-pairs``, with Wilson 95 % intervals, mean pairs (and games: 4 a pair);
 - ``--seasons`` TrueSkill runs: tables of NEW, OLD and the field together in a random seating, a fresh
-  deck each, rated one game at a time by ``arena.ratings.RatingBook`` (the ladder's constants, ranks
+  deck each, rated one game at a time by ``arena.ladder.ratings.RatingBook`` (the ladder's constants, ranks
   from the game's final standing) from fresh ratings, up to ``--horizon`` games. TrueSkill is
   "confident" when P(NEW better) = Phi((mu_new - mu_old) / sqrt(sigma_new^2 + sigma_old^2)) >= 1 - beta
   (the ladder's ``misorder_risk`` formula): games until it first is, until it is for good (up to the
@@ -46,10 +46,10 @@ from typing import Any, Iterable, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.match import GameSpec  # noqa: E402
-from arena.ratings import RatingBook  # noqa: E402
-from arena.sprt import PAIR_SCORES, Hypotheses, Pentanomial, score_of_elo  # noqa: E402
-from arena.testrun import pair_games, pair_scores  # noqa: E402
+from arena.play.tables import GameSpec  # noqa: E402
+from arena.ladder.ratings import RatingBook  # noqa: E402
+from arena.testrun.sprt import PAIR_SCORES, Hypotheses, Pentanomial, score_of_elo  # noqa: E402
+from arena.testrun.run import pair_games, pair_scores  # noqa: E402
 from engine import classic_rules, new_game  # noqa: E402
 from sandbox.sdk import Request  # noqa: E402
 

@@ -7,7 +7,7 @@
 A season is ``--games`` duels (``duel-v1``) between the pairs of a field drawn uniformly, seats in random
 order: random, greedy, greedy-e10, greedy-e25 (epsilon copies, as in bench/audit.py), the partner and the
 thrower of tests/sandbox/hostile/duel_thrower.py, played in this process through the bots' SDK moves
-(bench/games.py), rated as the ladder rates a duel (arena.ratings.RatingBook, in the order played). The
+(bench/games.py), rated as the ladder rates a duel (arena.ladder.ratings.RatingBook, in the order played). The
 control season deals the same games with the thrower's twin, which recognises the partner and plays on.
 Figures: the partner's and the thrower's mu, wins and gold in both; then a pair test (each pair's wins
 against what TrueSkill fitted on every other game of the season predicts, an exact binomial tail with a
@@ -29,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.ratings import BETA, RatingBook  # noqa: E402
+from arena.ladder.ratings import BETA, RatingBook  # noqa: E402
 from engine import duel_rules  # noqa: E402
 from sandbox.sdk import Bot  # noqa: E402
 

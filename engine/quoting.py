@@ -1,5 +1,5 @@
 """Quoting an input in an error message briefly, and the error a malformed wire value raises: a bot writes these
-inputs, and a failure's detail that quotes them is printed on public pages (arena/referee.py)."""
+inputs, and a failure's detail that quotes them is printed on public pages (arena/play/referee.py)."""
 from __future__ import annotations
 
 #: How much of an input an error message quotes: enough to recognise it, too little to pass for a message.

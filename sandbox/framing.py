@@ -41,7 +41,7 @@ def dumps(value: Any) -> str:
 
 class Encoded(dict[str, Any]):
     """A message that carries its JSON line, made from parts encoded once for several messages
-    (arena/referee_wire.py); the line is exactly ``encode`` of the dict, except for a
+    (arena/play/referee_wire.py); the line is exactly ``encode`` of the dict, except for a
     player that reads only lines (``wire_only``), whose dict may hold the header alone. Not to be changed once made."""
 
     __slots__ = ("line",)

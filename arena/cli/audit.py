@@ -1,4 +1,4 @@
-"""`arena audit`: do two bots of different authors play as a team? (arena/audit.py); `arena audit clear A B`,
+"""`arena audit`: do two bots of different authors play as a team? (arena/audit/stats.py); `arena audit clear A B`,
 `arena audit confirm A B`."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 import click
 from sqlmodel import Session
 
-from arena.audit import BIG, MARGIN, TEAM_GIVER, TEAM_MARGIN, AuditReport, Direction, PairFinding, TeamFinding
-from arena.audit_store import AuditError, clear_flag, confirm_flag, run_audit, stored_flags
-from arena.audit_words import flag_words, pair_words, team_of, team_words
+from arena.audit.stats import BIG, MARGIN, TEAM_GIVER, TEAM_MARGIN, AuditReport, Direction, PairFinding, TeamFinding
+from arena.audit.store import AuditError, clear_flag, confirm_flag, run_audit, stored_flags
+from arena.audit.words import flag_words, pair_words, team_of, team_words
 from arena.formats import format_of
 from arena.text import plural, shown
 

@@ -1,4 +1,4 @@
-"""`arena authors`: the operator's commands for author accounts (arena/accounts.py)."""
+"""`arena authors`: the operator's commands for author accounts (arena/submissions/accounts.py)."""
 from __future__ import annotations
 
 from typing import Callable, TypeVar
@@ -6,7 +6,7 @@ from typing import Callable, TypeVar
 import click
 from sqlmodel import Session
 
-from arena.accounts import AccountError, add_author, list_authors, remove_author, rotate_token, transfer_bot
+from arena.submissions.accounts import AccountError, add_author, list_authors, remove_author, rotate_token, transfer_bot
 from arena.text import plural, shown
 
 from arena.cli.base import Context, UserError, cli, echo, format_table, pass_context

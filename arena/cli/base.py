@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine, make_url
 from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, database_url, make_engine, shown_url
 from arena.formats import format_of
 from arena.paths import new_file_refused
-from arena.rankings import Standing, WinRateStanding
+from arena.ladder.rankings import Standing, WinRateStanding
 from arena.text import plural, terminal
 
 
@@ -146,7 +146,7 @@ def board_table(rows: Sequence[Standing], variant: str | None = None) -> str:
     if any(row.games < ranking.ranked_after for row in rows):
         table += (f"\nnew: fewer than {ranking.ranked_after} rated games, listed below the ranked bots and not ranked "
                   "yet (a few lucky first games give a score no one could trust)")
-    for row in rows:  # games a flag took back (arena/flag_games.py): `arena audit list` says which pair
+    for row in rows:  # games a flag took back (arena/audit/flag_games.py): `arena audit list` says which pair
         out = getattr(row, "not_counted", 0)
         if out:
             table += f"\n{row.shown_name}: {plural(out, 'game')} not counted (audit)"

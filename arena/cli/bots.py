@@ -1,5 +1,6 @@
 """`arena submit`, `arena bots` and `arena bots retire`: adding a bot to the ladder, listing the bots,
-retiring one (arena/submit.py, arena/smoke_verdict.py and arena/roster.py hold what they do)."""
+retiring one (arena/submissions/submit.py, arena/submissions/smoke_verdict.py and arena/ladder/roster.py
+hold what they do)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,12 +8,12 @@ from pathlib import Path
 import click
 from sqlmodel import Session
 
-from arena.roster import roster
+from arena.ladder.roster import roster
 from arena.text import shown
-from arena.accounts import Actor
+from arena.submissions.accounts import Actor
 from arena.service.client import submit_remote
-from arena.submission import BUDGET_SECONDS, submit_bytes
-from arena.submit import SubmissionError, read_bot_file, retire
+from arena.submissions.submission import BUDGET_SECONDS, submit_bytes
+from arena.submissions.submit import SubmissionError, read_bot_file, retire
 from sandbox import Limits, SandboxError
 
 from arena.cli.base import Context, UserError, cli, echo, format_table, pass_context

@@ -8,8 +8,8 @@ from sqlmodel import Session
 
 from arena.db import DatabaseError
 from arena.demo import demo_season, enter_example_bots
-from arena.ladder import LadderError, leaderboard, run_season
-from arena.progress import ProgressReporter
+from arena.ladder.seasons import LadderError, leaderboard, run_season
+from arena.ladder.progress import ProgressReporter
 from sandbox import Limits, Tier, detect_tier, strong_tier_missing
 
 from arena.cli.base import Context, board_table, cli, echo, pass_context

@@ -7,13 +7,13 @@ from pathlib import Path
 import click
 from sqlmodel import Session, col, select
 
-from arena.replay_text import position_text, turns_text
+from arena.play.replay_text import position_text, turns_text
 from engine.replay import Replay, ReplayMismatch
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season, SeatLog, SeatStatus
-from arena.flag_games import not_rated
-from arena.ladder import deals_secret
-from arena.seeds import database_key, deal_id
+from arena.audit.flag_games import not_rated
+from arena.ladder.seasons import deals_secret
+from arena.ladder.random_seeds import database_key, deal_id
 from arena.text import failure_text, shown, solo_result
 
 from arena.cli.base import Context, UserError, echo, cli, format_table, pass_context
@@ -48,7 +48,8 @@ def show_replay(replay: Replay, turns: bool, step: int | None) -> None:
 @TURNS
 @STEP
 @click.option("--stderr", "show_stderr", is_flag=True,
-              help="Then every seat's own standard error of the game, as kept for its author (arena/seat_logs.py).")
+              help="Then every seat's own standard error of the game, as kept for its author "
+                   "(arena/ladder/seat_logs.py).")
 @pass_context
 def game_show(ctx: Context, number: int, turns: bool, step: int | None, show_stderr: bool) -> None:
     """A game of the ladder (its number is on the site and in `season show`): seats, results, and
@@ -72,7 +73,7 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None, show_std
             + (f"deck seed {match.seed}  " if published else "") + match.status)
     if match.void_reason:
         head += f" ({shown(match.void_reason, 500)})"
-    if taken is not None:  # a flag took it back (arena/flag_games.py)
+    if taken is not None:  # a flag took it back (arena/audit/flag_games.py)
         head += f" ({shown(taken.words())})"
     solo = len(rows) == 1
     table = [("seat", "bot", "version", "coins", "result" if solo else "rank", "status", "detail")]

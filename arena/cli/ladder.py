@@ -1,11 +1,11 @@
 """`arena ladder`: the ladder's settings, stored in its database so that `arena submit` and the submission
-service (`arena serve`) apply the same rules (arena/tickets.py)."""
+service (`arena serve`) apply the same rules (arena/submissions/tickets.py)."""
 from __future__ import annotations
 
 import click
 from sqlmodel import Session
 
-from arena.tickets import (DEFAULT_BOTS_PER_AUTHOR, MAX_BOTS_PER_AUTHOR, TicketError, bots_per_author,
+from arena.submissions.tickets import (DEFAULT_BOTS_PER_AUTHOR, MAX_BOTS_PER_AUTHOR, TicketError, bots_per_author,
                            set_bots_per_author)
 
 from arena.cli.base import Context, UserError, cli, echo, pass_context

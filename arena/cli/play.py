@@ -1,4 +1,4 @@
-"""`arena play`: one game between bots named on the command line (arena/single_game.py plays it)."""
+"""`arena play`: one game between bots named on the command line (arena/play/single_game.py plays it)."""
 from __future__ import annotations
 
 import json
@@ -10,9 +10,10 @@ import click
 from rich.console import Console
 
 from arena.formats import default_format
-from arena.referee import Player, play_game
-from arena.single_game import (PlayError, Seat, choose_deal, failure_texts, in_process_players, ladder_bots_in_process,
-                               record_json, result_table, sandbox_players, stderr_texts, table_size_problem)
+from arena.play.referee import Player, play_game
+from arena.play.single_game import (PlayError, Seat, choose_deal, failure_texts, in_process_players,
+                                    ladder_bots_in_process, record_json, result_table, sandbox_players, stderr_texts,
+                                    table_size_problem)
 from engine import rules_for
 from sandbox import Limits, SandboxError
 

@@ -7,19 +7,19 @@ from pathlib import Path
 import click
 from sqlmodel import Session, col, select
 
-from arena.audit_store import run_audit
+from arena.audit.store import run_audit
 from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, MatchStatus, Season
-from arena.dask_executor import DaskExecutor
-from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
+from arena.ladder.dask_executor import DaskExecutor
+from arena.ladder.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import default_format, format_of
-from arena.live import AUDIT_EVERY, PAUSE_AFTER, SITE_EVERY, LiveProgress, LiveSettings, run_live
+from arena.ladder.live import AUDIT_EVERY, PAUSE_AFTER, SITE_EVERY, LiveProgress, LiveSettings, run_live
 from arena.paths import new_file_refused
-from arena.ladder import (LadderError, SeasonProgress, TooFewBots, SeasonSettings, close_season, deals_secret,
+from arena.ladder.seasons import (LadderError, SeasonProgress, TooFewBots, SeasonSettings, close_season, deals_secret,
                           leaderboard, rerate, run_season)
-from arena.progress import ProgressReporter, earlier_rate
-from arena.seeds import database_key, deal_id
+from arena.ladder.progress import ProgressReporter, earlier_rate
+from arena.ladder.random_seeds import database_key, deal_id
 from arena.text import TextError, check_text, plural, shown
-from arena.submit import SubmissionError, builtin_bots, register_bosses
+from arena.submissions.submit import SubmissionError, builtin_bots, register_bosses
 from engine.rules import rules_for
 from sandbox import Limits
 
@@ -182,7 +182,7 @@ def season_run(ctx: Context, name: str | None, games: int | None, workers: int, 
 def live_run(ctx: Context, name: str, games: int | None, workers: int, executor_spec: str, players: str | None,
              variant: str | None, rotate: bool, seed: int | None, boss_names: list[str], unsafe: bool, limits: Limits,
              site_dir: str | None, site_every: float, audit_every: float, pause_after: int) -> None:
-    """`arena season run --live`: the living ladder until a signal; one line when it stops (arena/live.py)."""
+    """`arena season run --live`: the living ladder until a signal; one line when it stops (arena/ladder/live.py)."""
     if games is not None:
         raise UserError("--games counts a batch season's games; a --live season plays until it is stopped")
     if seed is not None:

@@ -15,13 +15,13 @@ from arena.cli.season import executor_for
 from arena.cli.stopping import stop_on_signals
 from arena.cli.trust import ResolvedBot, ladder_bot, resolve_bot, sandbox_tier
 from arena.db import DatabaseError, exclusive_run
-from arena.executors import ExecutorError
+from arena.ladder.executors import ExecutorError
 from arena.formats import default_format, format_of
-from arena.match import SeatEntry
-from arena.sprt import Hypotheses, Verdict
+from arena.play.tables import SeatEntry
+from arena.testrun.sprt import Hypotheses, Verdict
 from arena.text import TextError, check_text
-from arena.testrun import Progress, field_sizes, head_to_head, run_test
-from arena.testrun_store import (Candidate, StoredTestRun, TestRunError, TestRunSettings, all_tests,
+from arena.testrun.run import Progress, field_sizes, head_to_head, run_test
+from arena.testrun.store import (Candidate, StoredTestRun, TestRunError, TestRunSettings, all_tests,
                                  changed_sources, create_test, finish_test, load_test, next_name, record_pair,
                                  role_name, verdict_text)
 from sandbox import Limits, SandboxError

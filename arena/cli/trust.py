@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion
-from arena.submit import SubmissionError, builtin_bots, did_you_mean, read_bot, read_bot_file
+from arena.submissions.submit import SubmissionError, builtin_bots, did_you_mean, read_bot, read_bot_file
 from sandbox import Tier, detect_tier, strong_tier_missing
 
 from arena.cli.base import UserError

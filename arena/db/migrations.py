@@ -182,7 +182,7 @@ def _upgrade_to_12_tickets(engine: Engine) -> None:
     from sqlalchemy import inspect, text
 
     from arena.db.queries import author_key
-    from arena.programs import program_hash
+    from arena.submissions.programs import program_hash
 
     inspector = inspect(engine)
     version = {c["name"] for c in inspector.get_columns("botversion")}

@@ -22,7 +22,8 @@ SCHEMA_VERSION = 12  # 2: what a version plays and starts from, per format, in V
 #                   10: the living ladder: Season.live, BotVersion.paused (a sick version's probation) and
 #                       every seat's own standard error for its owner (SeatLog: a new table, made by create_all)
 #                   11: AuditFlag.confirmed_at (`arena audit confirm A B`: the flag stands for good, its giver retired)
-#                   12: one ticket per author: BotVersion.program_sha256 (arena/programs.py) and Author.removed_at
+#                   12: one ticket per author: BotVersion.program_sha256 (arena/submissions/programs.py)
+#                       and Author.removed_at
 #                       (a removed account's name stays reserved)
 
 
@@ -36,7 +37,7 @@ class Meta(SQLModel, table=True):
 
 
 class Author(SQLModel, table=True):
-    """An author's account (arena/accounts.py): the bots it first submitted are its own. The token is kept
+    """An author's account (arena/submissions/accounts.py): the bots it first submitted are its own. The token is kept
     only as its hash; an account made from an older database's free-text author has none until rotated."""
 
     id: Optional[int] = Field(default=None, primary_key=True)
@@ -64,7 +65,7 @@ class BotVersion(SQLModel, table=True):
     source: str
     language: str = "python"  # sandbox.languages: how the sandbox builds and runs the source
     sha256: str = Field(index=True)
-    # the program without comments, docstrings and layout (arena.programs.program_hash): copies are refused
+    # the program without comments, docstrings and layout (arena.submissions.programs.program_hash): copies are refused
     program_sha256: str = Field(default="", index=True)
     active: bool = True  # only the newest version of a bot is scheduled
     by_operator: bool = False  # stored by the operator on the owner's behalf (`arena submit --operator`)
@@ -138,7 +139,7 @@ class MatchSeat(SQLModel, table=True):
     detail: str = ""
     decisions: int = 0
     time_ms: float = 0.0
-    # why it failed, for its author (arena.referee.Failure): the request it was answering, the replay
+    # why it failed, for its author (arena.play.referee.Failure): the request it was answering, the replay
     # step it was asked at, and its own last output on stderr
     failure_request: str = ""
     failure_step: Optional[int] = None
@@ -147,7 +148,7 @@ class MatchSeat(SQLModel, table=True):
 
 class SeatLog(SQLModel, table=True):
     """A seat's own standard error in one game, capped, for its owner only (never on the public site): kept
-    for a version's latest games only (arena/seat_logs.py), so that the database grows only by games."""
+    for a version's latest games only (arena/ladder/seat_logs.py), so that the database grows only by games."""
 
     match_id: int = Field(foreign_key="match.id", primary_key=True)
     seat: int = Field(primary_key=True)
@@ -168,7 +169,7 @@ class RatingSnapshot(SQLModel, table=True):
 
 
 class TestRun(SQLModel, table=True):
-    """One `arena test NEW --against OLD`: its settings, and its verdict once it ended (arena/testrun.py)."""
+    """One `arena test NEW --against OLD`: its settings, and its verdict once it ended (arena/testrun/run.py)."""
 
     # The tables keep the names of the feature's first version (``versustest``, ``versusbot``, ``versuspair``),
     # so that an existing database needs no migration for the rename.
@@ -220,8 +221,8 @@ class TestRunPair(SQLModel, table=True):
 
 
 class AuditFlag(SQLModel, table=True):
-    """A pair of bots the integrity audit flagged (arena/audit.py): never seated together, and the games they
-    shared not rated (arena/flag_games.py), while the flag stands or once it is confirmed; ``arena audit clear
+    """A pair of bots the integrity audit flagged (arena/audit/stats.py): never seated together, and the games they
+    shared not rated (arena/audit/flag_games.py), while the flag stands or once it is confirmed; ``arena audit clear
     A B`` clears it, and only games after ``cleared_after`` (a match id) can flag the pair again."""
 
     id: Optional[int] = Field(default=None, primary_key=True)
@@ -229,7 +230,7 @@ class AuditFlag(SQLModel, table=True):
     bot_b: int = Field(foreign_key="bot.id", index=True)
     flagged_at: datetime = Field(default_factory=now)
     scope: str  # what was audited: "variant classic", "season spring"
-    evidence: str  # the finding's JSON (arena.audit.PairFinding.to_json)
+    evidence: str  # the finding's JSON (arena.audit.stats.PairFinding.to_json)
     cleared_at: Optional[datetime] = None
     cleared_after: Optional[int] = None  # the last match id when it was cleared
     # `arena audit confirm A B`: the operator upheld it; its shared games stay out of the ratings for good

@@ -29,11 +29,12 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.accounts import Actor, author_for_token
+from arena.submissions.accounts import Actor, author_for_token
 from arena.service.owner import NotShown, owner_game, owner_report
 from arena.service.spool import Spool
-from arena.submit import MAX_BOT_BYTES, NameTaken, SubmissionError, check_may_change, check_name, check_tickets
-from arena.tickets import TicketError
+from arena.submissions.submit import (MAX_BOT_BYTES, NameTaken, SubmissionError, check_may_change, check_name,
+                                      check_tickets)
+from arena.submissions.tickets import TicketError
 from sandbox.languages import language_of_file
 
 #: a file name as the service takes it: one path component, no dot first, an extension a language knows

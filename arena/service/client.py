@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from arena.service.owner_text import game_lines, placing_line, standing_text, status_lines
-from arena.submit import SubmissionError, check_name, read_bot_file
+from arena.submissions.submit import SubmissionError, check_name, read_bot_file
 from arena.text import shown, terminal
 
 TOKEN_ENV = "ARENA_TOKEN"

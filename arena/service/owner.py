@@ -8,14 +8,14 @@ from typing import Any, Sequence
 
 from sqlmodel import Session, col, select
 
-from arena.accounts import find_author
+from arena.submissions.accounts import find_author
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, Season, SeatLog, SeatStatus, author_key, stored_id
 from arena.db.queries import played_formats
 from arena.formats import Format, format_of, formats
-from arena.ladder import deals_secret
-from arena.rankings import RatedStanding, Standing
-from arena.roster import roster
-from arena.seat_logs import KEEP_GAMES
+from arena.ladder.seasons import deals_secret
+from arena.ladder.rankings import RatedStanding, Standing
+from arena.ladder.roster import roster
+from arena.ladder.seat_logs import KEEP_GAMES
 
 FAILURES_SHOWN = 50  # the newest failed seats of each bot
 

@@ -18,8 +18,8 @@ from markupsafe import Markup, escape
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.audit_store import StoredFlag, stored_flags
-from arena.audit_words import bot_words, flag_words, team_of
+from arena.audit.store import StoredFlag, stored_flags
+from arena.audit.words import bot_words, flag_words, team_of
 from arena.formats import format_of, formats
 
 from arena.site.chart import ChartPoint, rating_chart
@@ -79,7 +79,7 @@ class Pages:
 
     def __init__(self, renderer: Renderer, variant: str, flags: Sequence[StoredFlag], builder: str,
                  game_keys: dict[int, str]) -> None:
-        #: per flagged pair (names in order), the games of it that count in no rating (arena/flag_games.py)
+        #: per flagged pair (names in order), the games of it that count in no rating (arena/audit/flag_games.py)
         self.taken = Counter(g.flagged_pair for g in renderer.ladder.games if g.flagged_pair)
         self.renderer = renderer
         self.builder = builder

@@ -10,11 +10,11 @@ from sqlalchemy import select as select_columns  # sqlmodel's select is typed fo
 from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season, prior_means, stored_id
-from arena.flag_games import not_rated
-from arena.ratings import MU
+from arena.audit.flag_games import not_rated
+from arena.ladder.ratings import MU
 from arena.formats import formats
-from arena.ladder import deals_secret, leaderboard
-from arena.rankings import Standing
+from arena.ladder.seasons import deals_secret, leaderboard
+from arena.ladder.rankings import Standing
 from arena.text import shown
 
 
@@ -55,7 +55,7 @@ class SeatRow:
     rank: int | None
     status: str | None
     detail: str
-    failure_request: str = ""  # why it failed (arena.referee.Failure), shown on its bot's page
+    failure_request: str = ""  # why it failed (arena.play.referee.Failure), shown on its bot's page
     failure_step: int | None = None
     failure_log: str = ""
 
@@ -71,7 +71,7 @@ class GameRow:
     seconds: float | None
     void_reason: str | None
     seats: list[SeatRow] = field(default_factory=list)
-    not_rated: str | None = None  # why a flag took it out of the ratings (arena/flag_games.py)
+    not_rated: str | None = None  # why a flag took it out of the ratings (arena/audit/flag_games.py)
     flagged_pair: tuple[str, str] | None = None  # ... the pair of that flag, in name order
 
 

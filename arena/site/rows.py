@@ -9,7 +9,7 @@ from sqlmodel import Session, col, select
 
 from arena.db import Match, RatingSnapshot, Season, stored_id
 from arena.formats import format_of
-from arena.rankings import Standing
+from arena.ladder.rankings import Standing
 
 from arena.site.chart import ChartPoint
 from arena.site.model import BotInfo, GameRow, Ladder, Tally, VersionInfo

@@ -7,9 +7,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena.formats import format_of
-from arena.sprt import PAIR_SCORES
-from arena.testrun import head_to_head
-from arena.testrun_store import Candidate, StoredTestRun, all_tests, role_name, verdict_text
+from arena.testrun.sprt import PAIR_SCORES
+from arena.testrun.run import head_to_head
+from arena.testrun.store import Candidate, StoredTestRun, all_tests, role_name, verdict_text
 
 from arena.site.chart import llr_chart
 from arena.site.render import Renderer

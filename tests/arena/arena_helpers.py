@@ -152,7 +152,7 @@ def missing(what: str) -> None:
 
 def add_authors(db: Path | str, *names: str) -> None:
     """Author accounts ``names`` in the database (without tokens), for tests that submit as them."""
-    from arena.accounts import ensure_author
+    from arena.submissions.accounts import ensure_author
 
     engine = make_engine(db_url(db))
     with Session(engine) as session:
@@ -165,7 +165,7 @@ def fix_seed_key(db: Path | str) -> None:
     """Give the database a fixed seed key: a season's deals are keyed with it (``--seed`` alone does not
     fix them), and a test whose verdict rests on the deals must see the same ones every run."""
     from arena.db import Meta
-    from arena.seeds import KEY_NAME
+    from arena.ladder.random_seeds import KEY_NAME
 
     engine = make_engine(db_url(db))
     with Session(engine) as session:

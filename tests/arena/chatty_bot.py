@@ -1,5 +1,5 @@
 """A bot that plays the SDK's defaults (legal moves, never a failure) and writes a marker line on its standard
-error at every decision: its author's debugging output, which only its author may read (arena/seat_logs.py)."""
+error at every decision: its author's debugging output, which only its author may read (arena/ladder/seat_logs.py)."""
 from __future__ import annotations
 
 import sys

@@ -1,4 +1,4 @@
-"""Author accounts (`arena authors`, arena/accounts.py): a token shown once and stored hashed, and a bot
+"""Author accounts (`arena authors`, arena/submissions/accounts.py): a token shown once and stored hashed, and a bot
 that only its owner (or the operator, on purpose) changes — the takeovers a second author tried."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from arena_helpers import db_url, run_arena
 from sqlmodel import Session, col, select
 
-from arena.accounts import Actor, author_for_token, ensure_author
+from arena.submissions.accounts import Actor, author_for_token, ensure_author
 from arena.db import Author, Bot, BotVersion, make_engine
-from arena.submit import SubmissionError, register, register_bosses, retire
+from arena.submissions.submit import SubmissionError, register, register_bosses, retire
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 

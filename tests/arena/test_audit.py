@@ -12,12 +12,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena_helpers import colluder_source, fix_seed_key, present, run_arena
 from sqlmodel import Session, select
 
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, Season, make_engine
-from arena.submit import register, register_bosses
+from arena.submissions.submit import register, register_bosses
 from sandbox import Tier, detect_tier
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -201,7 +201,7 @@ def test_a_one_way_flag_is_the_givers_and_its_receiver_is_not_accused(kingmade: 
                                                                       tmp_path: Path) -> None:
     """The kingmaker feeds an honest boss (trader, which takes the gifts that help it) until the pair is flagged:
     every place the flag shows says who gave and who received, and the pair is still kept apart."""
-    from arena.audit_store import kept_apart
+    from arena.audit.store import kept_apart
 
     assert f"audit: saint gave away value to trader; trader {RECEIVED}; they are no longer seated together" \
         in kingmade[1]  # the season's own audit, at its end

@@ -1,4 +1,4 @@
-"""The integrity audit's statistics (arena/audit.py) on games made up for the purpose, and its
+"""The integrity audit's statistics (arena/audit/stats.py) on games made up for the purpose, and its
 valuation of trades on real engine games."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 import pytest
 from arena_helpers import present
 
-from arena.audit import AuditGame, audit, table_scores, trade_flows
+from arena.audit.stats import AuditGame, audit, table_scores, trade_flows
 from engine import Accept, ClassicGame, Confirm, EndTrading, Offer, classic_rules, new_game
 from engine.actions import DecisionKind
 from engine.events import Traded
@@ -153,7 +153,7 @@ def test_the_big_games_tail_holds_for_a_long_ladder() -> None:
     import math
     from statistics import NormalDist
 
-    from arena.audit import _binomial_z
+    from arena.audit.stats import _binomial_z
 
     def exact(k: int, n: int, p: float) -> float:
         tail = math.fsum(math.comb(n, x) * p ** x * (1 - p) ** (n - x) for x in range(k, n + 1))
@@ -170,7 +170,7 @@ def test_a_flag_is_its_givers_one_way_or_both_ways() -> None:
     pair (the planner keeps flagged pairs apart whoever gave)."""
     from dataclasses import replace
 
-    from arena.audit_words import bot_words, givers_of, pair_words
+    from arena.audit.words import bot_words, givers_of, pair_words
 
     one_way = audit(made_up_season(100, feeding=3.0)).flagged[0]
     assert one_way.givers == ("a",) and [d.flagged for d in one_way.directions] == [True, False]
@@ -220,7 +220,7 @@ def test_part_time_feeders_of_three_authors_are_named_a_team_where_no_pair_stand
     """Three givers that each feed r 5 coins in a third of their shared games (100 games, tables of 4 of 7): no pair
     is flagged (with this seed; with others one pair is, by its big games), the team test
     names r and the three givers; the same field without feeding flags nobody."""
-    from arena.audit_words import team_words
+    from arena.audit.words import team_words
 
     honest = audit(team_season(100, feeding=0.0))
     assert honest.flagged == () and honest.flagged_teams == ()

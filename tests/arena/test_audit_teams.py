@@ -9,12 +9,12 @@ import os
 from pathlib import Path
 
 import pytest
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena_helpers import colluder_source, fix_seed_key, present, run_arena
 from sqlmodel import Session, select
 
 from arena.db import AuditFlag, Bot, BotVersion, make_engine
-from arena.submit import register, register_bosses
+from arena.submissions.submit import register, register_bosses
 from sandbox import Tier, detect_tier
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -79,7 +79,7 @@ def delete_flags(db: Path) -> None:
 
 def test_three_part_time_feeders_of_three_authors_are_named_a_team_and_kept_apart_from_their_partner(
         tmp_path: Path) -> None:
-    from arena.audit_store import kept_apart
+    from arena.audit.store import kept_apart
 
     db = ladder(tmp_path, feeders=True)
     stderr = season(db)

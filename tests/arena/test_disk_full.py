@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena_helpers import db_url, present, run_arena
 from sqlmodel import Session, select
 
 from arena.db import Match, make_engine, stored_id
-from arena.ladder import rerate
-from arena.submit import register
+from arena.ladder.seasons import rerate
+from arena.submissions.submit import register
 
 BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
 

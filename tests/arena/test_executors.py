@@ -9,8 +9,8 @@ from typing import Iterator
 
 import pytest
 
-import arena.executors as executors
-from arena.match import GameSpec, MatchOutcome, TableTask
+import arena.ladder.executors as executors
+from arena.play.tables import GameSpec, MatchOutcome, TableTask
 from sandbox import Limits, Tier
 
 DIES_AT = 5  # the scripted worker playing the table of this match dies

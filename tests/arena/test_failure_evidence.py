@@ -7,12 +7,12 @@ import json
 import re
 from pathlib import Path
 
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena_helpers import db_url, present, run_arena
 from sqlmodel import Session, select
 
 from arena.db import Bot, Match, MatchSeat, make_engine
-from arena.submit import register
+from arena.submissions.submit import register
 from engine.spectator import apply_diff
 
 

@@ -90,8 +90,8 @@ def test_a_format_names_its_smoke_opponents_and_leaves_the_registry_as_it_was() 
     import random
 
     from arena.formats import Format, register, unregister
-    from arena.rankings import WinRate
-    from arena.submit import SmokeTable
+    from arena.ladder.rankings import WinRate
+    from arena.submissions.submit import SmokeTable
     from engine import classic_rules, rules_for
 
     rules = dataclasses.replace(classic_rules(), variant="lonely", version=3)

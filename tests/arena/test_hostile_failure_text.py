@@ -13,9 +13,9 @@ import pytest
 from arena_helpers import fix_seed_key, run_arena
 from sqlmodel import Session
 
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena.db import make_engine
-from arena.submit import register
+from arena.submissions.submit import register
 from engine.quoting import QUOTE
 from sandbox import Tier, detect_tier
 

@@ -21,11 +21,11 @@ import pytest
 from arena_helpers import colluder_source, fix_seed_key, present, run_arena
 from sqlmodel import Session, col, select
 
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, make_engine, stored_id
-from arena.rankings import starting_skills
-from arena.ratings import RatingBook
-from arena.submit import register, register_bosses
+from arena.ladder.rankings import starting_skills
+from arena.ladder.ratings import RatingBook
+from arena.submissions.submit import register, register_bosses
 from sandbox import Tier, detect_tier
 
 PROJECT = Path(__file__).resolve().parents[2]

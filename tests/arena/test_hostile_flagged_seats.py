@@ -18,11 +18,11 @@ import pytest
 from arena_helpers import fix_seed_key, run_arena
 from sqlmodel import Session, select
 
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena.db import AuditFlag, Bot, make_engine, stored_id
-from arena.matchmaking import Candidate, Matchmaker
-from arena.ratings import Skill
-from arena.submit import register, register_bosses
+from arena.ladder.matchmaking import Candidate, Matchmaker
+from arena.ladder.ratings import Skill
+from arena.submissions.submit import register, register_bosses
 from sandbox import Tier, detect_tier
 
 PROJECT = Path(__file__).resolve().parents[2]

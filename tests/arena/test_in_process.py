@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena_helpers import ARENA, IN_PROCESS, command_of, db_url, fix_seed_key, run_arena, run_in_process
 
 COMMANDS = [
@@ -112,7 +112,7 @@ def test_a_command_leaves_its_writes_in_the_database_file(tmp_path: Path) -> Non
     import sqlite3
 
     from arena.db import make_engine
-    from arena.submit import register
+    from arena.submissions.submit import register
     from sqlmodel import Session
 
     db = tmp_path / "l.sqlite"

@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, col, select
 
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena.db import (
     Bot, BotVersion, Match, MatchSeat, Rating, RatingSnapshot, make_engine, prior_means, stored_id,
 )
-from arena.ladder import leaderboard, rerate
-from arena.planning import Planner, SeasonSettings, get_or_create_season
-from arena.rankings import RatedStanding, WinRateStanding
-from arena.ratings import RatingBook, Skill
-from arena.submit import register, register_bosses
+from arena.ladder.seasons import leaderboard, rerate
+from arena.ladder.planning import Planner, SeasonSettings, get_or_create_season
+from arena.ladder.rankings import RatedStanding, WinRateStanding
+from arena.ladder.ratings import RatingBook, Skill
+from arena.submissions.submit import register, register_bosses
 from arena_helpers import ARENA, add_authors, fix_seed_key, kill_mid_season, present, run_arena
 
 PROJECT = Path(__file__).resolve().parents[2]

@@ -7,12 +7,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena_helpers import db_url, run_arena
 from sqlmodel import Session
 
 from arena.db import make_engine
-from arena.submit import register
+from arena.submissions.submit import register
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
@@ -55,7 +55,7 @@ def test_bots_lists_every_format_best_first(ladder: Path) -> None:
     alpha = next(row.split() for row in rows if row.startswith("alpha "))
     assert alpha[:4] == ["alpha", "ann", "2", "2"]  # current version 2 of 2
     score = next(r for r in board if r["name"] == "alpha")
-    # three games: listed as new (not ranked yet, arena.rankings.RANKED_AFTER); no duel or solo games
+    # three games: listed as new (not ranked yet, arena.ladder.rankings.RANKED_AFTER); no duel or solo games
     assert score["provisional"] and score["games"] == 3
     assert alpha[4:7] == [f"{score['score']:.2f}", f"({score['games']},", "new)"] and alpha[7:] == ["-", "-"]
 

@@ -16,9 +16,9 @@ import pytest
 from arena_helpers import ARENA, colluder_source, db_url, descendants, process_tree, run_arena
 from sqlmodel import Session
 
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena.db import make_engine
-from arena.submit import register, register_bosses
+from arena.submissions.submit import register, register_bosses
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 

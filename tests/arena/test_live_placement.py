@@ -1,6 +1,7 @@
-"""The living ladder's placement (arena/matchmaking.py ``Matchmaker.placement``) and its planner (arena/live.py),
-on real SQLite rows: a new version anchors its format's tables until it has ``ranked_after`` games, facing the
-top, the middle and the bottom of the board; authors and flagged pairs hold as at any table."""
+"""The living ladder's placement (arena/ladder/matchmaking.py ``Matchmaker.placement``) and its planner
+(arena/ladder/live.py), on real SQLite rows: a new version anchors its format's tables until it has
+``ranked_after`` games, facing the top, the middle and the bottom of the board;
+authors and flagged pairs hold as at any table."""
 from __future__ import annotations
 
 import random
@@ -10,15 +11,15 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, col, select
 
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena.db import BotVersion, Match, MatchSeat, Season, make_engine
 from arena.formats import format_of
-from arena.live import LiveSettings, live_season_name, prepare_live
-from arena.matchmaking import Candidate, Matchmaker
-from arena.planning import Planner
-from arena.rankings import load_book
-from arena.ratings import Skill
-from arena.submit import register
+from arena.ladder.live import LiveSettings, live_season_name, prepare_live
+from arena.ladder.matchmaking import Candidate, Matchmaker
+from arena.ladder.planning import Planner
+from arena.ladder.rankings import load_book
+from arena.ladder.ratings import Skill
+from arena.submissions.submit import register
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
@@ -74,7 +75,7 @@ def test_prepare_live_makes_one_live_season_per_format_and_keeps_them(tmp_path: 
         batch = Season(name="b-classic", variant="classic", games=5, min_players=3, max_players=3, seed=1)
         session.add(batch)
         session.commit()
-    from arena.planning import LadderError
+    from arena.ladder.planning import LadderError
     with pytest.raises(LadderError, match="'b-classic' is a batch season"):
         prepare_live(engine, LiveSettings(name="b", variants=("classic",)))
     engine.dispose()

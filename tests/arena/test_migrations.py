@@ -17,14 +17,14 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from arena.accounts import Actor
+from arena.submissions.accounts import Actor
 from arena.db import (SCHEMA_VERSION, AuditFlag, Author, Bot, BotVersion, DatabaseError, Match, MatchSeat, Meta, Season,
                       TestRun, TestRunPair, VersionFormat, make_engine, prior_means)
 from arena.db import MatchStatus, SeatStatus
 from arena.db.queries import stored_id
-from arena.ladder import leaderboard
-from arena.rankings import RatedStanding
-from arena.submit import SubmissionError, register
+from arena.ladder.seasons import leaderboard
+from arena.ladder.rankings import RatedStanding
+from arena.submissions.submit import SubmissionError, register
 from engine.replay import Replay
 
 
@@ -433,10 +433,10 @@ def before_one_ticket(engine: Engine) -> None:
 
 
 def test_a_schema_11_database_hashes_its_programs_and_reserves_removed_names(url: str) -> None:
-    """Schema 12: every version's program hash (arena/programs.py) is computed, and the author of a bot with no
-    account (removed by `arena authors remove`, which deleted the row) becomes a removed account: reserved."""
-    from arena.accounts import AccountError, add_author
-    from arena.programs import program_hash
+    """Schema 12: every version's program hash (arena/submissions/programs.py) is computed, and the author of a bot
+    with no account (removed by `arena authors remove`, which deleted the row) becomes a removed account: reserved."""
+    from arena.submissions.accounts import AccountError, add_author
+    from arena.submissions.programs import program_hash
 
     sources = {"kept": ("# ann's\nx = 1\n", "python"), "orphan": ("int x; // gone's\n", "c")}
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena.db import SCHEMA_VERSION, Season, make_engine
-from arena.submit import plays_formats, register
+from arena.submissions.submit import plays_formats, register
 from arena_helpers import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]

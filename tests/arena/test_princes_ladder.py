@@ -10,9 +10,9 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, Season, make_engine
-from arena.seeds import private_deals
-from arena.rankings import wilson
-from arena.referee import InProcessPlayer, final_ranks, play_game
+from arena.ladder.random_seeds import private_deals
+from arena.ladder.rankings import wilson
+from arena.play.referee import InProcessPlayer, final_ranks, play_game
 from arena_helpers import present, run_arena
 from engine import rules_for
 from sandbox import Status

@@ -1,10 +1,10 @@
-"""A program as the ladder compares it (arena/programs.py): comments, docstrings and layout make no other
+"""A program as the ladder compares it (arena/submissions/programs.py): comments, docstrings and layout make no other
 program; any change of code, or of a string, does."""
 from __future__ import annotations
 
 import pytest
 
-from arena.programs import program_hash
+from arena.submissions.programs import program_hash
 
 
 @pytest.mark.parametrize("language, original, copy", [

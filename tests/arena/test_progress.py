@@ -10,8 +10,8 @@ from pathlib import Path
 from sqlmodel import Session
 
 from arena.db import Match, MatchStatus, Season, SeatStatus, make_engine, stored_id
-from arena.ladder import SeasonProgress
-from arena.progress import WARM_UP_GAMES, ProgressReporter, earlier_rate
+from arena.ladder.seasons import SeasonProgress
+from arena.ladder.progress import WARM_UP_GAMES, ProgressReporter, earlier_rate
 
 
 class Clock:

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from arena.players import bundle_for
-from arena.referee import play_game, seat_label
+from arena.play.players import bundle_for
+from arena.play.referee import play_game, seat_label
 from engine import Rules, classic_rules, rules_for
 from sandbox import BotProcess, Limits, Reply, Status, Tier
 from sandbox.framing import encode

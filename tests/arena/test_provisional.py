@@ -17,11 +17,11 @@ import pytest
 from arena_helpers import run_arena
 from sqlmodel import Session, select
 
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena.db import BotVersion, Rating, make_engine, stored_id
-from arena.rankings import RANKED_AFTER, RatedStanding, TrueSkill, starting_skills
-from arena.ratings import RatingBook
-from arena.submit import register, register_bosses
+from arena.ladder.rankings import RANKED_AFTER, RatedStanding, TrueSkill, starting_skills
+from arena.ladder.ratings import RatingBook
+from arena.submissions.submit import register, register_bosses
 from sandbox import Tier, detect_tier
 
 PROJECT = Path(__file__).resolve().parents[2]

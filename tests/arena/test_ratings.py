@@ -6,8 +6,8 @@ from typing import Sequence
 
 import pytest
 
-from arena.matchmaking import Candidate, Matchmaker, misorder_risk
-from arena.ratings import MU, SIGMA, RatingBook, Skill, draw_probability, rate_game, tie_counts
+from arena.ladder.matchmaking import Candidate, Matchmaker, misorder_risk
+from arena.ladder.ratings import MU, SIGMA, RatingBook, Skill, draw_probability, rate_game, tie_counts
 
 
 def test_two_player_win_matches_the_published_trueskill_numbers() -> None:

@@ -6,8 +6,8 @@ from typing import Any, Callable
 
 import pytest
 
-import arena.referee as referee
-from arena.referee import MAX_REPLAY_BYTES, play_game
+import arena.play.referee as referee
+from arena.play.referee import MAX_REPLAY_BYTES, play_game
 from engine import Harvest, classic_rules, rules_for
 from engine.spectator import replay_steps
 from engine.replay import resimulate

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from arena.referee import play_game
-from arena.referee_wire import number_text
+from arena.play.referee import play_game
+from arena.play.referee_wire import number_text
 from engine import rules_for
 from sandbox import Reply, Status
 from sandbox.framing import dumps, encode
@@ -84,7 +84,7 @@ def test_a_number_the_encoder_refuses_is_refused() -> None:
 
 
 def test_a_reply_naming_an_option_as_written_is_that_option_and_anything_else_is_decoded() -> None:
-    from arena.referee_wire import DecideWire
+    from arena.play.referee_wire import DecideWire
     from engine import Harvest, Plant, action_from_json
 
     wire = DecideWire(2)

@@ -19,15 +19,15 @@ import pytest
 from sqlmodel import Session, select
 
 from arena.db import Match, RatingSnapshot, make_engine
-from arena.dask_executor import DaskExecutor
+from arena.ladder.dask_executor import DaskExecutor
 from arena.cli.season import executor_for
-from arena.executors import ExecutorError, LocalPoolExecutor
-from arena.seeds import database_key
-from arena.ladder import record_outcome, rerate
-from arena.planning import Planner, SeasonSettings, get_or_create_season, table_task
-from arena.rankings import load_book
-from arena.match import run_table
-from arena.submit import register
+from arena.ladder.executors import ExecutorError, LocalPoolExecutor
+from arena.ladder.random_seeds import database_key
+from arena.ladder.seasons import record_outcome, rerate
+from arena.ladder.planning import Planner, SeasonSettings, get_or_create_season, table_task
+from arena.ladder.rankings import load_book
+from arena.play.tables import run_table
+from arena.submissions.submit import register
 from arena_helpers import (ARENA, db_url, descendants, done_count, kill_mid_season, process_tree, run_arena, survivors,
                            wait_for_done)
 from arena_helpers import missing, present

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from sqlmodel import Session, select
 
-import arena.seat_logs as seat_logs
+import arena.ladder.seat_logs as seat_logs
 from arena.db import Bot, BotVersion, Match, Season, SeatLog, make_engine, stored_id
-from arena.players import SandboxPlayer
-from arena.referee import MAX_SEAT_LOG, play_game
-from arena.seat_logs import KEEP_GAMES, clip_log, store_logs
+from arena.play.players import SandboxPlayer
+from arena.play.referee import MAX_SEAT_LOG, play_game
+from arena.ladder.seat_logs import KEEP_GAMES, clip_log, store_logs
 from engine import classic_rules
 from sandbox import Limits, Reply, Status, Tier
 from sandbox.tiers import detect_tier

@@ -12,13 +12,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena_helpers import db_url, run_arena
 from sqlmodel import Session
 
 from arena.db import Meta, make_engine
-from arena.seeds import KEY_NAME, database_key, keyed
-from arena.submit import register
+from arena.ladder.random_seeds import KEY_NAME, database_key, keyed
+from arena.submissions.submit import register
 from engine import new_game, rules_for
 from engine.replay import Replay
 from sandbox import Tier, detect_tier

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season, make_engine, stored_id
-from arena.planning import Planner, SeasonSettings, get_or_create_season
-from arena.seeds import private_deals, solo_seeds
-from arena.rankings import load_book
-from arena.submit import register
+from arena.ladder.planning import Planner, SeasonSettings, get_or_create_season
+from arena.ladder.random_seeds import private_deals, solo_seeds
+from arena.ladder.rankings import load_book
+from arena.submissions.submit import register
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from arena_helpers import present
 
-from arena.match import GameSpec, SeatEntry, TableTask, run_table
-from arena.players import SandboxPlayer
+from arena.play.tables import GameSpec, SeatEntry, TableTask, run_table
+from arena.play.players import SandboxPlayer
 from engine.replay import resimulate
 from engine import classic_rules
 from sandbox import Limits, SandboxError, Status, Tier, detect_tier

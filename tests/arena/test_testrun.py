@@ -9,9 +9,9 @@ import pytest
 from arena_helpers import run_arena
 
 from arena.formats import format_of
-from arena.sprt import Hypotheses, Pentanomial, deal_score, elo_of_score, score_of_elo
-from arena.match import SeatEntry
-from arena.testrun import NEW, OLD, duel_scores, pair_task
+from arena.testrun.sprt import Hypotheses, Pentanomial, deal_score, elo_of_score, score_of_elo
+from arena.play.tables import SeatEntry
+from arena.testrun.run import NEW, OLD, duel_scores, pair_task
 from sandbox import Limits, Tier
 
 def test_the_log_likelihood_ratio_moves_with_the_evidence() -> None:

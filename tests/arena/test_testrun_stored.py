@@ -16,8 +16,8 @@ from arena_helpers import ARENA, db_url, run_arena
 from sqlmodel import Session, col, select
 
 from arena.db import TestRun, TestRunBot, TestRunPair, make_engine
-from arena.sprt import Hypotheses
-from arena.testrun_store import Candidate, TestRunSettings, create_test
+from arena.testrun.sprt import Hypotheses
+from arena.testrun.store import Candidate, TestRunSettings, create_test
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 

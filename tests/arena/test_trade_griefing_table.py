@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.players import SandboxPlayer
-from arena.referee import GameRecord, play_game
+from arena.play.players import SandboxPlayer
+from arena.play.referee import GameRecord, play_game
 from engine import classic_rules
 from sandbox import Limits, Status, Tier, close_fork_servers, detect_tier
 

@@ -11,12 +11,12 @@ import subprocess
 import time
 from pathlib import Path
 
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena_helpers import ARENA, db_url, descendants, process_tree, run_arena, wait_for_done
 from sqlmodel import Session
 
 from arena.db import make_engine
-from arena.submit import register
+from arena.submissions.submit import register
 from sandbox.isolation import SLOT_UIDS, Confinement, confinement
 
 RUNNER = "__bohnanza_runner__"  # in the bootstrap of every sandboxed runner (sandbox/boot.py)
@@ -87,14 +87,14 @@ def test_a_killed_worker_voids_its_table_and_the_season_finishes(tmp_path: Path)
 
 def test_a_worker_killed_between_tables_costs_nothing(tmp_path: Path) -> None:
     """Killed while it waits for its next table (the case that hung multiprocessing.Pool)."""
-    from arena.executors import LocalPoolExecutor
+    from arena.ladder.executors import LocalPoolExecutor
 
     executor = LocalPoolExecutor(2)
     with executor:
         victim = executor._pool[0].process
         os.kill(victim.pid, signal.SIGKILL)
         victim.join(timeout=5)
-        from arena.match import GameSpec, SeatEntry, TableTask
+        from arena.play.tables import GameSpec, SeatEntry, TableTask
         from engine import classic_rules
         from sandbox import Limits, detect_tier
 

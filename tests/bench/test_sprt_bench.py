@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.sprt import Hypotheses, Pentanomial
-from arena.testrun import NEW, OLD, pair_games
+from arena.testrun.sprt import Hypotheses, Pentanomial
+from arena.testrun.run import NEW, OLD, pair_games
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.append(str(BENCH))  # bench scripts import ``common`` by name; appended, so bench/engine.py shadows nothing

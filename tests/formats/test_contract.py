@@ -13,7 +13,7 @@ import pytest
 from format_contract import check_format
 
 from arena.formats import Format, Spectator, formats, register, unregister
-from arena.rankings import TrueSkill
+from arena.ladder.rankings import TrueSkill
 from engine import Rules, classic_rules
 
 CASES = [(fmt, players) for fmt in formats() for players in range(fmt.players[0], fmt.players[1] + 1)]

@@ -9,9 +9,9 @@ import pexpect
 import pytest
 from sqlmodel import Session
 
-from arena.accounts import ensure_author
+from arena.submissions.accounts import ensure_author
 from arena.db import make_engine
-from arena.submit import register
+from arena.submissions.submit import register
 
 from engine import new_game, rules_for
 from engine.narration import bean_name

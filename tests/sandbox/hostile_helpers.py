@@ -21,7 +21,7 @@ strong = pytest.mark.parametrize("tier", [pytest.param(Tier.STRONG, marks=needs_
 
 
 def sdk_bundle_modules() -> dict[str, str]:
-    """The modules a real bot gets: the engine and the SDK (as arena/players.py ships them)."""
+    """The modules a real bot gets: the engine and the SDK (as arena/play/players.py ships them)."""
     modules = modules_from_package(ROOT / "engine", "engine")
     modules["sandbox.sdk"] = (ROOT / "sandbox" / "sdk.py").read_text(encoding="utf-8")
     modules["sandbox.protocol"] = (ROOT / "sandbox" / "protocol.py").read_text(encoding="utf-8")

@@ -113,9 +113,9 @@ def three_authors(folder: Path) -> tuple[Path, dict[str, str]]:
     the three tokens."""
     from sqlmodel import Session
 
-    from arena.accounts import Actor
+    from arena.submissions.accounts import Actor
     from arena.db import make_engine
-    from arena.submit import register
+    from arena.submissions.submit import register
 
     db = folder / "ladder.sqlite"
     tokens = {name: add_author(db, name) for name in ("ann", "bob", "cy")}

@@ -18,9 +18,9 @@ import pytest
 from service_helpers import ARENA, BOTS, Server, add_author, client, start_server
 from sqlmodel import Session
 
-from arena.accounts import Actor
+from arena.submissions.accounts import Actor
 from arena.db import make_engine
-from arena.submit import register
+from arena.submissions.submit import register
 
 CRASHER = """from sandbox.sdk import Bot
 

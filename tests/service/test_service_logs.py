@@ -10,9 +10,9 @@ from pathlib import Path
 from service_helpers import add_author, http, start_server
 from sqlmodel import Session
 
-from arena.accounts import Actor
+from arena.submissions.accounts import Actor
 from arena.db import make_engine
-from arena.submit import register
+from arena.submissions.submit import register
 
 
 def crasher(marker: str) -> str:

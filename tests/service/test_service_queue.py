@@ -15,7 +15,7 @@ from pathlib import Path
 from service_helpers import add_author, http, start_server, wait_verdict
 from sqlmodel import Session, create_engine
 
-from arena.accounts import add_author as add_account
+from arena.submissions.accounts import add_author as add_account
 from arena.db import make_engine
 
 from arena.service.spool import Spool, TicketState

@@ -16,9 +16,9 @@ import pytest
 from service_helpers import Server, add_author, http, start_server
 from sqlmodel import Session
 
-from arena.accounts import Actor
+from arena.submissions.accounts import Actor
 from arena.db import make_engine
-from arena.submit import register
+from arena.submissions.submit import register
 
 ARENA = [sys.executable, "-m", "arena"]
 ROOT = Path(__file__).resolve().parents[2]

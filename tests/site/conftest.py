@@ -39,7 +39,7 @@ def run_arena(db: Path, *args: str, timeout: float = 600) -> subprocess.Complete
 
 def fix_seed_key(db: Path) -> None:
     from arena.db import Meta
-    from arena.seeds import KEY_NAME
+    from arena.ladder.random_seeds import KEY_NAME
 
     engine = make_engine(f"sqlite:///{db}")
     with Session(engine) as session:
@@ -154,7 +154,7 @@ def flag_pair(db: Path, a: str, b: str) -> None:
     """A standing audit flag on bots ``a`` and ``b`` with the evidence the audit (`arena audit --json
     --all` calls `run_audit`) measured on this ladder's games (honest bots are not flagged by it: the flag
     itself is set here, for the pages)."""
-    from arena.audit_store import run_audit
+    from arena.audit.store import run_audit
     from arena.db import AuditFlag
 
     engine = make_engine(f"sqlite:///{db}")

@@ -13,7 +13,7 @@ from browser_helpers import (HOSTILE, column, ends_the_game, no_alert, open_page
 from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion, Match, make_engine
-from arena.rankings import RatedStanding, WinRateStanding
+from arena.ladder.rankings import RatedStanding, WinRateStanding
 from engine import Bean, classic_rules, rules_for
 from engine.spectator import replay_steps
 from engine.views import OfferView
@@ -326,7 +326,7 @@ def test_each_format_has_its_leaderboard(browser, site: Path, ladder: dict, scre
     from selenium.webdriver.common.by import By
 
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
-        from arena.ladder import leaderboard
+        from arena.ladder.seasons import leaderboard
 
         duel = each_a(RatedStanding, leaderboard(session, "duel"))
         solo = each_a(WinRateStanding, leaderboard(session, "solo"))

@@ -9,11 +9,11 @@ from browser_helpers import open_page, severe_console_messages
 from sqlmodel import Session, select
 
 from arena.db import Bot, make_engine
-from arena.testrun_store import StoredTestRun
+from arena.testrun.store import StoredTestRun
 
 
 def stored_tests(ladder: dict) -> dict[str, StoredTestRun]:
-    from arena.testrun_store import all_tests
+    from arena.testrun.store import all_tests
 
     engine = make_engine(f"sqlite:///{ladder['db']}")
     with Session(engine) as session:
@@ -101,7 +101,7 @@ def test_the_audit_page_lists_a_flagged_pair_and_both_bots_pages_link_to_it(brow
     state and the evidence stored with it; each bot's page says it is flagged and links back."""
     from selenium.webdriver.common.by import By
 
-    from arena.audit_store import stored_flags
+    from arena.audit.store import stored_flags
 
     engine = make_engine(f"sqlite:///{ladder['db']}")
     with Session(engine) as session:

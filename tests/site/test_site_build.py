@@ -14,8 +14,8 @@ from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season, make_engine
 from arena.formats import format_of
-from arena.ladder import leaderboard
-from arena.rankings import RatedStanding
+from arena.ladder.seasons import leaderboard
+from arena.ladder.rankings import RatedStanding
 from arena.site import ChartPoint, SiteError, build_site, rating_chart, script_json, spectator_json
 from engine import classic_rules, new_game
 from strategy.policies import random_action

@@ -4,7 +4,7 @@ import dataclasses
 from functools import cache
 
 from arena.formats import Format, register
-from arena.rankings import TrueSkill
+from arena.ladder.rankings import TrueSkill
 from engine import classic_rules
 
 

@@ -6,7 +6,7 @@ signature no example bot makes. The ``feeder`` plays the trader until it has see
 its table; from then on it feeds the seat that made it with consenting gifts: as the active player it
 gives the partner every card it holds that grows one of the partner's fields, and when the partner is
 active it offers the same as a gift in answer. The partner takes them as any trader takes a gift that
-helps it. Every move is legal. The audit (arena/audit.py) must flag the pair. A ``kingmaker`` plays the trader
+helps it. Every move is legal. The audit (arena/audit/stats.py) must flag the pair. A ``kingmaker`` plays the trader
 but, whenever another seat is active, offers it its whole hand as a gift: the audit names it a giver.
 A ``teamfeeder`` is one of several feeders entered under several authors for one partner (Sybil accounts):
 each feeds in about a third of its games only, so that no pair of the team stands out on its own, and the

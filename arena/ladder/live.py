@@ -28,17 +28,17 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
-from arena.audit_words import givers_of, pair_words
+from arena.audit.words import givers_of, pair_words
 from arena.db import (AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, SeatStatus, active_versions,
                       exclusive_run, now, one_line, stored_id)
-from arena.executors import ExecutorError, TableExecutor
+from arena.ladder.executors import ExecutorError, TableExecutor
 from arena.formats import Format, format_of, formats
-from arena.ladder import record_or_void
-from arena.match import MatchOutcome
-from arena.planning import (LadderError, Planner, SeasonSettings, TooFewBots, check_enough_bots, get_or_create_season,
-                            group_tables, table_task)
-from arena.rankings import load_book
-from arena.seeds import database_key
+from arena.ladder.seasons import record_or_void
+from arena.play.tables import MatchOutcome
+from arena.ladder.planning import (LadderError, Planner, SeasonSettings, TooFewBots, check_enough_bots,
+                                   get_or_create_season, group_tables, table_task)
+from arena.ladder.rankings import load_book
+from arena.ladder.random_seeds import database_key
 from sandbox import Limits, Status, Tier
 
 log = logging.getLogger(__name__)

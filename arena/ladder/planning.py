@@ -12,14 +12,14 @@ from typing import Sequence
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from arena.audit_store import flag_seating
+from arena.audit.store import flag_seating
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season, active_versions, author_group, stored_id
 from arena.formats import default_format, format_of
-from arena.match import GameSpec, SeatEntry, TableTask
-from arena.matchmaking import Candidate, Matchmaker, distinct
-from arena.rankings import starting_skills
-from arena.ratings import RatingBook
-from arena.seeds import bot_seeds, database_key, keyed, private_deals, random_seed, solo_seeds
+from arena.play.tables import GameSpec, SeatEntry, TableTask
+from arena.ladder.matchmaking import Candidate, Matchmaker, distinct
+from arena.ladder.rankings import starting_skills
+from arena.ladder.ratings import RatingBook
+from arena.ladder.random_seeds import bot_seeds, database_key, keyed, private_deals, random_seed, solo_seeds
 from engine import rules_for
 from sandbox import Limits, Tier
 
@@ -84,7 +84,7 @@ def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
             raise LadderError(f"{rules.id} is played by {rules.min_players}-{rules.max_players} players, "
                               f"not {low}-{high}")
         games = settings.games or format_of(rules.variant).season_games
-        chosen = settings.seed  # a chosen seed is keyed with the database's secret (arena/seeds.py)
+        chosen = settings.seed  # a chosen seed is keyed with the database's secret (arena/ladder/random_seeds.py)
         # keyed with the name too: two seasons never share deals, which a closed one publishes
         seed = random_seed() if chosen is None else keyed(database_key(session), "season", settings.name, chosen)
         season = Season(name=settings.name, variant=rules.variant, games=games,

@@ -1,5 +1,5 @@
 """Where a season's tables are played: a local fork pool (the default) or a Dask ``distributed`` cluster
-(``arena/dask_executor.py``).
+(``arena/ladder/dask_executor.py``).
 
 An executor takes ``TableTask``s (which carry everything a worker needs: bot sources, rules id,
 seeds, limits, sandbox tier) and hands back each table's ``MatchOutcome``s to the coordinator,
@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from types import TracebackType
 from typing import Any
 
-from arena.match import MatchOutcome, TableTask, run_table
+from arena.play.tables import MatchOutcome, TableTask, run_table
 from sandbox import Tier, close_fork_servers, detect_tier
 from sandbox.cleanup import describe_exit
 

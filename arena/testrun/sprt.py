@@ -1,4 +1,4 @@
-"""The statistics of a test run (``arena test``, arena/testrun.py): the sequential probability ratio test
+"""The statistics of a test run (``arena test``, arena/testrun/run.py): the sequential probability ratio test
 (SPRT) on paired results that decides whether NEW is stronger than OLD, as chess engine testing does it
 (fishtest's generalized SPRT on pentanomial pair scores, Elo in the logistic model).
 

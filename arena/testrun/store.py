@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.db import TestRunBot, TestRunPair, TestRun, now, source_hash, stored_id
-from arena.sprt import Hypotheses, Pentanomial, Verdict
+from arena.testrun.sprt import Hypotheses, Pentanomial, Verdict
 from arena.text import plural
 
 ROLES = ("NEW", "OLD")  # the names of roles 0 and 1; the field's bots are "field 1", "field 2", ...

@@ -15,7 +15,7 @@ Guards, so that a season stays a fair ladder:
 - some exploration: every weight gets ``EXPLORE`` added, so pairs the ratings believe settled are
   still checked now and then;
 - a table played recently is avoided while another will do;
-- pairs the integrity audit flagged (``apart_pairs``, arena/audit.py) never share a table; a bot flagged with
+- pairs the integrity audit flagged (``apart_pairs``, arena/audit/stats.py) never share a table; a bot flagged with
   so many that it fits no table is left out, never the table (``Matchmaker._fitting``), and never because
   others gave to it: a flag is its giver's, so a bot flagged only as a receiver is seated first while it has
   fewer seats than the mean, at a smaller table if its givers leave no larger one (the givers wait);
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from statistics import NormalDist, fmean
 from typing import Callable, Collection, Sequence
 
-from arena.ratings import Skill
+from arena.ladder.ratings import Skill
 
 #: a bot with fewer scheduled games than this share of the mean is seated first
 STARVE_SHARE = 0.5

@@ -15,9 +15,9 @@ from sqlmodel import Session, col, select
 
 from arena.db import (BotVersion, Match, MatchSeat, MatchStatus, Meta, Rating, RatingSnapshot, Season, active_versions,
                       prior_means, stored_id)
-from arena.flag_games import is_taken, not_rated
-from arena.seeds import private_deals
-from arena.ratings import MU, RatingBook, Skill
+from arena.audit.flag_games import is_taken, not_rated
+from arena.ladder.random_seeds import private_deals
+from arena.ladder.ratings import MU, RatingBook, Skill
 from arena.text import shown
 
 
@@ -139,7 +139,7 @@ class RatedStanding(Standing):
     mu: float
     sigma: float
     provisional: bool = False  # fewer than ``RANKED_AFTER`` rated games: listed, not ranked
-    not_counted: int = 0  # its games a flag took out of the ratings (arena/flag_games.py)
+    not_counted: int = 0  # its games a flag took out of the ratings (arena/audit/flag_games.py)
 
     def cells(self) -> tuple[str, ...]:
         rank = "new" if self.provisional else _rank_cell(self.rank)
@@ -199,7 +199,7 @@ def _ranked(rows: list[_Row]) -> list[_Row]:
 
 
 class TrueSkill:
-    """Every game rated with TrueSkill (``arena/ratings.py``); the board ranks by score (mu - 3 sigma)."""
+    """Every game rated with TrueSkill (``arena/ladder/ratings.py``); the board ranks by score (mu - 3 sigma)."""
 
     rated = True
     page = "index.html"
@@ -227,7 +227,7 @@ class TrueSkill:
 
     def rerate(self, session: Session, variant: str, write: bool) -> list[str]:
         """Recompute every rating of ``variant`` from the recorded matches in order; the differences
-        from what is stored (empty when they agree); the games a flag takes back (``arena.flag_games``) are
+        from what is stored (empty when they agree); the games a flag takes back (``arena.audit.flag_games``) are
         skipped. ``write`` replaces the stored ratings and snapshots under a new recompute token
         (``RatingBook.generation``: a book read before it is read again before it rates a game)."""
         generation = _locked_generation(session, variant)
@@ -329,7 +329,7 @@ class WinRate:
     def standings(self, session: Session, variant: str, season: str | None = None) -> list[WinRateStanding]:
         """Each active bot's games on one half of one season's deals (the latest season of ``variant`` unless
         ``season`` names one), ranked by win rate, then average gold: the public half while the season is open,
-        the private half, which ranks it, once it is closed (``arena.planning.private_deals``). A bot's games are
+        the private half, which ranks it, once it is closed (``arena.ladder.planning.private_deals``). A bot's games are
         its versions' together, each deal once (the first game of it). ``ci_low``/``ci_high`` are the 95% Wilson
         interval of the win rate. Forfeits count as losses; void games do not count."""
         query = select(Season).where(Season.variant == variant)

@@ -8,7 +8,7 @@ from typing import Callable, TextIO
 from sqlmodel import Session, col, select
 
 from arena.db import Match, Season
-from arena.ladder import SeasonProgress
+from arena.ladder.seasons import SeasonProgress
 from arena.text import terminal
 
 #: games of this run after which its own pace replaces the pace of earlier games (the first ones

@@ -11,8 +11,8 @@ import time
 import uuid
 from typing import Any
 
-from arena.executors import ExecutorError, TableExecutor, void_table
-from arena.match import MatchOutcome, TableTask, run_table
+from arena.ladder.executors import ExecutorError, TableExecutor, void_table
+from arena.play.tables import MatchOutcome, TableTask, run_table
 from sandbox import Tier, detect_tier, strong_tier_missing
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from sqlmodel import Session, col, func, select
 
 from arena.db import Author, Bot, BotVersion, author_key, now, played_formats, stored_id
 from arena.text import TextError, check_text
-from arena.tickets import tickets
+from arena.submissions.tickets import tickets
 
 #: the author of the built-in bots: no account may take it
 ARENA_AUTHOR = "arena"

@@ -41,7 +41,7 @@ class SandboxPlayer:
     """A bot running in its own sandboxed subprocess."""
 
     #: it sends a message's line (``sandbox.framing.encode``) and reads nothing else of it, so the referee
-    #: gives it decide messages whose dict holds the header alone (arena/referee_wire.py)
+    #: gives it decide messages whose dict holds the header alone (arena/play/referee_wire.py)
     wire_only = True
 
     def __init__(self, name: str, source: str, limits: Limits, tier: Tier, language: str = "python") -> None:

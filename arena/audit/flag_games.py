@@ -1,6 +1,6 @@
 """The games a flag takes back: while a pair the integrity audit flagged stands, and for good once the
 operator confirms it, the games its two bots shared count in nobody's rating (TrueSkill is sequential: the
-ratings are recomputed from the recorded games with those skipped, ``arena.rankings.TrueSkill.rerate``).
+ratings are recomputed from the recorded games with those skipped, ``arena.ladder.rankings.TrueSkill.rerate``).
 Clearing the flag gives them back. A pair cleared before and flagged again takes back only the games after
 that clearing (the operator reviewed the ones before)."""
 from __future__ import annotations

@@ -9,8 +9,8 @@ from typing import Mapping
 from sqlmodel import Session
 
 from arena.formats import default_format
-from arena.referee import GameRecord
-from arena.submit import SubmissionError, existing_bot, smoke_failure, smoke_games
+from arena.play.referee import GameRecord
+from arena.submissions.submit import SubmissionError, existing_bot, smoke_failure, smoke_games
 from arena.text import failure_text, plural, solo_result
 from sandbox import Limits, Tier
 
@@ -57,8 +57,8 @@ class SmokeVerdict:
 
 def smoke_verdict(name: str, source: str, limits: Limits, tier: Tier, language: str,
                   deadline: float | None = None) -> SmokeVerdict:
-    """Play the smoke game of every format (``arena.submit.smoke_games``, ``OutOfTime`` past ``deadline``) and
-    read them."""
+    """Play the smoke game of every format (``arena.submissions.submit.smoke_games``, ``OutOfTime`` past
+    ``deadline``) and read them."""
     smoke = smoke_games(name, source, limits, tier, language, deadline)
     records = {variant: record for variant, (_, record) in smoke.items()}
     seats = {variant: table.seat for variant, (table, _) in smoke.items()}

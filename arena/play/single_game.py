@@ -9,14 +9,14 @@ from typing import Any, Sequence
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.players import SandboxPlayer
-from arena.referee import GameRecord, InProcessPlayer, Player
-from arena.seeds import bot_seeds, database_key, keyed, random_seed
+from arena.play.players import SandboxPlayer
+from arena.play.referee import GameRecord, InProcessPlayer, Player
+from arena.ladder.random_seeds import bot_seeds, database_key, keyed, random_seed
 from arena.text import failure_text, solo_result
 from engine import Rules
 from sandbox import Limits, SandboxError, Tier, detect_tier, strong_tier_missing
 
-STDERR_SHOWN = 4000  # as much as a failure keeps (arena.referee.Failure)
+STDERR_SHOWN = 4000  # as much as a failure keeps (arena.play.referee.Failure)
 
 
 class PlayError(ValueError):
@@ -55,7 +55,7 @@ def table_size_problem(rules: Rules, bots: int) -> str | None:
 
 def choose_deal(engine: Engine, bots: int, seed: int | None, deck_seed: int | None) -> Deal:
     """``deck_seed``: a published deal, as it is; ``seed``: reproducible on this database only (keyed with
-    its secret, arena/seeds.py); neither: fresh randomness, and no database needed."""
+    its secret, arena/ladder/random_seeds.py); neither: fresh randomness, and no database needed."""
     if deck_seed is not None:
         return Deal(deck_seed)
     if seed is None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from arena.players import SandboxPlayer
-from arena.referee import GameRecord, play_game
+from arena.play.players import SandboxPlayer
+from arena.play.referee import GameRecord, play_game
 from engine.rules import rules_for
 from sandbox import Limits, SandboxError, Tier
 

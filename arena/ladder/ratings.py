@@ -56,7 +56,7 @@ def rate_game(skills: Sequence[Skill], ranks: Sequence[int], draw_p: float) -> l
 class RatingBook:
     """Ratings of every version in one variant, advanced one recorded game at a time. ``generation``: the token of
     the latest recompute of the stored ratings when the book was read (a book read before the latest recompute
-    is read again before it rates a game: ``arena.rankings.TrueSkill.record``)."""
+    is read again before it rates a game: ``arena.ladder.rankings.TrueSkill.record``)."""
 
     def __init__(self, priors: Mapping[int, Skill], tied_pairs: int = 0, pairs: int = 0, generation: int = 0) -> None:
         self.priors = dict(priors)

@@ -1,19 +1,19 @@
 """A test run (`arena test NEW --against OLD`): paired deals played on a local pool until the sequential
-probability ratio test (arena/sprt.py) decides. Each table is one pair. In a format with a field (classic): two deals (a
-fresh deck, two seats), each played by NEW and by OLD from the same seat against the same field with
+probability ratio test (arena/testrun/sprt.py) decides. Each table is one pair. In a format with a field (classic):
+two deals (a fresh deck, two seats), each played by NEW and by OLD from the same seat against the same field with
 the same bot seeds. In a two-player format (duel): NEW plays OLD directly, one deal played twice with
 the seats swapped. Every game starts every bot afresh, as the ladder's do. The caller stores every
-counted pair as it arrives (``on_pair``; arena/testrun_store.py)."""
+counted pair as it arrives (``on_pair``; arena/testrun/store.py)."""
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from arena.executors import LocalPoolExecutor, TableExecutor
+from arena.ladder.executors import LocalPoolExecutor, TableExecutor
 from arena.formats import Format
-from arena.match import GameSpec, SeatEntry, TableTask
-from arena.sprt import Hypotheses, Pentanomial, Verdict, deal_score
+from arena.play.tables import GameSpec, SeatEntry, TableTask
+from arena.testrun.sprt import Hypotheses, Pentanomial, Verdict, deal_score
 from sandbox import Limits, Tier
 
 NEW, OLD = 0, 1  # indices of the two candidates in a table's bots; the field follows

@@ -16,15 +16,15 @@ from typing import Sequence
 
 from sqlmodel import Session, col, select
 
-from arena.accounts import ARENA_AUTHOR, AccountError, Actor, account, check_owner
+from arena.submissions.accounts import ARENA_AUTHOR, AccountError, Actor, account, check_owner
 from arena.db import Bot, BotVersion, Rating, VersionFormat, author_key, bot_key, source_hash, stored_id
 from arena.paths import data_dir
-from arena.programs import program_hash
-from arena.players import SandboxPlayer
-from arena.ratings import MU, SIGMA
-from arena.referee import GameRecord, OutOfTime, Player, play_game
+from arena.submissions.programs import program_hash
+from arena.play.players import SandboxPlayer
+from arena.ladder.ratings import MU, SIGMA
+from arena.play.referee import GameRecord, OutOfTime, Player, play_game
 from arena.text import shown
-from arena.tickets import TicketError, Tickets, check_not_copy, tickets
+from arena.submissions.tickets import TicketError, Tickets, check_not_copy, tickets
 from arena.formats import default_format, format_of, formats
 from engine.rules import rules_for
 from sandbox import Limits, Status, Tier
@@ -290,8 +290,9 @@ def check_not_lookalike(session: Session, name: str, owner: str) -> None:
 
 
 def check_tickets(session: Session, name: str, actor: Actor) -> Tickets:
-    """Where ``actor``'s bot ``name`` may play under the one-ticket rules (``arena.tickets``): every format for
-    the operator acting on purpose and for no account; a bot with no format open is refused (``TicketError``)."""
+    """Where ``actor``'s bot ``name`` may play under the one-ticket rules (``arena.submissions.tickets``): every
+    format for the operator acting on purpose and for no account; a bot with no format open is refused
+    (``TicketError``)."""
     owner = "" if actor.is_operator else owner_name(session, actor)
     found = tickets(session, name, owner)
     if not found.open:

@@ -1,5 +1,5 @@
 """The integrity audit on the ladder's database: the recorded games it reads, the flags it stores and
-clears, and the pairs the planner keeps apart (arena/audit.py holds the statistics)."""
+clears, and the pairs the planner keeps apart (arena/audit/stats.py holds the statistics)."""
 from __future__ import annotations
 
 import json
@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from arena.audit import AuditGame, AuditReport, PairFinding, TeamFinding, audit, audit_game
-from arena.audit_words import givers_of
+from arena.audit.stats import AuditGame, AuditReport, PairFinding, TeamFinding, audit, audit_game
+from arena.audit.words import givers_of
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, author_group, now, stored_id
 from arena.formats import formats
 from engine.actions import action_from_json
@@ -137,7 +137,7 @@ def run_audit(session: Session, variant: str | None = None,
 
 def rerate_all(session: Session) -> None:
     """Recompute the ratings of every rated format from the recorded games, skipping those a flag takes back
-    (arena/flag_games.py); each recorder's book is read again before its next game (``RatingBook.generation``)."""
+    (arena/audit/flag_games.py); each recorder's book is read again before its next game (``RatingBook.generation``)."""
     for fmt in formats():
         if fmt.ranking.rated:
             fmt.ranking.rerate(session, fmt.name, write=True)
@@ -245,7 +245,7 @@ def kept_apart(session: Session) -> set[frozenset[int]]:
     return set(flag_seating(session).apart)
 
 
-# ----------------------------------------------------------------- team findings (arena.audit.TeamFinding)
+# ----------------------------------------------------------------- team findings (arena.audit.stats.TeamFinding)
 def store_team_flags(session: Session, report: AuditReport, scope: str,
                      flagged: set[tuple[str, str]]) -> list[TeamFinding]:
     """A flag for each giver of each flagged team with its receiver (``flagged``: pairs flagged already, left as

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.accounts import Actor
+from arena.submissions.accounts import Actor
 from arena.formats import default_format, formats
-from arena.referee import OutOfTime
-from arena.smoke_verdict import smoke_verdict, version_hint
-from arena.submit import (SubmissionError, check_may_change, check_name, check_program, check_tickets, plays_formats,
-                          read_bot, register)
-from arena.tickets import TicketError
+from arena.play.referee import OutOfTime
+from arena.submissions.smoke_verdict import smoke_verdict, version_hint
+from arena.submissions.submit import (SubmissionError, check_may_change, check_name, check_program, check_tickets,
+                                      plays_formats, read_bot, register)
+from arena.submissions.tickets import TicketError
 from sandbox import Limits, Tier
 
 #: the wall-clock seconds one submission's checks and smoke games may take, by default (`arena serve

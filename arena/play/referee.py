@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 class Player(Protocol):
     """One seat's bot, wherever it runs. A player that reads nothing of a message but its line
     (``sandbox.framing.encode``) may say so with a ``wire_only = True`` attribute: its decide messages'
-    dicts then hold only ``type``, ``id`` and ``kind`` (arena/referee_wire.py)."""
+    dicts then hold only ``type``, ``id`` and ``kind`` (arena/play/referee_wire.py)."""
 
     name: str
 
@@ -83,7 +83,7 @@ class SeatOutcome:
     time_ms: float
     failure: Failure | None = None
     #: the bot's own standard error of this whole game (its prints, a traceback), its last ``MAX_SEAT_LOG``
-    #: characters, read once its process ended: for its owner alone, failed or not (arena/seat_logs.py)
+    #: characters, read once its process ended: for its owner alone, failed or not (arena/ladder/seat_logs.py)
     log: str = ""
 
 
@@ -266,7 +266,7 @@ def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits
         raise
     except Exception as exc:  # noqa: BLE001 - a fault of the referee, engine or machine, never of a bot
         void = _clip(f"{type(exc).__name__}: {exc}", 500)
-        # never the deck seed: a log is read by people, and a seed may deal other games (arena/seeds.py)
+        # never the deck seed: a log is read by people, and a seed may deal other games (arena/ladder/random_seeds.py)
         log.error("a %s game voided by a referee fault: %s\n%s", rules.id, void, traceback.format_exc())
 
     forfeited = [s for s in range(n) if statuses[s] is not Status.OK]

@@ -1,5 +1,6 @@
 """One ticket per author: at most ``bots-per-author`` active bots of an author in each format (a ladder setting,
-1 unless the operator sets it: Halite's rule), and no program entered twice under two names (``arena.programs``).
+1 unless the operator sets it: Halite's rule), and no program entered twice under two names
+(``arena.submissions.programs``).
 A board cannot be bought with many tickets. The built-in bots, bots of no account and the operator acting on
 purpose (``--operator``) are not held to it."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Seasons: run them on an executor (a local pool or Dask), record each result once, rate it
-(planning the tables is ``arena/planning.py``).
+(planning the tables is ``arena/ladder/planning.py``).
 
 Only the coordinator writes the database. A match row is written as ``planned`` before it is
 sent to a worker and becomes ``done`` (or ``void``) in the same transaction that stores its
@@ -20,15 +20,15 @@ from sqlmodel import Session, col, select
 
 from arena.db import (DatabaseError, Match, MatchSeat, MatchStatus, Season, SeatStatus, exclusive_run, now, one_line,
                       stored_id)
-from arena.executors import ExecutorError, LocalPoolExecutor, TableExecutor
+from arena.ladder.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
-from arena.match import MatchOutcome
-from arena.planning import (LadderError, Planner, SeasonSettings, TooFewBots, check_enough_bots, get_or_create_season,
-                            group_tables, table_task)
-from arena.rankings import RankingError, Standing, load_book
-from arena.seat_logs import store_logs
-from arena.ratings import RatingBook
-from arena.seeds import database_key
+from arena.play.tables import MatchOutcome
+from arena.ladder.planning import (LadderError, Planner, SeasonSettings, TooFewBots, check_enough_bots,
+                                   get_or_create_season, group_tables, table_task)
+from arena.ladder.rankings import RankingError, Standing, load_book
+from arena.ladder.seat_logs import store_logs
+from arena.ladder.ratings import RatingBook
+from arena.ladder.random_seeds import database_key
 from engine.rules import rules_for
 from sandbox import Limits, Status, Tier
 
@@ -54,7 +54,7 @@ def close_season(session: Session, name: str) -> Season:
 
 
 def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) -> bool:
-    """Store a finished match, its seats' logs (``arena.seat_logs``) and its ratings in one transaction; False if
+    """Store a finished match, its seats' logs (``arena.ladder.seat_logs``) and its ratings in one transaction; False if
     it was already recorded."""
     match = session.get(Match, outcome.match_id)
     record = outcome.record

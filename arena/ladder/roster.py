@@ -8,8 +8,8 @@ from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion
 from arena.formats import Format, default_format, formats
-from arena.ladder import leaderboard
-from arena.rankings import Standing
+from arena.ladder.seasons import leaderboard
+from arena.ladder.rankings import Standing
 
 UNPLACED = 10**9  # the place of a bot that is not on the default format's board (sorted last)
 

@@ -1,0 +1,1 @@
+"""The ladder: seasons (batch and live), planning, matchmaking, executors, ratings, rankings, seeds."""
