@@ -479,5 +479,6 @@ def run_live(engine: Engine, settings: LiveSettings, executor: TableExecutor, li
         finally:
             executor.close()
             if loop is not None:
+                loop.session.rollback()  # a signal may have cut a statement short; side jobs' ends read the database
                 loop.stop_jobs()
                 loop.session.close()
