@@ -16,8 +16,8 @@ from engine.actions import (
 from engine.cards import Bean, find_cards, same_cards
 from engine.errors import IllegalAction
 from engine.game import Game, TableSeat, _phase_name
-from engine.shared import FIELD_TABLE, PLANT_TRADED_GRID, TRADE_DECISIONS, PLANTS, field_table, seat_queue, passed
-from engine.shared import turn_started
+from engine.interning import FIELD_TABLE, PLANT_TRADED_GRID, TRADE_DECISIONS, PLANTS, field_table, seat_queue, passed
+from engine.interning import turn_started
 from engine.events import Accepted, Offered, Traded, TradingEnded, TurnedUp
 from engine.rules import Rules
 from engine.views import View, classic_view, classic_view_json

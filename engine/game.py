@@ -11,7 +11,7 @@ from engine.errors import GameOverError, IllegalAction
 from engine.events import Drew, Event, FieldBought, GameEnded, Harvested, Planted, Reshuffled
 from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
-from engine.shared import DREW, HARVESTED, PLANTED, field_table, shuffle
+from engine.interning import DREW, HARVESTED, PLANTED, field_table, shuffle
 
 if TYPE_CHECKING:
     from engine.spectator import PublicState

@@ -19,7 +19,7 @@ from engine.actions import (
 from engine.cards import Bean
 from engine.errors import IllegalAction
 from engine.game import Game, TableSeat, _phase_name
-from engine.shared import turn_started
+from engine.interning import turn_started
 from engine.events import (
     Discarded, EndTriggered, FigureMoved, Passed, TaskClaimed, TookDiscard,
     TributePaid, TurnedUp, VineRevealed,
