@@ -14,6 +14,8 @@ from engine.rules import Rules
 from engine.interning import DREW, HARVESTED, PLANTED, field_table, shuffle
 
 if TYPE_CHECKING:
+    from engine.classic import ClassicGame
+    from engine.princes import PrincesGame
     from engine.spectator import PublicState
     from engine.views import PrincesView, View
 
@@ -79,7 +81,7 @@ class Game(Generic[SeatT_co]):
 
     @classmethod
     def plays(cls, rules: Rules) -> bool:
-        """Whether this kind of game plays ``rules`` (``engine.new_game`` asks each kind)."""
+        """Whether this kind of game plays ``rules`` (``new_game`` asks each kind)."""
         raise NotImplementedError
 
     def _open_table(self, rules: Rules, players: int, seed: int, seat_type: Callable[[], SeatT_co]) -> None:
@@ -372,3 +374,14 @@ class Game(Generic[SeatT_co]):
 
     def _options(self) -> list[Action]:
         raise NotImplementedError
+
+
+def new_game(rules: Rules, players: int, seed: int) -> ClassicGame | PrincesGame:
+    """A new game of ``rules`` for ``players`` seats, dealt from ``seed``, by the kind of game that plays them."""
+    from engine.classic import ClassicGame  # the kinds subclass ``Game``: imported once this module is loaded
+    from engine.princes import PrincesGame
+
+    for kind in (ClassicGame, PrincesGame):
+        if kind.plays(rules):
+            return kind(rules, players, seed)
+    raise ValueError(f"no game of the engine plays the rules {rules.id!r}")
