@@ -13,10 +13,8 @@ from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
 from engine.interning import DREW, HARVESTED, PLANTED, field_table, shuffle
 
-if TYPE_CHECKING:
-    from engine.classic import ClassicGame
-    from engine.princes import PrincesGame
-    from engine.spectator import PublicState
+if TYPE_CHECKING:  # through the package: these modules import this one (tests/test_imports.py, no circles)
+    from engine import ClassicGame, PrincesGame, PublicState
     from engine.views import PrincesView, View
 
 
@@ -378,8 +376,7 @@ class Game(Generic[SeatT_co]):
 
 def new_game(rules: Rules, players: int, seed: int) -> ClassicGame | PrincesGame:
     """A new game of ``rules`` for ``players`` seats, dealt from ``seed``, by the kind of game that plays them."""
-    from engine.classic import ClassicGame  # the kinds subclass ``Game``: imported once this module is loaded
-    from engine.princes import PrincesGame
+    from engine import ClassicGame, PrincesGame  # the kinds subclass ``Game``: the package loads them when asked
 
     for kind in (ClassicGame, PrincesGame):
         if kind.plays(rules):

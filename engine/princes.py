@@ -19,6 +19,7 @@ from engine.actions import (
 from engine.cards import Bean
 from engine.errors import IllegalAction
 from engine.game import Game, TableSeat, _phase_name
+from engine.hidden import Hidden, check_princes
 from engine.interning import turn_started
 from engine.events import (
     Discarded, EndTriggered, FigureMoved, Passed, TaskClaimed, TookDiscard,
@@ -204,6 +205,38 @@ class PrincesGame(Game[PrincesSeat]):
         if shuffle is not None:
             shuffle.shuffle(g.deck)
         return g
+
+    @classmethod
+    def from_view(cls, rules: Rules, view: PrincesView, hidden: Hidden, seed: int) -> PrincesGame:
+        """The game whose state is ``view`` completed by ``hidden`` (its hands, treasuries, supply, discard pile,
+        box and vine), waiting for the viewer's decision ``view.phase``: one seat's information state resampled,
+        as OpenSpiel's ``ResampleFromInfostate`` (engine/hidden.py). Its random stream is that of a game dealt
+        from ``seed``; its events and history start empty. Raises ``ValueError`` for a guess of the wrong shape."""
+        check_princes(rules, view, hidden)
+        game = cls(rules, view.players, seed)
+        for seat, s in enumerate(game.seats):
+            s.hand = list(hidden.hands[seat])
+            s.field_beans = [f.bean for f in view.fields[seat]]
+            s.field_counts = [f.count for f in view.fields[seat]]
+            s.treasury = list(hidden.treasuries[seat])
+            s.position = view.figures[seat]
+        game.deck, game.discard, game.box = list(hidden.deck), list(hidden.discard), list(hidden.box)
+        game.middle = dict(view.middle)
+        game.vine = list(hidden.vine)
+        game.castle = view.castle
+        game.revealed = sum(t is not None for t in view.vine)
+        neutral = dict(view.neutral)
+        game.violet, game.red = neutral.get("violet", game.violet), neutral.get("red", game.red)
+        game.reshuffles, game.turn, game.active, game.to_move = view.reshuffles, view.turn, view.active, view.seat
+        assert view.phase is not None  # checked above
+        game.phase = DecisionKind(view.phase)
+        t = view.this_turn
+        game.log = TurnLog(t.phase, list(t.phase1_plants), t.phase1_discards, t.phase1_over, list(t.phase2_turned),
+                           list(t.phase2_from_discard), list(t.phase3_planted), list(t.harvests), t.started, t.claimed,
+                           t.tributes)
+        game.events, game.history = [], []
+        game._decision = None
+        return game
 
     def set_position(
         self,

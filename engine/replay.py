@@ -14,9 +14,8 @@ from engine.quoting import quote
 from engine.results import GameResult
 from engine.rules import Rules, rules_for
 
-if TYPE_CHECKING:
-    from engine.classic import ClassicGame
-    from engine.princes import PrincesGame
+if TYPE_CHECKING:  # through the package: the games' spectator imports this module
+    from engine import ClassicGame, PrincesGame
 
 __all__ = ["REPLAY_FORMAT", "Replay", "ReplayMismatch", "ReplayStep", "Resimulation"]
 
