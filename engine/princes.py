@@ -134,6 +134,13 @@ class PrincesGame(Game[PrincesSeat]):
     log: TurnLog  # what the active player did so far this turn (the task checks read it)
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:
+        self._lay_out(rules, players, seed)
+        self._deal_hands()  # P-2.1
+        self._reveal()
+        self._start_turn()
+
+    def _lay_out(self, rules: Rules, players: int, seed: int) -> None:
+        """The table before the deal: the deck and the vine shuffled from ``seed``, the figures at the start."""
         princes = rules.princes
         if princes is None:
             raise ValueError(f"{rules.id} is not a Princes variant")
@@ -151,9 +158,6 @@ class PrincesGame(Game[PrincesSeat]):
         self.revealed = 0  # cards 1..revealed are face up
         self.end_reason: str | None = None  # "castle", "neutral" or "supply" once over
         self.log = TurnLog()
-        self._deal_hands()  # P-2.1
-        self._reveal()
-        self._start_turn()
 
     # ----------------------------------------------------------------- queries
     def view(self, seat: int) -> PrincesView:
@@ -213,7 +217,8 @@ class PrincesGame(Game[PrincesSeat]):
         as OpenSpiel's ``ResampleFromInfostate`` (engine/hidden.py). Its random stream is that of a game dealt
         from ``seed``; its events and history start empty. Raises ``ValueError`` for a guess of the wrong shape."""
         check_princes(rules, view, hidden)
-        game = cls(rules, view.players, seed)
+        game = cls.__new__(cls)
+        game._lay_out(rules, view.players, seed)  # its shuffles give the random stream; the deal would be replaced
         for seat, s in enumerate(game.seats):
             s.hand = list(hidden.hands[seat])
             s.field_beans = [f.bean for f in view.fields[seat]]
@@ -234,8 +239,6 @@ class PrincesGame(Game[PrincesSeat]):
         game.log = TurnLog(t.phase, list(t.phase1_plants), t.phase1_discards, t.phase1_over, list(t.phase2_turned),
                            list(t.phase2_from_discard), list(t.phase3_planted), list(t.harvests), t.started, t.claimed,
                            t.tributes)
-        game.events, game.history = [], []
-        game._decision = None
         return game
 
     def set_position(

@@ -199,7 +199,8 @@ def sample_princes_hidden(rules: Rules, view: PrincesView, rng: random.Random,
     else:
         pile = take(max(view.discard_size - 1, 0)) + ((view.discard_top,) if view.discard_top else ())
     box = take(view.box)
-    face_down = [t for t in princes.tasks if t not in set(view.vine)]
+    shown = set(view.vine)
+    face_down = [t for t in princes.tasks if t not in shown]
     rng.shuffle(face_down)
     vine = tuple(t if t is not None else face_down.pop() for t in view.vine)
     return Hidden(tuple(hands), deck, pile, tuple(treasuries), box, vine)

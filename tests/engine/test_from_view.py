@@ -71,6 +71,7 @@ def test_a_princes_game_from_the_true_hidden_cards_plays_on_as_the_game_itself(v
         decision = game.decision
         assert decision is not None
         built = PrincesGame.from_view(game.rules, game.view(decision.seat), truth(game), game.seed)
+        assert set(vars(built)) == set(vars(game)) and built.events == [] and built.history == []
         if game.reshuffles == 0:
             copy, rng = game.clone(), random.Random(checked)
             while not copy.over:
