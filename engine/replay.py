@@ -106,12 +106,10 @@ class Resimulation:
     def __init__(self, rules: Rules, players: int, seed: int, actions: Iterable[tuple[int, Action]],
                  record: Sequence[Event] | None = None, record_json: Sequence[Any] | None = None) -> None:
         self.game: ClassicGame | PrincesGame = new_game(rules, players, seed)
-        self._actions = iter(actions)
-        self._number = 0
         self._record = None if record is None else tuple(record)
         self._record_json = None if record_json is None else list(record_json)
-        self._checked = False  # whether the end of the record was checked
         self._check(0, self.game.events, None, None)
+        self._steps = self._play(actions)
 
     @classmethod
     def of(cls, replay: Replay, rules: Rules | None = None, check: bool = True,
@@ -127,37 +125,40 @@ class Resimulation:
         return cls(rules, len(replay.seats), replay.seed, replay.actions, replay.events if check else None)
 
     def __iter__(self) -> Iterator[ReplayStep]:
-        return self
+        return self._steps  # the generator itself: a loop over it calls no Python method a step
 
     def __next__(self) -> ReplayStep:
-        game = self.game
-        try:
-            seat, action = next(self._actions)
-        except StopIteration:
-            self._check_end()
-            raise
-        self._number += 1
-        number = self._number
-        if game.over:
-            raise ReplayMismatch(number, "the game is over", seat, action)
-        if game.to_move != seat:
-            raise ReplayMismatch(number, f"seat {game.to_move} is to move", seat, action)
-        before, active = len(game.events), game.active
-        try:
-            game.apply(action)
-        except IllegalAction as exc:  # the record does not fit the rules
-            raise ReplayMismatch(number, f"{exc.reason} (rule {exc.rule})", seat, action) from None
-        except ValueError as exc:  # not an action at all (a hand-made record)
-            raise ReplayMismatch(number, str(exc), seat, action) from None
-        events = tuple(game.events[before:])
-        self._check(number, events, seat, action)
-        return ReplayStep(number, seat, action, active, events, game)
+        return next(self._steps)
 
     def to_end(self) -> ClassicGame | PrincesGame:
         """Play every action not played yet; the game at its end."""
-        for _ in self:
+        for _ in self._steps:
             pass
         return self.game
+
+    def _play(self, actions: Iterable[tuple[int, Action]]) -> Iterator[ReplayStep]:
+        game = self.game
+        checked = self._record is not None or self._record_json is not None
+        number = 0
+        for seat, action in actions:
+            number += 1
+            if game.over:
+                raise ReplayMismatch(number, "the game is over", seat, action)
+            if game.to_move != seat:
+                raise ReplayMismatch(number, f"seat {game.to_move} is to move", seat, action)
+            before, active = len(game.events), game.active
+            try:
+                game.apply(action)
+            except IllegalAction as exc:  # the record does not fit the rules
+                raise ReplayMismatch(number, f"{exc.reason} (rule {exc.rule})", seat, action) from None
+            except ValueError as exc:  # not an action at all (a hand-made record)
+                raise ReplayMismatch(number, str(exc), seat, action) from None
+            events = tuple(game.events[before:])
+            if checked:
+                self._check(number, events, seat, action)
+            yield ReplayStep(number, seat, action, active, events, game)
+        if checked:
+            self._check_end(number)
 
     def _check(self, number: int, events: Sequence[Event], seat: int | None, action: Action | None) -> None:
         """Raise ``ReplayMismatch`` unless ``events``, the latest of the game, are the record's at their place."""
@@ -178,15 +179,12 @@ class Resimulation:
                                          f"has {_quote_event(made, first, json_form)}, the record "
                                          f"{_quote_event(recorded, first, json_form)}", seat, action)
 
-    def _check_end(self) -> None:
+    def _check_end(self, number: int) -> None:
         """Once the actions are played: raise ``ReplayMismatch`` if the record holds more events than the game."""
-        if self._checked:
-            return
-        self._checked = True
         recorded = self._record if self._record is not None else self._record_json
         made = len(self.game.events)
         if recorded is not None and len(recorded) > made:
-            raise ReplayMismatch(self._number, f"the game ends here, the record holds {len(recorded) - made} events "
+            raise ReplayMismatch(number, f"the game ends here, the record holds {len(recorded) - made} events "
                                               f"more, from event {made} on: "
                                               f"{_quote_event(recorded, made, self._record is None)}")
 
