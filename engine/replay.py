@@ -184,9 +184,8 @@ class Resimulation:
         recorded = self._record if self._record is not None else self._record_json
         made = len(self.game.events)
         if recorded is not None and len(recorded) > made:
-            raise ReplayMismatch(number, f"the game ends here, the record holds {len(recorded) - made} events "
-                                              f"more, from event {made} on: "
-                                              f"{_quote_event(recorded, made, self._record is None)}")
+            raise ReplayMismatch(number, f"the game ends here, the record holds {len(recorded) - made} events more, "
+                                         f"from event {made} on: {_quote_event(recorded, made, self._record is None)}")
 
 
 def _quote_event(events: Sequence[Any], index: int, json_form: bool) -> str:
