@@ -15,18 +15,18 @@ _EXPORTS = {
                        "PayTribute", "Plant", "PlantMiddle", "PlantTraded", "action_from_json", "action_to_json"),
     "engine.cards": ("Bean", "BeanType"),
     "engine.classic": ("ClassicGame",),
+    "engine.game": ("new_game",),
     "engine.princes": ("PrincesGame",),
-    "engine.errors": ("GameOverError", "IllegalAction"),
+    "engine.errors": ("GameOverError", "IllegalAction", "ReplayMismatch"),
     "engine.events": ("Event", "event_from_json", "event_to_json"),
     "engine.results": ("GameResult", "rank_by_coins"),
     "engine.rules": ("PrincesRules", "Rules", "classic_rules", "duel_rules", "rules_for", "solo_rules"),
     "engine.views": ("PrincesView", "View", "view_from_json"),
     "engine.spectator": ("PublicState", "public_state", "replay_steps"),
 }
-_GAMES = ("ClassicGame", "PrincesGame")  # every kind of game (``Game.plays`` says which rules each plays)
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
-__all__ = sorted([*_WHERE, "new_game"])
+__all__ = sorted(_WHERE)
 
 if TYPE_CHECKING:  # explicit re-exports (``X as X``): the names a type checker sees here
     from engine.actions import (
@@ -38,8 +38,10 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``): the names a type checker 
     )
     from engine.cards import Bean as Bean, BeanType as BeanType
     from engine.classic import ClassicGame as ClassicGame
+    from engine.game import new_game as new_game
     from engine.princes import PrincesGame as PrincesGame
-    from engine.errors import GameOverError as GameOverError, IllegalAction as IllegalAction
+    from engine.errors import GameOverError as GameOverError, IllegalAction as IllegalAction, \
+        ReplayMismatch as ReplayMismatch
     from engine.events import Event as Event, event_from_json as event_from_json, event_to_json as event_to_json
     from engine.results import GameResult as GameResult, rank_by_coins as rank_by_coins
     from engine.rules import (
@@ -63,12 +65,3 @@ def _load(name: str) -> Any:
 if not TYPE_CHECKING:  # hidden from the type checker, so that it refuses a name engine does not export
     __getattr__ = _load
 
-
-def new_game(rules: Rules, players: int, seed: int) -> ClassicGame | PrincesGame:
-    """A new game of ``rules`` for ``players`` seats, dealt from ``seed``, by the kind of game that plays them."""
-    for name in _GAMES:  # imported only when asked, as every name here
-        game_type = _load(name)
-        if game_type.plays(rules):
-            game: ClassicGame | PrincesGame = game_type(rules, players, seed)
-            return game
-    raise ValueError(f"no game of the engine plays the rules {rules.id!r}")

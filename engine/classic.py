@@ -6,6 +6,8 @@ The state is mutable and private to the referee; what a seat may see is computed
 """
 from __future__ import annotations
 
+import copy
+import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -16,8 +18,9 @@ from engine.actions import (
 from engine.cards import Bean, find_cards, same_cards
 from engine.errors import IllegalAction
 from engine.game import Game, TableSeat, _phase_name
-from engine.shared import FIELD_TABLE, PLANT_TRADED_GRID, TRADE_DECISIONS, PLANTS, field_table, seat_queue, passed
-from engine.shared import turn_started
+from engine.hidden import Hidden, check_classic
+from engine.interning import FIELD_TABLE, PLANT_TRADED_GRID, TRADE_DECISIONS, PLANTS, field_table, seat_queue, passed
+from engine.interning import turn_started
 from engine.events import Accepted, Offered, Traded, TradingEnded, TurnedUp
 from engine.rules import Rules
 from engine.views import View, classic_view, classic_view_json
@@ -87,6 +90,66 @@ class ClassicGame(Game[SeatState]):
         self._plant_queue: list[int] = []
         self._deal_hands()  # C-2.1, C-2.3
         self._start_turn()
+
+    @classmethod
+    def from_view(cls, rules: Rules, view: View, hidden: Hidden, kind: DecisionKind, seed: int = 0) -> ClassicGame:
+        """The game whose state is ``view`` completed by ``hidden``, waiting for decision ``kind``: one seat's
+        information state resampled, as OpenSpiel's ``ResampleFromInfostate`` (engine/hidden.py).
+
+        ``game.view(view.seat) == view`` and ``game.card_count() == rules.deck_size``; its events and history start
+        empty; future reshuffles use ``random.Random(seed)``. Raises ``ValueError`` for a guess that does not
+        fit the view or a ``kind`` outside ``CLASSIC_KINDS``.
+        """
+        check_classic(rules, view, hidden, kind)
+        # Every attribute ``__init__`` sets is set here (a test compares the two), without paying for its
+        # shuffle and deal: search bots build thousands of these per decision.
+        game = cls.__new__(cls)
+        game.rules = rules
+        game.players = n = view.players
+        game.seed = seed
+        game._rng = random.Random(seed)
+        game.seats = [SeatState(hand=list(hidden.hands[seat]),
+                                field_beans=[f.bean for f in view.fields[seat]],
+                                field_counts=[f.count for f in view.fields[seat]],
+                                treasury=list(hidden.treasuries[seat]),
+                                trade=[c.bean for c in view.trade_areas[seat]],
+                                trade_locked=[c.locked for c in view.trade_areas[seat]])
+                      for seat in range(n)]
+        game.deck = list(hidden.deck)
+        game.discard = list(hidden.discard)
+        game.reshuffles, game.turn, game.active = view.reshuffles, view.turn, view.active
+        game.events, game.history = [], []
+        game.over, game.result, game.final_hands = False, None, None  # a game being decided has not ended
+        game.offer, game.responses, game._respond_queue = None, [], []
+        game._round_quiet, game._round_dealt = True, False
+        game._dealless = 0  # not in the view: a guess assumes the round may still run its full course
+        game._plant_queue = []
+        game._decision = None
+        game.trade_round = view.trade.round if view.trade is not None else 0
+        game.phase = kind
+        game.to_move = view.active
+        if kind is _PLANT_TRADED:  # the first seat around the table from the active one with traded cards
+            order = [(view.active + k) % n for k in range(n)]
+            first = next(k for k, seat in enumerate(order) if view.trade_areas[seat])
+            game.to_move = order[first]
+            game._plant_queue = [order[k] for k in range(n - 1, first, -1)]
+        return game
+
+    def clone(self, shuffle: random.Random | None = None) -> ClassicGame:
+        """An independent copy for look-ahead; its events and history start empty. With ``shuffle`` the
+        copy's deck is reshuffled, so that looking ahead through it reveals nothing."""
+        g = copy.copy(self)
+        g.seats = [SeatState(list(s.hand), list(s.field_beans), list(s.field_counts), list(s.treasury), list(s.trade),
+                             list(s.trade_locked)) for s in self.seats]
+        g.deck, g.discard = list(self.deck), list(self.discard)
+        g.responses, g._respond_queue, g._plant_queue = list(self.responses), list(self._respond_queue), \
+            list(self._plant_queue)
+        g.events, g.history = [], []
+        g._rng = random.Random()
+        g._rng.setstate(self._rng.getstate())
+        if shuffle is not None:
+            shuffle.shuffle(g.deck)
+        return g
 
     # ----------------------------------------------------------------- queries
     def view(self, seat: int) -> View:

@@ -11,10 +11,10 @@ from engine.errors import GameOverError, IllegalAction
 from engine.events import Drew, Event, FieldBought, GameEnded, Harvested, Planted, Reshuffled
 from engine.results import GameResult, rank_by_coins
 from engine.rules import Rules
-from engine.shared import DREW, HARVESTED, PLANTED, field_table, shuffle
+from engine.interning import DREW, HARVESTED, PLANTED, field_table, shuffle
 
-if TYPE_CHECKING:
-    from engine.spectator import PublicState
+if TYPE_CHECKING:  # through the package: these modules import this one (tests/test_imports.py, no circles)
+    from engine import ClassicGame, PrincesGame, PublicState
     from engine.views import PrincesView, View
 
 
@@ -79,7 +79,7 @@ class Game(Generic[SeatT_co]):
 
     @classmethod
     def plays(cls, rules: Rules) -> bool:
-        """Whether this kind of game plays ``rules`` (``engine.new_game`` asks each kind)."""
+        """Whether this kind of game plays ``rules`` (``new_game`` asks each kind)."""
         raise NotImplementedError
 
     def _open_table(self, rules: Rules, players: int, seed: int, seat_type: Callable[[], SeatT_co]) -> None:
@@ -372,3 +372,13 @@ class Game(Generic[SeatT_co]):
 
     def _options(self) -> list[Action]:
         raise NotImplementedError
+
+
+def new_game(rules: Rules, players: int, seed: int) -> ClassicGame | PrincesGame:
+    """A new game of ``rules`` for ``players`` seats, dealt from ``seed``, by the kind of game that plays them."""
+    from engine import ClassicGame, PrincesGame  # the kinds subclass ``Game``: the package loads them when asked
+
+    for kind in (ClassicGame, PrincesGame):
+        if kind.plays(rules):
+            return kind(rules, players, seed)
+    raise ValueError(f"no game of the engine plays the rules {rules.id!r}")

@@ -19,7 +19,8 @@ from engine.actions import (
 from engine.cards import Bean
 from engine.errors import IllegalAction
 from engine.game import Game, TableSeat, _phase_name
-from engine.shared import turn_started
+from engine.hidden import Hidden, check_princes
+from engine.interning import turn_started
 from engine.events import (
     Discarded, EndTriggered, FigureMoved, Passed, TaskClaimed, TookDiscard,
     TributePaid, TurnedUp, VineRevealed,
@@ -133,6 +134,13 @@ class PrincesGame(Game[PrincesSeat]):
     log: TurnLog  # what the active player did so far this turn (the task checks read it)
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:
+        self._lay_out(rules, players, seed)
+        self._deal_hands()  # P-2.1
+        self._reveal()
+        self._start_turn()
+
+    def _lay_out(self, rules: Rules, players: int, seed: int) -> None:
+        """The table before the deal: the deck and the vine shuffled from ``seed``, the figures at the start."""
         princes = rules.princes
         if princes is None:
             raise ValueError(f"{rules.id} is not a Princes variant")
@@ -150,9 +158,6 @@ class PrincesGame(Game[PrincesSeat]):
         self.revealed = 0  # cards 1..revealed are face up
         self.end_reason: str | None = None  # "castle", "neutral" or "supply" once over
         self.log = TurnLog()
-        self._deal_hands()  # P-2.1
-        self._reveal()
-        self._start_turn()
 
     # ----------------------------------------------------------------- queries
     def view(self, seat: int) -> PrincesView:
@@ -204,6 +209,37 @@ class PrincesGame(Game[PrincesSeat]):
         if shuffle is not None:
             shuffle.shuffle(g.deck)
         return g
+
+    @classmethod
+    def from_view(cls, rules: Rules, view: PrincesView, hidden: Hidden, seed: int) -> PrincesGame:
+        """The game whose state is ``view`` completed by ``hidden`` (its hands, treasuries, supply, discard pile,
+        box and vine), waiting for the viewer's decision ``view.phase``: one seat's information state resampled,
+        as OpenSpiel's ``ResampleFromInfostate`` (engine/hidden.py). Its random stream is that of a game dealt
+        from ``seed``; its events and history start empty. Raises ``ValueError`` for a guess of the wrong shape."""
+        check_princes(rules, view, hidden)
+        game = cls.__new__(cls)
+        game._lay_out(rules, view.players, seed)  # its shuffles give the random stream; the deal would be replaced
+        for seat, s in enumerate(game.seats):
+            s.hand = list(hidden.hands[seat])
+            s.field_beans = [f.bean for f in view.fields[seat]]
+            s.field_counts = [f.count for f in view.fields[seat]]
+            s.treasury = list(hidden.treasuries[seat])
+            s.position = view.figures[seat]
+        game.deck, game.discard, game.box = list(hidden.deck), list(hidden.discard), list(hidden.box)
+        game.middle = dict(view.middle)
+        game.vine = list(hidden.vine)
+        game.castle = view.castle
+        game.revealed = sum(t is not None for t in view.vine)
+        neutral = dict(view.neutral)
+        game.violet, game.red = neutral.get("violet", game.violet), neutral.get("red", game.red)
+        game.reshuffles, game.turn, game.active, game.to_move = view.reshuffles, view.turn, view.active, view.seat
+        assert view.phase is not None  # checked above
+        game.phase = DecisionKind(view.phase)
+        t = view.this_turn
+        game.log = TurnLog(t.phase, list(t.phase1_plants), t.phase1_discards, t.phase1_over, list(t.phase2_turned),
+                           list(t.phase2_from_discard), list(t.phase3_planted), list(t.harvests), t.started, t.claimed,
+                           t.tributes)
+        return game
 
     def set_position(
         self,

@@ -11,13 +11,13 @@ hands as they were when it ended are revealed (``PublicSeat.hand``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from engine.cards import Bean
-from engine.events import Event, event_to_json
+from engine.events import Event
 from engine.narration import deal_sentence, describe
-from engine.replay import Replay, ReplayMismatch
-from engine.rules import Rules, rules_for
+from engine.replay import Replay, Resimulation
+from engine.rules import Rules
 from engine.views import FieldView, TradeCard, TradeView, _offer_from, _offer_json, trade_json, trade_view
 
 #: the version of the JSON form below (``PublicState.to_json``, ``steps_json``)
@@ -232,47 +232,26 @@ class Step:
     state: PublicState
 
 
-def _start(replay: Replay, rules: Rules | None, names: Sequence[str] | None) -> tuple[Rules, list[str], Any]:
-    """The rules, the seats' names and the dealt game that ``replay`` starts from."""
-    from engine import new_game  # late: engine/__init__ imports this module's siblings
-
-    rules = rules or rules_for(replay.rules_id)
+def _names(replay: Replay, names: Sequence[str] | None) -> list[str]:
+    """The seats' names: ``names``, by default the replay's."""
     names = list(replay.seats if names is None else names)
     if len(names) != len(replay.seats):
         raise ValueError(f"{len(names)} names {names!r} for a game of {len(replay.seats)} seats")
-    return rules, names, new_game(rules, len(replay.seats), replay.seed)
-
-
-def _play(game: Any, replay: Replay) -> Iterator[tuple[int, int, int, int]]:
-    """Apply ``replay``'s actions to ``game`` one by one, yielding after each (step number, seat, the
-    number of events before it, the active seat before it); ``ReplayMismatch`` if one does not play."""
-    for number, (seat, action) in enumerate(replay.actions, start=1):
-        if game.over or game.to_move != seat:
-            raise ReplayMismatch(f"step {number}: seat {None if game.over else game.to_move} is to move, "
-                                 f"the replay says {seat}")
-        before, active = len(game.events), game.active
-        try:
-            game.apply(action)
-        except ValueError as exc:  # IllegalAction included: the record does not fit the rules
-            raise ReplayMismatch(f"step {number}: {exc}") from None
-        yield number, seat, before, active
+    return names
 
 
 def replay_steps(replay: Replay, rules: Rules | None = None, names: Sequence[str] | None = None) -> list[Step]:
     """Every step of ``replay``, re-simulated by the engine (step 0 the deal), its sentences naming the
     seats ``names`` (by default the replay's); raises ``ReplayMismatch`` (a ``ValueError``) when the
     actions do not play or the events differ from the record."""
-    rules, names, game = _start(replay, rules, names)
-    events = tuple(game.events)
+    names = _names(replay, names)
+    walk = Resimulation.of(replay, rules)
+    game = walk.game
+    rules, events = game.rules, tuple(game.events)
     steps = [Step(0, None, events, tuple(describe(e, names, rules, game.active) for e in events), public_state(game))]
-    for number, seat, before, active in _play(game, replay):
-        new = tuple(game.events[before:])
-        sentences = tuple(describe(e, names, rules, active) for e in new)
-        steps.append(Step(number, seat, new, sentences, public_state(game)))
-    if tuple(game.events) != replay.events:
-        first = next((i for i, (a, b) in enumerate(zip(game.events, replay.events)) if a != b),
-                     min(len(game.events), len(replay.events)))
-        raise ReplayMismatch(f"events differ from event {first} on")
+    for step in walk:
+        sentences = tuple(describe(e, names, rules, step.active) for e in step.events)
+        steps.append(Step(step.number, step.seat, step.events, sentences, public_state(game)))
     return steps
 
 
@@ -281,35 +260,31 @@ def replay_json(replay: Replay, rules: Rules | None = None, names: Sequence[str]
     """``steps_json(replay_steps(replay, rules, names), rules)`` made straight from the game's states
     (what a site build embeds in every game page; tests check both agree). ``recorded``: the events'
     JSON to check the game against instead of ``replay.events`` (decoding them costs more than this)."""
-    rules, names, game = _start(replay, rules, names)
+    names = _names(replay, names)
+    walk = Resimulation.of(replay, rules, events_json=recorded)
+    game = walk.game
+    rules = game.rules
     before = public_state_json(game)
     out = [{"seat": None, "events": len(game.events),
             "text": [deal_sentence(rules, len(names))] + [describe(e, names, rules, game.active) for e in game.events],
             "state": before}]
-    for _, seat, start, active in _play(game, replay):
+    for step in walk:
         state = public_state_json(game)
-        out.append({"seat": seat, "events": len(game.events) - start,
-                    "text": [describe(e, names, rules, active) for e in game.events[start:]],
+        out.append({"seat": step.seat, "events": len(step.events),
+                    "text": [describe(e, names, rules, step.active) for e in step.events],
                     "state": _diff_state(before, state)})
         before = state
-    if (tuple(game.events) != replay.events if recorded is None
-            else [event_to_json(e) for e in game.events] != list(recorded)):
-        raise ReplayMismatch("events differ from the record")
     return {"format": SPECTATOR_FORMAT, "steps": out}
 
 
 def step_after_events(replay: Replay, events: int) -> int:
     """The step at which ``events`` events had happened (the latest one): how an event count of an
     older record becomes a step."""
-    from engine import new_game
-
-    game = new_game(rules_for(replay.rules_id), len(replay.seats), replay.seed)
     step = 0
-    for number, (_seat, action) in enumerate(replay.actions, start=1):
-        game.apply(action)
-        if len(game.events) > events:
+    for played in Resimulation.of(replay, check=False):
+        if len(played.game.events) > events:
             break
-        step = number
+        step = played.number
     return step
 
 

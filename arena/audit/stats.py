@@ -46,8 +46,8 @@ from statistics import NormalDist, fmean
 from typing import Any, Mapping, Sequence
 
 from engine.events import Traded
-from engine.replay import Replay
-from engine.rules import Rules, rules_for
+from engine.replay import Replay, Resimulation
+from engine.rules import Rules
 from strategy.valuation import position_value, settle
 
 #: family-wise error of one audit over every direction of every pair it tests (Bonferroni): at most
@@ -281,15 +281,11 @@ def _worth(rules: Rules, fields: tuple[tuple[Any, int], ...], cards: tuple[Any, 
 def trade_flows(replay: Replay, rules: Rules | None = None) -> dict[tuple[int, int], float]:
     """The excess of every closed deal of a recorded game, summed by (giver, receiver) seats: the game
     is played again from its actions (its events are not needed) and each deal valued as it happened."""
-    from engine import new_game
-
-    rules = rules or rules_for(replay.rules_id)
-    game = new_game(rules, len(replay.seats), replay.seed)
+    walk = Resimulation.of(replay, rules, check=False)
+    game, rules = walk.game, walk.game.rules
     flows: dict[tuple[int, int], float] = defaultdict(float)
-    seen = 0
-    for _, action in replay.actions:
-        game.apply(action)
-        for event in game.events[seen:]:
+    for step in walk:
+        for event in step.events:
             if isinstance(event, Traded):
                 fa, fb = _fields(game, event.a), _fields(game, event.b)
                 gain_a = _worth(rules, fa, event.b_gave) - _worth(rules, fa, event.a_gave)
@@ -298,7 +294,6 @@ def trade_flows(replay: Replay, rules: Rules | None = None) -> dict[tuple[int, i
                     flows[(event.a, event.b)] += gain_b - gain_a
                 elif gain_a > gain_b:
                     flows[(event.b, event.a)] += gain_a - gain_b
-        seen = len(game.events)
     return dict(flows)
 
 

@@ -8,7 +8,8 @@ import click
 from sqlmodel import Session, col, select
 
 from arena.play.replay_text import position_text, turns_text
-from engine.replay import Replay, ReplayMismatch
+from engine.errors import ReplayMismatch
+from engine.replay import Replay
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Season, SeatLog, SeatStatus
 from arena.audit.flag_games import not_rated

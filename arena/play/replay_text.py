@@ -1,40 +1,58 @@
-"""A recorded game as text for the terminal, drawn from the engine's spectator (engine/spectator.py):
-every event as its sentence, grouped by turn, and the public position at any step (what
-`arena game show` and `arena replay` print). A step is one action; step 0 is the deal."""
+"""A recorded game as text for the terminal, played again step by step (``engine.replay.Resimulation``):
+every event as its sentence (engine/narration.py), grouped by turn, and the public position at any step as
+the engine's spectator sees it (engine/spectator.py); what `arena game show` and `arena replay` print. A step
+is one action; step 0 is the deal."""
 from __future__ import annotations
 
-from engine.narration import plural
-from engine.replay import Replay
-from engine.rules import rules_for
-from engine.spectator import PublicState, replay_steps
+from typing import Sequence
+
+from engine.events import Event, TurnStarted
+from engine.narration import describe, plural
+from engine.replay import Replay, Resimulation
+from engine.rules import Rules, rules_for
+from engine.spectator import PublicState, public_state
 
 
 def _beans(items: tuple[object, ...]) -> str:
     return ", ".join(getattr(b, "value", str(b)) for b in items) if items else "nothing"
 
 
+def _sentences(events: Sequence[Event], names: list[str], rules: Rules, active: int) -> list[str]:
+    return [describe(e, names, rules, active) for e in events]
+
+
 def turns_text(replay: Replay) -> str:
     """The whole game, one event a line, a blank line before each turn."""
+    names = list(replay.seats)
+    walk = Resimulation.of(replay)
+    game = walk.game
     lines: list[str] = []
-    for step in replay_steps(replay):
-        for event, sentence in zip(step.events, step.sentences):
-            if type(event).__name__ == "TurnStarted" and lines:
+    for events, active in [(tuple(game.events), game.active), *((s.events, s.active) for s in walk)]:
+        for event, sentence in zip(events, _sentences(events, names, game.rules, active)):
+            if isinstance(event, TurnStarted) and lines:
                 lines.append("")
             lines.append(sentence)
     return "\n".join(lines)
 
 
 def position_text(replay: Replay, step: int) -> str:
-    """The public position at ``step`` (0: the deal), and what led to it."""
+    """The public position at ``step`` (0: the deal), and what led to it. The rest of the game is played
+    too: a record that does not play is refused whichever step is asked for."""
     if not 0 <= step <= len(replay.actions):
         raise ValueError(f"step {step} is not in this game: it has steps 0 to {len(replay.actions)}")
-    steps = replay_steps(replay)
     names = list(replay.seats)
-    here = steps[step]
-    head = f"step {step} of {len(replay.actions)}"
-    head += (f": {names[here.seat]} played {type(replay.actions[step - 1][1]).__name__}" if here.seat is not None
-             else ": the deal")
-    return "\n".join([head] + ["  " + line for line in here.sentences] + state_lines(here.state, names))
+    walk = Resimulation.of(replay)
+    game = walk.game
+    head, events, active = "the deal", tuple(game.events), game.active
+    if step:
+        played = next(s for s in walk if s.number == step)
+        head = f"{names[played.seat]} played {type(played.action).__name__}"
+        events, active = played.events, played.active
+    lines = [f"step {step} of {len(replay.actions)}: {head}"] + ["  " + line for line in
+                                                              _sentences(events, names, game.rules, active)]
+    lines += state_lines(public_state(game), names)
+    walk.to_end()
+    return "\n".join(lines)
 
 
 def state_lines(state: PublicState, names: list[str]) -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.replay import Replay, resimulate
+from engine.replay import Replay, Resimulation
 
 ARENA = [sys.executable, "-m", "arena"]
 
@@ -30,7 +30,7 @@ def test_sandboxed_game_equals_in_process_game(tmp_path: Path) -> None:
     replay_s = Replay.loads((tmp_path / "s.json").read_text())
     replay_p = Replay.loads((tmp_path / "p.json").read_text())
     assert replay_s.actions == replay_p.actions and replay_s.events == replay_p.events
-    game = resimulate(replay_s)
+    game = Resimulation.of(replay_s).to_end()
     assert game.result == replay_s.result
 
 

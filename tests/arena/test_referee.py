@@ -10,7 +10,7 @@ import arena.play.referee as referee
 from arena.play.referee import MAX_REPLAY_BYTES, play_game
 from engine import Harvest, classic_rules, rules_for
 from engine.spectator import replay_steps
-from engine.replay import resimulate
+from engine.replay import Resimulation
 from sandbox import Reply, SandboxError, Status
 
 
@@ -105,7 +105,7 @@ def test_anything_wrong_with_one_bots_output_is_that_bots_forfeit(kind: str, bad
     assert seat.status is expected and seat.rank == 3 and seat.detail
     assert [s.status for s in record.seats[1:]] == [Status.OK, Status.OK]
     assert players[0].closed  # a bot that failed is never asked again (FakePlayer asserts it)
-    assert resimulate(record.replay).result == record.replay.result
+    assert Resimulation.of(record.replay).to_end().result == record.replay.result
     failure = seat.failure
     assert failure is not None and failure.log == "last words of p0"  # its own stderr, nobody else's
     assert failure.request == kind and 0 <= failure.step <= len(record.replay.actions)  # the actions before it
@@ -131,7 +131,7 @@ def test_an_engine_fault_provoked_by_an_action_is_that_seats_forfeit_and_the_gam
     record = play_game(classic_rules(), 3, table(harvester, None, None))
     assert record.void is None
     assert record.seats[0].status is Status.ILLEGAL and "could not apply" in record.seats[0].detail
-    assert resimulate(record.replay).result == record.replay.result  # the rebuilt game is a real game
+    assert Resimulation.of(record.replay).to_end().result == record.replay.result  # the rebuilt game is a real game
     assert record.replay_text == record.replay.dumps()  # its events made once, none from the broken state
 
 

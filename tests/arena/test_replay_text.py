@@ -138,7 +138,7 @@ def test_replay_mistakes_are_one_line(games: dict[str, tuple[Path, Replay]], db:
     refused = run_arena("replay", str(tmp_path / "edited.json"), "--turns", db=db)
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
     assert refused.stderr.startswith(
-        'Error: the replay does not play: step 6: illegal action {"type":"plant","field":7}')
+        'Error: the replay does not play: step 6 (seat 0: {"type":"plant","field":7}): ')
     assert "Turn 1:" not in refused.stdout  # nothing of the game is printed before the refusal
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     deep = run_arena("replay", str(tmp_path / "deep.json"), db=db)

@@ -8,7 +8,7 @@ from arena_helpers import present
 
 from arena.play.tables import GameSpec, SeatEntry, TableTask, run_table
 from arena.play.players import SandboxPlayer
-from engine.replay import resimulate
+from engine.replay import Resimulation
 from engine import classic_rules
 from sandbox import Limits, SandboxError, Status, Tier, detect_tier
 
@@ -46,7 +46,7 @@ def test_every_game_of_a_rotated_table_starts_every_bot_afresh(tier: Tier, monke
         assert statuses[crasher_seat] is Status.CRASH
         assert statuses.count(Status.OK) == 2
         assert record.seats[crasher_seat].rank == 3
-        assert resimulate(record.replay).result == record.replay.result
+        assert Resimulation.of(record.replay).to_end().result == record.replay.result
     # a fresh process for every bot in every game: nothing of a deal survives into its rotation
     assert sorted(started) == ["crasher"] * 3 + ["greedy"] * 3 + ["greedy_copy"] * 3
 

@@ -9,8 +9,10 @@ from typing import Iterator
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine import ClassicGame, DecisionKind, classic_rules, new_game
-from strategy.determinize import SUPPORTED_KINDS, Hidden, build_game, sample_hidden, unseen_cards
+from engine import ClassicGame, DecisionKind, PrincesGame, classic_rules, new_game, rules_for
+from strategy.determinize import (
+    SUPPORTED_KINDS, Hidden, build_game, build_princes_game, follow_princes_discard, sample_hidden, unseen_cards,
+)
 from strategy.policies import random_action
 
 RULES = classic_rules()
@@ -133,9 +135,33 @@ def test_inconsistent_inputs_are_refused() -> None:
 
 
 def test_built_game_sets_every_attribute_of_a_new_game() -> None:
-    """build_game skips ClassicGame.__init__ for speed; it must still set everything __init__ sets."""
+    """build_game (``ClassicGame.from_view``) skips ``__init__`` for speed; it must still set everything it sets."""
     game, seat = next(positions(4, 8, every=1))
     view = game.view(seat)
     hidden = sample_hidden(RULES, view, game.discard, [s.treasury for s in game.seats], random.Random(0))
     built = build_game(RULES, view, hidden, waiting_kind(game))
     assert set(vars(built)) == set(vars(new_game(RULES, 4, 1)))
+
+
+@pytest.mark.parametrize("variant", ["duel", "solo"])
+def test_a_princes_guess_shows_the_same_view_and_conserves_cards(variant: str) -> None:
+    rules = rules_for(variant)
+    game = new_game(rules, rules.min_players, 7)
+    assert isinstance(game, PrincesGame)
+    rng = random.Random(7)
+    piles: list[list] = [[] for _ in game.seats]
+    seen = [0] * len(game.seats)
+    checked = 0
+    while not game.over:
+        seat = game.to_move
+        follow_princes_discard(piles[seat], game.events[seen[seat]:])
+        seen[seat] = len(game.events)
+        assert piles[seat] == game.discard  # the pile followed from the public events is the real one
+        view = game.view(seat)
+        built = build_princes_game(rules, view, random.Random(checked), piles[seat] if checked % 2 else None)
+        others_gold = sum(s.coins for k, s in enumerate(game.seats) if k != seat)  # guessed as none
+        assert built.view(seat) == view and built.card_count() == game.card_count() - others_gold
+        assert built.events == [] and built.legal_actions() == game.legal_actions()
+        checked += 1
+        game.apply(random_action(game, rng))
+    assert checked > 20

@@ -1,5 +1,5 @@
 """Golden playthroughs (tests/golden/*.json, written by ``python3 tests/golden/make_golden.py``) replayed
-move by move, and replays re-simulated with ``engine.replay.resimulate``."""
+move by move, and replays re-simulated with ``engine.replay.Resimulation``."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,7 +11,7 @@ import pytest
 from engine import ClassicGame, Harvest, Plant, PlantTraded, action_from_json, classic_rules
 from engine.events import GameEnded
 from strategy.policies import random_action
-from engine.replay import Replay, ReplayMismatch, resimulate
+from engine.replay import Replay, ReplayMismatch, Resimulation
 from engine_helpers import decision_of
 from golden_helpers import GOLDEN, load_maker, replay_golden
 
@@ -54,7 +54,7 @@ def test_make_golden_reproduces_the_stored_files(players, seed):
     assert maker.dumps(maker.build(players, seed)) == path.read_text()
 
 
-# --------------------------------------------------------------------------- resimulate
+# --------------------------------------------------------------------------- Resimulation
 def finished_game(players=4, seed=77) -> ClassicGame:
     game = ClassicGame(classic_rules(), players, seed)
     rng = random.Random(seed)
@@ -63,38 +63,43 @@ def finished_game(players=4, seed=77) -> ClassicGame:
     return game
 
 
-def test_resimulate_reproduces_a_finished_game():
+def test_resimulation_reproduces_a_finished_game():
     game = finished_game()
     replay = Replay.loads(Replay.of(game, ["a", "b", "c", "d"]).dumps())
-    again = resimulate(replay)
+    again = Resimulation.of(replay).to_end()
     assert again.over and again.result == game.result == replay.result
     assert again.events == game.events
     assert [s.treasury for s in again.seats] == [s.treasury for s in game.seats]
     assert again.discard == game.discard and again.reshuffles == game.reshuffles
 
 
-def test_resimulate_refuses_a_tampered_event():
+def test_resimulation_refuses_a_tampered_event():
     game = finished_game()
     replay = Replay.of(game, ["a", "b", "c", "d"])
     last = replay.events[-1]
     assert isinstance(last, GameEnded)
     forged = GameEnded(tuple(c + 1 for c in last.coins), last.ranks)
     with pytest.raises(ReplayMismatch) as info:
-        resimulate(dataclasses.replace(replay, events=replay.events[:-1] + (forged,)))
-    assert f"event {len(replay.events) - 1}" in str(info.value)
+        Resimulation.of(dataclasses.replace(replay, events=replay.events[:-1] + (forged,))).to_end()
+    seat, action = replay.actions[-1]
+    assert info.value.step == len(replay.actions) and info.value.action == action
+    assert str(info.value).startswith(f"step {len(replay.actions)} (seat {seat}: {{")
+    assert f"from event {len(replay.events) - 1} on" in str(info.value)
+    assert '"coins":[' in str(info.value)  # both events quoted
 
 
-def test_resimulate_refuses_a_tampered_seat():
+def test_resimulation_refuses_a_tampered_seat():
     game = finished_game()
     replay = Replay.of(game, ["a", "b", "c", "d"])
     seat, action = replay.actions[0]
     actions = ((seat + 1, action),) + replay.actions[1:]
     with pytest.raises(ReplayMismatch) as info:
-        resimulate(dataclasses.replace(replay, actions=actions))
-    assert "step 0" in str(info.value)
+        Resimulation.of(dataclasses.replace(replay, actions=actions)).to_end()
+    assert str(info.value).startswith(f"step 1 (seat {seat + 1}: {{") and str(info.value).endswith(
+        f": seat {seat} is to move")
 
 
-def test_resimulate_refuses_a_different_legal_action():
+def test_resimulation_refuses_a_different_legal_action():
     game = finished_game(3, 5)
     replay = Replay.of(game, ["a", "b", "c"])
     # replace the first planting that had another legal field by that other field
@@ -110,17 +115,16 @@ def test_resimulate_refuses_a_different_legal_action():
         pytest.fail("no planting with a choice in this game")
     actions = replay.actions[:index] + ((seat, other[0]),) + replay.actions[index + 1:]
     with pytest.raises(ReplayMismatch):
-        resimulate(dataclasses.replace(replay, actions=actions))
+        Resimulation.of(dataclasses.replace(replay, actions=actions)).to_end()
 
 
-def test_resimulate_refuses_other_rules():
+def test_resimulation_refuses_other_rules():
     game = finished_game()
     replay = dataclasses.replace(Replay.of(game, ["a", "b", "c", "d"]), rules_id="classic-v9")
     with pytest.raises(ValueError):
-        resimulate(replay)
+        Resimulation.of(replay).to_end()
     with pytest.raises(ReplayMismatch):
-        resimulate(Replay.of(game, ["a", "b", "c", "d"]),
-                   rules=dataclasses.replace(classic_rules(), version=9))
+        Resimulation.of(Replay.of(game, ["a", "b", "c", "d"]), rules=dataclasses.replace(classic_rules(), version=9))
 
 
 def test_harvest_and_plant_traded_in_golden_are_replayed_as_such():

@@ -22,7 +22,7 @@ from arena.paths import data_dir
 from arena.submissions.submit import builtin_bots
 from engine import ClassicGame, IllegalAction, PrincesGame, new_game
 from strategy.policies import random_action
-from engine.replay import Replay, resimulate
+from engine.replay import Replay, Resimulation
 from engine_helpers import hidden_permuted
 
 MAX_ACTIONS = 20_000  # far above any real game (a classic game of 5 takes ~1,000)
@@ -101,7 +101,7 @@ def check_the_same_seed_and_actions_give_the_same_game_and_replay(fmt: Format, p
         assert again.events == game.events and again.result == game.result
         replay = Replay.loads(Replay.of(game, [f"bot{k}" for k in range(players)]).dumps())
         assert replay.rules_id == fmt.rules().id
-        assert resimulate(replay).events == game.events and replay.result == game.result
+        assert Resimulation.of(replay).to_end().events == game.events and replay.result == game.result
 
     check()
 

@@ -12,7 +12,7 @@ from typing import Callable
 import pexpect
 
 from arena.human.screen import FRONT
-from engine.replay import Replay, resimulate
+from engine.replay import Replay, Resimulation
 
 ARENA = [sys.executable, "-m", "arena"]
 CHOICE = "Your choice \\(1-(\\d+)"
@@ -92,7 +92,7 @@ def human_row(output: str, name: str = "human") -> list[str]:
 def checked_replay(path: Path) -> Replay:
     """The replay written by ``--replay``, played again on the engine: every action it recorded was legal."""
     replay = Replay.loads(path.read_text(encoding="utf-8"))
-    resimulate(replay)
+    Resimulation.of(replay).to_end()
     return replay
 
 

@@ -1,7 +1,8 @@
-"""Shared frozen values of the referee: small actions, common events and decisions, and tables derived from a
-field layout. Actions, events and decisions are frozen, so the engine hands out one instance of each instead of
-making it anew every time (making a frozen dataclass is the costly part of a step); a table keyed by a bean
-uses its name, since hashing an enum member is a Python call. Every table is bounded."""
+"""The engine's interning caches: one shared instance of each small action, common event and decision, and
+tables derived from a field layout. Actions, events and decisions are frozen, so the engine hands out one
+instance of each instead of making it anew every time (making a frozen dataclass is the costly part of a step);
+a table keyed by a bean uses its name, since hashing an enum member is a Python call. Every table is bounded.
+The deck's fast shuffle lives here too."""
 from __future__ import annotations
 
 import random
