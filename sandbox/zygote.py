@@ -156,6 +156,10 @@ class Zygote:
         if not isinstance(reply, Forked) or not self._sockets:
             raise SandboxError(f"fork server reported {reply!r} instead of a waiting child")
         waiting = socket.socket(fileno=self._sockets.pop(0))
+        # the bot's host pid is found now, while it waits: once it has its pipes it may end at once (a bot that
+        # fails to import), and the template forks the next child; a later look found that one, whom the
+        # referee then killed as its crashed bot (the next start's "waiting child went away" under load)
+        pid = self._waiting_bot(reply.pid)
         ends = [os.pipe() for _ in range(3)]
         theirs = [ends[0][0], ends[1][1], ends[2][1]]
         mine = (ends[0][1], ends[1][0], ends[2][0])
@@ -172,10 +176,23 @@ class Zygote:
             waiting.close()
             for fd in theirs:
                 os.close(fd)
-        keeper = children(self.pid)  # the template's child keeps the bot, pid 1 of a PID namespace of its own
-        host = children(keeper[0]) if keeper else []
-        self._child = ZygoteChild(self, host[0] if host else None)
+        self._child = ZygoteChild(self, pid)
         return self._child, mine, first
+
+    def _waiting_bot(self, keeper: int) -> int | None:
+        """Host pid of the bot waiting below the template's child ``keeper`` (its pid in the template's PID
+        namespace), which keeps it as pid 1 of a PID namespace of its own; None if either is gone."""
+        assert self.pid is not None
+        for host in children(self.pid):
+            try:
+                with open(f"/proc/{host}/status") as f:
+                    nspids = next((line.split()[1:] for line in f if line.startswith("NSpid:")), [])
+            except OSError:
+                continue
+            if nspids and int(nspids[-1]) == keeper:
+                bot = children(host)
+                return bot[0] if bot else None
+        return None
 
     def _read(self, deadline: float) -> Report:
         """The next report line from the template, before ``deadline``."""

@@ -14,6 +14,7 @@ from sandbox_helpers import ECHO_SOURCE, assert_gone, fast_limits, needs_strong
 
 from sandbox import BotBundle, BotProcess, Status, Tier, close_fork_servers, process, zygote
 from sandbox.bootline import BootLimits, BotBoot
+from sandbox.cleanup import children
 from sandbox.boot import BOT_MODULE, with_bot_code
 from sandbox.procscan import live_descendants, processes_of_uid
 
@@ -90,6 +91,31 @@ def test_a_fork_server_whose_last_bot_is_not_reported_gone_is_replaced(monkeypat
     while live_descendants(os.getpid()).get(keeper) == started and time.monotonic() < deadline:
         time.sleep(0.05)
     assert live_descendants(os.getpid()).get(keeper) != started
+
+
+def test_a_bot_that_fails_at_once_leaves_its_servers_next_child_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot that ends as soon as it has its pipes (here: it fails to import) lets its template fork the next
+    child at once. Its pid is found before it gets its pipes: a slow referee (each look at the template's
+    children delayed, as under load) kills the failed bot, never the waiting child the next start needs."""
+    def slow_children(pid: int) -> list[int]:
+        time.sleep(0.3)
+        return children(pid)
+
+    monkeypatch.setattr(zygote, "children", slow_children)
+    close_fork_servers()
+    failed = start("failed", "import no_such_module\n")
+    template = getattr(failed._popen, "zygote", None)
+    assert failed.status is Status.CRASH and "ModuleNotFoundError" in failed.stderr_tail
+    failed_pid = failed.pid
+    failed.close()
+    second = start("second")
+    try:
+        assert second.status is Status.OK, second.stderr_tail
+        assert getattr(second._popen, "zygote", None) is template and second.pid != failed_pid
+        assert second.request({"type": "decide", "n": 3}).status is Status.OK
+    finally:
+        second.close()
+    assert_gone(second)
 
 
 def test_a_bot_starts_again_from_the_code_its_first_runner_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
