@@ -101,7 +101,7 @@ def main(stdin: BinaryIO) -> NoReturn:
         boot = loads(stdin.readline().decode("utf-8"))
     except Exception as exc:  # noqa: BLE001 - any bad boot line is the referee's fault
         die(EXIT_BAD_BOOT, "bad boot line: " + repr(exc))
-    if boot.get("zygote"):
+    if boot.get("fork_server"):
         control = warm_fork_server(boot["control"], boot["modules"], boot.get("preload", ()), boot.get("seal_mounts"),
                                    boot.get("undumpable"))
         write_all(1, b'{"type":"ready"}\n')

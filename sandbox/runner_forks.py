@@ -1,5 +1,5 @@
 """The runner as a fork server, one of its parts (sandbox/runner.py; the referee's side is
-sandbox/zygote.py): a template that imported the trusted modules once forks a fresh child per bot per
+sandbox/fork_server.py): a template that imported the trusted modules once forks a fresh child per bot per
 game, each through a keeper that puts the bot in a PID namespace of its own.
 
 The template itself never runs bot code and never sees a bot's source. It forks the next keeper and

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sandbox_helpers import ECHO_SOURCE, assert_gone, fast_limits, needs_strong
 
-from sandbox import BotBundle, BotProcess, Status, Tier, close_fork_servers, process, zygote
+from sandbox import BotBundle, BotProcess, Status, Tier, close_fork_servers, fork_server, process
 from sandbox.bootline import BootLimits, BotBoot
 from sandbox.cleanup import children
 from sandbox.boot import BOT_MODULE, with_bot_code
@@ -71,19 +71,19 @@ def test_a_closed_bot_is_gone_before_its_uid_slot_serves_the_next_bot() -> None:
 
 
 def test_a_fork_server_whose_last_bot_is_not_reported_gone_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(zygote, "REAP_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(fork_server, "REAP_TIMEOUT_S", 0.5)
     close_fork_servers()
     first = start("first")
     assert first.pid is not None
-    template = getattr(first._popen, "zygote", None)
-    assert isinstance(template, zygote.Zygote)
+    template = getattr(first._popen, "server", None)
+    assert isinstance(template, fork_server.ForkServer)
     keeper = parent_of(first.pid)
     started = live_descendants(os.getpid())[keeper]
     os.kill(keeper, signal.SIGSTOP)  # its bot dies, but no exit is reported while its keeper stands still
     first.close()
     second = start("second")
     try:
-        assert getattr(second._popen, "zygote", None) is not template and not template.alive
+        assert getattr(second._popen, "server", None) is not template and not template.alive
         assert second.request({"type": "decide", "n": 2}).status is Status.OK
     finally:
         second.close()
@@ -101,17 +101,17 @@ def test_a_bot_that_fails_at_once_leaves_its_servers_next_child_alone(monkeypatc
         time.sleep(0.3)
         return children(pid)
 
-    monkeypatch.setattr(zygote, "children", slow_children)
+    monkeypatch.setattr(fork_server, "children", slow_children)
     close_fork_servers()
     failed = start("failed", "import no_such_module\n")
-    template = getattr(failed._popen, "zygote", None)
+    template = getattr(failed._popen, "server", None)
     assert failed.status is Status.CRASH and "ModuleNotFoundError" in failed.stderr_tail
     failed_pid = failed.pid
     failed.close()
     second = start("second")
     try:
         assert second.status is Status.OK, second.stderr_tail
-        assert getattr(second._popen, "zygote", None) is template and second.pid != failed_pid
+        assert getattr(second._popen, "server", None) is template and second.pid != failed_pid
         assert second.request({"type": "decide", "n": 3}).status is Status.OK
     finally:
         second.close()
