@@ -1,4 +1,4 @@
-"""The runner's boot line: the first JSON line a runner (sandbox/runner.py) reads on its stdin after its
+"""The runner's boot line: the first JSON line a runner (sandbox/inside/runner.py) reads on its stdin after its
 own code, saying what to load and how to confine itself; a bot's (``BotBoot``) or a fork server's
 (``ForkServerBoot``). Typed values, one JSON form each, parsed as sandbox/protocol.py parses messages.
 

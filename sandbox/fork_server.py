@@ -5,7 +5,7 @@ seat). A template pays that once: it starts in the strong tier's sandbox like a 
 imports only trusted code (the runner, the SDK, the engine and strategy modules a bot may use), and then, for
 each bot of each game, forks a child that drops to the slot's uid (or, in a user namespace, drops
 every capability), sets its limits and seccomp filter, and only then reads and imports the bot
-(``serve_forks`` in sandbox/runner_forks.py). Nothing a bot does reaches
+(``serve_forks`` in sandbox/inside/forks.py). Nothing a bot does reaches
 the template or a later child: the template never runs bot code nor sees a bot's source, each
 child has its own new pipes, the file system is read-only, and the seccomp filter refuses every
 object that would outlive the child (SysV IPC, message queues, locks, watches).

@@ -12,7 +12,7 @@ import pytest
 
 import sandbox.sdk as sdk
 from engine import classic_rules, event_to_json, new_game
-from sandbox import runner
+from sandbox.inside import runner
 from sandbox.bootline import BootLimits, BootProgram, BotBoot, ForkServerBoot
 from sandbox.protocol import (
     MESSAGE_TYPES, PROTOCOL_VERSION, READY_LINE, ActionReply, DecideMessage, EndMessage, HelloMessage,
