@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .tiers import detect_tier, strong_tier_missing, strong_tier_summary
 from .process import BotProcess
-from .zygote import close_fork_servers
+from .fork_server import close_fork_servers
 from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier, modules_from_package
 
 __all__ = [

@@ -21,9 +21,10 @@ from .values import PACKAGE_SUFFIX, BotBundle, Limits, SandboxError
 
 #: The bot's own module in a bundle (its file); the other modules are trusted (the SDK, the engine)
 BOT_MODULE = "bot"
-#: The runner's parts, run in this order in one namespace; the last, sandbox/runner.py, starts it
-RUNNER_PARTS = tuple(Path(__file__).with_name(f"{name}.py")
-                     for name in ("runner_io", "runner_confine", "runner_loader", "runner_forks", "runner"))
+#: The runner's parts (sandbox/inside/: the code that runs in the bot's process), run in this order in one
+#: namespace; the last, sandbox/inside/runner.py, starts it
+RUNNER_PARTS = tuple(Path(__file__).with_name("inside") / f"{name}.py"
+                     for name in ("output", "confine", "loader", "forks", "runner"))
 RUNNER_PATH = RUNNER_PARTS[-1]
 #: The only code in argv: read the runner's parts (marshalled code "c..." or source "s...", each in
 #: base64, separated by commas) from the first stdin line and run them in one namespace. Nothing
@@ -160,7 +161,7 @@ def boot_message(bundle: BotBundle, limits: Limits, marshalled: bool, program: P
     )
 
 
-#: The line a runner asked for its bot's code says first (sandbox/runner.py ``_say_code``), then the
+#: The line a runner asked for its bot's code says first (sandbox/inside/runner.py ``_say_code``), then the
 #: code (marshalled, base64; empty if none) and ``"}``
 CODE_LINE = b'{"type":"code","code":"'
 _BASE64 = re.compile(rb"[A-Za-z0-9+/]*={0,2}")

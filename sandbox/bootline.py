@@ -1,4 +1,4 @@
-"""The runner's boot line: the first JSON line a runner (sandbox/runner.py) reads on its stdin after its
+"""The runner's boot line: the first JSON line a runner (sandbox/inside/runner.py) reads on its stdin after its
 own code, saying what to load and how to confine itself; a bot's (``BotBoot``) or a fork server's
 (``ForkServerBoot``). Typed values, one JSON form each, parsed as sandbox/protocol.py parses messages.
 
@@ -135,7 +135,7 @@ class BotBoot:
 
 @dataclass(frozen=True)
 class ForkServerBoot:
-    """A fork server's boot line (sandbox/zygote.py): the control socket's descriptor, the trusted
+    """A fork server's boot line (sandbox/fork_server.py): the control socket's descriptor, the trusted
     modules, those it imports before forking, whether it seals /proc and /dev and makes itself
     undumpable (its children share its uid)."""
 
@@ -146,14 +146,14 @@ class ForkServerBoot:
     undumpable: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"zygote": True, "control": self.control, "modules": self.modules, "preload": list(self.preload),
+        return {"fork_server": True, "control": self.control, "modules": self.modules, "preload": list(self.preload),
                 "seal_mounts": self.seal_mounts, "undumpable": self.undumpable}
 
     @classmethod
     def from_json(cls, data: object) -> ForkServerBoot:
         what = "fork server boot line"
         data = json_object(data, what)
-        field(data, what, "zygote", lambda v: v is True, "true")
+        field(data, what, "fork_server", lambda v: v is True, "true")
         flag = (lambda v: isinstance(v, bool), "true or false")
         return cls(field(data, what, "control", is_int, "an integer"),
                    field(data, what, "modules", is_object, "a JSON object"),

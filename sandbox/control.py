@@ -1,4 +1,4 @@
-"""A fork server's control socket (sandbox/zygote.py on the referee's side, sandbox/runner_forks.py in the
+"""A fork server's control socket (sandbox/fork_server.py on the referee's side, sandbox/inside/forks.py in the
 sandbox): the template reports each child it forks ahead with two JSON lines, ``Forked`` once the bot
 exists (with a socket to the waiting bot, SCM_RIGHTS) and ``Exited`` once it is gone. The referee starts
 the bot with ``FORK_REQUEST`` and the child's three pipe ends (SCM_RIGHTS) on that socket. Typed values,

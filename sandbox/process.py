@@ -10,7 +10,7 @@ import subprocess
 import time
 from typing import Any, Mapping, Sequence
 
-from . import isolation, languages, zygote
+from . import fork_server, isolation, languages
 from .cleanup import describe_exit, find_runner, kill_bot, sweep_bot
 from .boot import (BOT_MODULE, CLEAN_ENV, boot_line, boot_message, limit_child, runner_argv, runner_line, start_runner,
                    take_code_line, with_bot_code)
@@ -38,11 +38,11 @@ class BotProcess:
         self.limits = limits
         self.tier = tier
         self.tag = secrets.token_hex(8)  # not a secret: finds this bot's processes in /proc
-        self._popen: subprocess.Popen[bytes] | zygote.ZygoteChild | None = None
+        self._popen: subprocess.Popen[bytes] | fork_server.ForkedBot | None = None
         self._pipes: Pipes | None = None
         self._slot: isolation.UidSlot | None = None
-        self._zygote: zygote.Zygote | None = None  # the fork server this bot came from, if any
-        self._zygote_key: object = None
+        self._server: fork_server.ForkServer | None = None  # the fork server this bot came from, if any
+        self._server_key: object = None
         self.language = languages.language_named(bundle.language)
         self._rest = Freezer(tier, limits.freeze, self.language.threads)  # keeps it still; knows its host pid
         self._failure: Reply | None = None
@@ -108,7 +108,7 @@ class BotProcess:
                             self._clock.cpu_follows)
         cmd = runner_argv(interp.executable, self.tag)
         binds = program.binds if program is not None else ()
-        if zygote.uses_zygotes(self.tier, self.limits):
+        if fork_server.uses_fork_servers(self.tier, self.limits):
             self._spawn_forked(interp, boot, python, binds)
             return
         if self.tier is Tier.STRONG:
@@ -149,16 +149,16 @@ class BotProcess:
 
     def _spawn_forked(self, interp: isolation.Interpreter, boot: BotBoot, python: str | None,
                       binds: tuple[str, ...]) -> None:
-        """Strong tier from a fork server: a fresh child of a warmed template (sandbox/zygote.py)."""
+        """Strong tier from a fork server: a fresh child of a warmed template (sandbox/fork_server.py)."""
         modules = boot.modules
         assert modules is not None
         boot = dataclasses.replace(boot, modules=None)  # the template holds them
         # a program's template imports nothing and binds its runtime: one for every program of that runtime
-        key = (zygote.modules_digest(self.bundle.modules) if self.language.is_python else binds, interp.executable)
-        pool = zygote.zygote_pool()
+        key = (fork_server.modules_digest(self.bundle.modules) if self.language.is_python else binds, interp.executable)
+        pool = fork_server.fork_server_pool()
         template = pool.acquire(key, modules, tuple(name for name in modules if name != BOT_MODULE), python,
                                 max(10_000.0, self.limits.startup_ms), binds)  # the template's start is not the bot's
-        self._zygote, self._zygote_key = template, key
+        self._server, self._server_key = template, key
         self._slot = template.slot
         boot = with_bot_code(isolation.confine(boot, self._slot, self._filter), interp.same_as_parent,
                              self.limits.max_line_bytes)
@@ -349,9 +349,9 @@ class BotProcess:
 
     def _leave_to_fork_server(self) -> bool:
         """A fork server's child that did not fail: SIGKILL it; its template reaps it and reports its exit
-        (read before its next fork: ``ZygotePool.acquire``). False for any other bot: ``_kill`` ends it."""
+        (read before its next fork: ``ForkServerPool.acquire``). False for any other bot: ``_kill`` ends it."""
         child = self._popen
-        if not isinstance(child, zygote.ZygoteChild) or self._failure is not None or child.pid is None:
+        if not isinstance(child, fork_server.ForkedBot) or self._failure is not None or child.pid is None:
             return False
         child.kill()
         if self._pipes is not None:
@@ -376,12 +376,12 @@ class BotProcess:
                         except OSError:
                             pass
         finally:
-            if self._zygote is not None:  # the template keeps its slot; it serves the next bot if its child is gone
-                template, self._zygote, self._slot = self._zygote, None, None
+            if self._server is not None:  # the template keeps its slot; it serves the next bot if its child is gone
+                template, self._server, self._slot = self._server, None, None
                 if not left and self._exit_code is None and self._popen is not None and self._popen.returncode is None:
                     template.close()
                 else:
-                    zygote.zygote_pool().release(self._zygote_key, template)
+                    fork_server.fork_server_pool().release(self._server_key, template)
             if self._slot is not None:
                 self._slot.release()
                 self._slot = None

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import ast
 import json
+from pathlib import Path
 
 import pytest
 
-from sandbox import runner_forks
+from sandbox.inside import forks
 from sandbox.boot import RUNNER_PARTS
 from sandbox.control import FORK_REQUEST, Exited, Forked, report_from_json, report_from_line
 from sandbox.protocol import MalformedMessage
@@ -32,7 +33,7 @@ def test_a_malformed_report_names_what_is_wrong(line: bytes, words: str) -> None
 
 def test_the_runner_writes_the_reports_as_the_module_encodes_them() -> None:
     source = (RUNNER_PARTS[3]).read_text(encoding="utf-8")
-    assert RUNNER_PARTS[3].name == "runner_forks.py" and runner_forks.__file__.endswith("runner_forks.py")
+    assert RUNNER_PARTS[3] == Path(forks.__file__)
     said = {node.value for node in ast.walk(ast.parse(source))
             if isinstance(node, ast.Constant) and isinstance(node.value, bytes) and b"%d" in node.value}
     assert said == {json.dumps(Forked(0).to_json(), separators=(",", ":")).replace("0", "%d").encode() + b"\n",

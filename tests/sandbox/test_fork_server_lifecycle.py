@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from sandbox_helpers import ECHO_SOURCE, assert_gone, fast_limits, needs_strong
 
-from sandbox import BotBundle, BotProcess, Status, Tier, close_fork_servers, process, zygote
+from sandbox import BotBundle, BotProcess, Status, Tier, close_fork_servers, fork_server, process
 from sandbox.bootline import BootLimits, BotBoot
+from sandbox.cleanup import children
 from sandbox.boot import BOT_MODULE, with_bot_code
 from sandbox.procscan import live_descendants, processes_of_uid
 
@@ -70,19 +71,19 @@ def test_a_closed_bot_is_gone_before_its_uid_slot_serves_the_next_bot() -> None:
 
 
 def test_a_fork_server_whose_last_bot_is_not_reported_gone_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(zygote, "REAP_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(fork_server, "REAP_TIMEOUT_S", 0.5)
     close_fork_servers()
     first = start("first")
     assert first.pid is not None
-    template = getattr(first._popen, "zygote", None)
-    assert isinstance(template, zygote.Zygote)
+    template = getattr(first._popen, "server", None)
+    assert isinstance(template, fork_server.ForkServer)
     keeper = parent_of(first.pid)
     started = live_descendants(os.getpid())[keeper]
     os.kill(keeper, signal.SIGSTOP)  # its bot dies, but no exit is reported while its keeper stands still
     first.close()
     second = start("second")
     try:
-        assert getattr(second._popen, "zygote", None) is not template and not template.alive
+        assert getattr(second._popen, "server", None) is not template and not template.alive
         assert second.request({"type": "decide", "n": 2}).status is Status.OK
     finally:
         second.close()
@@ -90,6 +91,31 @@ def test_a_fork_server_whose_last_bot_is_not_reported_gone_is_replaced(monkeypat
     while live_descendants(os.getpid()).get(keeper) == started and time.monotonic() < deadline:
         time.sleep(0.05)
     assert live_descendants(os.getpid()).get(keeper) != started
+
+
+def test_a_bot_that_fails_at_once_leaves_its_servers_next_child_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot that ends as soon as it has its pipes (here: it fails to import) lets its template fork the next
+    child at once. Its pid is found before it gets its pipes: a slow referee (each look at the template's
+    children delayed, as under load) kills the failed bot, never the waiting child the next start needs."""
+    def slow_children(pid: int) -> list[int]:
+        time.sleep(0.3)
+        return children(pid)
+
+    monkeypatch.setattr(fork_server, "children", slow_children)
+    close_fork_servers()
+    failed = start("failed", "import no_such_module\n")
+    template = getattr(failed._popen, "server", None)
+    assert failed.status is Status.CRASH and "ModuleNotFoundError" in failed.stderr_tail
+    failed_pid = failed.pid
+    failed.close()
+    second = start("second")
+    try:
+        assert second.status is Status.OK, second.stderr_tail
+        assert getattr(second._popen, "server", None) is template and second.pid != failed_pid
+        assert second.request({"type": "decide", "n": 3}).status is Status.OK
+    finally:
+        second.close()
+    assert_gone(second)
 
 
 def test_a_bot_starts_again_from_the_code_its_first_runner_compiled(monkeypatch: pytest.MonkeyPatch) -> None:

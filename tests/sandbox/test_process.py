@@ -277,7 +277,7 @@ def test_a_message_over_the_bound_is_the_referees_fault(tier: Tier) -> None:
 
 
 def test_fork_servers_are_chosen_by_what_the_modules_hold_not_where_they_live() -> None:
-    from sandbox.zygote import modules_digest
+    from sandbox.fork_server import modules_digest
 
     first = {"mysdk": "A = 1\n"}
     was = modules_digest(first)
@@ -294,7 +294,7 @@ def test_a_fork_server_that_goes_away_is_the_machines_fault_not_the_bots() -> No
     source = "def act(m):\n    if m['type'] == 'decide':\n        raise SystemExit(3)\n    return {}\n"
     with start(source, Tier.STRONG, fast_limits(fork_server=True)) as bot:
         assert bot.request({"type": "hello"}).status is Status.OK
-        server = getattr(bot._popen, "zygote", None)
+        server = getattr(bot._popen, "server", None)
         assert server is not None and server.pid is not None  # it was forked by a fork server
         os.kill(server.pid, signal.SIGKILL)
         with pytest.raises(SandboxError, match=r"bot 't' ended during request and its fork server went away"):

@@ -12,7 +12,7 @@ import pytest
 
 import sandbox.sdk as sdk
 from engine import classic_rules, event_to_json, new_game
-from sandbox import runner
+from sandbox.inside import runner
 from sandbox.bootline import BootLimits, BootProgram, BotBoot, ForkServerBoot
 from sandbox.protocol import (
     MESSAGE_TYPES, PROTOCOL_VERSION, READY_LINE, ActionReply, DecideMessage, EndMessage, HelloMessage,
@@ -151,7 +151,7 @@ MALFORMED: list[tuple[Callable[[Any], Any], Any, str, Any]] = [
     (BotBoot.from_json, {**BOOT, "modules": ["engine"]}, "modules", ["engine"]),
     (BotBoot.from_json, {**BOOT, "uid": "root"}, "uid", "root"),
     (BotBoot.from_json, without(BOOT, "bot_module"), "bot_module", MISSING),
-    (ForkServerBoot.from_json, {**FORK, "zygote": False}, "zygote", False),
+    (ForkServerBoot.from_json, {**FORK, "fork_server": False}, "fork_server", False),
     (ForkServerBoot.from_json, {**FORK, "preload": "engine"}, "preload", "engine"),
 ]
 
@@ -245,7 +245,7 @@ def test_the_runner_reads_only_what_the_boot_line_values_write() -> None:
     written = set(real_boot().to_json()) | set(real_boot().limits.to_json()) | set(FORK)
     written |= set(BootProgram((), False, b"").to_json())
     reads = runner_reads()
-    assert {"zygote", "modules", "seccomp", "as", "cpu", "argv", "native", "file"} <= reads  # the walk finds them
+    assert {"fork_server", "modules", "seccomp", "as", "cpu", "argv", "native", "file"} <= reads  # the walk finds them
     assert reads - written == {"fd"}  # the one key the runner adds itself (its program's memory file)
     constants = {node.value for node in ast.walk(ast.parse(RUNNER.read_text(encoding="utf-8")))
                  if isinstance(node, ast.Constant) and isinstance(node.value, str)}

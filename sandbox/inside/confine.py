@@ -1,9 +1,9 @@
-"""The runner's confinement, one of its parts (sandbox/runner.py): the system calls ``os`` lacks,
+"""The runner's confinement, one of its parts (sandbox/inside/runner.py): the system calls ``os`` lacks,
 through ``_ctypes`` (``ctypes`` costs more to import), and the steps that confine a bot's process
 before its code runs: its uid, its rlimits, its seccomp filter.
 
 Runs inside the bot's process in the runner's namespace and imports nothing of ours; which step runs
-when, and with what, is the runner's main part's to say (``_bot`` in sandbox/runner.py).
+when, and with what, is the runner's main part's to say (``_bot`` in sandbox/inside/runner.py).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ TYPE_CHECKING = False  # the type checker reads the imports below; the runner ne
 if TYPE_CHECKING:
     from typing import Any
 
-    from .runner_io import EXIT_BAD_BOOT, die
+    from .output import EXIT_BAD_BOOT, die
 
     # typeshed makes these generic; at run time _SimpleCData takes no parameter
     _SimpleInt = _ctypes._SimpleCData[int]

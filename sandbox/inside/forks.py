@@ -1,5 +1,5 @@
-"""The runner as a fork server, one of its parts (sandbox/runner.py; the referee's side is
-sandbox/zygote.py): a template that imported the trusted modules once forks a fresh child per bot per
+"""The runner as a fork server, one of its parts (sandbox/inside/runner.py; the referee's side is
+sandbox/fork_server.py): a template that imported the trusted modules once forks a fresh child per bot per
 game, each through a keeper that puts the bot in a PID namespace of its own.
 
 The template itself never runs bot code and never sees a bot's source. It forks the next keeper and
@@ -21,9 +21,9 @@ TYPE_CHECKING = False  # the type checker reads the imports below; the runner ne
 if TYPE_CHECKING:
     from _socket import socket
 
-    from .runner_io import EXIT_BAD_BOOT, die
-    from .runner_confine import PR_SET_DUMPABLE, Libc
-    from .runner_loader import Importer, Modules, install_importer
+    from .confine import PR_SET_DUMPABLE, Libc
+    from .loader import Importer, Modules, install_importer
+    from .output import EXIT_BAD_BOOT, die
 
 
 class Inherited:

@@ -1,4 +1,4 @@
-"""The runner's loader, one of its parts (sandbox/runner.py): the bundle's modules and the bot, imported
+"""The runner's loader, one of its parts (sandbox/inside/runner.py): the bundle's modules and the bot, imported
 from memory, and the bot's entry point.
 
 Runs inside the bot's process in the runner's namespace and imports nothing of ours.
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, Callable
 
-    from .runner_io import EXIT_BAD_BOT, die
+    from .output import EXIT_BAD_BOT, die
 
     #: name -> [is_package, kind ("code": marshalled, base64; "source"), payload], as the boot line has them
     #: (and "compiled": a code object, for the bot whose code the runner says)

@@ -1,4 +1,4 @@
-"""The runner's first part (sandbox/runner.py): its exit codes, writing whole to a descriptor, and ending
+"""The runner's first part (sandbox/inside/runner.py): its exit codes, writing whole to a descriptor, and ending
 with a word on stderr. Runs inside the bot's process in the runner's namespace; imports nothing of ours."""
 from __future__ import annotations
 

@@ -1,17 +1,17 @@
 """Fork servers: a warmed template process per sandbox that forks a fresh bot process per game.
 
 Starting a bot cold costs a bubblewrap sandbox, an interpreter and the SDK's imports (~80 ms a
-seat). A template ("zygote") pays that once: it starts in the strong tier's sandbox like a bot,
+seat). A template pays that once: it starts in the strong tier's sandbox like a bot,
 imports only trusted code (the runner, the SDK, the engine and strategy modules a bot may use), and then, for
 each bot of each game, forks a child that drops to the slot's uid (or, in a user namespace, drops
 every capability), sets its limits and seccomp filter, and only then reads and imports the bot
-(``runner._zygote``). Nothing a bot does reaches
+(``serve_forks`` in sandbox/inside/forks.py). Nothing a bot does reaches
 the template or a later child: the template never runs bot code nor sees a bot's source, each
 child has its own new pipes, the file system is read-only, and the seccomp filter refuses every
 object that would outlive the child (SysV IPC, message queues, locks, watches).
 
-Zygotes live as long as the process that started them (a season's worker) and are reused by every
-table it plays; ``zygote_pool()`` hands them out, one bot at a time each.
+Fork servers live as long as the process that started them (a season's worker) and are reused by every
+table it plays; ``fork_server_pool()`` hands them out, one bot at a time each.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from .control import FORK_REQUEST, Exited, Forked, Report, report_from_line
 from .protocol import READY_LINE, MalformedMessage
 from .values import Limits, SandboxError, Tier
 
-__all__ = ["Zygote", "ZygoteChild", "ZygotePool", "close_fork_servers", "modules_digest", "zygote_pool"]
+__all__ = ["ForkServer", "ForkedBot", "ForkServerPool", "close_fork_servers", "modules_digest", "fork_server_pool"]
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ def modules_digest(modules: Mapping[str, str]) -> str:
     return _DIGESTS[id(modules)][1]
 
 
-class Zygote:
+class ForkServer:
     """One template process in the strong tier, holding one uid slot for its whole life."""
 
     def __init__(self, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None = None,
@@ -77,7 +77,7 @@ class Zygote:
         self._control: socket.socket | None = None
         self._buffer = b""
         self.pid: int | None = None  # host pid of the template's python
-        self._child: ZygoteChild | None = None  # its last child, until its exit report is read
+        self._child: ForkedBot | None = None  # its last child, until its exit report is read
         self._sockets: list[int] = []  # to the waiting bots of the "pid" reports received, in their order
         self._broken = False  # a fork failed: what it reports next is not known, so it forks no more
         try:
@@ -132,7 +132,7 @@ class Zygote:
             return False
         return True
 
-    def fork(self, deadline: float, first: bytes = b"") -> tuple[ZygoteChild, tuple[int, int, int], bytes]:
+    def fork(self, deadline: float, first: bytes = b"") -> tuple[ForkedBot, tuple[int, int, int], bytes]:
         """``_fork``; a template whose fork failed is not ``alive`` any more (its pool closes it)."""
         try:
             return self._fork(deadline, first)
@@ -140,7 +140,7 @@ class Zygote:
             self._broken = True
             raise
 
-    def _fork(self, deadline: float, first: bytes) -> tuple[ZygoteChild, tuple[int, int, int], bytes]:
+    def _fork(self, deadline: float, first: bytes) -> tuple[ForkedBot, tuple[int, int, int], bytes]:
         """A new child with fresh pipes; returns it, the referee's ends (stdin write, stdout read, stderr read)
         and what of ``first`` is still to be written to its stdin: as much as the pipe takes is in it before
         the child gets its pipes, so the child reads its boot line without waiting for another round trip.
@@ -156,6 +156,10 @@ class Zygote:
         if not isinstance(reply, Forked) or not self._sockets:
             raise SandboxError(f"fork server reported {reply!r} instead of a waiting child")
         waiting = socket.socket(fileno=self._sockets.pop(0))
+        # the bot's host pid is found now, while it waits: once it has its pipes it may end at once (a bot that
+        # fails to import), and the template forks the next child; a later look found that one, whom the
+        # referee then killed as its crashed bot (the next start's "waiting child went away" under load)
+        pid = self._waiting_bot(reply.pid)
         ends = [os.pipe() for _ in range(3)]
         theirs = [ends[0][0], ends[1][1], ends[2][1]]
         mine = (ends[0][1], ends[1][0], ends[2][0])
@@ -172,10 +176,23 @@ class Zygote:
             waiting.close()
             for fd in theirs:
                 os.close(fd)
-        keeper = children(self.pid)  # the template's child keeps the bot, pid 1 of a PID namespace of its own
-        host = children(keeper[0]) if keeper else []
-        self._child = ZygoteChild(self, host[0] if host else None)
+        self._child = ForkedBot(self, pid)
         return self._child, mine, first
+
+    def _waiting_bot(self, keeper: int) -> int | None:
+        """Host pid of the bot waiting below the template's child ``keeper`` (its pid in the template's PID
+        namespace), which keeps it as pid 1 of a PID namespace of its own; None if either is gone."""
+        assert self.pid is not None
+        for host in children(self.pid):
+            try:
+                with open(f"/proc/{host}/status") as f:
+                    nspids = next((line.split()[1:] for line in f if line.startswith("NSpid:")), [])
+            except OSError:
+                continue
+            if nspids and int(nspids[-1]) == keeper:
+                bot = children(host)
+                return bot[0] if bot else None
+        return None
 
     def _read(self, deadline: float) -> Report:
         """The next report line from the template, before ``deadline``."""
@@ -245,11 +262,11 @@ class Zygote:
         self.slot.release()
 
 
-class ZygoteChild:
+class ForkedBot:
     """A bot process forked by a template, with the bits of ``subprocess.Popen`` that BotProcess uses."""
 
-    def __init__(self, zygote: Zygote, pid: int | None) -> None:
-        self.zygote = zygote
+    def __init__(self, server: ForkServer, pid: int | None) -> None:
+        self.server = server
         self.pid = pid  # host pid (None if it could not be found: it then ran for no time at all)
         self.returncode: int | None = None
         self.stdin: Any = None  # the referee's ends of the child's pipes, as files (set by BotProcess)
@@ -266,35 +283,35 @@ class ZygoteChild:
     def wait(self, timeout: float | None = None) -> int:
         if self.returncode is None:
             deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
-            reply = self.zygote._read(deadline)
+            reply = self.server._read(deadline)
             if not isinstance(reply, Exited):
                 raise SandboxError(f"fork server answered {reply!r} instead of an exit status")
             self.returncode = reply.status
-            if self.zygote._child is self:
-                self.zygote._child = None
+            if self.server._child is self:
+                self.server._child = None
         return self.returncode
 
 
 
-class ZygotePool:
+class ForkServerPool:
     """The templates of this process, by bundle: an idle one is reused, a busy one never shared.
     At most ``max_idle`` wait idle (each holds a uid slot); the oldest beyond that are closed."""
 
     def __init__(self, max_idle: int = 8) -> None:
-        self._idle: dict[object, list[Zygote]] = {}
-        self._order: list[Zygote] = []  # idle templates, oldest first
+        self._idle: dict[object, list[ForkServer]] = {}
+        self._order: list[ForkServer] = []  # idle templates, oldest first
         self._lock = threading.Lock()
         self._pid = os.getpid()
         self.max_idle = max_idle
 
     def _forget(self) -> None:
         """In a forked child: the parent's templates stay the parent's; drop our copies of their sockets."""
-        for zygote in self._order:
-            zygote.disown()
+        for server in self._order:
+            server.disown()
         self._idle, self._order, self._pid = {}, [], os.getpid()
 
     def acquire(self, key: object, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None,
-                startup_ms: float, binds: tuple[str, ...] = ()) -> Zygote:
+                startup_ms: float, binds: tuple[str, ...] = ()) -> ForkServer:
         """An idle template for the bundle ``key`` (the same key, the same trusted modules) whose last child
         is reported gone, or a new one. A template whose last child's exit is not reported within
         ``REAP_TIMEOUT_S`` (or that went away) is closed: closing it ends every process of its slot."""
@@ -305,21 +322,21 @@ class ZygotePool:
                     break
                 # the one whose last child is reported gone already, else the one released first (a closed bot's
                 # process is torn down meanwhile: a table's next bots do not wait for the last one's end)
-                zygote = idle.pop(next((i for i, z in enumerate(idle) if z.reported()), 0))
-                self._order.remove(zygote)
-            if zygote.alive and zygote.settle(time.monotonic() + REAP_TIMEOUT_S):
-                return zygote
-            zygote.close()
-        return Zygote(modules, preload, python, startup_ms, binds)
+                server = idle.pop(next((i for i, z in enumerate(idle) if z.reported()), 0))
+                self._order.remove(server)
+            if server.alive and server.settle(time.monotonic() + REAP_TIMEOUT_S):
+                return server
+            server.close()
+        return ForkServer(modules, preload, python, startup_ms, binds)
 
-    def release(self, key: object, zygote: Zygote) -> None:
+    def release(self, key: object, server: ForkServer) -> None:
         """Give back a template whose child is gone or killed (its exit report is read before its next fork,
         ``acquire``); a template in doubt is closed instead."""
         evicted = []
         with self._lock:
-            if zygote.alive and self._pid == os.getpid():
-                self._idle.setdefault(key, []).append(zygote)
-                self._order.append(zygote)
+            if server.alive and self._pid == os.getpid():
+                self._idle.setdefault(key, []).append(server)
+                self._order.append(server)
                 while len(self._order) > self.max_idle:
                     oldest = self._order.pop(0)
                     for templates in self._idle.values():
@@ -327,23 +344,23 @@ class ZygotePool:
                             templates.remove(oldest)
                     evicted.append(oldest)
             else:
-                evicted.append(zygote)
+                evicted.append(server)
         for old in evicted:
             old.close()
 
     def close(self) -> None:
         with self._lock:
-            zygotes, self._idle, self._order = self._order, {}, []
-        for zygote in zygotes:
-            zygote.close()
+            servers, self._idle, self._order = self._order, {}, []
+        for server in servers:
+            server.close()
 
 
-_POOL = ZygotePool()
+_POOL = ForkServerPool()
 os.register_at_fork(after_in_child=_POOL._forget)
 atexit.register(_POOL.close)
 
 
-def zygote_pool() -> ZygotePool:
+def fork_server_pool() -> ForkServerPool:
     return _POOL
 
 
@@ -352,6 +369,6 @@ def close_fork_servers() -> None:
     _POOL.close()
 
 
-def uses_zygotes(tier: Tier, limits: Limits) -> bool:
+def uses_fork_servers(tier: Tier, limits: Limits) -> bool:
     """Whether bots of this tier start from fork servers (the strong tier, unless switched off)."""
     return tier is Tier.STRONG and limits.fork_server

@@ -4,10 +4,10 @@ The referee sends the runner (as marshalled code objects, or as source for a dif
 on the first stdin line; the bootstrap in ``argv`` (sandbox/boot.py) executes its parts in one
 namespace, in the order ``RUNNER_PARTS`` there lists them, this main part last:
 
-- sandbox/runner_io.py: the exit codes, writing to a descriptor, ending with a word on stderr;
-- sandbox/runner_confine.py: the C functions ``os`` lacks, the uid, the rlimits, the seccomp filter;
-- sandbox/runner_loader.py: the in-memory importer of the bundle and the bot, the bot's entry point;
-- sandbox/runner_forks.py: the fork server and the keeper of each of its bots;
+- sandbox/inside/output.py: the exit codes, writing to a descriptor, ending with a word on stderr;
+- sandbox/inside/confine.py: the C functions ``os`` lacks, the uid, the rlimits, the seccomp filter;
+- sandbox/inside/loader.py: the in-memory importer of the bundle and the bot, the bot's entry point;
+- sandbox/inside/forks.py: the fork server and the keeper of each of its bots;
 - this file: the boot line, the JSON codec, the order of the start-up and the requests loop.
 
 A part names what it takes from the others in its ``TYPE_CHECKING`` imports, for the type checker; in
@@ -34,10 +34,10 @@ TYPE_CHECKING = False  # the type checker reads the imports below; the runner ne
 if TYPE_CHECKING:
     from typing import Any, BinaryIO, Callable, NoReturn
 
-    from .runner_confine import PR_SET_DUMPABLE, PR_SET_PDEATHSIG, SIGKILL, Libc, drop_to, install_seccomp, set_limits
-    from .runner_forks import INHERITED, serve_forks, warm_fork_server
-    from .runner_io import EXIT_BAD_BOOT, EXIT_BAD_BOT, die, write_all
-    from .runner_loader import entry_point, install_importer
+    from .confine import PR_SET_DUMPABLE, PR_SET_PDEATHSIG, SIGKILL, Libc, drop_to, install_seccomp, set_limits
+    from .forks import INHERITED, serve_forks, warm_fork_server
+    from .loader import entry_point, install_importer
+    from .output import EXIT_BAD_BOOT, EXIT_BAD_BOT, die, write_all
 
     Loads = Callable[[str], Any]
     Dumps = Callable[[Any], str]
@@ -101,7 +101,7 @@ def main(stdin: BinaryIO) -> NoReturn:
         boot = loads(stdin.readline().decode("utf-8"))
     except Exception as exc:  # noqa: BLE001 - any bad boot line is the referee's fault
         die(EXIT_BAD_BOOT, "bad boot line: " + repr(exc))
-    if boot.get("zygote"):
+    if boot.get("fork_server"):
         control = warm_fork_server(boot["control"], boot["modules"], boot.get("preload", ()), boot.get("seal_mounts"),
                                    boot.get("undumpable"))
         write_all(1, b'{"type":"ready"}\n')
