@@ -90,9 +90,15 @@ def _actions_only(text: str) -> Replay | None:
                   tuple((int(seat), action_from_json(a)) for seat, a in data["actions"]), (), None)
 
 
+#: the group of every built-in bot in the audit: the operator wrote them all, so a pair or a team of built-in bots
+#: alone is never tested (their trades follow fixed rules; a false alarm would take back every game they shared)
+BUILTIN_GROUP = "\0built-in"
+
+
 def author_groups(session: Session) -> dict[str, str | None]:
-    """Bot name -> its author's group (``arena.db.author_group``): a pair of one group is never audited."""
-    return {bot.name: author_group(bot) for bot in session.exec(select(Bot)).all()}
+    """Bot name -> its author's group (``arena.db.author_group``; built-in bots share ``BUILTIN_GROUP``): a pair of
+    one group is never audited."""
+    return {bot.name: BUILTIN_GROUP if bot.builtin else author_group(bot) for bot in session.exec(select(Bot)).all()}
 
 
 def _bot_ids(session: Session) -> dict[str, int]:

@@ -3,16 +3,24 @@ valuation of trades on real engine games."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from arena_helpers import present
+from sqlmodel import Session
 
 from arena.audit.stats import AuditGame, audit, table_scores, trade_flows
+from arena.audit.store import author_groups
+from arena.db import make_engine
+from arena.submissions.accounts import ensure_author
+from arena.submissions.submit import register
 from engine import Accept, ClassicGame, Confirm, EndTrading, Offer, classic_rules, new_game
 from engine.actions import DecisionKind
 from engine.events import Traded
 from engine.defaults import default_action
 from engine.replay import Replay
+
+PROJECT = Path(__file__).resolve().parents[2]
 
 
 def made_up_season(games: int, feeding: float, seed: int = 7) -> list[AuditGame]:
@@ -244,3 +252,22 @@ def test_part_time_feeders_of_three_authors_are_named_a_team_where_no_pair_stand
     half = audit(team_season(100, feeding=5.0), since={frozenset(("r", "x")): 50})
     assert [p.bots for p in half.flagged] == [("r", "z")]
     assert [(t.receiver, t.givers) for t in half.flagged_teams] == [("r", ("x", "y"))]
+
+
+def test_built_in_bots_are_one_group_so_a_team_of_them_alone_is_never_flagged(tmp_path: Path) -> None:
+    # CI saw it: a season of the random, greedy and trader bots (built-in, seated together in every game) could have
+    # trader flagged as a team with its givers, and the flag took back every game of the season
+    engine = make_engine(f"sqlite:///{tmp_path / 'groups.sqlite'}")
+    source = (PROJECT / "bots" / "random_bot.py").read_text()
+    with Session(engine) as session:
+        for name in ("r", "x", "y", "z"):
+            register(session, name, source.replace("random", name), builtin=True)
+        register(session, "c", source.replace("random", "c"), ensure_author(session, "ann"))
+        groups = author_groups(session)
+    engine.dispose()
+    assert groups["r"] == groups["x"] == groups["y"] == groups["z"] != groups["c"]
+    assert [t.receiver for t in audit(team_season(100, feeding=5.0)).flagged_teams] == ["r"]  # as authors' bots
+    report = audit(team_season(100, feeding=5.0), groups)
+    assert report.flagged_teams == () and report.flagged == ()
+    tested = [p.bots for p in report.pairs]
+    assert ("c", "r") in tested and not any(groups.get(a) == groups.get(b) == groups["r"] for a, b in tested)
