@@ -13,7 +13,7 @@ from arena.audit.stats import AuditGame, audit, table_scores, trade_flows
 from arena.audit.store import author_groups
 from arena.db import make_engine
 from arena.submissions.accounts import ensure_author
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 from engine import Accept, ClassicGame, Confirm, EndTrading, Offer, classic_rules, new_game
 from engine.actions import DecisionKind
 from engine.events import Traded

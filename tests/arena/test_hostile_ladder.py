@@ -28,7 +28,7 @@ from arena.db import make_engine, stored_id
 from arena.ladder.matchmaking import Candidate, Matchmaker
 from arena.ladder.planning import Planner, SeasonSettings, get_or_create_season
 from arena.ladder.rankings import load_book
-from arena.submissions.submit import register, register_bosses
+from arena.submissions.versions import register, register_bosses
 from engine import ClassicGame, classic_rules
 from sandbox import Tier, close_fork_servers, detect_tier
 from sandbox.isolation import SLOT_UIDS

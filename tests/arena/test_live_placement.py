@@ -19,7 +19,7 @@ from arena.ladder.matchmaking import Candidate, Matchmaker
 from arena.ladder.planning import Planner
 from arena.ladder.rankings import load_book
 from arena.ladder.ratings import Skill
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 

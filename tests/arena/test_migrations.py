@@ -24,7 +24,8 @@ from arena.db import MatchStatus, SeatStatus
 from arena.db.queries import stored_id
 from arena.ladder.seasons import leaderboard
 from arena.ladder.rankings import RatedStanding
-from arena.submissions.submit import SubmissionError, register
+from arena.submissions.errors import SubmissionError
+from arena.submissions.versions import register
 from engine.replay import Replay
 
 
