@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from arena.audit.stats import AuditGame, AuditReport, PairFinding, TeamFinding, audit, audit_game
+from arena.audit.report import AuditReport, audit
+from arena.audit.stats import AuditGame, PairFinding, audit_game
+from arena.audit.teams import TeamFinding
 from arena.audit.words import givers_of
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, author_group, now, stored_id
 from arena.formats import formats

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Sequence
 
-from arena.audit.stats import AuditReport, PairFinding, TeamFinding
+from arena.audit.report import AuditReport
+from arena.audit.stats import PairFinding
+from arena.audit.teams import TeamFinding
 from arena.text import plural, shown
 
 NOT_ITS_DOING = "not necessarily by its own doing"

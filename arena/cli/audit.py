@@ -1,5 +1,5 @@
-"""`arena audit`: do two bots of different authors play as a team? (arena/audit/stats.py); `arena audit clear A B`,
-`arena audit confirm A B`."""
+"""`arena audit`: do two bots of different authors play as a team? (arena/audit/: the pair test stats.py, the team
+test teams.py, both in report.py); `arena audit clear A B`, `arena audit confirm A B`."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,9 @@ import json
 import click
 from sqlmodel import Session
 
-from arena.audit.stats import BIG, MARGIN, TEAM_GIVER, TEAM_MARGIN, AuditReport, Direction, PairFinding, TeamFinding
+from arena.audit.report import AuditReport
+from arena.audit.stats import BIG, Direction, MARGIN, PairFinding
+from arena.audit.teams import TEAM_GIVER, TEAM_MARGIN, TeamFinding
 from arena.audit.store import AuditError, clear_flag, confirm_flag, run_audit, stored_flags
 from arena.audit.words import apart_words, finding_words, flag_words, pair_words, team_of
 from arena.formats import format_of

@@ -18,7 +18,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DataError, DBAPIError
 from sqlmodel import Session, col, select
 
-from arena.audit.stats import AuditReport, PairFinding, TeamFinding
+from arena.audit.report import AuditReport
+from arena.audit.stats import PairFinding
+from arena.audit.teams import TeamFinding
 from arena.audit.store import run_audit
 from arena.db import (DatabaseError, Match, MatchSeat, MatchStatus, Season, SeatStatus, exclusive_run, now, one_line,
                       stored_id)

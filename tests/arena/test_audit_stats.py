@@ -9,7 +9,8 @@ import pytest
 from arena_helpers import present
 from sqlmodel import Session
 
-from arena.audit.stats import AuditGame, audit, table_scores, trade_flows
+from arena.audit.report import audit
+from arena.audit.stats import AuditGame, table_scores, trade_flows
 from arena.audit.store import author_groups
 from arena.db import make_engine
 from arena.submissions.accounts import ensure_author
@@ -161,16 +162,16 @@ def test_the_big_games_tail_holds_for_a_long_ladder() -> None:
     import math
     from statistics import NormalDist
 
-    from arena.audit.stats import _binomial_z
+    from arena.audit.stats import binomial_z
 
     def exact(k: int, n: int, p: float) -> float:
         tail = math.fsum(math.comb(n, x) * p ** x * (1 - p) ** (n - x) for x in range(k, n + 1))
         return -NormalDist().inv_cdf(min(max(tail, 1e-15), 1 - 1e-15))
 
     for k, n, p in ((3, 10, 0.1), (5, 20, 0.05), (7, 40, 0.2), (30, 200, 0.1)):
-        assert _binomial_z(k, n, p) == pytest.approx(exact(k, n, p), abs=1e-9)
-    assert 7.9 < _binomial_z(1200, 3000, 0.3) < 8.0 and 3.0 < _binomial_z(10, 3000, 0.001) < 3.2
-    assert _binomial_z(900, 3000, 0.3) == pytest.approx(-NormalDist().inv_cdf(0.5), abs=0.05)
+        assert binomial_z(k, n, p) == pytest.approx(exact(k, n, p), abs=1e-9)
+    assert 7.9 < binomial_z(1200, 3000, 0.3) < 8.0 and 3.0 < binomial_z(10, 3000, 0.001) < 3.2
+    assert binomial_z(900, 3000, 0.3) == pytest.approx(-NormalDist().inv_cdf(0.5), abs=0.05)
 
 
 def test_a_flag_is_its_givers_one_way_or_both_ways() -> None:
