@@ -12,7 +12,8 @@ from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, MatchStat
 from arena.ladder.dask_executor import DaskExecutor
 from arena.ladder.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import default_format, format_of
-from arena.ladder.live import AUDIT_EVERY, PAUSE_AFTER, SITE_EVERY, LiveProgress, LiveSettings, run_live
+from arena.ladder.live import run_live
+from arena.ladder.live_seasons import AUDIT_EVERY, PAUSE_AFTER, SITE_EVERY, LiveProgress, LiveSettings
 from arena.paths import new_file_refused
 from arena.ladder.seasons import (LadderError, SeasonProgress, TooFewBots, SeasonSettings, close_season, deals_secret,
                           leaderboard, rerate, run_season)
