@@ -36,7 +36,7 @@ from arena.play.players import SandboxPlayer  # noqa: E402
 from arena.play.referee import load_entry_point, play_game  # noqa: E402
 from arena.ladder.random_seeds import bot_seeds, database_key  # noqa: E402
 from arena.db import BotVersion  # noqa: E402
-from arena.db.values import stored_text  # noqa: E402
+from arena.db.columns import stored_text  # noqa: E402
 from engine import action_from_json, classic_rules, rules_for  # noqa: E402
 from sandbox import Limits, Reply, Status, Tier, detect_tier  # noqa: E402
 from sandbox.framing import encode  # noqa: E402

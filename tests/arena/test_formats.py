@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from arena_helpers import ARENA, db_url
 
-from arena.db.values import stored_text
+from arena.db.columns import stored_text
 from arena.formats import Format, default_format, format_of, formats, register
 from sandbox import Tier, detect_tier
 

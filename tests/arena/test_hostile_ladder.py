@@ -23,7 +23,7 @@ from arena.submissions.accounts import ensure_author
 from arena_helpers import db_url, fix_seed_key, run_arena
 from sqlmodel import Session
 
-from arena.db.values import stored_text
+from arena.db.columns import stored_text
 from arena.db import make_engine, stored_id
 from arena.ladder.matchmaking import Candidate, Matchmaker
 from arena.ladder.planning import Planner, SeasonSettings, get_or_create_season
