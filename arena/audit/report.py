@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import AbstractSet, Any, Mapping, Sequence
 
 from arena.audit.stats import (ALPHA, BIG, CONCENTRATION, MARGIN, MIN_GAMES, NORMAL, AuditGame, GiverFinding,
                                PairFinding, binomial_z, direction_of, giver_findings, lift_table, t_quantile)
@@ -35,10 +35,13 @@ class AuditReport:
 
 
 def audit(games: Sequence[AuditGame], groups: Mapping[str, str | None] | None = None,
-          since: Mapping[frozenset[str], int] | None = None) -> AuditReport:
+          since: Mapping[frozenset[str], int] | None = None, trusted: AbstractSet[str] = frozenset()) -> AuditReport:
     """The findings on ``games``: every pair of bots of different groups (authors; ``None`` or a
     missing bot is a group of its own) that shared a table, flagged or not, and the givers.
-    ``since``: for a pair the operator cleared, only games with a larger match id count as its evidence."""
+    ``since``: for a pair the operator cleared, only games with a larger match id count as its evidence.
+    ``trusted`` (the built-in bots): a pair or a team made of them alone is tested, and its directions count in the
+    rates the others are measured against, but it is never flagged (their trades follow the operator's fixed rules:
+    a false alarm would take back every game they shared)."""
     groups = groups or {}
     since = since or {}
     bots = sorted({b for g in games for b in g.bots})
@@ -73,7 +76,7 @@ def audit(games: Sequence[AuditGame], groups: Mapping[str, str | None] | None = 
                        (big_all[0] - d.big + 1) / (big_all[1] - len(common) + 2))
             scored.append(replace(d, big_z=binomial_z(d.big, len(common), rate)))
         ab, ba = (replace(d, flagged=len(common) >= MIN_GAMES and (d.t >= threshold or d.big_z >= big_threshold)
-                          and d.excess >= CONCENTRATION * d.to_others) for d in scored)
+                          and d.excess >= CONCENTRATION * d.to_others and not {a, b} <= trusted) for d in scored)
         flagged = ab.flagged or ba.flagged
         la, za = lifts.get((a, b), (0.0, 0.0))
         lb, zb = lifts.get((b, a), (0.0, 0.0))
@@ -83,4 +86,4 @@ def audit(games: Sequence[AuditGame], groups: Mapping[str, str | None] | None = 
     # the team test looks for what the flagged pairs do not explain: a flagged pair's games are left out of it
     explained = {frozenset(p.bots) for p in findings if p.flagged}
     return AuditReport(len(games), tuple(findings), giver_findings(games, bots),
-                       team_findings(games, groups, since, explained))
+                       team_findings(games, groups, since, explained, trusted))

@@ -11,7 +11,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from statistics import fmean
-from typing import Any, Mapping, Sequence
+from typing import AbstractSet, Any, Mapping, Sequence
 
 from arena.audit.stats import ALPHA, BIG, CONCENTRATION, NORMAL, AuditGame, binomial_z, t_quantile, variance
 
@@ -94,12 +94,13 @@ class TeamFinding:
 
 
 def team_findings(games: Sequence[AuditGame], groups: Mapping[str, str | None], since: Mapping[frozenset[str], int],
-           explained: set[frozenset[str]]) -> tuple[TeamFinding, ...]:
+           explained: set[frozenset[str]], trusted: AbstractSet[str] = frozenset()) -> tuple[TeamFinding, ...]:
     """Every receiver against the set of its givers. Per game of receiver r, the sum over its opponents a of
     other authors of (excess a gave r) - (mean excess a gave each of its other opponents): a t test of its mean
     beyond ``TEAM_MARGIN``, and the count of games whose sum is over ``BIG`` against every other receiver's rate;
     both Bonferroni-bounded over the receivers tested (two tests each). A pair in ``explained`` (flagged by the
-    pair test) is left out: a team is what the pairs do not explain."""
+    pair test) is left out: a team is what the pairs do not explain. A team of ``trusted`` bots alone is never
+    flagged (``audit``)."""
 
     def other_author(a: str, b: str) -> bool:
         return groups.get(a) is None or groups.get(b) is None or groups.get(a) != groups.get(b)
@@ -151,7 +152,8 @@ def team_findings(games: Sequence[AuditGame], groups: Mapping[str, str | None], 
         excess, to_others = sum(p[1] for p in parts[r].values()), sum(p[2] for p in parts[r].values())
         finding = TeamFinding(r, n, excess, to_others, t, threshold, big, big_z, big_threshold, False, contributions)
         flagged = (n >= TEAM_MIN_GAMES and (t >= threshold or big_z >= big_threshold)
-                   and excess >= CONCENTRATION * to_others and bool(finding.givers))
+                   and excess >= CONCENTRATION * to_others and bool(finding.givers)
+                   and not {r, *finding.givers} <= trusted)
         found.append(replace(finding, flagged=flagged))
     found.sort(key=lambda f: (not f.flagged, -f.t))
     return tuple(found)

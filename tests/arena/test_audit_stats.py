@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from arena.audit.report import audit
 from arena.audit.stats import AuditGame, table_scores, trade_flows
-from arena.audit.store import author_groups
+from arena.audit.store import built_in_bots
 from arena.db import make_engine
 from arena.submissions.accounts import ensure_author
 from arena.submissions.versions import register
@@ -255,20 +255,25 @@ def test_part_time_feeders_of_three_authors_are_named_a_team_where_no_pair_stand
     assert [(t.receiver, t.givers) for t in half.flagged_teams] == [("r", ("x", "y"))]
 
 
-def test_built_in_bots_are_one_group_so_a_team_of_them_alone_is_never_flagged(tmp_path: Path) -> None:
-    # CI saw it: a season of the random, greedy and trader bots (built-in, seated together in every game) could have
-    # trader flagged as a team with its givers, and the flag took back every game of the season
-    engine = make_engine(f"sqlite:///{tmp_path / 'groups.sqlite'}")
+def test_a_pair_or_team_of_built_in_bots_alone_is_tested_but_never_flagged(tmp_path: Path) -> None:
+    # CI saw it: a season of the built-in random, greedy and trader bots (seated together in every game) had trader
+    # flagged as a team with its givers, and the flag took back every game of the season
+    engine = make_engine(f"sqlite:///{tmp_path / 'trusted.sqlite'}")
     source = (PROJECT / "bots" / "random_bot.py").read_text()
     with Session(engine) as session:
-        for name in ("r", "x", "y", "z"):
+        for name in ("a", "b", "r", "x", "y", "z"):
             register(session, name, source.replace("random", name), builtin=True)
         register(session, "c", source.replace("random", "c"), ensure_author(session, "ann"))
-        groups = author_groups(session)
+        trusted = built_in_bots(session)
     engine.dispose()
-    assert groups["r"] == groups["x"] == groups["y"] == groups["z"] != groups["c"]
-    assert [t.receiver for t in audit(team_season(100, feeding=5.0)).flagged_teams] == ["r"]  # as authors' bots
-    report = audit(team_season(100, feeding=5.0), groups)
-    assert report.flagged_teams == () and report.flagged == ()
-    tested = [p.bots for p in report.pairs]
-    assert ("c", "r") in tested and not any(groups.get(a) == groups.get(b) == groups["r"] for a, b in tested)
+    assert trusted == {"a", "b", "r", "x", "y", "z"}
+    assert [t.receiver for t in audit(team_season(100, feeding=5.0)).flagged_teams] == ["r"]
+    team = audit(team_season(100, feeding=5.0), trusted=trusted)
+    assert team.flagged_teams == () and [t.receiver for t in team.teams][:1] == ["r"]  # tested, not flagged
+    assert [t.receiver for t in audit(team_season(100, feeding=5.0), trusted=trusted - {"z"}).flagged_teams] == ["r"]
+    fed = made_up_season(100, feeding=3.0)
+    assert [p.bots for p in audit(fed).flagged] == [("a", "b")]
+    pairs = audit(fed, trusted=trusted)
+    assert pairs.flagged == () and ("a", "b") in {p.bots for p in pairs.pairs}
+    assert not any(d.flagged for p in pairs.pairs for d in p.directions)
+    assert [p.bots for p in audit(fed, trusted=trusted - {"b"}).flagged] == [("a", "b")]
