@@ -3,17 +3,15 @@ submitted bot among built-in opponents in the sandbox, cut off past a deadline; 
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass
 from typing import Mapping
 
 from arena.formats import default_format, format_of, formats
-from arena.play.players import SandboxPlayer
-from arena.play.referee import GameRecord, OutOfTime, Player, play_game
+from arena.play.referee import GameRecord, OutOfTime
+from arena.play.tables import GameSpec, SeatEntry, TableTask, run_table
 from arena.submissions.errors import SubmissionError
 from arena.submissions.names import builtin_bots
 from arena.text import failure_text, plural, solo_result
-from engine.rules import rules_for
 from sandbox import Limits, Status, Tier
 
 
@@ -41,28 +39,22 @@ class SmokeTable:
 def smoke_game(name: str, source: str, limits: Limits, tier: Tier, variant: str | None = None,
                table: SmokeTable | None = None, language: str = "python", deadline: float | None = None) -> GameRecord:
     """One game of ``variant`` (None: the default format) in the sandbox at a drawn table
-    (``SmokeTable.draw``); the submitted bot's seat is ``table.seat``. The record's seats are in table order.
-    Past ``deadline`` (``time.monotonic()``) it raises ``OutOfTime``, its bots' processes ended."""
+    (``SmokeTable.draw``), played as the ladder plays a table (``run_table``); the submitted bot's seat is
+    ``table.seat``. The record's seats are in table order. Past ``deadline`` (``time.monotonic()``) it raises
+    ``OutOfTime`` naming the variant, its bots' processes ended; a game the machine could not play raises its error
+    (``SandboxError``: to be retried)."""
     table = table or SmokeTable.draw(format_of(variant).name)
     bots = builtin_bots()
-    players: list[Player] = []
+    entries = [SeatEntry(0, opponent, bots[opponent].read_text(encoding="utf-8")) for opponent in table.opponents]
+    entries.insert(table.seat, SeatEntry(0, name, source, language))
+    task = TableTask(table.variant, tuple(entries), (GameSpec(0, table.seed, tuple(range(len(entries)))),), limits,
+                     tier, deadline, void_faults=False)
     try:
-        for opponent in table.opponents:
-            check_deadline(deadline, table.variant)
-            players.append(SandboxPlayer(opponent, bots[opponent].read_text(encoding="utf-8"), limits, tier))
-        check_deadline(deadline, table.variant)
-        players.insert(table.seat, SandboxPlayer(name, source, limits, tier, language))
-        return play_game(rules_for(table.variant), table.seed, players, limits, deadline=deadline)
+        outcome, = run_table(task)
     except OutOfTime:
         raise OutOfTime(table.variant) from None
-    finally:
-        for player in players:
-            player.close()
-
-
-def check_deadline(deadline: float | None, variant: str) -> None:
-    if deadline is not None and time.monotonic() > deadline:
-        raise OutOfTime(variant)
+    assert outcome.record is not None, outcome  # a fault was raised, not voided
+    return outcome.record
 
 
 def smoke_games(name: str, source: str, limits: Limits, tier: Tier, language: str = "python",
