@@ -77,23 +77,21 @@ FIRST = ("unprivileged", "browser", "hostile", "slow")
 LONGEST: dict[str, int] = {
     "arena/test_live_loop.py": 85,
     "packaging/test_unprivileged.py": 80,
-    "service/test_service_queue.py": 55,
-    "arena/test_hostile_tickets.py": 55,
     "arena/test_scaling.py": 50,
     "arena/test_audit.py": 50,
-    "service/test_service_fair.py": 45,
+    "service/test_service_fair.py": 40,
     "service/test_live_ladder.py": 40,
     "arena/test_trade_griefing_table.py": 38,
     "service/test_service_wait.py": 35,
     "arena/test_hostile_flag_gain.py": 35,
+    "service/test_service_queue.py": 30,
     "service/test_service_status.py": 30,
     "arena/test_audit_teams.py": 30,
     "arena/test_worker_death.py": 30,
     "site/test_site_build.py": 30,
     "code/test_types.py": 27,
     "packaging/test_wheel.py": 26,
-    "arena/test_accounts.py": 26,
-    "service/test_service_tickets.py": 25,
+    "service/test_service_tickets.py": 20,
 }
 #: markers by fixture: whatever uses it needs what it starts
 MARKERS_BY_FIXTURE: dict[str, tuple[str, ...]] = {
