@@ -71,6 +71,28 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
 }
 #: the tiers whose files run first, in this order (the rest keeps the order of its files)
 FIRST = ("unprivileged", "browser", "hostile", "slow")
+#: the longest files (seconds alone, a suite run on the 2-core VM of 2026-12-05), started before any other,
+#: longest first: a long file started last finishes alone while the other worker idles. A stale figure only
+#: costs balance, never a verdict.
+LONGEST: dict[str, int] = {
+    "arena/test_live_loop.py": 85,
+    "packaging/test_unprivileged.py": 80,
+    "arena/test_scaling.py": 50,
+    "arena/test_audit.py": 50,
+    "service/test_service_fair.py": 40,
+    "service/test_live_ladder.py": 40,
+    "arena/test_trade_griefing_table.py": 38,
+    "service/test_service_wait.py": 35,
+    "arena/test_hostile_flag_gain.py": 35,
+    "service/test_service_queue.py": 30,
+    "service/test_service_status.py": 30,
+    "arena/test_audit_teams.py": 30,
+    "arena/test_worker_death.py": 30,
+    "site/test_site_build.py": 30,
+    "code/test_types.py": 27,
+    "packaging/test_wheel.py": 26,
+    "service/test_service_tickets.py": 20,
+}
 #: markers by fixture: whatever uses it needs what it starts
 MARKERS_BY_FIXTURE: dict[str, tuple[str, ...]] = {
     "postgres": ("postgres",),
@@ -87,9 +109,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    gone = [name for name in MARKERS_BY_FILE if not (TESTS / name).is_file()]
+    gone = [name for name in [*MARKERS_BY_FILE, *LONGEST] if not (TESTS / name).is_file()]
     if gone:  # a renamed file would quietly leave its tier
         raise pytest.UsageError(f"tests/conftest.py names test files that do not exist: {gone!r}")
+    if hasattr(config.option, "loadscopereorder"):  # pytest-xdist would hand out files by their number of tests,
+        config.option.loadscopereorder = False     # the longest (few tests each) last: keep the order made below
     # Without this an orphan (a referee killed mid-game, a double fork) is reparented to init and
     # leaves the tree; a bot process of another arena on the machine is never in it.
     libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
@@ -141,5 +165,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(name)
     # Longest first: parallel workers (pytest-xdist, by file) take files in this order, and a long file
     # started last would finish alone while the other workers idle.
-    items.sort(key=lambda item: next((rank for rank, mark in enumerate(FIRST) if item.get_closest_marker(mark)),
-                                     len(FIRST)))
+    def order(item: pytest.Item) -> tuple[int, int]:
+        path = Path(str(item.path))
+        name = path.relative_to(TESTS).as_posix() if path.is_relative_to(TESTS) else ""
+        tier = next((n for n, mark in enumerate(FIRST) if item.get_closest_marker(mark)), len(FIRST))
+        return -LONGEST.get(name, 0), tier
+    items.sort(key=order)

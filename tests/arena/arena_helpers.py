@@ -28,12 +28,13 @@ def db_url(db: Path | str) -> str:
 
 
 #: commands that run inside the test's process (0.7 s of interpreter start and imports saved each): the
-#: read-only ones, and those that play (submit, play, season run, test) with the same sandboxes, worker
-#: processes and files; site build, demo and every other command run as a real `python -m arena`, and so
+#: read-only ones, accounts and ladder settings (authors, ladder), and those that play (submit, play, season
+#: run, test) with the same sandboxes, worker processes and files; site build, demo, serve, status and every
+#: other command run as a real `python -m arena`, and so
 #: does each of these at least once (tests/arena/test_in_process.py compares both ways, and the tests that
 #: signal or kill a command start it themselves)
-IN_PROCESS = {("audit",), ("backup",), ("bots",), ("game",), ("leaderboard",), ("replay",),
-              ("season", "close"), ("season", "list"), ("season", "show"), ("season", "run"), ("test",),
+IN_PROCESS = {("audit",), ("authors",), ("backup",), ("bots",), ("game",), ("ladder",), ("leaderboard",),
+              ("replay",), ("season", "close"), ("season", "list"), ("season", "show"), ("season", "run"), ("test",),
               ("submit",), ("play",)}
 GLOBAL_OPTIONS_WITH_VALUE = {"--db", "--log-file"}
 #: what of the environment the arena reads (tools on PATH, its own and Dask's settings, where Python finds

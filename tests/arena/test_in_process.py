@@ -16,7 +16,8 @@ COMMANDS = [
     ("season", "show", "ghost"), ("season", "close", "ghost"), ("audit",), ("audit", "list"),
     ("audit", "--json"), ("test", "list"), ("replay", "missing.json"), ("backup", "/nonexistent/dir/copy.sqlite"),
     ("submit", "/no/such/bot.py"), ("play", "nobody", "greedy"), ("season", "run", "--games", "2"),
-    ("test", "nobody", "greedy"), ("test", "resume", "9"),
+    ("test", "nobody", "greedy"), ("test", "resume", "9"), ("authors",), ("authors", "remove", "ghost"),
+    ("authors", "add", "  "), ("ladder",), ("ladder", "set", "bots-per-author", "0"),
 ]
 BOTS = Path(__file__).parents[2] / "bots"
 

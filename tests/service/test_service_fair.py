@@ -30,15 +30,18 @@ def test_one_authors_slow_uploads_delay_only_that_author_and_are_refused_at_the_
     tokens = {name: add_author(db, name) for name in ("ann", "bob", "cy")}
     server = start_server(db, tmp_path / "spool", "--upload-budget", "30", "--upload-workers", "2")
     try:
-        slow = [http("POST", f"{server.url}/api/bots/slowpoke?filename=slowpoke.py", tokens["ann"], SLOW)
-                for _ in range(2)]
+        # ann's second upload only has to wait its turn: a syntax error, refused at once when a worker takes it (a
+        # second slow one would hold the test another whole budget); were it taken beside her first, it would
+        # have its verdict before bob's
+        slow = [http("POST", f"{server.url}/api/bots/slowpoke?filename={name}", tokens["ann"], body)
+                for name, body in (("slowpoke.py", SLOW), ("slowpoke2.py", b"def act(message:\n"))]
         assert [status for status, _ in slow] == [202, 202], slow
         status, honest = http("POST", f"{server.url}/api/bots/bobs?filename=bobs.py", tokens["bob"],
                               (BOTS / "greedy_bot.py").read_bytes())
         assert status == 202, honest
         verdict = wait_verdict(server, tokens["bob"], honest["id"])
-        # the causal claim: bob's verdict is in while neither of ann's slow uploads has one (each holds its
-        # worker for its whole budget, and ann's second cannot start before her first is done)
+        # the causal claim: bob's verdict is in while neither of ann's uploads has one (her slow one holds its
+        # worker for its whole budget, and her second cannot start before her first is done)
         pending = [http("GET", f"{server.url}/api/uploads/{ticket['id']}", tokens["ann"])[1]["state"]
                    for _, ticket in slow]
         assert verdict["state"] == "accepted" and verdict["out"][0].startswith("bobs version 1 registered"), verdict
@@ -50,12 +53,14 @@ def test_one_authors_slow_uploads_delay_only_that_author_and_are_refused_at_the_
         for (_, ticket), number in zip(twins, (1, 2)):
             twin = wait_verdict(server, tokens["cy"], ticket["id"])
             assert twin["state"] == "accepted" and twin["out"][0].startswith(f"cys version {number} registered"), twin
-        for _, ticket in slow:
-            refused = wait_verdict(server, tokens["ann"], ticket["id"])
-            assert refused["state"] == "refused" and refused["version"] is None, refused
-            assert refused["refusal"].startswith("'slowpoke.py' rejected: its smoke games took longer than 30 s"), \
-                refused
-            assert refused["refusal"].endswith("nothing was stored") and "\n" not in refused["refusal"]
+        refused = wait_verdict(server, tokens["ann"], slow[0][1]["id"])
+        assert refused["state"] == "refused" and refused["version"] is None, refused
+        assert refused["refusal"].startswith("'slowpoke.py' rejected: its smoke games took longer than 30 s"), \
+            refused
+        assert refused["refusal"].endswith("nothing was stored") and "\n" not in refused["refusal"]
+        second = wait_verdict(server, tokens["ann"], slow[1][1]["id"])
+        assert second["state"] == "refused" and second["version"] is None, second
+        assert second["refusal"] == "'slowpoke2.py' has a syntax error at line 1: '(' was never closed", second
     finally:
         server.stop()
     assert bots(db) == [("bobs", "bob", 1), ("cys", "cy", 1), ("cys", "cy", 2)]  # nothing of ann's stored

@@ -109,12 +109,17 @@ def test_a_server_killed_mid_upload_or_mid_check_stores_nothing_half_and_loses_n
     assert second.returncode == 2 and "another 'arena serve' uses it" in second.stderr, second.stderr
     try:
         assert not list((spool / "tmp").iterdir()) and not list((spool / "queue").iterdir())
-        # a bot that thinks 0.1 s a decision: its smoke games take seconds, so the kill lands while it is checked
+        # a bot that thinks 0.03 s a decision: its smoke games take seconds (several hundred decisions), so the
+        # kill, sent as soon as the worker has taken the upload, lands while it is checked
         unhurried = (Path(__file__).with_name("slow_bot.py").read_text()
-                     .replace("time.sleep(0.85)", "time.sleep(0.1)").encode())
+                     .replace("time.sleep(0.85)", "time.sleep(0.03)").encode())
         status, ticket = http("POST", f"{server.url}/api/bots/whole?filename=whole.py", token, unhurried)
         assert status == 202
-        time.sleep(1.0)  # the worker has taken it and plays its smoke games: kill the server now
+        taken = spool / "working" / f"{ticket['id']}.lock"  # a worker's pid in it: its claim, the games follow
+        deadline = time.monotonic() + 120
+        while not (taken.exists() and taken.read_text().strip()):
+            assert time.monotonic() < deadline, "no worker took the upload"
+            time.sleep(0.02)
         server.stop(signal.SIGKILL)
         assert json.loads((spool / "queue" / f"{ticket['id']}.json").read_text())["name"] == "whole"
         server = start_server(db, spool)

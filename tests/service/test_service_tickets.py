@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
+from contextlib import closing
 from pathlib import Path
 
+import pytest
 from service_helpers import ARENA, BOTS, add_author, client, http, start_server
 
 
@@ -21,14 +23,24 @@ def arena(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*ARENA, "--db", f"sqlite:///{db}", *args], capture_output=True, text=True, timeout=120)
 
 
-def ladder(folder: Path) -> tuple[Path, dict[str, str]]:
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """A database where ann owns "anns" (greedy_bot.py, by `arena submit`: every format), bob and cy have accounts;
-    the three tokens."""
-    db = folder / "ladder.sqlite"
+    the three tokens. Built once: each test changes a copy (``ladder``)."""
+    db = tmp_path_factory.mktemp("tickets") / "ladder.sqlite"
     tokens = {name: add_author(db, name) for name in ("ann", "bob", "cy")}
     done = arena(db, "submit", str(BOTS / "greedy_bot.py"), "--name", "anns", "--author", "ann")
     assert done.returncode == 0 and "registered for classic, duel, solo" in done.stdout, done.stderr
     return db, tokens
+
+
+@pytest.fixture
+def ladder(built: tuple[Path, dict[str, str]], tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of the built ladder in this test's folder, and the three tokens."""
+    db = tmp_path / "ladder.sqlite"
+    with closing(sqlite3.connect(built[0])) as source, closing(sqlite3.connect(db)) as copy:
+        source.backup(copy)
+    return db, dict(built[1])
 
 
 def bots_of(url: str, token: str) -> list[str]:
@@ -37,8 +49,9 @@ def bots_of(url: str, token: str) -> list[str]:
     return [bot["name"] for bot in body["bots"]]
 
 
-def test_an_author_gets_one_ticket_and_a_copy_none_through_the_service(tmp_path: Path) -> None:
-    db, tokens = ladder(tmp_path)
+def test_an_author_gets_one_ticket_and_a_copy_none_through_the_service(ladder: tuple[Path, dict[str, str]],
+                                                                        tmp_path: Path) -> None:
+    db, tokens = ladder
     server = start_server(db, tmp_path / "spool")
     try:
         before = stored(db)
@@ -64,10 +77,11 @@ def test_an_author_gets_one_ticket_and_a_copy_none_through_the_service(tmp_path:
         server.stop()
 
 
-def test_a_removed_authors_bots_are_nobodys_until_handed_over(tmp_path: Path) -> None:
+def test_a_removed_authors_bots_are_nobodys_until_handed_over(ladder: tuple[Path, dict[str, str]],
+                                                              tmp_path: Path) -> None:
     """The finding: a new "ann" read the old ann's bots and logs through /api/me. The name is reserved now; the
     bots appear on the /api/me of the account the operator transfers them to, and of nobody before."""
-    db, tokens = ladder(tmp_path)
+    db, tokens = ladder
     server = start_server(db, tmp_path / "spool")
     try:
         assert bots_of(server.url, tokens["ann"]) == ["anns"]
