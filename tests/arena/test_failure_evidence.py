@@ -69,7 +69,8 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     engine.dispose()
     season = run_arena("season", "run", "--games", "3", "--bosses", "random,greedy", db=db)
     assert season.returncode == 0, season.stderr
-    last = [line for line in season.stderr.splitlines() if re.match(r"\d+/\d+ games ", line)][-1]  # the progress says whose
+    progress = [line for line in season.stderr.splitlines() if re.match(r"\d+/\d+ games ", line)]
+    last = progress[-1]  # the progress says whose
     assert re.search(r"failures (\d+) \(crashy \1\)", last), season.stderr
     engine = make_engine(db_url(db))
     with Session(engine) as session:
