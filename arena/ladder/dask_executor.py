@@ -7,6 +7,7 @@ sandbox gets no strong-tier tables, and refuses one it is handed anyway (``Table
 from __future__ import annotations
 
 import logging
+import socket
 import time
 import uuid
 from typing import Any
@@ -46,6 +47,22 @@ def _run_table_on_worker(task: TableTask) -> list[MatchOutcome]:
     return run_table(task)
 
 
+def refused_at_once(address: str) -> None:
+    """Raise ``ConnectionRefusedError`` when nothing listens at a ``tcp://host:port`` scheduler address (a typo, a
+    scheduler not started): Dask's client would retry for ``CONNECT_TIMEOUT_S`` before saying so. Any other answer,
+    or another kind of address, is left to the client."""
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    if not address.startswith("tcp://") or not port.isdigit():
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S):
+            pass
+    except ConnectionRefusedError:
+        raise
+    except OSError:
+        return  # unreachable or slow: the client says so after its own timeout
+
+
 class DaskExecutor(TableExecutor):
     """Tables as tasks of a Dask ``distributed`` cluster: a scheduler at ``address``, or a
     ``LocalCluster`` of ``workers`` processes (one thread each) when ``address`` is None.
@@ -79,6 +96,7 @@ class DaskExecutor(TableExecutor):
             self._client = Client(self._cluster)
         else:
             try:
+                refused_at_once(self.address)
                 self._client = Client(self.address, timeout=f"{CONNECT_TIMEOUT_S}s")
             except (OSError, TimeoutError, ValueError) as exc:
                 raise ExecutorError(f"cannot reach the Dask scheduler {self.address!r}: "
