@@ -20,9 +20,9 @@ from arena.submissions.accounts import ARENA_AUTHOR, AccountError, Actor, accoun
 from arena.db import Bot, BotVersion, Rating, VersionFormat, author_key, bot_key, source_hash, stored_id
 from arena.paths import data_dir
 from arena.submissions.programs import program_hash
-from arena.play.players import SandboxPlayer
+from arena.play.players import Player, SandboxPlayer
 from arena.ladder.ratings import MU, SIGMA
-from arena.play.referee import GameRecord, OutOfTime, Player, play_game
+from arena.play.referee import GameRecord, OutOfTime, play_game
 from arena.text import shown
 from arena.submissions.tickets import TicketError, Tickets, check_not_copy, tickets
 from arena.formats import default_format, format_of, formats
