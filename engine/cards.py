@@ -11,7 +11,7 @@ from .quoting import quote
 
 class Bean(enum.Enum):
     """The bean types of the base game; the value is the wire name, also held as the plain attribute ``wire``
-    (``value`` is a property: a hot path reads ``wire``, and keys tables by it, as hashing a member is a Python call)."""
+    (``value`` is a property: a hot path reads ``wire``, and keys tables by it: hashing a member is a Python call)."""
 
     wire: str
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Sequence
 
 from engine.actions import (
     Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer, Pass,
@@ -25,9 +25,6 @@ from engine.events import Accepted, Offered, Traded, TradingEnded, TurnedUp
 from engine.rules import Rules
 from engine.observer import ClassicObserver
 from engine.views import View
-
-if TYPE_CHECKING:
-    from engine.spectator import PublicState
 
 _PASS = Pass()
 _END_TRADING = EndTrading()

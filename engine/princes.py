@@ -10,7 +10,7 @@ import copy
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from engine.actions import (
     Action, BuyField, ClaimTask, DecisionKind, DiscardHand, DiscardMiddle, Harvest, Pass, PayTribute,
@@ -29,9 +29,6 @@ from engine.rules import Rules
 from engine.vine import CASTLE, TASKS
 from engine.observer import PrincesObserver
 from engine.views import PrincesView, TurnRecord
-
-if TYPE_CHECKING:
-    from engine.spectator import PublicState
 
 K = DecisionKind
 _PASS = Pass()

@@ -191,7 +191,8 @@ class Referee:
             raise
         except Exception as exc:  # noqa: BLE001 - a fault of the referee, engine or machine, never of a bot
             void = _clip(f"{type(exc).__name__}: {exc}", 500)
-            # never the deck seed: a log is read by people, and a seed may deal other games (arena/ladder/random_seeds.py)
+            # never the deck seed: a log is read by people, and a seed may deal other games
+            # (arena/ladder/random_seeds.py)
             log.error("a %s game voided by a referee fault: %s\n%s", self.rules.id, void, traceback.format_exc())
         return self._record(started, void)
 
@@ -362,7 +363,7 @@ def _tail(text: str, limit: int) -> str:
     return text if len(text) <= limit else "…" + text[-limit:]
 
 
-def _action_text(action: object) -> str:
+def _action_text(action: Action) -> str:
     """An action as the protocol writes it (JSON), to be quoted."""
     try:
         return dumps(action_to_json(action))
