@@ -123,6 +123,7 @@ class ClassicGame(Game[SeatState]):
         game._dealless = 0  # not in the view: a guess assumes the round may still run its full course
         game._plant_queue = []
         game._decision = None
+        game._observer = None
         game.trade_round = view.trade.round if view.trade is not None else 0
         game.phase = kind
         game.to_move = view.active

@@ -103,6 +103,7 @@ class Game(Generic[SeatT_co]):
         self.over, self.result = False, None
         self.phase = None
         self._decision = None
+        self._observer = None
         self.final_hands = None
 
     def _deal_hands(self) -> None:
