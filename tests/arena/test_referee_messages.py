@@ -78,7 +78,7 @@ def test_a_number_the_encoder_refuses_is_refused() -> None:
 def test_a_reply_naming_an_option_as_written_is_that_option_and_anything_else_is_decoded() -> None:
     from arena.play.referee import _Options
 
-    referee = Referee(rules_for("classic"), 1, [Seat("p0"), Seat("p1")])
+    referee = Referee(rules_for("classic"), 1, [Seat("p0"), Seat("p1"), Seat("p2")])
     options = (Plant(0), Plant(1), Harvest(1))
     shape = _Options(options)
     referee._offered = shape.by_text
