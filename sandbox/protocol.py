@@ -14,6 +14,7 @@ helpers below (``json_object``, ``field``, ``is_int``...) also parse the runner'
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from typing import Any, Callable, ClassVar, Iterator, Mapping, Union
 __all__ = [
     "PROTOCOL_VERSION", "MalformedMessage", "TimeLimits", "HelloMessage", "DecideMessage", "EndMessage",
     "ReadyReply", "READY_LINE", "ActionReply", "Message", "MESSAGE_TYPES", "message_from_json",
-    "dumps", "encode", "JSONText",
+    "dumps", "encode", "JSONText", "JSONTexts",
 ]
 
 PROTOCOL_VERSION = 1
@@ -56,21 +57,22 @@ def _number(value: float) -> str:
 
 class JSONText(Mapping[str, Any]):
     """A JSON object already written as compact text: a message holding it is encoded with the text as it is, and
-    reads it back (once) only when asked. The referee writes a view, an event or an option once and sends it in
-    one message or several."""
+    reads it back (``value``, once) only when asked. The referee writes a view, an event or an option once and
+    sends it in one message or several."""
 
-    __slots__ = ("text", "_value")
+    __slots__ = ("text", "value")
+    value: dict[str, Any]  # ``json.loads(text)``: given by a writer that had it at hand, else read on first use
 
-    def __init__(self, text: str, value: Any = _ABSENT) -> None:
+    def __init__(self, text: str, value: dict[str, Any] | None = None) -> None:
         self.text = text
-        self._value = value  # ``json.loads(text)``, when the writer had it at hand
+        if value is not None:
+            self.value = value
 
-    @property
-    def value(self) -> dict[str, Any]:
-        if self._value is _ABSENT:
-            self._value = json.loads(self.text)
-        value: dict[str, Any] = self._value
-        return value
+    def __getattr__(self, name: str) -> Any:  # only for an attribute not set: ``value`` is read once, then a slot
+        if name != "value":
+            raise AttributeError(name)
+        self.value = json.loads(self.text)
+        return self.value
 
     def __getitem__(self, key: str) -> Any:
         return self.value[key]
@@ -85,12 +87,29 @@ class JSONText(Mapping[str, Any]):
         return f"JSONText({self.text!r})"
 
 
+class JSONTexts(tuple[JSONText, ...]):
+    """JSON objects already written (``JSONText``) sent together as one list: its text and its values are made once
+    (the referee sends the same list of options in many messages). Its values are shared: not to be changed."""
+
+    @functools.cached_property
+    def text(self) -> str:
+        return "[" + ",".join([item.text for item in self]) + "]"
+
+    @functools.cached_property
+    def values(self) -> list[dict[str, Any]]:
+        return [item.value for item in self]
+
+
 def _plain(value: Any) -> Any:
     return value.value if type(value) is JSONText else value
 
 
 def _text(value: Any) -> str:
     return value.text if type(value) is JSONText else dumps(value)
+
+
+def _texts(values: Any) -> str:
+    return values.text if type(values) is JSONTexts else "[" + ",".join([_text(v) for v in values]) + "]"
 
 
 class MalformedMessage(ValueError):
@@ -231,8 +250,10 @@ class DecideMessage:
     time_left_ms: float
 
     def to_json(self) -> dict[str, Any]:
+        options = self.options
         return {"type": self.TYPE, "id": self.id, "kind": self.kind, "view": _plain(self.view),
-                "events": [_plain(e) for e in self.events], "options": [_plain(o) for o in self.options],
+                "events": [e.value if type(e) is JSONText else e for e in self.events],
+                "options": options.values if type(options) is JSONTexts else [_plain(o) for o in options],
                 "time_left_ms": self.time_left_ms}
 
     def encode(self) -> bytes:
@@ -240,7 +261,7 @@ class DecideMessage:
         ``JSONText`` parts, which are never read back for it (the referee writes one per decision)."""
         return (f'{{"type":"decide","id":{self.id},"kind":{dumps(self.kind)},"view":{_text(self.view)},'
                 f'"events":[{",".join([_text(e) for e in self.events])}],'
-                f'"options":[{",".join([_text(o) for o in self.options])}],'
+                f'"options":{_texts(self.options)},'
                 f'"time_left_ms":{_number(self.time_left_ms)}}}\n').encode("utf-8")
 
     @classmethod

@@ -21,8 +21,8 @@ from engine.replay import Replay, Resimulation
 
 from .players import Player
 from sandbox.framing import splice_lists
-from sandbox.protocol import (ActionReply, DecideMessage, EndMessage, HelloMessage, JSONText, MalformedMessage, Message,
-                              ReadyReply, TimeLimits, dumps)
+from sandbox.protocol import (ActionReply, DecideMessage, EndMessage, HelloMessage, JSONText, JSONTexts,
+                              MalformedMessage, Message, ReadyReply, TimeLimits, dumps)
 from sandbox.values import Limits, SandboxError, Status
 
 log = logging.getLogger(__name__)
@@ -122,7 +122,7 @@ class _Options:
 
     def __init__(self, options: Sequence[Action]) -> None:
         data = [action_to_json(action) for action in options]
-        self.items = tuple(JSONText(dumps(d), d) for d in data)
+        self.items = JSONTexts(JSONText(dumps(d), d) for d in data)
         self.by_text = {item.text: action for item, action in zip(self.items, options)}
 
 

@@ -82,8 +82,8 @@ def check_view(game: Any, seat: int, text: str) -> None:
         return
     offer = game.offer
     assert (trade["round"], trade["max_rounds"]) == (game.trade_round, game.rules.max_trade_rounds)
-    assert trade["offer"] == (None if offer is None else {"seat": game.active, "to": offer.to, "give": names(offer.give),
-                                                          "want": names(offer.want), "accept": False})
+    assert trade["offer"] == (None if offer is None else {
+        "seat": game.active, "to": offer.to, "give": names(offer.give), "want": names(offer.want), "accept": False})
     assert trade["responses"] == [{"seat": r.seat, "to": game.active, "give": names(r.give), "want": names(r.want),
                                    "accept": r.accept} for r in game.responses]
 
@@ -103,7 +103,7 @@ def test_the_documented_view_is_what_the_observer_writes() -> None:
 
 @pytest.mark.parametrize("variant, players", TABLES)
 def test_every_view_and_public_state_says_what_the_state_does(variant: str, players: int) -> None:
-    kinds: set[DecisionKind] = set()
+    kinds: set[DecisionKind | None] = set()
     for seed in range(4):
         game = new_game(rules_for(variant), players, seed)
         rng = random.Random(seed)
