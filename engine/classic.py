@@ -75,6 +75,7 @@ class ClassicGame(Game[SeatState]):
 
     RULE_NO_FIELD, RULE_LONE_BEAN, RULE_HARVEST, RULE_BUY_FIELD = "C-3.1", "C-4.2", "C-4.3", "C-3.2"
     UNKNOWN_ACTION_RULE = "C-0"
+    OBSERVER = ClassicObserver
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:
         self._open_table(rules, players, seed, SeatState)  # C-2.2
@@ -155,9 +156,6 @@ class ClassicGame(Game[SeatState]):
     def view(self, seat: int) -> View:
         """What ``seat`` may see now (C-8)."""
         return View.from_json(self.view_json(seat))
-
-    def _new_observer(self) -> ClassicObserver:
-        return ClassicObserver(self.players)
 
     def card_count(self) -> int:
         """Every card in the game, wherever it lies (a conservation check)."""

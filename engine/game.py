@@ -17,7 +17,6 @@ if TYPE_CHECKING:  # through the package: these modules import this one (tests/t
     from engine import ClassicGame, PrincesGame, PublicState
     from engine.observer import ClassicObserver, PrincesObserver
     from engine.views import PrincesView, View
-
     Observer = ClassicObserver | PrincesObserver
 
 
@@ -57,6 +56,7 @@ class Game(Generic[SeatT_co]):
     RULE_HARVEST: ClassVar[str] = "?"  # harvesting a field that is not there or empty
     RULE_BUY_FIELD: ClassVar[str] = "?"  # buying a field beyond the last, or without the money
     MONEY: ClassVar[str] = "coins"  # what the rules call a treasury's cards
+    OBSERVER: ClassVar[type[ClassicObserver] | type[PrincesObserver]]  # made with the number of seats
 
     over: bool
     result: GameResult | None
@@ -199,15 +199,10 @@ class Game(Generic[SeatT_co]):
         raise NotImplementedError
 
     def observer(self) -> Observer:
-        """This game's observer (engine/observer.py), made on first use: the one writer of its views' and
-        public state's JSON, which keeps what it wrote last to write the next view faster."""
-        observer = self._observer
-        if observer is None:
-            observer = self._observer = self._new_observer()
-        return observer
-
-    def _new_observer(self) -> Observer:
-        raise NotImplementedError
+        """This game's observer (engine/observer.py): the one writer of its views' and public state's JSON."""
+        if self._observer is None:
+            self._observer = self.OBSERVER(self.players)
+        return self._observer
 
     def view_json(self, seat: int) -> dict[str, Any]:
         """What ``seat`` may see now, as JSON (docs/protocol.md "The view"); ``view`` reads it back."""
@@ -224,7 +219,6 @@ class Game(Generic[SeatT_co]):
     def public_state(self) -> PublicState:
         """What a spectator sees now: the public table, no hand until the game is over."""
         from engine.spectator import PublicState  # not imported to play: a spectator's modules
-
         return PublicState.from_json(self.public_state_json())
 
     def coins(self) -> tuple[int, ...]:

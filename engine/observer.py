@@ -154,6 +154,9 @@ class ClassicObserver:
 class PrincesObserver:
     """The views and the public state of one duel or solo game (P-8)."""
 
+    def __init__(self, players: int) -> None:
+        self.players = players
+
     def view_json(self, game: Any, seat: int) -> dict[str, Any]:
         """``seat``'s view as a JSON object (docs/protocol.md "The Princes view")."""
         _check_seat(game, seat)

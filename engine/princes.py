@@ -129,6 +129,7 @@ class PrincesGame(Game[PrincesSeat]):
     UNKNOWN_ACTION_RULE = "P-0"
     RULE_NO_FIELD, RULE_LONE_BEAN, RULE_HARVEST, RULE_BUY_FIELD = "P-3.1", "P-3.2", "P-3.3", "P-3.4"
     MONEY = "gold"
+    OBSERVER = PrincesObserver
     log: TurnLog  # what the active player did so far this turn (the task checks read it)
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:
@@ -161,9 +162,6 @@ class PrincesGame(Game[PrincesSeat]):
     def view(self, seat: int) -> PrincesView:
         """What ``seat`` may see now (P-8)."""
         return PrincesView.from_json(self.view_json(seat))
-
-    def _new_observer(self) -> PrincesObserver:
-        return PrincesObserver()
 
     def neutral_positions(self) -> tuple[tuple[str, int], ...]:
         return (("violet", self.violet), ("red", self.red)) if self.solo else ()

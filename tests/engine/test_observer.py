@@ -111,7 +111,7 @@ def test_every_view_and_public_state_says_what_the_state_does(variant: str, play
             for seat in range(players):
                 text = game.view_text(seat)
                 check_view(game, seat, text)
-                fresh = ClassicObserver(players) if game.rules.princes is None else PrincesObserver()
+                fresh = ClassicObserver(players) if game.rules.princes is None else PrincesObserver(players)
                 assert fresh.view_text(game, seat) == text  # what the game's observer reused was not stale
                 assert game.view_json(seat) == json.loads(text)
                 assert isinstance(game.view(seat), PrincesView if game.rules.princes else View)
