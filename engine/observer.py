@@ -26,8 +26,9 @@ _BEAN_TEXT = {b.wire: compact(b.wire) for b in Bean}
 assert all(text == f'"{name}"' for name, text in _BEAN_TEXT.items()), "a bean name that JSON would escape"
 _BOOL = {False: "false", True: "true"}
 _NAMES: dict[Bean | None, str | None] = {**{b: b.wire for b in Bean}, None: None}
-#: the phases whose view shows a trading round, looked up by identity
-_TRADING = frozenset(kind for kind in DecisionKind if kind.value.startswith("trade"))
+#: the phases whose view shows a trading round: a tuple, looked up by identity (a set would hash the member, a
+#: Python call)
+_TRADING = tuple(kind for kind in DecisionKind if kind.value.startswith("trade"))
 
 
 def _beans(beans: Sequence[Bean]) -> str:

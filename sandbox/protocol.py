@@ -109,6 +109,18 @@ def _text(value: Any) -> str:
     return value.text if type(value) is JSONText else dumps(value)
 
 
+_STRINGS: dict[str, str] = {}  # a decision kind's JSON text: a few names, each written once
+
+
+def _string(value: str) -> str:
+    text = _STRINGS.get(value)
+    if text is None:
+        if len(_STRINGS) > 100:
+            _STRINGS.clear()
+        text = _STRINGS[value] = dumps(value)
+    return text
+
+
 def _texts(values: Any) -> str:
     return values.text if type(values) is JSONTexts else "[" + ",".join([_text(v) for v in values]) + "]"
 
@@ -260,10 +272,11 @@ class DecideMessage:
     def encode(self) -> bytes:
         """The message's line: exactly ``dumps(self.to_json())`` and a newline, written around the texts of its
         ``JSONText`` parts, which are never read back for it (the referee writes one per decision)."""
-        return (f'{{"type":"decide","id":{self.id},"kind":{dumps(self.kind)},"view":{_text(self.view)},'
-                f'"events":[{",".join([_text(e) for e in self.events])}],'
-                f'"options":{_texts(self.options)},'
-                f'"time_left_ms":{_number(self.time_left_ms)}}}\n').encode("utf-8")
+        view = self.view
+        return (f'{{"type":"decide","id":{self.id},"kind":{_string(self.kind)},'
+                f'"view":{view.text if type(view) is JSONText else dumps(view)},'
+                f'"events":[{",".join([e.text if type(e) is JSONText else dumps(e) for e in self.events])}],'
+                f'"options":{_texts(self.options)},"time_left_ms":{_number(self.time_left_ms)}}}\n').encode("utf-8")
 
     @classmethod
     def from_json(cls, data: object) -> DecideMessage:
