@@ -108,8 +108,8 @@ def _seat_from(data: Mapping[str, Any]) -> PublicSeat:
 
 
 def public_state(game: Any) -> PublicState:
-    """The public table of ``game`` now, at step ``len(game.history)``: each kind of game builds its
-    own (``game.public_state()``, like ``game.view(seat)``), so a new kind of game brings its spectator."""
+    """The public table of ``game`` now, at step ``len(game.history)``: its observer's JSON read back (each kind
+    of game names its observer, engine/observer.py, so a new kind of game brings its spectator)."""
     state: PublicState = game.public_state()
     return state
 
