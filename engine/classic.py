@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import random
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from engine.actions import (
     Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer, Pass,
@@ -25,6 +25,9 @@ from engine.events import Accepted, Offered, Traded, TradingEnded, TurnedUp
 from engine.rules import Rules
 from engine.observer import ClassicObserver
 from engine.views import View
+
+if TYPE_CHECKING:
+    from engine.spectator import PublicState
 
 _PASS = Pass()
 _END_TRADING = EndTrading()
@@ -156,6 +159,12 @@ class ClassicGame(Game[SeatState]):
     def view(self, seat: int) -> View:
         """What ``seat`` may see now (C-8)."""
         return View.from_json(self.view_json(seat))
+
+    def public_state(self) -> PublicState:
+        """What a spectator sees now: the public table, no hand until the game is over."""
+        from engine.spectator import PublicState  # not imported to play: a spectator's modules
+
+        return PublicState.from_json(self.public_state_json())
 
     def card_count(self) -> int:
         """Every card in the game, wherever it lies (a conservation check)."""

@@ -217,9 +217,8 @@ class Game(Generic[SeatT_co]):
         return self.observer().public_state_json(self)
 
     def public_state(self) -> PublicState:
-        """What a spectator sees now: the public table, no hand until the game is over."""
-        from engine.spectator import PublicState  # not imported to play: a spectator's modules
-        return PublicState.from_json(self.public_state_json())
+        """What a spectator sees now (engine/spectator.py ``PublicState``): ``public_state_json`` read back."""
+        raise NotImplementedError  # each kind imports the spectator itself: engine.spectator imports this module
 
     def coins(self) -> tuple[int, ...]:
         return tuple(s.coins for s in self.seats)

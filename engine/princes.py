@@ -10,7 +10,7 @@ import copy
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from engine.actions import (
     Action, BuyField, ClaimTask, DecisionKind, DiscardHand, DiscardMiddle, Harvest, Pass, PayTribute,
@@ -29,6 +29,9 @@ from engine.rules import Rules
 from engine.vine import CASTLE, TASKS
 from engine.observer import PrincesObserver
 from engine.views import PrincesView, TurnRecord
+
+if TYPE_CHECKING:
+    from engine.spectator import PublicState
 
 K = DecisionKind
 _PASS = Pass()
@@ -162,6 +165,12 @@ class PrincesGame(Game[PrincesSeat]):
     def view(self, seat: int) -> PrincesView:
         """What ``seat`` may see now (P-8)."""
         return PrincesView.from_json(self.view_json(seat))
+
+    def public_state(self) -> PublicState:
+        """What a spectator sees now: the public table, no hand until the game is over."""
+        from engine.spectator import PublicState  # not imported to play: a spectator's modules
+
+        return PublicState.from_json(self.public_state_json())
 
     def neutral_positions(self) -> tuple[tuple[str, int], ...]:
         return (("violet", self.violet), ("red", self.red)) if self.solo else ()
