@@ -7,7 +7,8 @@ from sqlmodel import Session
 
 from arena.formats import default_format
 from arena.ladder.planning import SeasonSettings
-from arena.submissions.submit import builtin_bots, names_taken_by_submissions, register_bosses
+from arena.submissions.names import builtin_bots, names_taken_by_submissions
+from arena.submissions.versions import register_bosses
 
 
 def enter_example_bots(session: Session) -> list[str]:

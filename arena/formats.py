@@ -99,6 +99,9 @@ class Format:
     #: one sentence the board page says of the format before how it ranks (none: nothing)
     description: str = ""
     spectator: Spectator = field(default=TRADING_TABLE)
+    #: its turns have a trading round between the seats (offers made, answered and closed), so a person's seat
+    #: offers to compose one; the Princes games have none
+    trading: bool = True
     #: the format of the site's home page and of every command not told one (exactly one is)
     default: bool = False
 
@@ -157,8 +160,9 @@ def _builtins() -> None:
 
     register(Format("classic", "Classic", _classic_rules, TrueSkill(), default=True))
     register(Format("duel", "Duel", duel_rules, TrueSkill(), description="The two-player Princes game",
-                    spectator=VINE_TABLE))
-    register(Format("solo", "Solo", solo_rules, WinRate(), same_deals=True, season_games=50, spectator=VINE_TABLE))
+                    spectator=VINE_TABLE, trading=False))
+    register(Format("solo", "Solo", solo_rules, WinRate(), same_deals=True, season_games=50, spectator=VINE_TABLE,
+                    trading=False))
 
 
 _builtins()

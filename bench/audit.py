@@ -12,7 +12,7 @@ colluders follow them). A season is ``--games`` classic games (100: a new season
 rotated deals: a table of 3-5 bots (size drawn with weight n(n-1), as the matchmaker does), its deck
 played once per rotation of the seating, as ``arena season run`` plays them. Each game's record goes
 through the same ``arena.audit.stats.audit_game`` as a recorded game (played again from the record, every
-trade valued), and each season through ``arena.audit.stats.audit``.
+trade valued), and each season through ``arena.audit.report.audit``.
 
 - honest seasons: the example bots (random, greedy, trader) and epsilon copies (a uniformly random
   legal option with probability epsilon, else the base bot's move), every bot its own author. A
@@ -54,7 +54,8 @@ from typing import Any, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.audit.stats import AuditGame, audit, audit_game  # noqa: E402
+from arena.audit.report import audit  # noqa: E402
+from arena.audit.stats import AuditGame, audit_game  # noqa: E402
 from engine import classic_rules  # noqa: E402
 from engine.replay import Replay  # noqa: E402
 

@@ -91,7 +91,7 @@ def register_example_bots(engine: Engine) -> None:
     reserved), so that a 4-player table has 4 different bots."""
     from sqlmodel import Session  # only the season benchmarks need the database
 
-    from arena.submissions.submit import register
+    from arena.submissions.versions import register
 
     with Session(engine) as session:
         for stem, copy in (("random_bot", "dice"), ("greedy_bot", "glutton")):

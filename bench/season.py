@@ -37,7 +37,7 @@ from arena.play.players import load_entry_point  # noqa: E402
 from arena.play.referee import play_game  # noqa: E402
 from arena.ladder.random_seeds import bot_seeds, database_key  # noqa: E402
 from arena.db import BotVersion  # noqa: E402
-from arena.db.values import stored_text  # noqa: E402
+from arena.db.columns import stored_text  # noqa: E402
 from engine import action_from_json, classic_rules, rules_for  # noqa: E402
 from sandbox import Limits, Reply, Status, Tier, detect_tier  # noqa: E402
 from sandbox.protocol import DecideMessage, Message, encode  # noqa: E402

@@ -237,7 +237,7 @@ def main() -> None:
     db = folder / "soak.sqlite"
     from arena.db import make_engine
     from arena.submissions.accounts import ensure_author
-    from arena.submissions.submit import register
+    from arena.submissions.versions import register
 
     engine = make_engine(f"sqlite:///{db}")
     from sqlmodel import Session

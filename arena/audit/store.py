@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from arena.audit.stats import AuditGame, AuditReport, PairFinding, TeamFinding, audit, audit_game
+from arena.audit.report import AuditReport, audit
+from arena.audit.stats import AuditGame, PairFinding, audit_game
+from arena.audit.teams import TeamFinding
 from arena.audit.words import givers_of
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, author_group, now, stored_id
 from arena.formats import formats
@@ -90,15 +92,14 @@ def _actions_only(text: str) -> Replay | None:
                   tuple((int(seat), action_from_json(a)) for seat, a in data["actions"]), (), None)
 
 
-#: the group of every built-in bot in the audit: the operator wrote them all, so a pair or a team of built-in bots
-#: alone is never tested (their trades follow fixed rules; a false alarm would take back every game they shared)
-BUILTIN_GROUP = "\0built-in"
-
-
 def author_groups(session: Session) -> dict[str, str | None]:
-    """Bot name -> its author's group (``arena.db.author_group``; built-in bots share ``BUILTIN_GROUP``): a pair of
-    one group is never audited."""
-    return {bot.name: BUILTIN_GROUP if bot.builtin else author_group(bot) for bot in session.exec(select(Bot)).all()}
+    """Bot name -> its author's group (``arena.db.author_group``): a pair of one group is never audited."""
+    return {bot.name: author_group(bot) for bot in session.exec(select(Bot)).all()}
+
+
+def built_in_bots(session: Session) -> frozenset[str]:
+    """The built-in bots' names: the audit never flags a pair or a team of them alone (``audit``'s ``trusted``)."""
+    return frozenset(session.exec(select(Bot.name).where(col(Bot.builtin).is_(True))).all())
 
 
 def _bot_ids(session: Session) -> dict[str, int]:
@@ -123,7 +124,7 @@ def run_audit(session: Session, variant: str | None = None,
     """Audit the games asked for, store a flag for every newly flagged pair and team; (report, findings newly
     flagged: the pairs, then the teams with a pair not flagged before)."""
     games = recorded_games(session, variant, season)
-    report = audit(games, author_groups(session), cleared_marks(session))
+    report = audit(games, author_groups(session), cleared_marks(session), built_in_bots(session))
     standing = {p.bots for p in stored_flags(session) if p.cleared_at is None}
     ids = _bot_ids(session)
     scope = f"season {season}" if season is not None else f"variant {variant}" if variant else "every game"

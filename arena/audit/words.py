@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Sequence
 
+from arena.audit.report import AuditReport
+from arena.audit.stats import PairFinding
+from arena.audit.teams import TeamFinding
+from arena.text import plural, shown
+
 NOT_ITS_DOING = "not necessarily by its own doing"
 ONE_WAY = "{giver} gave away value to {receiver}; {receiver} received value from {giver} (" + NOT_ITS_DOING + ")"
 BOTH_WAYS = "{a} and {b} gave away value to each other"
@@ -92,3 +97,29 @@ def flag_words(bots: Sequence[str], givers: Sequence[str], evidence: Mapping[str
     if team is not None:
         return team_words(team[0], team[1], names, wrap)
     return pair_words(bots, givers, names, wrap)
+
+
+def finding_words(finding: PairFinding | TeamFinding) -> str:
+    """A flagged pair, or a flagged team ("A, B and C gave away value to R; ..."), the names cleaned."""
+    if isinstance(finding, PairFinding):
+        return pair_words(finding.bots, finding.givers, {name: shown(name) for name in finding.bots})
+    return team_words(finding.receiver, finding.givers,
+                      {name: shown(name) for name in (finding.receiver, *finding.givers)})
+
+
+def apart_words(finding: PairFinding | TeamFinding) -> str:
+    """What the planner does about a new flag."""
+    if isinstance(finding, PairFinding) or len(finding.givers) == 1:
+        return "they are no longer seated together"
+    return f"none of them is seated with {shown(finding.receiver)} again"
+
+
+def season_audit_lines(season: str, report: AuditReport, flagged: Sequence[PairFinding | TeamFinding]) -> list[str]:
+    """What a season's audit at its end found: one line of what it tested, then a line per new flag."""
+    news = f"{plural(len(flagged), 'new flag')}" if flagged else "nothing flagged"
+    lines = [f"audit of season {shown(season)}: {plural(report.games, 'game')} audited, "
+             f"{plural(len(report.pairs), 'pair')} of bots of different authors tested, {news}"]
+    for finding in flagged:  # the ladder protects itself: a flagged pair is kept apart from the next table on
+        lines.append(f"audit: {finding_words(finding)}; {apart_words(finding)} ('arena audit --season "
+                     f"{shown(season)}' shows the evidence); the games they shared are not rated")
+    return lines

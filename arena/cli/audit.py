@@ -1,5 +1,5 @@
-"""`arena audit`: do two bots of different authors play as a team? (arena/audit/stats.py); `arena audit clear A B`,
-`arena audit confirm A B`."""
+"""`arena audit`: do two bots of different authors play as a team? (arena/audit/: the pair test stats.py, the team
+test teams.py, both in report.py); `arena audit clear A B`, `arena audit confirm A B`."""
 from __future__ import annotations
 
 import json
@@ -7,9 +7,11 @@ import json
 import click
 from sqlmodel import Session
 
-from arena.audit.stats import BIG, MARGIN, TEAM_GIVER, TEAM_MARGIN, AuditReport, Direction, PairFinding, TeamFinding
+from arena.audit.report import AuditReport
+from arena.audit.stats import BIG, Direction, MARGIN, PairFinding
+from arena.audit.teams import TEAM_GIVER, TEAM_MARGIN, TeamFinding
 from arena.audit.store import AuditError, clear_flag, confirm_flag, run_audit, stored_flags
-from arena.audit.words import flag_words, pair_words, team_of, team_words
+from arena.audit.words import apart_words, finding_words, flag_words, pair_words, team_of
 from arena.formats import format_of
 from arena.text import plural, shown
 
@@ -61,21 +63,6 @@ def audit(click_ctx: click.Context, ctx: Context, season_name: str | None, varia
 def words(bots: tuple[str, str], givers: tuple[str, ...]) -> str:
     """A flagged pair by giver and receiver, the names cleaned for the terminal."""
     return pair_words(bots, givers, {name: shown(name) for name in bots})
-
-
-def finding_words(finding: PairFinding | TeamFinding) -> str:
-    """A flagged pair, or a flagged team ("A, B and C gave away value to R; ..."), the names cleaned."""
-    if isinstance(finding, PairFinding):
-        return words(finding.bots, finding.givers)
-    return team_words(finding.receiver, finding.givers,
-                      {name: shown(name) for name in (finding.receiver, *finding.givers)})
-
-
-def apart_words(finding: PairFinding | TeamFinding) -> str:
-    """What the planner does about a new flag."""
-    if isinstance(finding, PairFinding) or len(finding.givers) == 1:
-        return "they are no longer seated together"
-    return f"none of them is seated with {shown(finding.receiver)} again"
 
 
 def report_text(report: AuditReport, show_all: bool) -> str:

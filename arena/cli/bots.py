@@ -1,5 +1,5 @@
 """`arena submit`, `arena bots` and `arena bots retire`: adding a bot to the ladder, listing the bots,
-retiring one (arena/submissions/submit.py, arena/submissions/smoke_verdict.py and arena/ladder/roster.py
+retiring one (arena/submissions/: submit.py the flow, and its parts; arena/ladder/roster.py the list
 hold what they do)."""
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from arena.ladder.roster import roster
 from arena.text import shown
 from arena.submissions.accounts import Actor
 from arena.service.client import submit_remote
-from arena.submissions.submission import BUDGET_SECONDS, submit_bytes
-from arena.submissions.submit import SubmissionError, read_bot_file, retire
+from arena.submissions.submit import BUDGET_SECONDS, submit_bytes
+from arena.submissions.bot_file import read_bot_file
+from arena.submissions.errors import SubmissionError
+from arena.submissions.versions import retire
 from sandbox import Limits, SandboxError
 
 from arena.cli.base import Context, UserError, cli, echo, format_table, pass_context

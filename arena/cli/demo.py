@@ -8,6 +8,7 @@ from sqlmodel import Session
 
 from arena.db import DatabaseError
 from arena.demo import demo_season, enter_example_bots
+from arena.audit.words import season_audit_lines
 from arena.ladder.seasons import LadderError, leaderboard, run_season
 from arena.ladder.progress import ProgressReporter
 from sandbox import Limits, Tier, detect_tier, strong_tier_missing
@@ -38,9 +39,12 @@ def demo(ctx: Context, games: int, workers: int, unsafe: bool) -> None:
     settings = demo_season(games, builtin_only)
     echo(f"running season {settings.name}: {games} games, {workers} workers, sandbox tier {tier.value}", err=True)
     try:
-        run_season(ctx.engine, settings, workers, Limits(), tier, ProgressReporter(quiet=ctx.quiet))
+        progress = run_season(ctx.engine, settings, workers, Limits(), tier, ProgressReporter(quiet=ctx.quiet))
     except (LadderError, DatabaseError) as exc:
         raise click.ClickException(str(exc)) from None
+    if progress.audited is not None:
+        for line in season_audit_lines(settings.name, progress.audited, progress.flagged):
+            echo(line, err=True)
     with Session(ctx.engine) as session:
         echo(board_table(leaderboard(session)))
     from arena.site import SiteError, build_site

@@ -7,23 +7,25 @@ from pathlib import Path
 import click
 from sqlmodel import Session, col, select
 
-from arena.audit.store import run_audit
+from arena.audit.words import season_audit_lines
 from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, MatchStatus, Season
 from arena.ladder.dask_executor import DaskExecutor
 from arena.ladder.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import default_format, format_of
-from arena.ladder.live import AUDIT_EVERY, PAUSE_AFTER, SITE_EVERY, LiveProgress, LiveSettings, run_live
+from arena.ladder.live import run_live
+from arena.ladder.live_seasons import AUDIT_EVERY, PAUSE_AFTER, SITE_EVERY, LiveProgress, LiveSettings
 from arena.paths import new_file_refused
 from arena.ladder.seasons import (LadderError, SeasonProgress, TooFewBots, SeasonSettings, close_season, deals_secret,
                           leaderboard, rerate, run_season)
 from arena.ladder.progress import ProgressReporter, earlier_rate
 from arena.ladder.random_seeds import database_key, deal_id
 from arena.text import TextError, check_text, plural, shown
-from arena.submissions.submit import SubmissionError, builtin_bots, register_bosses
+from arena.submissions.errors import SubmissionError
+from arena.submissions.names import builtin_bots
+from arena.submissions.versions import register_bosses
 from engine.rules import rules_for
 from sandbox import Limits
 
-from arena.cli.audit import apart_words, finding_words
 from arena.cli.base import Context, UserError, echo, board_table, cli, format_table, pass_context
 from arena.cli.helps import (FormatsCommand, FormatsOption, games_help, leaderboard_help, leaderboard_season_help,
                              players_help, season_close_help, season_run_help, variant_help)
@@ -169,12 +171,10 @@ def season_run(ctx: Context, name: str | None, games: int | None, workers: int, 
     if not ctx.quiet:
         echo(f"season {name}: {plural(progress.done, 'game')} rated, {progress.void} void; "
                    f"bot failures this run: {progress.failure_summary()}")
-    with Session(engine) as session:
-        _, flagged = run_audit(session, season=name)
-    for finding in flagged:  # the ladder protects itself: a flagged pair is kept apart from the next table on
-        echo(f"audit: {finding_words(finding)}; {apart_words(finding)} "
-             "('arena audit --season " + shown(name) + "' shows the evidence); the games they shared are not rated",
-             err=True)
+    if progress.audited is not None:
+        summary, *flags = season_audit_lines(name, progress.audited, progress.flagged)
+        for line in ([] if ctx.quiet else [summary]) + flags:
+            echo(line, err=True)
     with Session(engine) as session:
         echo(board_table(leaderboard(session, variant, name if format_of(variant).same_deals else None), variant))
 

@@ -11,7 +11,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion
-from arena.submissions.submit import SubmissionError, builtin_bots, did_you_mean, read_bot, read_bot_file
+from arena.submissions.bot_file import read_bot, read_bot_file
+from arena.submissions.errors import SubmissionError
+from arena.submissions.names import builtin_bots, did_you_mean
 from sandbox import Tier, detect_tier, strong_tier_missing
 
 from arena.cli.base import UserError

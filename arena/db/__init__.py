@@ -14,7 +14,7 @@ from arena.db.queries import (active_versions, author_group, author_key, bot_key
 from arena.db.schema import (SCHEMA_VERSION, AuditFlag, Author, Bot, BotVersion, Match, MatchSeat, Meta, Rating,
                              RatingSnapshot, Season, SeatLog, TestRun, TestRunBot, TestRunPair, VersionFormat, now,
                              source_hash)
-from arena.db.values import MatchStatus, SeatStatus
+from arena.db.columns import MatchStatus, SeatStatus
 from arena.db.urls import DB_ENV, DEFAULT_DB, database_url, driver_url, shown_url, sqlite_file_problem
 
 __all__ = [

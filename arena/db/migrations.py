@@ -70,7 +70,7 @@ def _upgrade_to_7(engine: Engine) -> None:
     one numbering of engine/spectator.py) instead of the number of events before the request."""
     from sqlalchemy import text
 
-    from arena.db.values import stored_text
+    from arena.db.columns import stored_text
     from engine.replay import Replay
     from engine.spectator import step_after_events
 
@@ -95,7 +95,7 @@ def _upgrade_to_8(engine: Engine) -> None:
     an upgrade holds little memory; a row already compressed is left as it is."""
     from sqlalchemy import inspect, text
 
-    from arena.db.values import COMPRESSION, is_plain
+    from arena.db.columns import COMPRESSION, is_plain
 
     with engine.begin() as conn:
         if engine.dialect.name == "postgresql":

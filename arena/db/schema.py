@@ -9,7 +9,7 @@ from typing import Optional
 from sqlalchemy import BigInteger, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from arena.db.values import CompressedText, MatchStatus, SeatStatus, TextEnum
+from arena.db.columns import CompressedText, MatchStatus, SeatStatus, TextEnum
 
 SCHEMA_VERSION = 12  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;

@@ -15,6 +15,7 @@ from engine.narration import bean_name, cards, plural, task_text
 from engine.rules import Rules
 from engine.views import FieldView, PrincesView, View
 
+from arena.formats import format_of
 from arena.human.screen import field_text
 
 
@@ -58,9 +59,11 @@ _PASS = {
 
 def menu(rules: Rules, view: View | PrincesView, kind: DecisionKind, options: Sequence[Action],
          names: Sequence[str]) -> list[Choice]:
-    """The numbered choices of one decision: every option offered, in its order, and what may be composed."""
+    """The numbered choices of one decision: every option offered, in its order, and what may be composed (an offer
+    or a payment, in a format with a trading round: ``Format.trading``)."""
     choices = [Choice(describe(rules, view, kind, a, names), a) for a in options]
-    if isinstance(view, View) and kind in (DecisionKind.TRADE_OFFER, DecisionKind.TRADE_RESPOND):
+    trading = format_of(rules.id).trading
+    if trading and isinstance(view, View) and kind in (DecisionKind.TRADE_OFFER, DecisionKind.TRADE_RESPOND):
         to = "" if kind is DecisionKind.TRADE_OFFER else f" to {names[view.active]}"
         choices.append(Choice(f"Make an offer{to}: cards to give, beans wanted…", compose=Compose.OFFER))
         if any(isinstance(a, Accept) for a in options) and _other_payments(view):

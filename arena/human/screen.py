@@ -20,6 +20,8 @@ from engine.rules import Rules
 from engine.views import FieldView, OfferView, PrincesView, TradeCard, View
 from engine.vine import SHORT
 
+from arena.formats import format_of
+
 FRONT = "◂ front"  # marks the hand's front card: the next one to plant
 
 
@@ -157,11 +159,14 @@ def _piles(rules: Rules, turn: int, active: str, deck: int, discard: int, top: B
 
 
 def goal(rules: Rules) -> str:
-    """What the person plays for, in a sentence or two (the rules: seeds/classic-rules.md, princes-rules.md)."""
-    p = rules.princes
-    if p is None:
+    """What the person plays for, in a sentence or two (the rules: seeds/classic-rules.md, princes-rules.md): the
+    trading game's (``Format.trading``), or the Princes game's, alone (solo) or against another."""
+    if format_of(rules.id).trading:
         return (f"Goal: the most coins when the deck runs out after its {plural(rules.reshuffles, 'reshuffle')} "
                 "(C-7.2); a card you receive in a trade must be planted (C-6.3).")
+    p = rules.princes
+    if p is None:
+        raise ValueError(f"rules {rules.id!r} have no trading round and no Princes constants: no goal to show")
     if p.solo:
         return (f"Goal: move your figure along the vine (fulfil each card's task, or pay {p.tribute_price} gold to "
                 f"pass it) and enter the Castle with {p.castle_gold} gold before a neutral figure gets there (S-6).")

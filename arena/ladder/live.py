@@ -6,165 +6,43 @@ ladder (``Matchmaker.placement``, CodinGame's placement); else the uncertainty-d
 that has had the least of the workers' time. It reads the active versions every round, so a version that
 ``arena submit`` or the service accepted enters without a restart and a retired one leaves; a version whose
 latest ``pause_after`` games all failed is paused (``BotVersion.paused``) and seated nowhere until its next
-version. The audit and the site are side jobs in processes of their own (``SideJob``) that never hold up a
-game. Everything is in the database: planned matches that were not recorded when the loop stopped are played
-first when it starts again, and ``record_outcome`` records each match once.
+version. The audit and the site are side jobs in processes of their own (``SideJob``, arena/ladder/side_jobs.py)
+that never hold up a game; the seasons it plays are arena/ladder/live_seasons.py's. Everything is in the
+database: planned matches that were not recorded when the loop stopped are played first when it starts again,
+and ``record_outcome`` records each match once.
 """
 from __future__ import annotations
 
 import json
 import logging
 import os
-import subprocess
-import sys
-import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, Callable, Sequence
+from typing import Callable
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
 from arena.audit.words import givers_of, pair_words
-from arena.db import (AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, SeatStatus, active_versions,
+from arena.db import (AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, SeatStatus, active_versions,
                       exclusive_run, now, one_line, stored_id)
+from arena.formats import format_of
 from arena.ladder.executors import ExecutorError, TableExecutor
-from arena.formats import Format, format_of, formats
-from arena.ladder.seasons import record_or_void
-from arena.play.tables import MatchOutcome
-from arena.ladder.planning import (LadderError, Planner, SeasonSettings, TooFewBots, check_enough_bots,
-                                   get_or_create_season, group_tables, table_task)
-from arena.ladder.rankings import load_book
+from arena.ladder.live_seasons import LiveProgress, LiveSettings, current_live_season, prepare_live
+from arena.ladder.planning import LadderError, Planner, TooFewBots, check_enough_bots, group_tables, table_task
 from arena.ladder.random_seeds import database_key
+from arena.ladder.rankings import load_book
+from arena.ladder.seasons import record_or_void
+from arena.ladder.side_jobs import SideJob, arena_command
+from arena.play.tables import MatchOutcome
 from sandbox import Limits, Status, Tier
 
 log = logging.getLogger(__name__)
 
-#: a version whose latest this many games all failed is paused (Halite's probation)
-PAUSE_AFTER = 5
-SITE_EVERY = 60.0  # seconds between two site builds, at most
-AUDIT_EVERY = 600.0  # seconds between two audits of a format that had new games
 IDLE_SECONDS = 2.0  # how often a loop with no table to play looks for new bots
-SIDE_JOB_SECONDS = 3600.0  # a side job that runs longer is ended (the next one starts afresh)
 REPORT_EVERY = 60.0  # seconds between two progress lines
 FAULT_SECONDS = 10.0  # after the database refused a write, no new table for this long
-
-
-@dataclass(frozen=True)
-class LiveSettings:
-    name: str = "live"  # the seasons are NAME-FORMAT: live-classic, live-duel, live-solo
-    variants: tuple[str, ...] = ()  # the formats to play; empty: every format
-    min_players: int | None = None  # with one variant only: its table sizes (else each format's own)
-    max_players: int | None = None
-    rotate: bool = True
-    site: Path | None = None  # rebuilt every ``site_every`` seconds while games come in
-    site_every: float = SITE_EVERY
-    audit_every: float = AUDIT_EVERY
-    pause_after: int = PAUSE_AFTER
-    builtin_only: bool = False
-
-    def formats(self) -> list[Format]:
-        return [f for f in formats() if not self.variants or f.name in self.variants]
-
-
-def live_season_name(name: str, variant: str, round_: int = 1) -> str:
-    """The live season of one format: ``live-classic``; after the operator closed ``live-solo``, ``live-solo-2``."""
-    return f"{name}-{variant}" + (f"-{round_}" if round_ > 1 else "")
-
-
-def current_live_season(session: Session, settings: LiveSettings, fmt: Format) -> tuple[str, Season | None]:
-    """The name of the live season ``fmt`` plays now, and the season if it exists: the first of ``live-solo``,
-    ``live-solo-2``, ... that is not closed (a format of the same deals goes on in a new season once the operator
-    closed its season, to publish its deals and its private ranking). A batch season of that name is refused."""
-    round_ = 1
-    while True:
-        name = live_season_name(settings.name, fmt.name, round_)
-        existing = session.exec(select(Season).where(Season.name == name)).first()
-        if existing is not None and not existing.live:
-            raise LadderError(f"season {name!r} is a batch season; give --name another live name")
-        if existing is None or existing.closed_at is None:
-            return name, existing
-        if not fmt.same_deals:
-            raise LadderError(f"season {name!r} is closed; give --name another live name")
-        round_ += 1
-
-
-@dataclass
-class LiveProgress:
-    """What this run of the loop did (the caller keeps it, so that it can say so after a stop)."""
-
-    started: float = field(default_factory=time.monotonic)
-    games: Counter[str] = field(default_factory=Counter)  # recorded games by format
-    void: int = 0
-    failures: int = 0
-
-    def line(self) -> str:
-        total = sum(self.games.values())
-        minutes = max(1e-9, time.monotonic() - self.started) / 60
-        per = ", ".join(f"{variant} {count}" for variant, count in sorted(self.games.items())) or "none yet"
-        return (f"live: {total} game{'s' if total != 1 else ''} this run ({per}), {total / minutes:.0f} a minute, "
-                f"{self.void} void, {self.failures} failed seats")
-
-
-class SideJob:
-    """A command run now and then in a process of its own (the site build, the audit), never waited for by
-    the loop: ``poll`` starts it when it is due and not running, and notices when it ended."""
-
-    def __init__(self, name: str, argv: Sequence[str], every: float, env: dict[str, str],
-                 on_end: Callable[[SideJob, int], None] = lambda job, code: None) -> None:
-        self.name, self.argv, self.every, self.env, self.on_end = name, list(argv), every, env, on_end
-        self.process: subprocess.Popen[bytes] | None = None
-        self.errors: IO[bytes] | None = None
-        self.started = 0.0
-        self.last = -float("inf")  # when it last started
-        self.wanted = True  # something changed since it last started
-
-    def poll(self, clock: float) -> None:
-        if self.process is not None:
-            code = self.process.poll()
-            if code is None and clock - self.started > SIDE_JOB_SECONDS:
-                log.error("%s ran longer than %.0f s and was ended", self.name, SIDE_JOB_SECONDS)
-                self.process.kill()
-                code = self.process.wait()
-            if code is None:
-                return
-            self._ended(code)
-        if self.wanted and clock - self.last >= self.every:
-            self.errors = tempfile.TemporaryFile()
-            self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                            stderr=self.errors, env=self.env, start_new_session=True)
-            self.started = self.last = clock
-            self.wanted = False
-
-    def _ended(self, code: int) -> None:
-        assert self.process is not None and self.errors is not None
-        if code != 0:
-            self.errors.seek(0)
-            said = [line for line in self.errors.read()[-4000:].decode("utf-8", "replace").splitlines() if line]
-            log.error("%s failed (exit %d): %s", self.name, code, said[-1] if said else "no message")
-        self.errors.close()
-        self.process = self.errors = None
-        self.on_end(self, code)
-
-    def stop(self, grace: float = 5.0) -> None:
-        """Let a running job finish within ``grace`` seconds, else end it."""
-        if self.process is None:
-            return
-        try:
-            code = self.process.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            code = self.process.wait()
-        self._ended(code)
-
-
-def arena_command(*args: str) -> list[str]:
-    """The argv of an `arena` command in a process of its own (its database comes in ``$ARENA_DB``, never in
-    its argv, which any user of the machine can read)."""
-    return [sys.executable, "-m", "arena", "--quiet", *args]
 
 
 class LiveLoop:
@@ -430,24 +308,6 @@ class LiveLoop:
         self.session.commit()
         shown = f"{bot.name}#{version.number}"
         self.note(f"live: {shown} paused: {version.paused}")
-
-
-def prepare_live(engine: Engine, settings: LiveSettings) -> None:
-    """Make the live season of every format asked for (each plays until it is stopped)."""
-    with Session(engine) as session:
-        for fmt in settings.formats():
-            name, existing = current_live_season(session, settings, fmt)
-            if existing is not None:
-                continue
-            one = len(settings.formats()) == 1
-            season = get_or_create_season(session, SeasonSettings(
-                name=name, variant=fmt.name, games=None, rotate=settings.rotate,
-                min_players=settings.min_players if one else None, max_players=settings.max_players if one else None))
-            if not fmt.same_deals:
-                season.games = 0
-            season.live = True
-            session.add(season)
-            session.commit()
 
 
 def run_live(engine: Engine, settings: LiveSettings, executor: TableExecutor, limits: Limits,

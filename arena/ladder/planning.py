@@ -4,7 +4,6 @@ each bot's next deals)."""
 from __future__ import annotations
 
 import logging
-import random
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -19,7 +18,8 @@ from arena.play.tables import GameSpec, SeatEntry, TableTask
 from arena.ladder.matchmaking import Candidate, Matchmaker, distinct
 from arena.ladder.rankings import starting_skills
 from arena.ladder.ratings import RatingBook
-from arena.ladder.random_seeds import bot_seeds, database_key, keyed, private_deals, random_seed, solo_seeds
+from arena.ladder.random_seeds import (bot_seeds, database_key, derived_random, keyed, match_seed, private_deals,
+                                       random_seed, solo_seeds)
 from engine import rules_for
 from sandbox import Limits, Tier
 
@@ -51,10 +51,6 @@ def check_enough_bots(session: Session, name: str, variant: str, min_players: in
     if authors < need:
         raise TooFewBots(f"season {name!r} needs bots of at least {need} different authors that play {variant}; "
                          f"{authors} {'is' if authors == 1 else 'are'} active")
-
-
-def match_seed(season_seed: int, number: int) -> int:
-    return random.Random(f"{season_seed}/{number}").getrandbits(63)
 
 
 #: what a live season has left to plan: always a table more (``Planner.remaining``)
@@ -119,7 +115,7 @@ class Planner:
         self.rules = rules_for(season.variant)
         count = session.exec(select(func.count()).select_from(Match).where(Match.season_id == season.id)).one()
         self.number = int(count)
-        self.matchmaker = Matchmaker(random.Random(f"{season.seed}/tables/{self.number}"))
+        self.matchmaker = Matchmaker(derived_random(season.seed, "tables", self.number))
         # the matchmaker's fairness guard counts this season's seats (played, void or planned), not a
         # version's lifetime games: a newcomer on an old ladder must not take every table until it
         # has half the veterans' lifetime games

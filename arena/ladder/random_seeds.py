@@ -14,6 +14,11 @@ randomness. Per game:
 - solo deals: derived from the secret season seed, and their replays stay unpublished until the
   season is closed (``arena season close``).
 
+Two functions make every seed, for two jobs: ``keyed`` turns a seed somebody may know (a chosen one, a
+deck seed) into one nobody can guess, under the database's key (HMAC); ``derived`` spreads a seed that is
+already secret (a season's) into the seeds of its parts (its games, tables, solo deals, private half). The
+second is not an HMAC because it needs no key, and changing it would deal every open season anew.
+
 No output shows the deck seed of a game whose deal may be dealt again (a seat rotation, a solo season
 or a test run's pair would be given away with it). A game is named by its match id, a deal by ``deal_id``
 (an HMAC of the deck seed under the same key: equal for the games of one deal, useless for dealing it); the seed
@@ -68,9 +73,24 @@ def random_seed() -> int:
     return secrets.randbits(63)
 
 
+def derived_random(seed: int, *parts: object) -> random.Random:
+    """A random stream for one part (``parts``) of what the secret ``seed`` makes: the same parts, the same stream."""
+    return random.Random("/".join(str(p) for p in (seed, *parts)))
+
+
+def derived(seed: int, *parts: object) -> int:
+    """A 63-bit seed for one part of what the secret ``seed`` makes (``derived_random``'s first draw)."""
+    return derived_random(seed, *parts).getrandbits(63)
+
+
+def match_seed(season_seed: int, number: int) -> int:
+    """The deck seed of a season's game ``number``."""
+    return derived(season_seed, number)
+
+
 def solo_seeds(season_seed: int, count: int) -> list[int]:
     """The deal seeds every bot of a solo season plays, in order (a longer season extends the list)."""
-    return [random.Random(f"{season_seed}/solo/{k}").getrandbits(63) for k in range(count)]
+    return [derived(season_seed, "solo", k) for k in range(count)]
 
 
 def private_deals(season_seed: int, count: int) -> frozenset[int]:
@@ -82,5 +102,5 @@ def private_deals(season_seed: int, count: int) -> frozenset[int]:
     private = set()
     for k in range(0, count, 2):
         pair = seeds[k:k + 2]
-        private.add(pair[random.Random(f"{season_seed}/split/{k}").randrange(len(pair))])
+        private.add(pair[derived_random(season_seed, "split", k).randrange(len(pair))])
     return frozenset(private)

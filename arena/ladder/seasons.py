@@ -18,6 +18,10 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DataError, DBAPIError
 from sqlmodel import Session, col, select
 
+from arena.audit.report import AuditReport
+from arena.audit.stats import PairFinding
+from arena.audit.teams import TeamFinding
+from arena.audit.store import run_audit
 from arena.db import (DatabaseError, Match, MatchSeat, MatchStatus, Season, SeatStatus, exclusive_run, now, one_line,
                       stored_id)
 from arena.ladder.executors import ExecutorError, LocalPoolExecutor, TableExecutor
@@ -129,6 +133,9 @@ class SeasonProgress:
     played_now: int = 0
     #: this run's failed seats by bot name and status, e.g. {"mybot": {"protocol": 2}}
     failures_by_bot: dict[str, Counter[SeatStatus]] = field(default_factory=dict)
+    #: the audit of the whole season at its end (None until then), and the pairs and teams it newly flagged
+    audited: AuditReport | None = None
+    flagged: tuple[PairFinding | TeamFinding, ...] = ()
 
     def count(self, outcome: MatchOutcome) -> None:
         """Add one recorded match."""
@@ -153,7 +160,8 @@ def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor
                tier: Tier | Callable[[TableExecutor], Tier],
                on_progress: Callable[[SeasonProgress], None] = lambda p: None,
                prepare: Callable[[Session], object] | None = None) -> SeasonProgress:
-    """Run (or resume) a season until every planned game is recorded.
+    """Run (or resume) a season until every planned game is recorded, then audit it (``run_audit``: a flagged
+    pair's shared games leave the ratings; ``SeasonProgress.audited`` and ``flagged`` say what it found).
 
     ``executor`` plays the tables (a number: a local pool of that many workers); it is started
     here, after the database lock is taken, and closed at the end. ``tier`` may be a function of
@@ -227,6 +235,8 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                 season.finished_at = now()
                 session.add(season)
                 session.commit()
+                report, flagged = run_audit(session, season=season.name)
+                progress.audited, progress.flagged = report, tuple(flagged)
         finally:
             executor.close()
     return progress

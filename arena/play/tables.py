@@ -6,10 +6,11 @@ game starts every bot afresh: a process that played a deal would remember it in 
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 
 from arena.play.players import SandboxPlayer
-from arena.play.referee import GameRecord, play_game
+from arena.play.referee import GameRecord, OutOfTime, play_game
 from engine.rules import rules_for
 from sandbox import Limits, SandboxError, Tier
 
@@ -39,6 +40,11 @@ class TableTask:
     games: tuple[GameSpec, ...]
     limits: Limits
     tier: Tier
+    #: ``time.monotonic()`` on this machine past which no request is sent (a submission's smoke games: its budget)
+    deadline: float | None = None
+    #: a game the machine or the referee could not play is void and the table goes on (a season's); False: the
+    #: error is raised to the caller, who retries (a submission's smoke game, a machine fault is not the bot's)
+    void_faults: bool = True
 
 
 @dataclass(frozen=True)
@@ -50,8 +56,10 @@ class MatchOutcome:
 
 def run_table(task: TableTask) -> list[MatchOutcome]:
     """Play a table's games, every bot in its own sandbox, a fresh process for every game (nothing a
-    bot held survives into the next game, seat rotations included). Never raises: a game that the
-    machine or the referee could not play is void (``machine_fault``), and the table goes on."""
+    bot held survives into the next game, seat rotations included). A game that the machine or the referee could
+    not play is void (``machine_fault``), and the table goes on (unless the task says ``void_faults=False``: then
+    it raises); past the task's ``deadline`` it raises ``OutOfTime`` (the caller's budget is spent: nobody's
+    fault). Whatever it raises, its bots' processes are ended."""
     rules = rules_for(task.rules_id)
     outcomes: list[MatchOutcome] = []
     for game in task.games:
@@ -60,9 +68,15 @@ def run_table(task: TableTask) -> list[MatchOutcome]:
             for index in game.seating:
                 bot = task.bots[index]
                 players.append(SandboxPlayer(bot.name, bot.source, task.limits, task.tier, bot.language))
-            record = play_game(rules, game.seed, players, task.limits, game.bot_seeds or None)
+            if task.deadline is not None and time.monotonic() > task.deadline:
+                raise OutOfTime(f"the table's deadline passed before match {game.match_id} began")
+            record = play_game(rules, game.seed, players, task.limits, game.bot_seeds or None, task.deadline)
             outcomes.append(MatchOutcome(game.match_id, record))
+        except OutOfTime:
+            raise
         except Exception as exc:  # noqa: BLE001 - the machine's fault (bot faults never raise): void this game
+            if not task.void_faults:
+                raise
             log.error("match %d not played: %s", game.match_id, exc, exc_info=not isinstance(exc, SandboxError))
             outcomes.append(MatchOutcome(game.match_id, None, f"{type(exc).__name__}: {exc}"[:500]))
         finally:

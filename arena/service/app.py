@@ -32,8 +32,10 @@ from starlette.staticfiles import StaticFiles
 from arena.submissions.accounts import Actor, author_for_token
 from arena.service.owner import NotShown, owner_game, owner_report
 from arena.service.spool import Spool
-from arena.submissions.submit import (MAX_BOT_BYTES, NameTaken, SubmissionError, check_may_change, check_name,
-                                      check_tickets)
+from arena.submissions.bot_file import MAX_BOT_BYTES
+from arena.submissions.errors import NameTaken, SubmissionError
+from arena.submissions.names import check_may_change, check_name
+from arena.submissions.versions import check_tickets
 from arena.submissions.tickets import TicketError
 from sandbox.languages import language_of_file
 

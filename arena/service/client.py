@@ -18,7 +18,9 @@ from typing import Any
 import click
 
 from arena.service.owner_text import game_lines, placing_line, standing_text, status_lines
-from arena.submissions.submit import SubmissionError, check_name, read_bot_file
+from arena.submissions.bot_file import read_bot_file
+from arena.submissions.errors import SubmissionError
+from arena.submissions.names import check_name
 from arena.text import shown, terminal
 
 TOKEN_ENV = "ARENA_TOKEN"

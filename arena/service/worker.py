@@ -1,5 +1,5 @@
 """The service's workers: each takes the next upload from the spool (arena/service/spool.py: fair across
-authors, one upload of an author at a time) and runs it as `arena submit` would (arena/submissions/submission.py)
+authors, one upload of an author at a time) and runs it as `arena submit` would (arena/submissions/submit.py)
 for the author whose token sent it, within the upload's time budget. A machine fault (no sandbox, a database that
 cannot be written now, e.g. while a season holds it) gives the upload back to the queue for the next round.
 ``supervise`` keeps the workers running: a worker that dies is replaced, and the upload it held is queued again."""
@@ -20,7 +20,7 @@ from arena.submissions.accounts import Actor
 from arena.db import DatabaseError
 from arena.ladder.executors import die_with_parent
 from arena.service.spool import Claim, Spool, Ticket, TicketState, Verdict
-from arena.submissions.submission import BUDGET_SECONDS, submit_bytes
+from arena.submissions.submit import BUDGET_SECONDS, submit_bytes
 from sandbox import Limits, SandboxError, Tier
 
 log = logging.getLogger(__name__)

@@ -34,3 +34,7 @@ def pg_url(postgres: PostgresServer) -> str:
     return postgres.create_database()
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def url(request: pytest.FixtureRequest, db: Path) -> str:
+    """A fresh database on each backend, for the migration tests (PostgreSQL: a private server, ``postgres``)."""
+    return f"sqlite:///{db}" if request.param == "sqlite" else str(request.getfixturevalue("pg_url"))

@@ -11,7 +11,8 @@ from sqlmodel import Session, col, select
 
 from arena.submissions.accounts import Actor, author_for_token, ensure_author
 from arena.db import Author, Bot, BotVersion, make_engine
-from arena.submissions.submit import SubmissionError, register, register_bosses, retire
+from arena.submissions.errors import SubmissionError
+from arena.submissions.versions import register, register_bosses, retire
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 

@@ -16,9 +16,12 @@ from arena.submissions.accounts import ensure_author
 from arena_helpers import colluder_source, fix_seed_key, present, run_arena
 from sqlmodel import Session, select
 
+from arena.audit.stats import PairFinding
+from arena.audit.words import season_audit_lines
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, Season, make_engine
-from arena.submissions.submit import register, register_bosses
-from sandbox import Tier, detect_tier
+from arena.ladder.seasons import SeasonProgress, SeasonSettings, run_season
+from arena.submissions.versions import register, register_bosses
+from sandbox import Limits, Tier, detect_tier
 
 PROJECT = Path(__file__).resolve().parents[2]
 STRONG = detect_tier() is Tier.STRONG
@@ -33,6 +36,8 @@ pytestmark = pytest.mark.skipif(not STRONG, reason="strong tier (bubblewrap + se
 SEASON_GAMES = "40"
 COLLUDED_GAMES, KINGMAKER_GAMES, PART_TIME_GAMES = "24", "24", "30"
 FEEDER, PARTNER = "sunflower", "marigold"  # names that say nothing of what the bots do
+#: the ladder after the colluded season, the season's progress record, and the flags its audit stored
+Colluded = tuple[Path, SeasonProgress, list[tuple[str, str]]]
 FED_LINE = (f"audit: {FEEDER} gave away value to {PARTNER}; {PARTNER} received value from {FEEDER} (not necessarily by "
             f"its own doing); they are no longer seated together")
 
@@ -83,19 +88,24 @@ def tables_of(db: Path, season_name: str) -> list[set[str]]:
 
 
 @pytest.fixture(scope="module")
-def colluded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A ladder after a season in which a feeder and its partner (two authors) played with the bosses,
-    before the audit at the season's end stored anything; and that season's standard error."""
+def colluded(tmp_path_factory: pytest.TempPathFactory) -> Colluded:
+    """A ladder after a season (``run_season``, as every path runs one) in which a feeder and its partner (two
+    authors) played with the bosses, its flags taken away again so that each test audits itself; the season's
+    progress record and the flags its own audit at its end had stored."""
     db = ladder(tmp_path_factory.mktemp("colluded"), {FEEDER: ("Ann", colluder_source("feeder")),
                                                      PARTNER: ("Bob", colluder_source("partner"))})
-    stderr = season(db, "spring", COLLUDED_GAMES)
     engine = make_engine(f"sqlite:///{db}")
+    progress = run_season(engine, SeasonSettings(name="spring", games=int(COLLUDED_GAMES), seed=7), 2, Limits(),
+                          Tier.STRONG)
     with Session(engine) as session:  # as if the season had ended before its audit: each test audits itself
+        names = {bot.id: bot.name for bot in session.exec(select(Bot)).all()}
+        stored = []
         for flag in session.exec(select(AuditFlag)).all():
+            stored.append((names[flag.bot_a], names[flag.bot_b]))
             session.delete(flag)
         session.commit()
     engine.dispose()
-    return db, stderr
+    return db, progress, stored
 
 
 def copy_of(db: Path, tmp_path: Path) -> Path:
@@ -105,16 +115,26 @@ def copy_of(db: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def audited(colluded: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+def audited(colluded: Colluded, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     """A copy of the colluded ladder after one `arena audit --json` (it stored the flag), and that report."""
     db = copy_of(colluded[0], tmp_path_factory.mktemp("audited"))
     return db, audit_json(db)
 
 
-def test_the_audit_flags_a_colluding_pair_of_two_authors_and_nobody_else(colluded: tuple[Path, str],
+def test_a_season_audits_itself_at_its_end_and_stores_the_flag(colluded: Colluded) -> None:
+    _, progress, stored = colluded
+    assert progress.audited is not None and progress.audited.games == progress.done == int(COLLUDED_GAMES)
+    pairs = [finding.bots for finding in progress.flagged if isinstance(finding, PairFinding)]
+    assert len(progress.flagged) == 1 and pairs == [(PARTNER, FEEDER)] == stored
+    summary, *flags = season_audit_lines("spring", progress.audited, progress.flagged)
+    assert summary.startswith(f"audit of season spring: {COLLUDED_GAMES} games audited, ") and "1 new flag" in summary
+    assert flags == [FED_LINE + " ('arena audit --season spring' shows the evidence); the games they shared are not "
+                     "rated"]  # by giver and receiver
+
+
+def test_the_audit_flags_a_colluding_pair_of_two_authors_and_nobody_else(colluded: Colluded,
                                                                           audited: tuple[Path, dict],
                                                                           tmp_path: Path) -> None:
-    assert FED_LINE in colluded[1]  # the season's own audit, at its end, by giver and receiver
     together = sum(1 for t in tables_of(colluded[0], "spring") if {FEEDER, PARTNER} <= t)
     assert together >= 15, f"the pair shared only {together} tables"
     db, report = copy_of(audited[0], tmp_path), audited[1]  # the first audit of the season's games

@@ -9,11 +9,12 @@ import pytest
 from arena_helpers import present
 from sqlmodel import Session
 
-from arena.audit.stats import AuditGame, audit, table_scores, trade_flows
-from arena.audit.store import author_groups
+from arena.audit.report import audit
+from arena.audit.stats import AuditGame, table_scores, trade_flows
+from arena.audit.store import built_in_bots
 from arena.db import make_engine
 from arena.submissions.accounts import ensure_author
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 from engine import Accept, ClassicGame, Confirm, EndTrading, Offer, classic_rules, new_game
 from engine.actions import DecisionKind
 from engine.events import Traded
@@ -161,16 +162,16 @@ def test_the_big_games_tail_holds_for_a_long_ladder() -> None:
     import math
     from statistics import NormalDist
 
-    from arena.audit.stats import _binomial_z
+    from arena.audit.stats import binomial_z
 
     def exact(k: int, n: int, p: float) -> float:
         tail = math.fsum(math.comb(n, x) * p ** x * (1 - p) ** (n - x) for x in range(k, n + 1))
         return -NormalDist().inv_cdf(min(max(tail, 1e-15), 1 - 1e-15))
 
     for k, n, p in ((3, 10, 0.1), (5, 20, 0.05), (7, 40, 0.2), (30, 200, 0.1)):
-        assert _binomial_z(k, n, p) == pytest.approx(exact(k, n, p), abs=1e-9)
-    assert 7.9 < _binomial_z(1200, 3000, 0.3) < 8.0 and 3.0 < _binomial_z(10, 3000, 0.001) < 3.2
-    assert _binomial_z(900, 3000, 0.3) == pytest.approx(-NormalDist().inv_cdf(0.5), abs=0.05)
+        assert binomial_z(k, n, p) == pytest.approx(exact(k, n, p), abs=1e-9)
+    assert 7.9 < binomial_z(1200, 3000, 0.3) < 8.0 and 3.0 < binomial_z(10, 3000, 0.001) < 3.2
+    assert binomial_z(900, 3000, 0.3) == pytest.approx(-NormalDist().inv_cdf(0.5), abs=0.05)
 
 
 def test_a_flag_is_its_givers_one_way_or_both_ways() -> None:
@@ -254,20 +255,25 @@ def test_part_time_feeders_of_three_authors_are_named_a_team_where_no_pair_stand
     assert [(t.receiver, t.givers) for t in half.flagged_teams] == [("r", ("x", "y"))]
 
 
-def test_built_in_bots_are_one_group_so_a_team_of_them_alone_is_never_flagged(tmp_path: Path) -> None:
-    # CI saw it: a season of the random, greedy and trader bots (built-in, seated together in every game) could have
-    # trader flagged as a team with its givers, and the flag took back every game of the season
-    engine = make_engine(f"sqlite:///{tmp_path / 'groups.sqlite'}")
+def test_a_pair_or_team_of_built_in_bots_alone_is_tested_but_never_flagged(tmp_path: Path) -> None:
+    # CI saw it: a season of the built-in random, greedy and trader bots (seated together in every game) had trader
+    # flagged as a team with its givers, and the flag took back every game of the season
+    engine = make_engine(f"sqlite:///{tmp_path / 'trusted.sqlite'}")
     source = (PROJECT / "bots" / "random_bot.py").read_text()
     with Session(engine) as session:
-        for name in ("r", "x", "y", "z"):
+        for name in ("a", "b", "r", "x", "y", "z"):
             register(session, name, source.replace("random", name), builtin=True)
         register(session, "c", source.replace("random", "c"), ensure_author(session, "ann"))
-        groups = author_groups(session)
+        trusted = built_in_bots(session)
     engine.dispose()
-    assert groups["r"] == groups["x"] == groups["y"] == groups["z"] != groups["c"]
-    assert [t.receiver for t in audit(team_season(100, feeding=5.0)).flagged_teams] == ["r"]  # as authors' bots
-    report = audit(team_season(100, feeding=5.0), groups)
-    assert report.flagged_teams == () and report.flagged == ()
-    tested = [p.bots for p in report.pairs]
-    assert ("c", "r") in tested and not any(groups.get(a) == groups.get(b) == groups["r"] for a, b in tested)
+    assert trusted == {"a", "b", "r", "x", "y", "z"}
+    assert [t.receiver for t in audit(team_season(100, feeding=5.0)).flagged_teams] == ["r"]
+    team = audit(team_season(100, feeding=5.0), trusted=trusted)
+    assert team.flagged_teams == () and [t.receiver for t in team.teams][:1] == ["r"]  # tested, not flagged
+    assert [t.receiver for t in audit(team_season(100, feeding=5.0), trusted=trusted - {"z"}).flagged_teams] == ["r"]
+    fed = made_up_season(100, feeding=3.0)
+    assert [p.bots for p in audit(fed).flagged] == [("a", "b")]
+    pairs = audit(fed, trusted=trusted)
+    assert pairs.flagged == () and ("a", "b") in {p.bots for p in pairs.pairs}
+    assert not any(d.flagged for p in pairs.pairs for d in p.directions)
+    assert [p.bots for p in audit(fed, trusted=trusted - {"b"}).flagged] == [("a", "b")]

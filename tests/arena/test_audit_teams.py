@@ -14,7 +14,7 @@ from arena_helpers import colluder_source, fix_seed_key, present, run_arena
 from sqlmodel import Session, select
 
 from arena.db import AuditFlag, Bot, BotVersion, make_engine
-from arena.submissions.submit import register, register_bosses
+from arena.submissions.versions import register, register_bosses
 from sandbox import Tier, detect_tier
 
 PROJECT = Path(__file__).resolve().parents[2]

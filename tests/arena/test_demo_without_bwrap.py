@@ -32,6 +32,8 @@ def test_demo_runs_the_builtin_bots_in_the_plain_tier_when_bwrap_is_missing(tmp_
     notes = [line for line in result.stderr.splitlines() if line.startswith("note: no strong sandbox here")]
     assert len(notes) == 1 and "bwrap not found" in notes[0] and "built-in" in notes[0]
     assert "sandbox tier plain" in result.stderr
+    audits = [line for line in result.stderr.splitlines() if line.startswith("audit of season demo-")]
+    assert len(audits) == 1 and "2 games audited" in audits[0] and "nothing flagged" in audits[0]  # the season's own
     assert "Traceback" not in result.stderr
     assert result.stdout.strip().splitlines()[-1] == f"site: {(tmp_path / 'arena-site' / 'index.html').resolve()}"
 

@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 
 from arena.db import Match, make_engine, stored_id
 from arena.ladder.seasons import rerate
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 
 BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
 

@@ -12,7 +12,7 @@ from arena_helpers import db_url, present, run_arena
 from sqlmodel import Session, select
 
 from arena.db import Bot, Match, MatchSeat, make_engine
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 from engine.spectator import apply_diff
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from arena_helpers import ARENA, db_url
 
-from arena.db.values import stored_text
+from arena.db.columns import stored_text
 from arena.formats import Format, default_format, format_of, formats, register
 from sandbox import Tier, detect_tier
 
@@ -91,7 +91,7 @@ def test_a_format_names_its_smoke_opponents_and_leaves_the_registry_as_it_was() 
 
     from arena.formats import Format, register, unregister
     from arena.ladder.rankings import WinRate
-    from arena.submissions.submit import SmokeTable
+    from arena.submissions.smoke import SmokeTable
     from engine import classic_rules, rules_for
 
     rules = dataclasses.replace(classic_rules(), variant="lonely", version=3)

@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from arena.submissions.accounts import ensure_author
 from arena.db import make_engine
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 from engine.quoting import QUOTE
 from sandbox import Tier, detect_tier
 

@@ -25,7 +25,7 @@ from arena.submissions.accounts import ensure_author
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, make_engine, stored_id
 from arena.ladder.rankings import starting_skills
 from arena.ladder.ratings import RatingBook
-from arena.submissions.submit import register, register_bosses
+from arena.submissions.versions import register, register_bosses
 from sandbox import Tier, detect_tier
 
 PROJECT = Path(__file__).resolve().parents[2]

@@ -22,7 +22,7 @@ from arena.submissions.accounts import ensure_author
 from arena.db import AuditFlag, Bot, make_engine, stored_id
 from arena.ladder.matchmaking import Candidate, Matchmaker
 from arena.ladder.ratings import Skill
-from arena.submissions.submit import register, register_bosses
+from arena.submissions.versions import register, register_bosses
 from sandbox import Tier, detect_tier
 
 PROJECT = Path(__file__).resolve().parents[2]

@@ -23,12 +23,12 @@ from arena.submissions.accounts import ensure_author
 from arena_helpers import db_url, fix_seed_key, run_arena
 from sqlmodel import Session
 
-from arena.db.values import stored_text
+from arena.db.columns import stored_text
 from arena.db import make_engine, stored_id
 from arena.ladder.matchmaking import Candidate, Matchmaker
 from arena.ladder.planning import Planner, SeasonSettings, get_or_create_season
 from arena.ladder.rankings import load_book
-from arena.submissions.submit import register, register_bosses
+from arena.submissions.versions import register, register_bosses
 from engine import ClassicGame, classic_rules
 from sandbox import Tier, close_fork_servers, detect_tier
 from sandbox.isolation import SLOT_UIDS

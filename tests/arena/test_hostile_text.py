@@ -20,7 +20,7 @@ from sqlmodel import Session
 from arena.db import make_engine
 from arena.ladder.executors import LocalPoolExecutor
 from arena.play.tables import MatchOutcome
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 from sandbox import Limits, Tier, detect_tier
 
 HOSTILE = Path(__file__).resolve().parents[1] / "sandbox" / "hostile"
@@ -42,7 +42,7 @@ def control_characters(output: str) -> list[str]:
 
 # ----------------------------------------------------------------- names
 def test_reserved_names_cover_case_separators_versions_and_look_alikes() -> None:
-    from arena.submissions.submit import reserved_for
+    from arena.submissions.names import reserved_for
 
     for name in ("trader", "Trader", "TRADER", "trader_bot", "trader-bot", "Trader.Bot", "trader2", "trader-v3",
                  "tr4der", "Tr4d3r_B0T", "rand0m", "greedy_bot", "Search"):
@@ -167,7 +167,7 @@ class OneRecordUnstorable(LocalPoolExecutor):
 
 def test_a_record_the_database_refuses_voids_its_game_and_the_season_goes_on(pg_url: str) -> None:
     from arena.ladder.seasons import SeasonSettings, rerate, run_season
-    from arena.submissions.submit import register_bosses
+    from arena.submissions.versions import register_bosses
 
     games = 9  # three tables of three seat-rotated games
     executor = OneRecordUnstorable(2)

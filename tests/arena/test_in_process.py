@@ -112,7 +112,7 @@ def test_a_command_leaves_its_writes_in_the_database_file(tmp_path: Path) -> Non
     import sqlite3
 
     from arena.db import make_engine
-    from arena.submissions.submit import register
+    from arena.submissions.versions import register
     from sqlmodel import Session
 
     db = tmp_path / "l.sqlite"

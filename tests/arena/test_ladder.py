@@ -18,7 +18,7 @@ from arena.ladder.seasons import leaderboard, rerate
 from arena.ladder.planning import Planner, SeasonSettings, get_or_create_season
 from arena.ladder.rankings import RatedStanding, WinRateStanding
 from arena.ladder.ratings import RatingBook, Skill
-from arena.submissions.submit import register, register_bosses
+from arena.submissions.versions import register, register_bosses
 from arena_helpers import ARENA, add_authors, fix_seed_key, kill_mid_season, present, run_arena
 
 PROJECT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ from arena_helpers import db_url, run_arena
 from sqlmodel import Session
 
 from arena.db import make_engine
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 

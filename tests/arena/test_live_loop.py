@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 from arena.submissions.accounts import ensure_author
 from arena.db import make_engine
-from arena.submissions.submit import register, register_bosses
+from arena.submissions.versions import register, register_bosses
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 

@@ -1,5 +1,5 @@
 """The living ladder's placement (arena/ladder/matchmaking.py ``Matchmaker.placement``) and its planner
-(arena/ladder/live.py), on real SQLite rows: a new version anchors its format's tables until it has
+(arena/ladder/live.py, live_seasons.py), on real SQLite rows: a new version anchors its format's tables until it has
 ``ranked_after`` games, facing the top, the middle and the bottom of the board;
 authors and flagged pairs hold as at any table."""
 from __future__ import annotations
@@ -14,12 +14,12 @@ from sqlmodel import Session, col, select
 from arena.submissions.accounts import ensure_author
 from arena.db import BotVersion, Match, MatchSeat, Season, make_engine
 from arena.formats import format_of
-from arena.ladder.live import LiveSettings, live_season_name, prepare_live
+from arena.ladder.live_seasons import LiveSettings, live_season_name, prepare_live
 from arena.ladder.matchmaking import Candidate, Matchmaker
 from arena.ladder.planning import Planner
 from arena.ladder.rankings import load_book
 from arena.ladder.ratings import Skill
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 

@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from arena.submissions.accounts import ensure_author
 from arena.db import SCHEMA_VERSION, Season, make_engine
-from arena.submissions.submit import plays_formats, register
+from arena.submissions.versions import plays_formats, register
 from arena_helpers import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]

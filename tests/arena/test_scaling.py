@@ -27,7 +27,7 @@ from arena.ladder.seasons import record_outcome, rerate
 from arena.ladder.planning import Planner, SeasonSettings, get_or_create_season, table_task
 from arena.ladder.rankings import load_book
 from arena.play.tables import run_table
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 from arena_helpers import (ARENA, db_url, descendants, done_count, kill_mid_season, process_tree, run_arena, survivors,
                            wait_for_done)
 from arena_helpers import missing, present

@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 from arena.db import Meta, make_engine
 from arena.ladder.random_seeds import KEY_NAME, database_key, keyed
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 from engine import new_game, rules_for
 from engine.replay import Replay
 from sandbox import Tier, detect_tier

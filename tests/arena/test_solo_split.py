@@ -13,7 +13,7 @@ from arena.db import Bot, BotVersion, Match, MatchSeat, Season, make_engine, sto
 from arena.ladder.planning import Planner, SeasonSettings, get_or_create_season
 from arena.ladder.random_seeds import private_deals, solo_seeds
 from arena.ladder.rankings import load_book
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 

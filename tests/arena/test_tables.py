@@ -1,6 +1,7 @@
 """A table's games: every game starts every bot afresh; a game the machine could not play is void."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,7 @@ from arena_helpers import present
 
 from arena.play.tables import GameSpec, SeatEntry, TableTask, run_table
 from arena.play.players import SandboxPlayer
+from arena.play.referee import OutOfTime
 from engine.replay import Resimulation
 from engine import classic_rules
 from sandbox import Limits, SandboxError, Status, Tier, detect_tier
@@ -77,3 +79,30 @@ def test_same_deal_with_rotated_seats_is_the_same_deck(tier: Tier) -> None:
     assert all(r is not None for r in records)
     # identical bots in rotated seats on the same deck: seat outcomes do not depend on who sits there
     assert len({present(r).replay.events for r in records}) == 1
+
+
+def test_a_table_past_its_deadline_raises_out_of_time_and_a_smoke_table_raises_the_machines_fault(
+        tier: Tier, monkeypatch: pytest.MonkeyPatch) -> None:
+    bots = (SeatEntry(1, "a", GREEDY), SeatEntry(2, "b", GREEDY), SeatEntry(3, "c", GREEDY))
+    games = tuple(GameSpec(20 + k, 5, (0, 1, 2)) for k in range(2))
+    closed: list[str] = []
+    real_close = SandboxPlayer.close
+
+    def counting_close(self):
+        closed.append(self.name)
+        real_close(self)
+
+    monkeypatch.setattr(SandboxPlayer, "close", counting_close)
+    with pytest.raises(OutOfTime, match="deadline passed before match 20"):
+        run_table(TableTask(RULES_ID, bots, games, Limits(), tier, deadline=time.monotonic() - 1))
+    assert sorted(set(closed)) == ["a", "b", "c"]  # every bot started for the game was ended
+    ended = run_table(TableTask(RULES_ID, bots, games[:1], Limits(), tier, deadline=time.monotonic() + 3600))
+    assert present(ended[0].record).void is None  # a deadline far ahead changes nothing
+
+    def failing(self, name, source, limits, tier, language="python"):
+        raise SandboxError("no free uid slot (test)")
+
+    monkeypatch.setattr(SandboxPlayer, "__init__", failing)
+    with pytest.raises(SandboxError, match="no free uid slot"):
+        run_table(TableTask(RULES_ID, bots, games, Limits(), tier, void_faults=False))
+    assert run_table(TableTask(RULES_ID, bots, games, Limits(), tier))[0].machine_fault  # a season's: void

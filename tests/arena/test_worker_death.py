@@ -16,7 +16,7 @@ from arena_helpers import ARENA, db_url, descendants, process_tree, run_arena, w
 from sqlmodel import Session
 
 from arena.db import make_engine
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 from sandbox.isolation import SLOT_UIDS, Confinement, confinement
 
 RUNNER = "__bohnanza_runner__"  # in the bootstrap of every sandboxed runner (sandbox/boot.py)

@@ -1,4 +1,4 @@
-"""bench/sprt.py with real bots: its pairs are arena test's pairs, and its quick mode prints the figures."""
+"""bench/sprt_calibration.py with real bots: its pairs are arena test's pairs, and its quick mode prints the figures."""
 from __future__ import annotations
 
 import importlib.util
@@ -13,8 +13,8 @@ from arena.testrun.run import NEW, OLD, pair_games
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.append(str(BENCH))  # bench scripts import ``common`` by name; appended, so bench/engine.py shadows nothing
-_spec = importlib.util.spec_from_file_location("bench_sprt", BENCH / "sprt.py")
-assert _spec is not None and _spec.loader is not None, BENCH / "sprt.py"
+_spec = importlib.util.spec_from_file_location("bench_sprt", BENCH / "sprt_calibration.py")
+assert _spec is not None and _spec.loader is not None, BENCH / "sprt_calibration.py"
 sprt = importlib.util.module_from_spec(_spec)
 sys.modules["bench_sprt"] = sprt  # the pool's workers find the task functions by module name
 _spec.loader.exec_module(sprt)

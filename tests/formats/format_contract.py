@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from arena.formats import Format, formats
 from arena.paths import data_dir
-from arena.submissions.submit import builtin_bots
+from arena.submissions.names import builtin_bots
 from engine import ClassicGame, IllegalAction, PrincesGame, new_game
 from strategy.policies import random_action
 from engine.replay import Replay, Resimulation

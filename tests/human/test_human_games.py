@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from arena.submissions.accounts import ensure_author
 from arena.db import make_engine
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 
 from engine import new_game, rules_for
 from engine.narration import bean_name

@@ -16,7 +16,8 @@ import pytest
 
 from arena.human.compose import compose_accept
 from arena.human.menu import describe, menu
-from arena.human.screen import Counted, classic_screen, princes_screen
+from arena.formats import format_of
+from arena.human.screen import Counted, classic_screen, goal, princes_screen
 from arena.human.terminal import LeftTheTable, OutOfTime, Terminal
 from engine import Accept, Bean, DecisionKind, Pass, PayTribute, Plant, PlantTraded, View, new_game, rules_for
 from engine.views import FieldView, OfferView, TradeCard, TradeView
@@ -72,6 +73,24 @@ def test_every_option_of_random_games_is_put_in_words_and_every_screen_drawn(var
                 assert "Your hand:" in out.getvalue() and f"Turn {view.turn + 1}" in out.getvalue()
             game.apply(random_action(game, rng))
     assert len(kinds) >= 4, kinds
+
+
+@pytest.mark.parametrize("variant", [v for v, _ in VARIANTS])
+def test_the_seat_asks_the_format_whether_a_turn_has_a_trading_round(variant: str) -> None:
+    rules = rules_for(variant)
+    trading = format_of(variant).trading
+    assert trading == (variant.startswith("classic"))
+    assert ("trade" in goal(rules)) == trading and ("vine" in goal(rules)) != trading
+    game = new_game(rules, dict(VARIANTS)[variant], 5)
+    rng = random.Random(5)
+    composed = False
+    while not game.over:
+        decision = game.decision
+        assert decision is not None
+        choices = menu(rules, game.view(decision.seat), decision.kind, decision.options, ["a", "b", "c", "d"])
+        composed |= any(choice.compose is not None for choice in choices)
+        game.apply(random_action(game, rng))
+    assert composed == trading  # an offer to compose only where a turn has a trading round
 
 
 def test_names_are_shown_as_they_are_never_read_as_markup() -> None:

@@ -115,7 +115,7 @@ def three_authors(folder: Path) -> tuple[Path, dict[str, str]]:
 
     from arena.submissions.accounts import Actor
     from arena.db import make_engine
-    from arena.submissions.submit import register
+    from arena.submissions.versions import register
 
     db = folder / "ladder.sqlite"
     tokens = {name: add_author(db, name) for name in ("ann", "bob", "cy")}

@@ -20,7 +20,7 @@ from sqlmodel import Session
 
 from arena.submissions.accounts import Actor
 from arena.db import make_engine
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 
 CRASHER = """from sandbox.sdk import Bot
 

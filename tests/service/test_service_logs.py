@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from arena.submissions.accounts import Actor
 from arena.db import make_engine
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 
 
 def crasher(marker: str) -> str:

@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 from arena.submissions.accounts import Actor
 from arena.db import make_engine
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 
 ARENA = [sys.executable, "-m", "arena"]
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from arena.db import Bot, make_engine
 from arena.site import build_site
-from arena.submissions.submit import register
+from arena.submissions.versions import register
 from site_values import EVIDENCE, PROJECT
 
 DATE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d|–")

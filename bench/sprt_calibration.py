@@ -1,7 +1,7 @@
 """Calibration of the sequential test of `arena test` (arena/testrun/sprt.py): on simulated pairs, and with real bots.
 
-    python3 bench/sprt.py [--tests 2000] [--elo1 5]          # simulated pair outcomes
-    python3 bench/sprt.py --bots [--quick]                   # real bots, in-process (docs/benchmarks.md)
+    python3 bench/sprt_calibration.py [--tests 2000] [--elo1 5]          # simulated pair outcomes
+    python3 bench/sprt_calibration.py --bots [--quick]                   # real bots, in-process (docs/benchmarks.md)
 
 Simulated: pairs are drawn from a pentanomial distribution whose mean score is that of a true Elo
 difference (the shape of draws-heavy Bohnanza pairs: most pairs level, the rest spread around): at
