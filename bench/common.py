@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from engine.game import Game
     from engine.results import GameResult
     from engine.rules import Rules
+    from sandbox.protocol import Message
     from sandbox.values import Reply
     from strategy.valuation import Cards, Fields
 
@@ -33,10 +34,10 @@ class Relay:
     def __init__(self, inner: SandboxPlayer) -> None:
         self.inner, self.name = inner, inner.name
 
-    def request(self, message: dict) -> Reply:
+    def request(self, message: Message) -> Reply:
         return self.inner.request(message)
 
-    def notify(self, message: dict) -> None:
+    def notify(self, message: Message) -> None:
         self.inner.notify(message)
 
     def time_left_ms(self) -> float:

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.ladder.rankings import wilson  # noqa: E402
-from arena.play.referee import InProcessPlayer, play_game  # noqa: E402
+from arena.play.players import InProcessPlayer  # noqa: E402
+from arena.play.referee import play_game  # noqa: E402
 from engine import rules_for  # noqa: E402
 from engine.events import EndTriggered  # noqa: E402
 

@@ -44,7 +44,8 @@ from arena.play.referee import play_game  # noqa: E402
 from engine import action_from_json, classic_rules, new_game  # noqa: E402
 from sandbox import BotBundle, BotProcess, Limits, Reply, Status, Tier, detect_tier  # noqa: E402
 from sandbox.boot import RUNNER_PATH  # noqa: E402
-from sandbox.framing import decode, encode  # noqa: E402
+from sandbox.framing import decode  # noqa: E402
+from sandbox.protocol import DecideMessage, Message, encode  # noqa: E402
 
 import common  # noqa: E402
 
@@ -73,8 +74,8 @@ class Recorder(common.Relay):
         self.sink = sink
         self.rules, self.seed = rules, seed
 
-    def request(self, message: dict[str, Any]) -> Reply:
-        if message.get("type") == "decide":
+    def request(self, message: Message) -> Reply:
+        if isinstance(message, DecideMessage):
             self.sink.append(json.loads(encode(message)))
         return self.inner.request(message)
 
@@ -128,21 +129,21 @@ class ReplayPlayer:
     that reads only the lines it is sent, as a sandboxed bot does: the referee without any bot."""
 
     stderr_tail = ""
-    wire_only = True
 
     def __init__(self, name: str, replies: list[dict[str, Any]]) -> None:
         self.name, self._replies, self._next = name, replies, 0
         self._ready = Reply(Status.OK, {"type": "ready"}, 0.0)
 
-    def request(self, message: dict[str, Any]) -> Reply:
-        if message["type"] == "hello":
+    def request(self, message: Message) -> Reply:
+        if not isinstance(message, DecideMessage):
             return self._ready
+        encode(message)  # what a sandboxed seat's player does with it
         reply = self._replies[self._next]
         self._next += 1
-        reply["id"] = message["id"]
+        reply["id"] = message.id
         return Reply(Status.OK, reply, 0.0)
 
-    def notify(self, message: dict[str, Any]) -> None:
+    def notify(self, message: Message) -> None:
         encode(message)
 
     def time_left_ms(self) -> float:

@@ -33,13 +33,14 @@ from arena.db import Match, MatchSeat, MatchStatus, Season, make_engine, stored_
 from arena.ladder.seasons import run_season  # noqa: E402
 from arena.ladder.planning import SeasonSettings  # noqa: E402
 from arena.play.players import SandboxPlayer  # noqa: E402
-from arena.play.referee import load_entry_point, play_game  # noqa: E402
+from arena.play.players import load_entry_point  # noqa: E402
+from arena.play.referee import play_game  # noqa: E402
 from arena.ladder.random_seeds import bot_seeds, database_key  # noqa: E402
 from arena.db import BotVersion  # noqa: E402
 from arena.db.columns import stored_text  # noqa: E402
 from engine import action_from_json, classic_rules, rules_for  # noqa: E402
 from sandbox import Limits, Reply, Status, Tier, detect_tier  # noqa: E402
-from sandbox.framing import encode  # noqa: E402
+from sandbox.protocol import DecideMessage, Message, encode  # noqa: E402
 
 import common  # noqa: E402
 import referee as referee_bench  # noqa: E402 - bench/referee.py
@@ -63,11 +64,11 @@ def season_rate(engine: Any, name: str, games: int, workers: int, limits: Limits
 class Recorder(common.Relay):
     """A player that records the messages its bot is sent (to replay real ``decide`` sizes)."""
 
-    def __init__(self, inner: SandboxPlayer, sink: list[dict]) -> None:
+    def __init__(self, inner: SandboxPlayer, sink: list[Message]) -> None:
         super().__init__(inner)
         self.sink = sink
 
-    def request(self, message: dict) -> Reply:
+    def request(self, message: Message) -> Reply:
         self.sink.append(message)
         return self.inner.request(message)
 
@@ -78,7 +79,7 @@ def breakdown(games: int, limits: Limits, tier: Tier) -> list[dict]:
     rules = classic_rules()
     sources = [(common.BOTS / f"{stem}.py").read_text()
                for stem in ("random_bot", "greedy_bot", "random_bot", "greedy_bot")]
-    messages: list[dict] = []
+    messages: list[Message] = []
     rows = []
     for seed in range(games):
         started = time.perf_counter()
@@ -103,25 +104,26 @@ def breakdown(games: int, limits: Limits, tier: Tier) -> list[dict]:
           f"+ referee and engine {referee:.1f} + close 4 bots {mean['close']:.1f}")
     print(f"  the same games' actions on the bare engine: {mean['alone']:.1f} ms; "
           f"referee and engine vs engine alone: {referee / mean['alone']:.2f}x")
-    return [json.loads(encode(m)) for m in messages if m.get("type") == "decide"]
+    return [json.loads(encode(m)) for m in messages if isinstance(m, DecideMessage)]
 
 
 class DirectPlayer:
-    """A trusted bot called with the referee's message objects themselves: no sandbox, no JSON, a fresh
-    bot object every game (as the sandbox gives every game a fresh process)."""
+    """A trusted bot called with the referee's messages' JSON objects (``to_json``: the parts the referee wrote as
+    text read back, no sandbox, no line), a fresh bot object every game (as the sandbox gives every game a fresh
+    process)."""
 
     stderr_tail = ""
 
     def __init__(self, name: str, new_act: Any) -> None:
         self.name, self._act = name, new_act()
 
-    def request(self, message: dict[str, Any]) -> Reply:
+    def request(self, message: Message) -> Reply:
         started = time.perf_counter()
-        reply = self._act(message)
+        reply = self._act(message.to_json())
         return Reply(Status.OK, reply, (time.perf_counter() - started) * 1000)
 
-    def notify(self, message: dict[str, Any]) -> None:
-        self._act(message)
+    def notify(self, message: Message) -> None:
+        self._act(message.to_json())
 
     def time_left_ms(self) -> float:
         return Limits().decision_ms + Limits().bank_ms  # what the referee tells a bot it has, unenforced here

@@ -30,7 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.play.referee import InProcessPlayer, play_game  # noqa: E402
+from arena.play.players import InProcessPlayer  # noqa: E402
+from arena.play.referee import play_game  # noqa: E402
 from engine import classic_rules  # noqa: E402
 
 BOTS = ROOT / "bots"

@@ -10,7 +10,10 @@ from .quoting import quote
 
 
 class Bean(enum.Enum):
-    """The bean types of the base game; the value is the wire name."""
+    """The bean types of the base game; the value is the wire name, also held as the plain attribute ``wire``
+    (``value`` is a property: a hot path reads ``wire``, and keys tables by it: hashing a member is a Python call)."""
+
+    wire: str
 
     BLUE = "blue"
     CHILI = "chili"
@@ -30,6 +33,8 @@ class Bean(enum.Enum):
             raise ValueError(f"unknown bean {quote(text)} (expected one of: {names})") from None
 
 
+for _bean in Bean:
+    _bean.wire = _bean.value
 _BEANS_BY_NAME: dict[object, Bean] = {b.value: b for b in Bean}  # what Bean(text) looks up, without its overhead
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from engine.actions import (
     Accept, Action, BuyField, Confirm, Decision, DecisionKind, EndTrading, Harvest, Offer, Pass,
@@ -23,7 +23,8 @@ from engine.interning import FIELD_TABLE, PLANT_TRADED_GRID, TRADE_DECISIONS, PL
 from engine.interning import turn_started
 from engine.events import Accepted, Offered, Traded, TradingEnded, TurnedUp
 from engine.rules import Rules
-from engine.views import View, classic_view, classic_view_json
+from engine.observer import ClassicObserver
+from engine.views import View
 
 if TYPE_CHECKING:
     from engine.spectator import PublicState
@@ -77,6 +78,7 @@ class ClassicGame(Game[SeatState]):
 
     RULE_NO_FIELD, RULE_LONE_BEAN, RULE_HARVEST, RULE_BUY_FIELD = "C-3.1", "C-4.2", "C-4.3", "C-3.2"
     UNKNOWN_ACTION_RULE = "C-0"
+    OBSERVER = ClassicObserver
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:
         self._open_table(rules, players, seed, SeatState)  # C-2.2
@@ -125,6 +127,7 @@ class ClassicGame(Game[SeatState]):
         game._dealless = 0  # not in the view: a guess assumes the round may still run its full course
         game._plant_queue = []
         game._decision = None
+        game._observer = None
         game.trade_round = view.trade.round if view.trade is not None else 0
         game.phase = kind
         game.to_move = view.active
@@ -139,6 +142,7 @@ class ClassicGame(Game[SeatState]):
         """An independent copy for look-ahead; its events and history start empty. With ``shuffle`` the
         copy's deck is reshuffled, so that looking ahead through it reveals nothing."""
         g = copy.copy(self)
+        g._observer = None
         g.seats = [SeatState(list(s.hand), list(s.field_beans), list(s.field_counts), list(s.treasury), list(s.trade),
                              list(s.trade_locked)) for s in self.seats]
         g.deck, g.discard = list(self.deck), list(self.discard)
@@ -154,21 +158,13 @@ class ClassicGame(Game[SeatState]):
     # ----------------------------------------------------------------- queries
     def view(self, seat: int) -> View:
         """What ``seat`` may see now (C-8)."""
-        return classic_view(self, seat)
-
-    def view_json(self, seat: int) -> dict[str, Any]:
-        return classic_view_json(self, seat)
+        return View.from_json(self.view_json(seat))
 
     def public_state(self) -> PublicState:
         """What a spectator sees now: the public table, no hand until the game is over."""
-        from engine.spectator import classic_public_state  # not imported to play: a spectator's modules
+        from engine.spectator import PublicState  # not imported to play: a spectator's modules
 
-        return classic_public_state(self)
-
-    def public_state_json(self) -> dict[str, Any]:
-        from engine.spectator import classic_public_state_json
-
-        return classic_public_state_json(self)
+        return PublicState.from_json(self.public_state_json())
 
     def card_count(self) -> int:
         """Every card in the game, wherever it lies (a conservation check)."""
@@ -282,7 +278,7 @@ class ClassicGame(Game[SeatState]):
             if s.trade_locked[i]:
                 raise IllegalAction("C-6.3", action, f"card {i} of the trading area was received in a trade")
         for bean in action.want:
-            if not isinstance(bean, Bean) or bean._name_ not in self.rules._coins:  # by name: a Bean hashes slowly
+            if not isinstance(bean, Bean) or bean.wire not in self.rules._coins:  # by name: a Bean hashes slowly
                 raise IllegalAction("C-1.1", action, f"{bean!r} is not a bean of this game")
         if not action.give_hand and not action.give_trade and not action.want:
             raise IllegalAction("C-6.8", action, "an offer must give or want at least one card")

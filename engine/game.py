@@ -15,7 +15,9 @@ from engine.interning import DREW, HARVESTED, PLANTED, field_table, shuffle
 
 if TYPE_CHECKING:  # through the package: these modules import this one (tests/test_imports.py, no circles)
     from engine import ClassicGame, PrincesGame, PublicState
+    from engine.observer import ClassicObserver, PrincesObserver
     from engine.views import PrincesView, View
+    Observer = ClassicObserver | PrincesObserver
 
 
 @dataclass(slots=True)
@@ -54,6 +56,7 @@ class Game(Generic[SeatT_co]):
     RULE_HARVEST: ClassVar[str] = "?"  # harvesting a field that is not there or empty
     RULE_BUY_FIELD: ClassVar[str] = "?"  # buying a field beyond the last, or without the money
     MONEY: ClassVar[str] = "coins"  # what the rules call a treasury's cards
+    OBSERVER: ClassVar[type[ClassicObserver] | type[PrincesObserver]]  # made with the number of seats
 
     over: bool
     result: GameResult | None
@@ -73,6 +76,7 @@ class Game(Generic[SeatT_co]):
     _rng: random.Random
     _decision: Decision | None
     final_hands: tuple[tuple[Bean, ...], ...] | None  # every hand as the game ended, before it was discarded
+    _observer: Observer | None = None  # made on first use (``observer``); a clone makes its own
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:  # each game deals its own way
         raise NotImplementedError
@@ -99,6 +103,7 @@ class Game(Generic[SeatT_co]):
         self.over, self.result = False, None
         self.phase = None
         self._decision = None
+        self._observer = None
         self.final_hands = None
 
     def _deal_hands(self) -> None:
@@ -193,17 +198,27 @@ class Game(Generic[SeatT_co]):
     def view(self, seat: int) -> View | PrincesView:
         raise NotImplementedError
 
-    def public_state(self) -> PublicState:
-        """What a spectator sees now (engine/spectator.py ``PublicState``); each kind of game builds its own."""
-        raise NotImplementedError
-
-    def public_state_json(self) -> dict[str, Any]:
-        """``public_state().to_json()``, made straight from the state."""
-        raise NotImplementedError
+    def observer(self) -> Observer:
+        """This game's observer (engine/observer.py): the one writer of its views' and public state's JSON."""
+        if self._observer is None:
+            self._observer = self.OBSERVER(self.players)
+        return self._observer
 
     def view_json(self, seat: int) -> dict[str, Any]:
-        """The JSON of ``view(seat)``; a variant may make it faster straight from its state."""
-        return self.view(seat).to_json()
+        """What ``seat`` may see now, as JSON (docs/protocol.md "The view"); ``view`` reads it back."""
+        return self.observer().view_json(self, seat)
+
+    def view_text(self, seat: int) -> str:
+        """``view_json(seat)`` as compact JSON text, as the referee sends it."""
+        return self.observer().view_text(self, seat)
+
+    def public_state_json(self) -> dict[str, Any]:
+        """What a spectator sees now, as JSON (engine/spectator.py ``PublicState``)."""
+        return self.observer().public_state_json(self)
+
+    def public_state(self) -> PublicState:
+        """What a spectator sees now (engine/spectator.py ``PublicState``): ``public_state_json`` read back."""
+        raise NotImplementedError  # each kind imports the spectator itself: engine.spectator imports this module
 
     def coins(self) -> tuple[int, ...]:
         return tuple(s.coins for s in self.seats)
@@ -302,7 +317,7 @@ class Game(Generic[SeatT_co]):
             how = "replaced"
         beans[index] = bean
         s.field_counts[index] += count
-        key = (bean._name_, seat, index, source)  # a bean's name: hashing the member is a Python call
+        key = (bean.wire, seat, index, source)  # a bean's name: hashing the member is a Python call
         planted = PLANTED.get(key)
         if planted is None:
             planted = Planted(seat, bean, index, source)
@@ -354,14 +369,14 @@ class Game(Generic[SeatT_co]):
         bean = s.field_beans[index]
         count = s.field_counts[index]
         assert bean is not None
-        table = self.rules._coins.get(bean._name_, ())  # ``coins_for``'s table, read here: every step cashes in
+        table = self.rules._coins.get(bean.wire, ())  # ``coins_for``'s table, read here: every step cashes in
         coins = table[count] if count < len(table) else self.rules.coins_for(bean, count)
         if coins:
             s.treasury.extend([bean] * coins)
         self.discard.extend([bean] * (count - coins))
         s.field_beans[index] = None
         s.field_counts[index] = 0
-        key = (bean._name_, seat, index, count, coins)
+        key = (bean.wire, seat, index, count, coins)
         harvested = HARVESTED.get(key)
         if harvested is None:
             harvested = Harvested(seat, index, bean, count, coins)

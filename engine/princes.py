@@ -10,7 +10,7 @@ import copy
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from engine.actions import (
     Action, BuyField, ClaimTask, DecisionKind, DiscardHand, DiscardMiddle, Harvest, Pass, PayTribute,
@@ -27,7 +27,8 @@ from engine.events import (
 )
 from engine.rules import Rules
 from engine.vine import CASTLE, TASKS
-from engine.views import PrincesView, TurnRecord, princes_view
+from engine.observer import PrincesObserver
+from engine.views import PrincesView, TurnRecord
 
 if TYPE_CHECKING:
     from engine.spectator import PublicState
@@ -131,6 +132,7 @@ class PrincesGame(Game[PrincesSeat]):
     UNKNOWN_ACTION_RULE = "P-0"
     RULE_NO_FIELD, RULE_LONE_BEAN, RULE_HARVEST, RULE_BUY_FIELD = "P-3.1", "P-3.2", "P-3.3", "P-3.4"
     MONEY = "gold"
+    OBSERVER = PrincesObserver
     log: TurnLog  # what the active player did so far this turn (the task checks read it)
 
     def __init__(self, rules: Rules, players: int, seed: int) -> None:
@@ -162,18 +164,13 @@ class PrincesGame(Game[PrincesSeat]):
     # ----------------------------------------------------------------- queries
     def view(self, seat: int) -> PrincesView:
         """What ``seat`` may see now (P-8)."""
-        return princes_view(self, seat)
+        return PrincesView.from_json(self.view_json(seat))
 
     def public_state(self) -> PublicState:
         """What a spectator sees now: the public table, no hand until the game is over."""
-        from engine.spectator import princes_public_state  # not imported to play: a spectator's modules
+        from engine.spectator import PublicState  # not imported to play: a spectator's modules
 
-        return princes_public_state(self)
-
-    def public_state_json(self) -> dict[str, Any]:
-        from engine.spectator import princes_public_state_json
-
-        return princes_public_state_json(self)
+        return PublicState.from_json(self.public_state_json())
 
     def neutral_positions(self) -> tuple[tuple[str, int], ...]:
         return (("violet", self.violet), ("red", self.red)) if self.solo else ()
@@ -197,6 +194,7 @@ class PrincesGame(Game[PrincesSeat]):
         """An independent copy for look-ahead; its events and history start empty. With ``shuffle`` the
         copy's supply is reshuffled, so that looking ahead through it reveals nothing."""
         g = copy.copy(self)
+        g._observer = None
         g.seats = [PrincesSeat(list(s.hand), list(s.field_beans), list(s.field_counts), list(s.treasury), s.position)
                    for s in self.seats]
         g.deck, g.discard, g.box, g.middle = list(self.deck), list(self.discard), list(self.box), dict(self.middle)

@@ -149,7 +149,7 @@ class Rules:
         coins = {}
         for t in self.bean_types:
             top = max((v for v in t.beanometer if v is not None), default=0)
-            coins[t.bean._name_] = tuple(t.coins_for(n) for n in range(top + 1))
+            coins[t.bean.wire] = tuple(t.coins_for(n) for n in range(top + 1))
         object.__setattr__(self, "_coins", coins)
 
     @property
@@ -171,7 +171,7 @@ class Rules:
             raise ValueError(f"bean {bean.value!r} is not part of {self.id}") from None
 
     def coins_for(self, bean: Bean, beans: int) -> int:
-        table = self._coins[bean._name_]
+        table = self._coins[bean.wire]
         if 0 <= beans < len(table):
             return table[beans]
         return self._by_bean[bean].coins_for(beans)

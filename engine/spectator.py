@@ -18,9 +18,9 @@ from engine.events import Event
 from engine.narration import deal_sentence, describe
 from engine.replay import Replay, Resimulation
 from engine.rules import Rules
-from engine.views import FieldView, TradeCard, TradeView, _offer_from, _offer_json, trade_json, trade_view
+from engine.views import FieldView, TradeCard, TradeView, _offer_from
 
-#: the version of the JSON form below (``PublicState.to_json``, ``steps_json``)
+#: the version of the public state's JSON (``game.public_state_json()``) and of ``replay_json``
 SPECTATOR_FORMAT = 1
 
 
@@ -53,7 +53,9 @@ class PrincesTable:
 @dataclass(frozen=True, slots=True)
 class PublicState:
     """The table at one step. ``to_move`` and ``decision`` name who decides what next (``None`` once
-    over); ``trade`` is the classic trading round under way, if any; ``ranks`` are set once over."""
+    over); ``trade`` is the classic trading round under way, if any; ``ranks`` are set once over. Its JSON
+    (SPECTATOR_FORMAT) is written by the game's observer (``game.public_state_json()``, engine/observer.py)
+    and read back here."""
 
     rules_id: str
     step: int
@@ -70,24 +72,6 @@ class PublicState:
     trade: TradeView | None = None
     princes: PrincesTable | None = None
     ranks: tuple[int, ...] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The one JSON form (SPECTATOR_FORMAT); ``from_json`` reads it back."""
-        return {
-            "rules_id": self.rules_id, "step": self.step, "turn": self.turn, "active": self.active,
-            "over": self.over, "to_move": self.to_move, "decision": self.decision,
-            "deck": self.deck_size, "discard": self.discard_size,
-            "top": None if self.discard_top is None else self.discard_top.value, "reshuffles": self.reshuffles,
-            "seats": [_seat_json(s) for s in self.seats],
-            "trade": None if self.trade is None else {
-                "round": self.trade.round, "max_rounds": self.trade.max_rounds,
-                "offer": _offer_json(self.trade.offer), "responses": [_offer_json(r) for r in self.trade.responses]},
-            "princes": None if self.princes is None else {
-                "box": self.princes.box, "middle": [[b.value, n] for b, n in self.princes.middle],
-                "vine": list(self.princes.vine), "neutral": [[name, pos] for name, pos in self.princes.neutral],
-                "castle": self.princes.castle},
-            "ranks": None if self.ranks is None else list(self.ranks),
-        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PublicState:
@@ -114,13 +98,6 @@ class PublicState:
             raise ValueError(f"malformed public state {str(data)[:200]!r}: {exc}") from None
 
 
-def _seat_json(s: PublicSeat) -> dict[str, Any]:
-    return {"coins": s.coins, "hand_size": s.hand_size,
-            "fields": [[f.bean.value if f.bean else None, f.count] for f in s.fields],
-            "trade_area": [[c.bean.value, c.locked] for c in s.trade_area], "figure": s.figure,
-            "hand": None if s.hand is None else [b.value for b in s.hand]}
-
-
 def _seat_from(data: Mapping[str, Any]) -> PublicSeat:
     hand, figure = data["hand"], data["figure"]
     return PublicSeat(int(data["coins"]), int(data["hand_size"]),
@@ -131,93 +108,16 @@ def _seat_from(data: Mapping[str, Any]) -> PublicSeat:
 
 
 def public_state(game: Any) -> PublicState:
-    """The public table of ``game`` now, at step ``len(game.history)``: each kind of game builds its
-    own (``game.public_state()``, like ``game.view(seat)``), so a new kind of game brings its spectator."""
+    """The public table of ``game`` now, at step ``len(game.history)``: its observer's JSON read back (each kind
+    of game names its observer, engine/observer.py, so a new kind of game brings its spectator)."""
     state: PublicState = game.public_state()
     return state
 
 
-def _seats(game: Any, trade_areas: bool, figures: bool) -> tuple[PublicSeat, ...]:
-    revealed = game.final_hands if game.over else None
-    return tuple(
-        PublicSeat(s.coins, len(s.hand), tuple(FieldView(b, n) for b, n in zip(s.field_beans, s.field_counts)),
-                   tuple(TradeCard(b, locked) for b, locked in zip(s.trade, s.trade_locked)) if trade_areas else (),
-                   s.position if figures else None,
-                   None if revealed is None else tuple(revealed[i]))
-        for i, s in enumerate(game.seats))
-
-
-def _state(game: Any, seats: tuple[PublicSeat, ...], trade: TradeView | None,
-           table: PrincesTable | None) -> PublicState:
-    decision = game.decision
-    return PublicState(
-        rules_id=game.rules.id, step=len(game.history), turn=game.turn, active=game.active, over=game.over,
-        to_move=None if decision is None else decision.seat,
-        decision=None if decision is None else decision.kind.value,
-        deck_size=len(game.deck), discard_size=len(game.discard),
-        discard_top=game.discard[-1] if game.discard else None, reshuffles=game.reshuffles,
-        seats=seats, trade=trade, princes=table, ranks=None if game.result is None else game.result.ranks)
-
-
-def classic_public_state(game: Any) -> PublicState:
-    """The spectator's state of a ``ClassicGame``: trading areas and the trading round under way."""
-    return _state(game, _seats(game, trade_areas=True, figures=False), trade_view(game), None)
-
-
-def princes_public_state(game: Any) -> PublicState:
-    """The spectator's state of a ``PrincesGame`` (duel, solo): figures, the box, the middle, the vine
-    (face-down cards as ``None``) and the neutral figures."""
-    table = PrincesTable(len(game.box), tuple(game.middle.items()),
-                         tuple(t if k < game.revealed else None for k, t in enumerate(game.vine)),
-                         game.neutral_positions(), game.castle)
-    return _state(game, _seats(game, trade_areas=False, figures=True), None, table)
-
-
 def public_state_json(game: Any) -> dict[str, Any]:
-    """``public_state(game).to_json()`` made straight from the state (a site build makes one per step of
-    every game: no state objects); tests check both agree on every step of many games."""
+    """The JSON of the public table of ``game`` now, as its observer writes it (engine/observer.py)."""
     state: dict[str, Any] = game.public_state_json()
     return state
-
-
-_NAMES: dict[Bean | None, str | None] = {**{b: b.value for b in Bean}, None: None}  # faster than .value
-
-
-def _seats_json(game: Any, trade_areas: bool, figures: bool) -> list[dict[str, Any]]:
-    revealed = game.final_hands if game.over else None
-    names = _NAMES
-    return [{"coins": len(s.treasury), "hand_size": len(s.hand),
-             "fields": [[names[b], n] for b, n in zip(s.field_beans, s.field_counts)],
-             "trade_area": [[names[b], locked] for b, locked in zip(s.trade, s.trade_locked)] if trade_areas else [],
-             "figure": s.position if figures else None,
-             "hand": None if revealed is None else [names[b] for b in revealed[i]]}
-            for i, s in enumerate(game.seats)]
-
-
-def _state_json(game: Any, seats: list[dict[str, Any]], trade: dict[str, Any] | None,
-                table: dict[str, Any] | None) -> dict[str, Any]:
-    over, result = game.over, game.result
-    return {
-        "rules_id": game.rules.id, "step": len(game.history), "turn": game.turn, "active": game.active,
-        "over": over, "to_move": None if over else game.to_move,
-        "decision": None if over or game.phase is None else game.phase.value,
-        "deck": len(game.deck), "discard": len(game.discard),
-        "top": _NAMES[game.discard[-1]] if game.discard else None, "reshuffles": game.reshuffles,
-        "seats": seats, "trade": trade, "princes": table, "ranks": None if result is None else list(result.ranks),
-    }
-
-
-def classic_public_state_json(game: Any) -> dict[str, Any]:
-    trade = trade_json(game)
-    return _state_json(game, _seats_json(game, trade_areas=True, figures=False), trade, None)
-
-
-def princes_public_state_json(game: Any) -> dict[str, Any]:
-    revealed = game.revealed
-    table = {"box": len(game.box), "middle": [[b.value, n] for b, n in game.middle.items()],
-             "vine": [t if k < revealed else None for k, t in enumerate(game.vine)],
-             "neutral": [[name, pos] for name, pos in game.neutral_positions()], "castle": game.castle}
-    return _state_json(game, _seats_json(game, trade_areas=False, figures=True), None, table)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,8 +157,11 @@ def replay_steps(replay: Replay, rules: Rules | None = None, names: Sequence[str
 
 def replay_json(replay: Replay, rules: Rules | None = None, names: Sequence[str] | None = None,
                 recorded: Sequence[Any] | None = None) -> dict[str, Any]:
-    """``steps_json(replay_steps(replay, rules, names), rules)`` made straight from the game's states
-    (what a site build embeds in every game page; tests check both agree). ``recorded``: the events'
+    """The JSON a viewer draws from (what a site build embeds in every game page): ``{"format", "steps":
+    [{"seat", "events", "text", "state"}]}`` (``events``: how many events the step holds; ``text``: its
+    sentences, the deal's first at step 0), where the first state is whole and every later one holds only
+    what changed since the one before (``seats`` as an object of the changed seats by index, and every
+    object by its changed keys); ``apply_diff`` (and site/static/replay.js) undo it. ``recorded``: the events'
     JSON to check the game against instead of ``replay.events`` (decoding them costs more than this)."""
     names = _names(replay, names)
     walk = Resimulation.of(replay, rules, events_json=recorded)
@@ -306,22 +209,6 @@ def _diff_state(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[st
     return out
 
 
-def steps_json(steps: Sequence[Step], rules: Rules) -> dict[str, Any]:
-    """The JSON a viewer draws from: ``{"format", "steps": [{"seat", "events", "text", "state"}]}``
-    (``events``: how many events the step holds; ``text``: its sentences, the deal's first at step 0), where the
-    first state is whole and every later one holds only what changed since the one before (``seats``
-    as an object of the changed seats by index, and every object by its changed keys); ``apply_diff`` (and
-    site/static/replay.js) undo it."""
-    out, before = [], None
-    for step in steps:
-        state = step.state.to_json()
-        deal = [deal_sentence(rules, len(state["seats"]))] if step.number == 0 else []
-        out.append({"seat": step.seat, "events": len(step.events), "text": deal + list(step.sentences),
-                    "state": _diff_state(before, state)})
-        before = state
-    return {"format": SPECTATOR_FORMAT, "steps": out}
-
-
 def _apply(before: Any, diff: Any) -> Any:
     if isinstance(before, dict) and isinstance(diff, dict):
         return {**before, **{key: _apply(before.get(key), value) for key, value in diff.items()}}
@@ -329,7 +216,7 @@ def _apply(before: Any, diff: Any) -> Any:
 
 
 def apply_diff(before: Mapping[str, Any], diff: Mapping[str, Any]) -> dict[str, Any]:
-    """The whole state JSON from the one before and a step's diff (the inverse of ``steps_json``)."""
+    """The whole state JSON from the one before and a step's diff (the inverse of ``replay_json``'s diffs)."""
     out = {key: _apply(before[key], value) for key, value in diff.items() if key != "seats"}
     seats = list(before["seats"])
     for index, seat in diff.get("seats", {}).items():

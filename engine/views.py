@@ -1,4 +1,4 @@
-"""What one seat may see (C-8). A view is computed from the state, never read off it."""
+"""What one seat may see (C-8, P-8), as values read from the JSON that ``engine.observer`` writes."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -58,24 +58,6 @@ class View:
     reshuffles: int
     trade: TradeView | None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rules_id": self.rules_id, "seat": self.seat, "players": self.players,
-            "turn": self.turn, "active": self.active,
-            "hand": [b.value for b in self.hand], "coins": self.coins,
-            "fields": [[[f.bean.value if f.bean else None, f.count] for f in fs] for fs in self.fields],
-            "trade_areas": [[[c.bean.value, c.locked] for c in area] for area in self.trade_areas],
-            "hand_sizes": list(self.hand_sizes), "deck_size": self.deck_size,
-            "discard_size": self.discard_size,
-            "discard_top": self.discard_top.value if self.discard_top else None,
-            "reshuffles": self.reshuffles,
-            "trade": None if self.trade is None else {
-                "round": self.trade.round, "max_rounds": self.trade.max_rounds,
-                "offer": _offer_json(self.trade.offer),
-                "responses": [_offer_json(r) for r in self.trade.responses],
-            },
-        }
-
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> View:
         try:
@@ -100,27 +82,6 @@ class View:
             raise ValueError(f"malformed view {str(data)[:200]!r}: {exc}") from None
 
 
-def trade_json(game: Any) -> dict[str, Any] | None:
-    """The trading round under way as a view's JSON holds it (None outside trading), straight from the state."""
-    if game.phase is None or not game.phase.value.startswith("trade"):
-        return None
-    offer, active = game.offer, game.active
-    return {
-        "round": game.trade_round, "max_rounds": game.rules.max_trade_rounds,
-        "offer": None if offer is None else {"seat": active, "to": offer.to, "give": [b.value for b in offer.give],
-                                             "want": [b.value for b in offer.want], "accept": False},
-        "responses": [{"seat": r.seat, "to": active, "give": [b.value for b in r.give],
-                       "want": [b.value for b in r.want], "accept": r.accept} for r in game.responses],
-    }
-
-
-def _offer_json(offer: OfferView | None) -> dict[str, Any] | None:
-    if offer is None:
-        return None
-    return {"seat": offer.seat, "to": offer.to, "give": [b.value for b in offer.give],
-            "want": [b.value for b in offer.want], "accept": offer.accept}
-
-
 def _offer_from(data: Mapping[str, Any] | None) -> OfferView | None:
     return None if data is None else _response_from(data)
 
@@ -131,53 +92,6 @@ def _response_from(data: Mapping[str, Any]) -> OfferView:
     return OfferView(int(data["seat"]), None if to is None else int(to),
                      tuple(Bean.parse(b) for b in data["give"]), tuple(Bean.parse(b) for b in data["want"]),
                      bool(data.get("accept", False)))
-
-
-def trade_view(game: Any) -> TradeView | None:
-    """The trading round under way in a ``ClassicGame`` (None outside trading), as every seat sees it."""
-    if game.phase is None or not game.phase.value.startswith("trade"):
-        return None
-    offer = game.offer
-    return TradeView(
-        game.trade_round, game.rules.max_trade_rounds,
-        None if offer is None else OfferView(game.active, offer.to, offer.give, offer.want),
-        tuple(OfferView(r.seat, game.active, r.give, r.want, r.accept) for r in game.responses),
-    )
-
-
-def classic_view(game: Any, seat: int) -> View:
-    """The view of ``seat`` in a ``ClassicGame``."""
-    if not 0 <= seat < game.players:
-        raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
-    me = game.seats[seat]
-    return View(
-        rules_id=game.rules.id, seat=seat, players=game.players, turn=game.turn, active=game.active,
-        hand=tuple(me.hand), coins=me.coins,
-        fields=tuple(tuple(FieldView(b, n) for b, n in zip(s.field_beans, s.field_counts)) for s in game.seats),
-        trade_areas=tuple(tuple(TradeCard(b, locked) for b, locked in zip(s.trade, s.trade_locked))
-                          for s in game.seats),
-        hand_sizes=tuple(len(s.hand) for s in game.seats), deck_size=len(game.deck),
-        discard_size=len(game.discard), discard_top=game.discard[-1] if game.discard else None,
-        reshuffles=game.reshuffles, trade=trade_view(game),
-    )
-
-
-def classic_view_json(game: Any, seat: int) -> dict[str, Any]:
-    """``classic_view(game, seat).to_json()`` made straight from the state (the referee's per-request
-    path: no view objects); tests check both agree on every state of many games."""
-    if not 0 <= seat < game.players:
-        raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
-    seats = game.seats
-    trade = trade_json(game)
-    return {
-        "rules_id": game.rules.id, "seat": seat, "players": game.players, "turn": game.turn, "active": game.active,
-        "hand": [b.value for b in seats[seat].hand], "coins": seats[seat].coins,
-        "fields": [[[b.value if b else None, n] for b, n in zip(s.field_beans, s.field_counts)] for s in seats],
-        "trade_areas": [[[b.value, locked] for b, locked in zip(s.trade, s.trade_locked)] for s in seats],
-        "hand_sizes": [len(s.hand) for s in seats], "deck_size": len(game.deck), "discard_size": len(game.discard),
-        "discard_top": game.discard[-1].value if game.discard else None,
-        "reshuffles": game.reshuffles, "trade": trade,
-    }
 
 
 # ----------------------------------------------------------------- Princes variants (duel, solo)
@@ -202,17 +116,6 @@ class TurnRecord:
     started: int = 0
     claimed: int = 0
     tributes: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "phase": self.phase, "phase1_plants": [[b.value, how] for b, how in self.phase1_plants],
-            "phase1_discards": self.phase1_discards, "phase1_over": self.phase1_over,
-            "phase2_turned": [b.value for b in self.phase2_turned],
-            "phase2_from_discard": [b.value for b in self.phase2_from_discard],
-            "phase3_planted": [[b.value, n] for b, n in self.phase3_planted],
-            "harvests": list(self.harvests), "started": self.started, "claimed": self.claimed,
-            "tributes": self.tributes,
-        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TurnRecord:
@@ -272,19 +175,6 @@ class PrincesView:
             return "castle"
         return self.vine[target - 1] if target < self.castle else None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rules_id": self.rules_id, "variant": self.variant, "seat": self.seat, "players": self.players,
-            "turn": self.turn, "active": self.active, "phase": self.phase,
-            "hand": [b.value for b in self.hand], "coins": self.coins,
-            "fields": [[[f.bean.value if f.bean else None, f.count] for f in fs] for fs in self.fields],
-            "hand_sizes": list(self.hand_sizes), "deck_size": self.deck_size, "discard_size": self.discard_size,
-            "discard_top": self.discard_top.value if self.discard_top else None, "reshuffles": self.reshuffles,
-            "box": self.box, "middle": [[b.value, n] for b, n in self.middle], "vine": list(self.vine),
-            "figures": list(self.figures), "neutral": [[name, pos] for name, pos in self.neutral],
-            "castle": self.castle, "this_turn": self.this_turn.to_json(),
-        }
-
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PrincesView:
         try:
@@ -307,26 +197,6 @@ class PrincesView:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed view {str(data)[:200]!r}: {exc}") from None
-
-
-def princes_view(game: Any, seat: int) -> PrincesView:
-    """The view of ``seat`` in a ``PrincesGame`` (P-8)."""
-    if not 0 <= seat < game.players:
-        raise ValueError(f"no seat {seat!r} in a {game.players}-player game")
-    me = game.seats[seat]
-    revealed = game.revealed
-    return PrincesView(
-        rules_id=game.rules.id, variant=game.rules.variant, seat=seat, players=game.players, turn=game.turn,
-        active=game.active, phase=None if game.phase is None else game.phase.value,
-        hand=tuple(me.hand), coins=me.coins,
-        fields=tuple(tuple(FieldView(b, n) for b, n in zip(s.field_beans, s.field_counts)) for s in game.seats),
-        hand_sizes=tuple(len(s.hand) for s in game.seats), deck_size=len(game.deck),
-        discard_size=len(game.discard), discard_top=game.discard[-1] if game.discard else None,
-        reshuffles=game.reshuffles, box=len(game.box), middle=tuple(game.middle.items()),
-        vine=tuple(t if k < revealed else None for k, t in enumerate(game.vine)),
-        figures=tuple(s.position for s in game.seats), neutral=game.neutral_positions(), castle=game.castle,
-        this_turn=game.log.record(),
-    )
 
 
 def view_from_json(data: Mapping[str, Any]) -> View | PrincesView:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import json
 import types
 import typing
 from typing import Any, Callable, Mapping, TypeVar
@@ -21,79 +20,6 @@ def to_json(value: Any) -> dict[str, Any]:
         field = getattr(value, name)
         out[name] = field if as_is else _plain(field)
     return out
-
-
-def to_text(value: Any) -> str:
-    """``to_json(value)`` as compact JSON text (``json.dumps(..., separators=(",", ":"))``), written straight from
-    the value by a function made once per class; a value whose fields are not of their hinted types is encoded
-    from ``to_json``, so the text is the same for any value."""
-    writer = _WRITERS.get(type(value))
-    if writer is None:
-        writer = _WRITERS[type(value)] = _writer(type(value))
-    return writer(value)
-
-
-def _dumps_json(value: Any) -> str:
-    return "".join(_C_ENCODE(value, 0)) if _C_ENCODE is not None else _ENCODER.encode(value)
-
-
-_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
-try:  # the C encoder behind _ENCODER.encode, made once
-    from _json import encode_basestring_ascii as _quote, make_encoder
-
-    _C_ENCODE: Any = make_encoder(None, _ENCODER.default, _quote, None, ":", ",", False, False, False)
-except ImportError:  # pragma: no cover - an interpreter without the accelerator
-    from json.encoder import py_encode_basestring_ascii as _quote
-
-    _C_ENCODE = None
-_WRITERS: dict[type, Callable[[Any], str]] = {}
-#: a bean's JSON text by its value (a string key: an enum member's hash is computed in Python)
-_BEAN_TEXT = {b._value_: json.dumps(b.value) for b in Bean}
-
-
-def _bean_list(beans: tuple[Bean, ...]) -> str:
-    return "[" + ",".join([_BEAN_TEXT[b._value_] for b in beans]) + "]"
-
-
-def _writer(cls: type) -> Callable[[Any], str]:
-    """A function writing ``to_json``'s text of a ``cls`` straight from its fields (one f-string), its source made
-    from the class's field hints and compiled once, as the ``dataclasses`` module makes ``__init__``. Each field
-    must be of its hinted type (exactly int, str, Bean, a tuple of Beans); any other value, or another hint, is
-    written by the encoder from ``to_json``."""
-    hints = typing.get_type_hints(cls)
-    names = _field_names(cls)
-    checks, text = [], "{" + f'"type":{_quote(getattr(cls, "TYPE"))}'
-    for i, name in enumerate(names):
-        hint, var = hints[name], f"v{i}"
-        if hint is int or hint is str:
-            checks.append(f"{var}.__class__ is {hint.__name__}")
-            expr = var if hint is int else f"_quote({var})"
-        elif hint is Bean:
-            checks.append(f"{var}.__class__ is Bean")
-            expr = f"_BEAN_TEXT[{var}._value_]"
-        elif hint == tuple[Bean, ...]:
-            checks.append(f"{var}.__class__ is tuple")
-            expr = f"_bean_list({var})"
-        else:
-            expr = f"_dumps_json(_plain({var}))"
-        text += f",{_quote(name)}:" + "\0" + expr + "\0"
-    text += "}"
-    pieces = text.split("\0")  # literal text and expressions, alternating
-    literal = "".join(p.replace("{", "{{").replace("}", "}}") if k % 2 == 0 else "{" + p + "}"
-                      for k, p in enumerate(pieces))
-    source = ("def write(value):\n"
-              + "".join(f"    v{i} = value.{name}\n" for i, name in enumerate(names))
-              + f"    if {' and '.join(checks) or 'True'}:\n"
-              + "        try:\n"
-              + f"            return f{literal!r}\n"
-              + "        except (AttributeError, KeyError, TypeError):  # a tuple that holds something else\n"
-              + "            pass\n"
-              + "    return _dumps_json(to_json(value))\n")
-    scope: dict[str, Any] = {"Bean": Bean, "_BEAN_TEXT": _BEAN_TEXT, "_quote": _quote, "_dumps_json": _dumps_json,
-                             "_plain": _plain, "_bean_list": _bean_list, "to_json": to_json}
-    exec(compile(source, f"<text writer of {cls.__name__}>", "exec"), scope)  # noqa: S102 - source made here
-    writer: Callable[[Any], str] = scope["write"]
-    return writer
 
 
 _ENCODINGS: dict[type, tuple[tuple[str, bool], ...]] = {}

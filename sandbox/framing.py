@@ -11,7 +11,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-__all__ = ["FramingError", "Encoded", "dumps", "encode", "splice_lists", "decode",
+from .protocol import dumps
+
+__all__ = ["FramingError", "splice_lists", "decode",
            "nesting_depth", "MAX_DEPTH", "LineBuffer", "Outcome", "Event", "Pipes"]
 
 log = logging.getLogger(__name__)
@@ -22,54 +24,21 @@ class FramingError(ValueError):
     """A line from the bot is not one JSON object."""
 
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
-try:  # the C encoder made once, without the circular check (messages are trees): what _ENCODER.encode calls
-    from _json import encode_basestring_ascii, make_encoder
-
-    _C_ENCODE: Any = make_encoder(None, _ENCODER.default, encode_basestring_ascii, None, ":", ",", False, False,
-                                  False)
-except ImportError:  # pragma: no cover - an interpreter without the accelerator
-    _C_ENCODE = None
-
-
-def dumps(value: Any) -> str:
-    """Compact JSON, as ``json.dumps(value, separators=(",", ":"), allow_nan=False)`` writes it."""
-    if _C_ENCODE is None:  # pragma: no cover
-        return _ENCODER.encode(value)
-    return "".join(_C_ENCODE(value, 0))
-
-
-class Encoded(dict[str, Any]):
-    """A message that carries its JSON line, made from parts encoded once for several messages
-    (arena/play/referee_wire.py); the line is exactly ``encode`` of the dict, except for a
-    player that reads only lines (``wire_only``), whose dict may hold the header alone. Not to be changed once made."""
-
-    __slots__ = ("line",)
-    line: bytes
-
-
-def encode(message: Mapping[str, Any]) -> bytes:
-    """One compact JSON line."""
-    line: bytes | None = getattr(message, "line", None)
-    if line is not None:
-        return line
-    return dumps(message).encode("utf-8") + b"\n"
-
-
 def splice_lists(message: Mapping[str, Any], lists: Mapping[str, list[str]]) -> str:
-    """The compact JSON of ``message`` with the list at each key of ``lists`` made of the JSON texts there."""
+    """The compact JSON of ``message`` (``protocol.dumps``) with the list at each key of ``lists`` made of the JSON
+    texts there."""
     parts: list[str] = []
     plain: dict[str, Any] = {}
     for key, value in message.items():
         if key in lists:
             if plain:
-                parts.append(_ENCODER.encode(plain)[1:-1])
+                parts.append(dumps(plain)[1:-1])
                 plain = {}
-            parts.append(_ENCODER.encode(key) + ":[" + ",".join(lists[key]) + "]")
+            parts.append(dumps(key) + ":[" + ",".join(lists[key]) + "]")
         else:
             plain[key] = value
     if plain:
-        parts.append(_ENCODER.encode(plain)[1:-1])
+        parts.append(dumps(plain)[1:-1])
     return "{" + ",".join(parts) + "}"
 
 

@@ -14,10 +14,10 @@ from . import fork_server, isolation, languages
 from .cleanup import describe_exit, find_runner, kill_bot, sweep_bot
 from .boot import (BOT_MODULE, CLEAN_ENV, boot_line, boot_message, limit_child, runner_argv, runner_line, start_runner,
                    take_code_line, with_bot_code)
-from .framing import Event, FramingError, Outcome, Pipes, decode, encode
+from .framing import Event, FramingError, Outcome, Pipes, decode
 from .freezing import Freezer
 from .bootline import BotBoot
-from .protocol import READY_LINE
+from .protocol import READY_LINE, Message, encode
 from .timing import Clock
 from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier
 
@@ -207,7 +207,7 @@ class BotProcess:
         return self._rest.cpu_at_rest_ms
 
     # -- requests -------------------------------------------------------------------------
-    def request(self, message: Mapping[str, Any]) -> Reply:
+    def request(self, message: Message | Mapping[str, Any]) -> Reply:
         """Send one message and wait for one reply line within the decision limit plus the bank."""
         if self._failure is not None:
             return Reply(self._failure.status, None, 0.0, self._failure.detail)
@@ -216,7 +216,8 @@ class BotProcess:
         assert self._pipes is not None
         payload = encode(message)
         if len(payload) > self.limits.max_request_bytes:  # what the referee says is bounded too
-            raise SandboxError(f"a {message.get('type')!r} message of {len(payload)} bytes exceeds the bound of "
+            kind = message.get("type") if isinstance(message, Mapping) else message.TYPE
+            raise SandboxError(f"a {kind!r} message of {len(payload)} bytes exceeds the bound of "
                                f"{self.limits.max_request_bytes}")
         if self._pipes.stdout_has_data():
             return self._fail(Reply(Status.PROTOCOL, None, 0.0,
@@ -253,7 +254,7 @@ class BotProcess:
             return self._fail(self._failure_reply(outcome, during="request"))
         return Reply(Status.OK, reply_message, elapsed, "")
 
-    def notify(self, message: Mapping[str, Any]) -> None:
+    def notify(self, message: Message | Mapping[str, Any]) -> None:
         """Send a line without waiting for a reply (e.g. ``end``); never raises because of the bot."""
         if self._failure is not None or self._closed or self._pipes is None:
             return

@@ -10,7 +10,8 @@ import click
 from rich.console import Console
 
 from arena.formats import default_format
-from arena.play.referee import Player, play_game
+from arena.play.players import Player
+from arena.play.referee import play_game
 from arena.play.single_game import (PlayError, Seat, choose_deal, failure_texts, in_process_players,
                                     ladder_bots_in_process, record_json, result_table, sandbox_players, stderr_texts,
                                     table_size_problem)

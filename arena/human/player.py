@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from itertools import groupby
-from typing import Any, Sequence
+from typing import Sequence
 
 from rich.text import Text
 
@@ -19,7 +19,7 @@ from engine.narration import describe
 from engine.rules import Rules
 from engine.views import PrincesView, View
 from engine.vine import SHORT
-from sandbox.protocol import ActionReply, HelloMessage, ReadyReply
+from sandbox.protocol import ActionReply, HelloMessage, Message, ReadyReply
 from sandbox.sdk import Request
 from sandbox.values import Reply, Status
 
@@ -35,8 +35,6 @@ class HumanPlayer:
     """The seat of the person at this terminal; ``names`` are every seat's names (shown to the person),
     ``human_ms`` their time per decision (None: no limit)."""
 
-    wire_only = False  # it reads the whole message: the view, events and options
-
     def __init__(self, name: str, terminal: Terminal, names: Sequence[str], human_ms: float | None = None) -> None:
         self.name = name
         self.names = list(names)
@@ -49,14 +47,13 @@ class HumanPlayer:
         self._seen = 0  # events told so far: the game's first events are the first decision's
 
     # ----------------------------------------------------------------- the Player protocol
-    def request(self, message: dict[str, Any]) -> Reply:
-        if message.get("type") == HelloMessage.TYPE:
-            hello = HelloMessage.from_json(message)
-            self._rules = Rules.from_json(hello.rules)
-            self._welcome(hello.seat)
+    def request(self, message: Message) -> Reply:
+        if isinstance(message, HelloMessage):
+            self._rules = Rules.from_json(message.rules)
+            self._welcome(message.seat)
             return Reply(Status.OK, ReadyReply().to_json(), 0.0)
         started = time.monotonic()
-        request = Request.from_json(message)
+        request = Request.from_json(message.to_json())
         deadline = None if self.human_ms is None else started + self.human_ms / 1000
         try:
             action = self._decide(request, deadline)
@@ -68,7 +65,7 @@ class HumanPlayer:
         elapsed = (time.monotonic() - started) * 1000
         return Reply(Status.OK, ActionReply(request.id, action_to_json(action)).to_json(), elapsed)
 
-    def notify(self, message: dict[str, Any]) -> None:
+    def notify(self, message: Message) -> None:
         pass  # the end: told by ``finish``, with the moves that led to it
 
     def finish(self, events: Sequence[Event]) -> None:

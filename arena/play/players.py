@@ -1,12 +1,45 @@
-"""Seats' bots as the referee sees them: sandboxed processes or trusted in-process modules."""
+"""Seats' bots as the referee sees them (``Player``): sandboxed processes or trusted in-process modules."""
 from __future__ import annotations
 
+import importlib.util
+import json
+import logging
+import time
+import traceback
 from functools import cache
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
+from engine.quoting import quote
 from sandbox import BotBundle, BotProcess, Limits, Reply, Tier, modules_from_package
 from sandbox.languages import language_named
+from sandbox.protocol import HelloMessage, Message, dumps, encode
+from sandbox.values import Status
+
+log = logging.getLogger(__name__)
+
+
+class Player(Protocol):
+    """One seat's bot, wherever it runs: it is sent the protocol's messages (sandbox/protocol.py) as values, and
+    encodes them (``protocol.encode``) only if it sends them down a pipe."""
+
+    name: str
+
+    def request(self, message: Message) -> Reply: ...
+
+    def notify(self, message: Message) -> None: ...
+
+    def time_left_ms(self) -> float: ...
+
+    def new_game(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    @property
+    def stderr_tail(self) -> str:
+        """The bot's own last output on stderr (its prints, the runner's traceback), bounded."""
+        ...
+
 
 @cache
 def sdk_modules() -> Mapping[str, str]:
@@ -40,10 +73,6 @@ def bundle_for(name: str, source: str, language: str = "python") -> BotBundle:
 class SandboxPlayer:
     """A bot running in its own sandboxed subprocess."""
 
-    #: it sends a message's line (``sandbox.framing.encode``) and reads nothing else of it, so the referee
-    #: gives it decide messages whose dict holds the header alone (arena/play/referee_wire.py)
-    wire_only = True
-
     def __init__(self, name: str, source: str, limits: Limits, tier: Tier, language: str = "python") -> None:
         self.name = name
         self.process = BotProcess.start(bundle_for(name, source, language), limits, tier)
@@ -56,10 +85,10 @@ class SandboxPlayer:
         player.process = BotProcess.start_command(name, argv, limits)
         return player
 
-    def request(self, message: dict[str, Any]) -> Reply:
+    def request(self, message: Message) -> Reply:
         return self.process.request(message)
 
-    def notify(self, message: dict[str, Any]) -> None:
+    def notify(self, message: Message) -> None:
         self.process.notify(message)
 
     def time_left_ms(self) -> float:
@@ -74,3 +103,77 @@ class SandboxPlayer:
 
     def close(self) -> None:
         self.process.close()
+
+
+class InProcessPlayer:
+    """A trusted bot module run in this process (built-in bots, tests, fast local play).
+
+    Each message is its line read back, so the bot sees exactly what it would see in the sandbox (and
+    cannot change what another seat is sent); there is no deadline enforcement, only time measurement.
+    """
+
+    def __init__(self, path: str | Path, name: str | None = None, limits: Limits | None = None) -> None:
+        self.path = Path(path)
+        self._limits = limits or Limits()
+        self.name = name or self.path.stem
+        self._new_game = load_entry_point(self.path)
+        self._act = self._new_game()
+        self._games = 0
+        self._dead: Reply | None = None
+        self.stderr_tail = ""  # the traceback of the exception that ended it, as the runner would print it
+
+    def request(self, message: Message) -> Reply:
+        if self._dead is not None:
+            return self._dead
+        started = time.perf_counter()
+        try:
+            if isinstance(message, HelloMessage):
+                self._games += 1
+                if self._games > 1:  # a fresh bot object per game, as the sandbox runner does
+                    self._act = self._new_game()
+            reply = self._act(json.loads(encode(message)))
+            reply = json.loads(dumps(reply))
+        except Exception as exc:  # the bot's fault: becomes its status
+            self.stderr_tail = traceback.format_exc()
+            self._dead = Reply(Status.CRASH, None, 0.0, f"it raised {quote(f'{type(exc).__name__}: {exc}')}")
+            return self._dead
+        elapsed = (time.perf_counter() - started) * 1000
+        if not isinstance(reply, dict):
+            self._dead = Reply(Status.PROTOCOL, None, elapsed, f"reply is not a JSON object: {quote(reply)}")
+            return self._dead
+        return Reply(Status.OK, reply, elapsed)
+
+    def notify(self, message: Message) -> None:
+        try:
+            self._act(json.loads(encode(message)))
+        except Exception:
+            log.debug("bot %s raised on a notification", self.name, exc_info=True)
+
+    def time_left_ms(self) -> float:
+        return self._limits.decision_ms + self._limits.bank_ms
+
+    def new_game(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def load_entry_point(path: Path) -> Callable[[], Callable[[Any], Any]]:
+    """Import a trusted bot file; returns a function giving the ``act`` of one game (a module-level
+    ``act``, or the ``act`` of a new instance of its SDK bot class)."""
+    spec = importlib.util.spec_from_file_location(f"bot_{path.stem}_{id(path)}", path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"cannot load bot file {str(path)!r}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    act = getattr(module, "act", None)
+    if callable(act) and not isinstance(act, type):
+        return lambda: act
+    classes = [v for v in vars(module).values()
+               if isinstance(v, type) and getattr(v, "__bohnanza_bot__", False) and v.__module__ == module.__name__]
+    if len(classes) != 1:
+        raise ValueError(f"bot file {str(path)!r} must define act(message) or exactly one Bot subclass, "
+                         f"found {len(classes)} classes")
+    bot_class = classes[0]
+    return lambda: bot_class().act

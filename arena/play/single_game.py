@@ -9,8 +9,8 @@ from typing import Any, Sequence
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.play.players import SandboxPlayer
-from arena.play.referee import GameRecord, InProcessPlayer, Player
+from arena.play.players import InProcessPlayer, Player, SandboxPlayer
+from arena.play.referee import GameRecord
 from arena.ladder.random_seeds import bot_seeds, database_key, keyed, random_seed
 from arena.text import failure_text, solo_result
 from engine import Rules

@@ -33,7 +33,7 @@ def script_json(text: str) -> str:
 
 
 def spectator_json(text: str, names: Sequence[str] | None = None) -> str:
-    """The steps a game page's viewer draws (``steps_json``, made by ``replay_json``), as JSON text safe inside a
+    """The steps a game page's viewer draws (``engine.spectator.replay_json``), as JSON text safe inside a
     <script> element, from a stored replay re-simulated by the engine; ``names`` are how the page names the seats."""
     try:
         data = json.loads(text)

@@ -87,6 +87,8 @@ def _json_codec() -> tuple[Loads, Dumps]:
     def default(obj: object) -> object:
         raise TypeError("not JSON serialisable: " + type(obj).__name__)
 
+    # its own copy of protocol.dumps's encoder: the runner starts before the bot's modules and imports nothing of
+    # ours (a bot could shadow any module it would import), so it cannot share the protocol module's
     encode = _json.make_encoder({}, default, _json.encode_basestring, None, ":", ",", False, False, False)
 
     def dumps(obj: object) -> str:

@@ -12,7 +12,8 @@ from sqlmodel import Session, select
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, Season, make_engine
 from arena.ladder.random_seeds import private_deals
 from arena.ladder.rankings import wilson
-from arena.play.referee import InProcessPlayer, final_ranks, play_game
+from arena.play.players import InProcessPlayer
+from arena.play.referee import final_ranks, play_game
 from arena_helpers import present, run_arena
 from engine import rules_for
 from sandbox import Status

@@ -16,9 +16,9 @@ from arena.play.players import bundle_for
 from arena.play.referee import play_game, seat_label
 from engine import Rules, classic_rules, rules_for
 from sandbox import BotProcess, Limits, Reply, Status, Tier
-from sandbox.framing import encode
 from sandbox.protocol import (
-    PROTOCOL_VERSION, ActionReply, DecideMessage, EndMessage, HelloMessage, ReadyReply, TimeLimits, message_from_json,
+    PROTOCOL_VERSION, ActionReply, DecideMessage, EndMessage, HelloMessage, Message, ReadyReply, TimeLimits, encode,
+    message_from_json,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,16 +31,16 @@ class Recorder:
 
     def __init__(self, name: str, lines: list[bytes], ready: bool = True) -> None:
         self.name, self.lines, self.ready = name, lines, ready
-        self.messages: list[dict[str, Any]] = []
+        self.messages: list[Message] = []
         self.stderr_tail = ""
 
-    def request(self, message: dict[str, Any]) -> Reply:
+    def request(self, message: Message) -> Reply:
         self.notify(message)
-        if message["type"] == "hello":
+        if not isinstance(message, DecideMessage):
             return Reply(Status.OK, {"type": "ready" if self.ready else "not-ready"}, 1.0)
-        return Reply(Status.OK, {"id": message["id"], "action": message["options"][-1]}, 1.0)
+        return Reply(Status.OK, {"id": message.id, "action": message.to_json()["options"][-1]}, 1.0)
 
-    def notify(self, message: dict[str, Any]) -> None:
+    def notify(self, message: Message) -> None:
         self.lines.append(encode(message))
         self.messages.append(message)
 
@@ -102,7 +102,7 @@ def test_every_line_is_one_protocol_value_and_its_json(variant: str, seed: int, 
         statuses = ["protocol" if i in not_ready else "ok" for i in range(n)]
         assert encode(end) == encode(old_end(seat, [s.coins for s in game.seats], [s.rank for s in game.seats],
                                              statuses))
-        decides = rest[:-1]
+        decides = [m.to_json() for m in rest[:-1]]
         assert [m["id"] for m in decides] == sorted(m["id"] for m in decides)  # ids grow across the table
         assert all(type(message_from_json(m)) is DecideMessage and m["time_left_ms"] == 1234.5 for m in decides)
 
@@ -178,4 +178,5 @@ def test_a_sandboxed_sdk_bot_answers_the_values() -> None:
         reply = bot.request(first)
         assert reply.status is Status.OK, bot.stderr_tail
         action = ActionReply.from_json(reply.message)
-        assert action.id == first["id"] and action.action in first["options"]
+        assert isinstance(first, DecideMessage)
+        assert action.id == first.id and action.action in first.to_json()["options"]

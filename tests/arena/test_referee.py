@@ -12,15 +12,18 @@ from engine import Harvest, classic_rules, rules_for
 from engine.spectator import replay_steps
 from engine.replay import Resimulation
 from sandbox import Reply, SandboxError, Status
+from sandbox.protocol import Message
 
 
 class FakePlayer:
-    """Answers every request with ``answer(message)``: a dict, a Reply, or an exception to raise."""
+    """Answers every request with ``answer(message)`` (the message's JSON): a dict, a Reply, or an exception to
+    raise; ``sent`` keeps the messages themselves."""
 
     def __init__(self, name: str, answer: Callable[[dict], Any] | None = None) -> None:
         self.name = name
         self.answer = answer or self.play
         self.asked: list[dict] = []
+        self.sent: list[Message] = []
         self.closed = False
         self.game: Any = None
 
@@ -30,16 +33,18 @@ class FakePlayer:
             return {"type": "ready"}
         return {"id": message["id"], "action": message["options"][0]}
 
-    def request(self, message: dict) -> Reply:
+    def request(self, message: Message) -> Reply:
         assert not self.closed, f"{self.name} was asked after it was closed"
-        self.asked.append(message)
-        answer = self.answer(message)
+        self.sent.append(message)
+        self.asked.append(message.to_json())
+        answer = self.answer(self.asked[-1])
         if isinstance(answer, BaseException):
             raise answer
         return answer if isinstance(answer, Reply) else Reply(Status.OK, answer, 1.0)
 
-    def notify(self, message: dict) -> None:
-        self.asked.append(message)
+    def notify(self, message: Message) -> None:
+        self.sent.append(message)
+        self.asked.append(message.to_json())
 
     def time_left_ms(self) -> float:
         return 1000.0
@@ -173,16 +178,17 @@ def test_a_record_travels_as_its_replay_text() -> None:
 
 
 def test_every_line_sent_is_the_json_of_its_message() -> None:
-    """Decide messages carry a line spliced from event texts made once a game: it must be exactly
-    the JSON of the message (what a bot reads is what the referee meant)."""
+    """A decide message's line is written around texts the referee made once (its view, each event, each
+    option): it must be exactly the JSON of the message (what a bot reads is what the referee meant)."""
     import json
 
-    from sandbox.framing import Encoded, encode
+    from sandbox.protocol import DecideMessage, JSONText, encode
 
     players = table(None, None, None, None)
     play_game(classic_rules(), 5, players)
-    decides = [m for p in players for m in p.asked if m["type"] == "decide"]
-    assert decides and all(isinstance(m, Encoded) for m in decides)
-    assert sum(len(m["events"]) for m in decides) > len(decides)
+    decides = [m for p in players for m in p.sent if isinstance(m, DecideMessage)]
+    assert decides and all(isinstance(m.view, JSONText) for m in decides)
+    assert sum(len(m.events) for m in decides) > len(decides)
     for message in decides:
-        assert encode(message) == (json.dumps(dict(message), separators=(",", ":")) + "\n").encode()
+        assert encode(message) == (json.dumps(message.to_json(), separators=(",", ":")) + "\n").encode()
+        assert DecideMessage.from_json(json.loads(encode(message))).to_json() == message.to_json()

@@ -15,7 +15,8 @@ import pytest
 from arena_helpers import fix_seed_key, run_arena
 
 from arena.cli.trust import builtin_bot
-from arena.play.referee import InProcessPlayer, play_game
+from arena.play.players import InProcessPlayer
+from arena.play.referee import play_game
 from arena.play.replay_text import turns_text
 from engine import new_game, rules_for
 from engine.events import TurnStarted, event_to_json

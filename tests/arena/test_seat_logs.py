@@ -14,6 +14,7 @@ from arena.play.players import SandboxPlayer
 from arena.play.referee import MAX_SEAT_LOG, play_game
 from arena.ladder.seat_logs import KEEP_GAMES, clip_log, store_logs
 from engine import classic_rules
+from sandbox.protocol import DecideMessage, Message
 from sandbox import Limits, Reply, Status, Tier
 from sandbox.tiers import detect_tier
 
@@ -30,14 +31,14 @@ class Writer:
     def __init__(self, name: str, fail_on: str | None = None) -> None:
         self.name, self.fail_on, self.closed, self.written = name, fail_on, False, f"{name} played\n"
 
-    def request(self, message: dict[str, Any]) -> Reply:
-        if message["type"] == "hello":
+    def request(self, message: Message) -> Reply:
+        if not isinstance(message, DecideMessage):
             return Reply(Status.OK, {"type": "ready"}, 1.0)
-        if message.get("kind") == self.fail_on:
+        if message.kind == self.fail_on:
             return Reply(Status.CRASH, None, 1.0, "exited")
-        return Reply(Status.OK, {"id": message["id"], "action": message["options"][0]}, 1.0)
+        return Reply(Status.OK, {"id": message.id, "action": message.to_json()["options"][0]}, 1.0)
 
-    def notify(self, message: dict[str, Any]) -> None:
+    def notify(self, message: Message) -> None:
         pass
 
     def time_left_ms(self) -> float:

@@ -5,7 +5,8 @@ import types
 from pathlib import Path
 from typing import Any, Sequence
 
-from arena.play.referee import GameRecord, InProcessPlayer, play_game
+from arena.play.players import InProcessPlayer
+from arena.play.referee import GameRecord, play_game
 from engine import classic_rules
 from sandbox.values import Limits
 

@@ -100,7 +100,8 @@ def test_bots_import_only_engine_strategy_sdk_and_stdlib(name: str) -> None:
 
 def test_an_sdk_bot_is_told_the_whole_hello(tmp_path: Path) -> None:
     """on_start gets every field of the referee's hello: seat labels and protocol version included."""
-    from arena.play.referee import InProcessPlayer, play_game
+    from arena.play.players import InProcessPlayer
+    from arena.play.referee import play_game
     from engine import classic_rules
     from sandbox.sdk import PROTOCOL_VERSION
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import sandbox.sdk as sdk
-from arena.play.referee import InProcessPlayer, play_game
+from arena.play.players import InProcessPlayer
+from arena.play.referee import play_game
 from engine import rules_for
 from engine.actions import ACTION_TYPES, DecisionKind, Offer
 from engine.cards import Bean, BeanType

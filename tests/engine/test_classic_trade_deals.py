@@ -220,7 +220,7 @@ def test_C_6_8_offers_are_public_without_hand_positions(game3):
     for seat in range(3):
         view = game3.view(seat)
         assert view.trade.offer == OfferView(0, None, (CHILI, GREEN), (SOY,))
-        text = str(view.to_json())
+        text = str(game3.view_json(seat))
         assert "give_hand" not in text and "give_trade" not in text
     game3.apply(Offer(give_hand=(3,), want=(GREEN,)))  # seat 1 counters
     assert game3.view(2).trade.responses == (OfferView(1, 0, (BLUE,), (GREEN,)),)

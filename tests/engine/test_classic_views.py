@@ -19,10 +19,10 @@ def test_C_8_1_own_hand_in_order_others_only_sizes(game3):
     view = game3.view(1)
     assert view.hand == (STINK, GARDEN, RED, BLUE)
     assert view.hand_sizes == (3, 4, 3)
-    other = game3.view(1).to_json()
+    other = game3.view_json(1)
     game3.seats[0].hand = [GARDEN, GARDEN, GARDEN]
     game3.seats[2].hand = [RED, BLUE, STINK]
-    assert game3.view(1).to_json() == other
+    assert game3.view_json(1) == other
     assert game3.view(0).hand == (GARDEN, GARDEN, GARDEN)
 
 
@@ -41,10 +41,10 @@ def test_C_8_2_fields_and_trading_areas_are_seen_by_everybody(game3):
 def test_C_8_3_own_coins_only(game3):
     trading_position(game3, treasury=[4, 2, 7])
     assert [game3.view(s).coins for s in range(3)] == [4, 2, 7]
-    before = game3.view(1).to_json()
+    before = game3.view_json(1)
     game3.seats[0].treasury = [RED] * 9
     game3.seats[2].treasury = []
-    assert game3.view(1).to_json() == before
+    assert game3.view_json(1) == before
 
 
 @rule("C-8.4")
@@ -52,9 +52,9 @@ def test_C_8_4_discard_top_and_sizes_only_never_the_deck_order(game3):
     trading_position(game3, discard=[GREEN, SOY, RED], deck=[BLUE, CHILI, STINK, GARDEN], reshuffles=1)
     view = game3.view(2)
     assert (view.discard_top, view.discard_size, view.deck_size, view.reshuffles) == (RED, 3, 4, 1)
-    before = view.to_json()
+    before = game3.view_json(2)
     game3.deck.reverse()
     game3.discard[:2] = [BLACK, BLACK]
-    assert game3.view(2).to_json() == before
+    assert game3.view_json(2) == before
     game3.discard.append(GARDEN)
     assert game3.view(2).discard_top is GARDEN

@@ -18,7 +18,7 @@ rule = pytest.mark.rule
 def test_P_8_1_own_hand_only_others_by_size():
     game = set_position(duel(), hands=[[SOY, RED], [BLUE, GREEN, CHILI]])
     assert game.view(0).hand == (SOY, RED) and game.view(1).hand == (BLUE, GREEN, CHILI)
-    assert game.view(0).hand_sizes == (2, 3) and "chili" not in str(game.view(0).to_json())
+    assert game.view(0).hand_sizes == (2, 3) and "chili" not in str(game.view_json(0))
 
 
 @rule("P-8.2")
@@ -38,7 +38,7 @@ def test_P_8_3_discard_top_and_sizes_never_the_supply_or_face_down_cards():
     view = game.view(0)
     assert view.deck_size == len(game.deck) and view.discard_size == 0 and view.discard_top is None
     assert view.vine[:4] == tuple(game.vine[:4]) and set(view.vine[4:]) == {None}
-    data = str(view.to_json())
+    data = str(game.view_json(0))
     for task in game.vine[4:]:
         if task not in game.vine[:4]:
             assert task not in data

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.play.referee import GameRecord, InProcessPlayer, play_game
+from arena.play.players import InProcessPlayer
+from arena.play.referee import GameRecord, play_game
 from engine import classic_rules, rules_for
 from engine.events import Traded, TradingEnded, TurnStarted
 from engine.rules import Rules

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sandbox.framing import (Event, FramingError, LineBuffer, Pipes, StderrTail, decode, encode,
+from sandbox.protocol import encode
+from sandbox.framing import (Event, FramingError, LineBuffer, Pipes, StderrTail, decode,
                              nesting_depth, splice_lists)
 
 

@@ -137,7 +137,7 @@ def test_colluding_bots_find_no_channel_in_the_strong_tier(tier: Tier, witness: 
                  "rules": rules.to_json(), "bot_seed": 1, "limits": {}}
         decision = game.decision
         assert decision is not None
-        decide = {"type": "decide", "id": 1, "kind": decision.kind.value, "view": game.view(0).to_json(),
+        decide = {"type": "decide", "id": 1, "kind": decision.kind.value, "view": game.view_json(0),
                   "events": [], "options": decision.to_json()["options"], "time_left_ms": 1000.0}
         for bot in bots.values():
             assert bot.request(hello).status is Status.OK

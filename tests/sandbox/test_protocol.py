@@ -15,8 +15,8 @@ from engine import classic_rules, event_to_json, new_game
 from sandbox.inside import runner
 from sandbox.bootline import BootLimits, BootProgram, BotBoot, ForkServerBoot
 from sandbox.protocol import (
-    MESSAGE_TYPES, PROTOCOL_VERSION, READY_LINE, ActionReply, DecideMessage, EndMessage, HelloMessage,
-    MalformedMessage, ReadyReply, TimeLimits, message_from_json,
+    MESSAGE_TYPES, PROTOCOL_VERSION, READY_LINE, ActionReply, DecideMessage, EndMessage, HelloMessage, JSONText,
+    JSONTexts, MalformedMessage, ReadyReply, TimeLimits, dumps, encode, message_from_json,
 )
 
 RUNNER = Path(runner.__file__)
@@ -70,6 +70,18 @@ def test_every_value_round_trips_through_its_json_text(name: str) -> None:
     again = type(value).from_json(json.loads(text))
     assert again == value
     assert compact(again.to_json()) == text  # one JSON form, keys in the same order
+
+
+def test_a_message_of_texts_written_once_is_the_same_line_and_the_same_json() -> None:
+    """A decide message holding its view, events and options as texts (what the referee sends) encodes to the line
+    of the same message holding their values, and reads them back as those values."""
+    plain = real_decide()
+    texts = DecideMessage(plain.id, plain.kind, JSONText(dumps(plain.view)),
+                          tuple(JSONText(dumps(e), dict(e)) for e in plain.events),
+                          JSONTexts(JSONText(dumps(o)) for o in plain.options), plain.time_left_ms)
+    assert encode(texts) == encode(plain) == (compact(plain.to_json()) + "\n").encode()
+    assert texts.to_json() == plain.to_json() and texts.view == plain.view
+    assert encode({"type": "x", "n": [1]}) == b'{"type":"x","n":[1]}\n' and dumps("é") == '"\\u00e9"'
 
 
 def test_the_json_forms_have_the_documented_keys_in_wire_order() -> None:

@@ -232,7 +232,7 @@ def test_the_viewer_draws_the_engines_spectator_state_at_every_step(browser, sit
     state and sentences of that step (engine/spectator.py), for classic, duel and solo. Every card on the
     table (trading areas, the middle, the discard's top, the hands, the offers) is an SVG card whose bean,
     count and text are the spectator's, and no card is drawn any other way."""
-    from engine.spectator import replay_steps, steps_json
+    from engine.spectator import replay_json, replay_steps
 
     engine = make_engine(f"sqlite:///{ladder['db']}")
     with Session(engine) as session:
@@ -249,7 +249,7 @@ def test_the_viewer_draws_the_engines_spectator_state_at_every_step(browser, sit
         drawn = json.loads(browser.execute_script(DRAWN))
         names = drawn["seats"]  # as the page names them
         steps = replay_steps(replay, rules, names)
-        texts = [" ".join(step["text"]) for step in steps_json(steps, rules)["steps"]]
+        texts = [" ".join(step["text"]) for step in replay_json(replay, rules, names)["steps"]]
         assert len(drawn["steps"]) == len(steps) == len(replay.actions) + 1
         for step, text, got in zip(steps, texts, drawn["steps"]):
             assert got == drawn_as_expected(rules, names, step, text), (match.id, step.number)

@@ -40,20 +40,22 @@ def random_replays(count: int) -> list[Replay]:
 def test_a_game_page_ships_the_spectators_steps_and_no_hidden_card() -> None:
     """The replay JSON of a game page is the engine spectator's (engine/spectator.py), with nothing
     hidden in it: no seed, no action (hand positions), no hand before the last step."""
-    from engine.spectator import apply_diff, replay_steps, steps_json
+    from engine.spectator import PublicState, apply_diff, replay_json, replay_steps
 
     for replay in random_replays(6):
         text = replay.dumps()
         shipped = spectator_json(text)
-        assert "<" not in shipped and json.loads(shipped) == steps_json(replay_steps(replay), classic_rules())
+        assert "<" not in shipped and json.loads(shipped) == replay_json(replay, classic_rules())
         assert spectator_json(json.dumps(json.loads(text), indent=1)) == shipped  # however the replay is written
         assert '"seed"' not in shipped and "give_hand" not in shipped and '"actions"' not in shipped
         steps = json.loads(shipped)["steps"]
         assert len(steps) == len(replay.actions) + 1
         state = steps[0]["state"]
-        for step in steps[1:-1]:
+        values = replay_steps(replay)  # the spectator's states, read back from the same JSON
+        assert PublicState.from_json(state) == values[0].state
+        for step, value in zip(steps[1:-1], values[1:]):
             state = apply_diff(state, step["state"])
-            assert all(seat["hand"] is None for seat in state["seats"])
+            assert all(seat["hand"] is None for seat in state["seats"]) and PublicState.from_json(state) == value.state
         assert all(isinstance(seat["hand"], list) for seat in apply_diff(state, steps[-1]["state"])["seats"])
 
 
