@@ -98,8 +98,9 @@ def test_an_open_solo_seasons_deals_are_shown_nowhere_and_a_late_bot_cannot_read
     spec.loader.exec_module(reader)
     solo = rules_for("solo")
     for seed in seeds:  # the bot would know a deal if it had its seed
-        hand = [b.value for b in new_game(solo, 1, seed).seats[0].hand]
-        assert reader.dealt_by(solo, 1, 0, hand, sorted(seeds)) == seed
+        view = json.loads(json.dumps(new_game(solo, 1, seed).view_json(0)))  # as the bot reads it
+        assert reader.dealt_by(solo, 1, 0, view, sorted(seeds)) == seed
+        assert reader.dealt_by(solo, 1, 0, {**view, "vine": view["vine"][::-1]}, sorted(seeds)) is None
     engine = make_engine(db_url(db))
     with Session(engine) as session:
         register(session, "reader", source, ensure_author(session, "mallory"), variants=("solo",))

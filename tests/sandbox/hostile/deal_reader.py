@@ -11,11 +11,16 @@ from sandbox.sdk import Bot
 SEEDS: list[int] = []  # rewritten by the test
 
 
-def dealt_by(rules, players, seat, hand, seeds):
-    """The seed among ``seeds`` that deals ``hand`` to ``seat``, or None."""
+#: what a deal shows at its first decision: the hand, and in the Princes games the vine and the neutral fields. The
+#: hand alone is not enough: among a few hundred printed numbers one may deal the same five cards by chance
+DEALT = ("hand", "vine", "neutral")
+
+
+def dealt_by(rules, players, seat, view, seeds):
+    """The seed among ``seeds`` that deals what ``view`` (a seat's first view) shows of the deal, or None."""
     for seed in seeds:
-        game = new_game(rules, players, seed)
-        if [b.value for b in game.seats[seat].hand] == list(hand):
+        dealt = new_game(rules, players, seed).view_json(seat)
+        if all(dealt.get(key) == view.get(key) for key in DEALT):
             return seed
     return None
 
@@ -28,7 +33,7 @@ class DealReader(Bot):
     def act(self, message):
         if message.get("type") == "decide" and not self.checked:
             self.checked = True
-            self.known = dealt_by(self.rules, self.players, self.seat, message["view"]["hand"], SEEDS)
+            self.known = dealt_by(self.rules, self.players, self.seat, message["view"], SEEDS)
         if message.get("type") == "decide" and self.known is not None:
             print(f"this deal is seed {self.known}: the supply is known", file=sys.stderr)
             return {"id": message["id"], "action": {"type": "plant", "field": 99}}  # illegal on purpose
