@@ -56,6 +56,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "site/test_site_browser_pages.py": ("slow", "browser"),
     "site/test_site_browser_replay.py": ("slow", "browser"),
     "site/test_site_build.py": ("slow",),
+    "site/test_site_damaged.py": ("slow",),  # builds the test ladder (real seasons) and its site, twice
     "site/test_site_tables.py": ("slow",),
     "site/test_site_phone.py": ("slow", "browser"),
     "packaging/test_wheel.py": ("slow",),
@@ -106,6 +107,13 @@ settings.register_profile("suite", deadline=None, suppress_health_check=[HealthC
                           database=None)
 settings.register_profile("explore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: a worker more than the machine has cores. A third of the suite's wall clock on 2 cores is spent
+    waiting (servers, sandboxes, seasons' subprocesses, bounds waited out): quiet, 2 workers took 542 s at 66 % of
+    the CPUs, 3 workers 475 s (docs/benchmarks.md, "The suite's length")."""
+    return (os.cpu_count() or 1) + 1
 
 
 def pytest_configure(config: pytest.Config) -> None:
