@@ -37,6 +37,9 @@ from arena.play.players import load_entry_point  # noqa: E402
 from arena.play.referee import play_game  # noqa: E402
 from arena.ladder.random_seeds import bot_seeds, database_key  # noqa: E402
 from arena.db import BotVersion  # noqa: E402
+from sqlmodel import Session  # noqa: E402
+
+from arena.audit.store import run_audit  # noqa: E402
 from arena.db.columns import stored_text  # noqa: E402
 from engine import action_from_json, classic_rules, rules_for  # noqa: E402
 from sandbox import Limits, Reply, Status, Tier, detect_tier  # noqa: E402
@@ -55,9 +58,13 @@ def season_rate(engine: Any, name: str, games: int, workers: int, limits: Limits
     after = resource.getrusage(resource.RUSAGE_SELF)
     coordinator_ms = (after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime) * 1000 / max(1, progress.done)
     rate = progress.done / elapsed * 60
+    audit_started = time.perf_counter()  # the season's own end-of-season audit, timed again: the same reads and tests
+    with Session(engine) as session:
+        run_audit(session, season=name)
+    audit_ms = (time.perf_counter() - audit_started) * 1000 / max(1, progress.done)
     print(f"{name:<12} {progress.done} games in {elapsed:6.1f} s = {rate:6.1f} games/min "
-          f"(failures {progress.failures}, void {progress.void}; coordinator CPU {coordinator_ms:.1f} ms a game)",
-          flush=True)
+          f"(failures {progress.failures}, void {progress.void}; coordinator CPU {coordinator_ms:.1f} ms a game; "
+          f"the end-of-season audit in it, timed again: {audit_ms:.1f} ms a game)", flush=True)
     return rate
 
 
@@ -143,7 +150,7 @@ _ENTRY_POINTS: dict[str, Any] = {}  # per worker process: a bot file's entry poi
 def season_tables(engine: Any, season_name: str, folder: Path) -> list[Table]:
     """The done games of a season as tables to play again, with the bot seeds the season gave them; each
     bot version's source written once into ``folder``."""
-    from sqlmodel import Session, col, select
+    from sqlmodel import col, select
 
     tables: list[Table] = []
     with Session(engine) as session:
