@@ -218,7 +218,7 @@ def stored_size(engine: Any, path: Path) -> None:
 def main() -> None:
     parser = common.parser(__doc__, 240, games_help="games per season (4-player rotated deals)")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--breakdown-games", type=int, default=20)
+    parser.add_argument("--breakdown-games", type=int, default=20, help="games of each breakdown (0: none)")
     args = parser.parse_args()
     tier = detect_tier()
     print(common.machine(f"tier {tier.value}", f"{args.workers} workers", "4-player seat-rotated deals"), flush=True)
@@ -231,13 +231,16 @@ def main() -> None:
         direct = in_process_rate(season_tables(engine, "fork-server", Path(folder)), args.workers)
         stored_size(engine, Path(folder) / "bench.sqlite")
     for label, limits in (("fork server", forked), ("cold spawn", cold)):
+        if args.breakdown_games < 1:  # --breakdown-games 0: the seasons' figures only
+            break
         print(f"breakdown, {label}:")
         decides = breakdown(args.breakdown_games, limits, tier)
-    sizes = sorted(len(json.dumps(m, separators=(",", ":"))) for m in decides)
-    sandboxed, raw = referee_bench.round_trips(decides, tier)
-    print(f"round trip with {len(decides)} real decide messages (median {sizes[len(sizes) // 2]} B, "
-          f"max {sizes[-1]} B): sandboxed bot {sandboxed:.0f} µs, raw echo with the runner's codec {raw:.0f} µs "
-          f"({sandboxed / raw:.2f}x)")
+    else:
+        sizes = sorted(len(json.dumps(m, separators=(",", ":"))) for m in decides)
+        sandboxed, raw = referee_bench.round_trips(decides, tier)
+        print(f"round trip with {len(decides)} real decide messages (median {sizes[len(sizes) // 2]} B, "
+              f"max {sizes[-1]} B): sandboxed bot {sandboxed:.0f} µs, raw echo with the runner's codec {raw:.0f} µs "
+              f"({sandboxed / raw:.2f}x)")
     print(f"fresh state vs cold spawn: {fresh / spawn:.2f}x")
     print(f"sandboxed vs in-process: {fresh / direct:.2f}")
 
