@@ -57,6 +57,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "site/test_site_browser_replay.py": ("slow", "browser"),
     "site/test_site_build.py": ("slow",),
     "site/test_site_damaged.py": ("slow",),  # builds the test ladder (real seasons) and its site, twice
+    "site/test_site_incremental.py": ("slow",),  # builds the test ladder (real seasons), then rebuilds its site
     "site/test_site_tables.py": ("slow",),
     "site/test_site_phone.py": ("slow", "browser"),
     "packaging/test_wheel.py": ("slow",),
@@ -67,6 +68,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "service/test_live_ladder.py": ("slow",),
     "service/test_service_status.py": ("slow",),
     "service/test_service_wait.py": ("slow",),
+    "service/test_service_tickets.py": ("slow",),  # a real server, and real submissions with their smoke games
     "human/test_human_games.py": ("slow",),
     "human/test_human_input.py": ("slow",),
 }
