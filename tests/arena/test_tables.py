@@ -93,7 +93,7 @@ def test_a_table_past_its_deadline_raises_out_of_time_and_a_smoke_table_raises_t
         real_close(self)
 
     monkeypatch.setattr(SandboxPlayer, "close", counting_close)
-    with pytest.raises(OutOfTime, match="deadline passed before match 20"):
+    with pytest.raises(OutOfTime, match="deadline passed before 'hello' at step 0"):
         run_table(TableTask(RULES_ID, bots, games, Limits(), tier, deadline=time.monotonic() - 1))
     assert sorted(set(closed)) == ["a", "b", "c"]  # every bot started for the game was ended
     ended = run_table(TableTask(RULES_ID, bots, games[:1], Limits(), tier, deadline=time.monotonic() + 3600))
