@@ -213,3 +213,14 @@ def _upgrade_to_12_tickets(engine: Engine) -> None:
                                   "VALUES (:n, :k, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"),
                              {"n": " ".join(name.split()), "k": key})
         conn.execute(text("UPDATE meta SET value = '12' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_13_flows(engine: Engine) -> None:
+    """Schema 12 -> 13: ``match.flows``, the audit's trade flows of a game as it was played. Older games keep
+    None: the audit plays them again from their replays, as before."""
+    from sqlalchemy import inspect, text
+
+    with engine.begin() as conn:
+        if "flows" not in {c["name"] for c in inspect(engine).get_columns("match")}:
+            conn.execute(text('ALTER TABLE "match" ADD COLUMN flows VARCHAR NULL'))
+        conn.execute(text("UPDATE meta SET value = '13' WHERE key = 'schema_version'"))
