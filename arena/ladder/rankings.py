@@ -32,6 +32,15 @@ class RankingError(ValueError):
     """A board cannot be shown as asked (e.g. no season of that name)."""
 
 
+def mean_interval(total: float, squares: float, n: int, z: float = 1.96) -> tuple[float, float] | None:
+    """The normal 95% interval of a mean from its sum and sum of squares over ``n`` values; None under 2 values."""
+    if n < 2:
+        return None
+    mean = total / n
+    sd = math.sqrt(max(0.0, (squares - n * mean * mean) / (n - 1)))
+    return mean - z * sd / math.sqrt(n), mean + z * sd / math.sqrt(n)
+
+
 def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
     """The Wilson score interval of a win rate (95% for the default ``z``); (0, 1) without games."""
     if games <= 0:
@@ -161,7 +170,8 @@ class WinRateStanding(Standing):
     """A row of a win-rate board: the version's games on one season's deals (``season`` is None when
     the format has no season yet)."""
 
-    columns: ClassVar[tuple[str, ...]] = ("rank", "bot", "version", "games", "wins", "win rate", "95% CI", "avg gold")
+    columns: ClassVar[tuple[str, ...]] = ("rank", "bot", "version", "games", "wins", "win rate", "95% CI", "avg gold",
+                                          "gold 95% CI")
 
     season: str | None
     wins: int
@@ -169,13 +179,17 @@ class WinRateStanding(Standing):
     ci_low: float  # the 95% Wilson interval of the win rate
     ci_high: float
     avg_gold: float | None  # None without games
+    #: the normal 95% interval of the average gold (None under two games): what tells bots apart that all lose
+    gold_low: float | None = None
+    gold_high: float | None = None
     #: the deals counted: "public" while the season is open (feedback), "private" once it is closed (the rank)
     half: str = "private"
 
     def cells(self) -> tuple[str, ...]:
         return (_rank_cell(self.rank), self.shown_name, str(self.version), str(self.games), str(self.wins),
                 f"{self.win_rate:.1%}", f"{self.ci_low:.1%}-{self.ci_high:.1%}",
-                "-" if self.avg_gold is None else f"{self.avg_gold:.2f}")
+                "-" if self.avg_gold is None else f"{self.avg_gold:.2f}",
+                "-" if self.gold_low is None or self.gold_high is None else f"{self.gold_low:.2f}-{self.gold_high:.2f}")
 
     def brief(self) -> str:
         return f"{self.win_rate:.0%} ({self.games})"
@@ -184,7 +198,8 @@ class WinRateStanding(Standing):
         return {"name": self.name, "author": self.author, "builtin": self.builtin, "version": self.version,
                 "version_id": self.version_id, "season": self.season, "games": self.games, "wins": self.wins,
                 "win_rate": self.win_rate, "ci_low": self.ci_low, "ci_high": self.ci_high,
-                "avg_gold": self.avg_gold, "rank": self.rank, "half": self.half}
+                "avg_gold": self.avg_gold, "gold_low": self.gold_low, "gold_high": self.gold_high, "rank": self.rank,
+                "half": self.half}
 
 
 _Row = TypeVar("_Row", bound=Standing)
@@ -306,9 +321,11 @@ class _Tally:
     games: int = 0
     wins: int = 0
     gold: int = 0
+    gold_squares: int = 0
 
     def plus(self, rank: int | None, coins: int | None) -> _Tally:
-        return _Tally(self.games + 1, self.wins + (rank == 1), self.gold + (coins or 0))
+        return _Tally(self.games + 1, self.wins + (rank == 1), self.gold + (coins or 0),
+                      self.gold_squares + (coins or 0) ** 2)
 
 
 class WinRate:
@@ -355,14 +372,21 @@ class WinRate:
             tally = tallies.get(stored_id(bot), _Tally())
             games, wins, gold = tally.games, tally.wins, tally.gold
             low, high = wilson(wins, games)
+            spread = mean_interval(gold, tally.gold_squares, games)
             rows.append(WinRateStanding(rank=0, name=bot.name, author=shown(bot.author), builtin=bot.builtin,
                                         version=version.number, version_id=stored_id(version), games=games,
                                         season=chosen.name if chosen else None, wins=wins,
                                         win_rate=round(wins / games if games else 0.0, 4), ci_low=round(low, 4),
                                         ci_high=round(high, 4), avg_gold=round(gold / games, 4) if games else None,
-                                        half=half))
+                                        gold_low=None if spread is None else round(spread[0], 4),
+                                        gold_high=None if spread is None else round(spread[1], 4), half=half))
         rows.sort(key=lambda r: (r.games == 0, -r.win_rate, -(r.avg_gold or 0), r.name))
-        return _ranked(rows)
+        # a version without a game on these deals is listed, not ranked; equal results share their rank
+        played = [r for r in rows if r.games]
+        ranks = [1 + next(k for k, o in enumerate(played) if (o.win_rate, o.avg_gold) == (r.win_rate, r.avg_gold))
+                 for r in played]
+        return [replace(r, rank=rank) for r, rank in zip(played, ranks)] + \
+            [replace(r, rank=None) for r in rows if not r.games]
 
     def table(self, rows: Sequence[Standing]) -> list[tuple[str, ...]]:
         return [WinRateStanding.columns] + [r.cells() for r in rows]

@@ -108,7 +108,7 @@ def test_standing_json_has_the_keys_of_the_printed_and_published_boards(tmp_path
     rated = ["name", "author", "builtin", "version", "version_id", "score", "mu", "sigma", "games", "rank",
              "provisional", "not_counted"]
     counted = ["name", "author", "builtin", "version", "version_id", "season", "games", "wins", "win_rate",
-               "ci_low", "ci_high", "avg_gold", "rank", "half"]
+               "ci_low", "ci_high", "avg_gold", "gold_low", "gold_high", "rank", "half"]
     figures = ["win_rate", "avg_coins", "failure_rate", "played", "bot_id", "page"]  # the site's own, after the row's
     kinds = {"classic": (RatedStanding, rated, figures), "duel": (RatedStanding, rated, figures),
              "solo": (WinRateStanding, counted, ["bot_id", "page"])}

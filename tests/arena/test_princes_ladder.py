@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, Season, make_engine
 from arena.ladder.random_seeds import private_deals
-from arena.ladder.rankings import wilson
+from arena.ladder.rankings import mean_interval, wilson
 from arena.play.players import InProcessPlayer
 from arena.play.referee import final_ranks, play_game
 from arena_helpers import present, run_arena
@@ -107,6 +107,11 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
     assert "win rate" in result.stdout
     result = run_arena("submit", str(BOTS / "trader_bot.py"), "--name", "merchant", db=db)
     assert result.returncode == 0, result.stderr
+    late = json.loads(run_arena("leaderboard", "--variant", "solo", "--json", db=db).stdout)  # before it plays
+    assert [(r["name"], r["games"], r["rank"]) for r in late][-1] == ("merchant", 0, None)  # listed, not ranked
+    assert all(r["rank"] is not None for r in late[:-1])
+    late_lines = run_arena("leaderboard", "--variant", "solo", db=db).stdout.splitlines()
+    assert [line.split()[:2] for line in late_lines if "merchant" in line] == [["-", "merchant"]]
     result = run_arena("season", "run", "--name", "s", db=db)
     assert result.returncode == 0, result.stderr
     board = json.loads(run_arena("leaderboard", "--variant", "solo", "--json", db=db).stdout)
@@ -139,7 +144,16 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
             assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
             assert not {"score", "mu", "sigma"} & set(row)  # a win-rate board fakes no TrueSkill fields
             assert row["avg_gold"] == pytest.approx(sum(c for _, c in mine) / len(counted), abs=1e-4)
-        assert [r["rank"] for r in board] == [1, 2, 3]
+            gold = mean_interval(sum(c for _, c in mine), sum(c * c for _, c in mine), len(mine))
+            if gold is None:  # one game: no spread to tell
+                assert len(mine) == 1 and row["gold_low"] is None and row["gold_high"] is None
+            else:
+                assert gold[0] <= row["avg_gold"] <= gold[1]
+                assert (row["gold_low"], row["gold_high"]) == (pytest.approx(gold[0], abs=1e-4),
+                                                               pytest.approx(gold[1], abs=1e-4))
+        # equal results share a rank (1, 1, 3), the others are ranked by how many did better
+        assert [r["rank"] for r in board] == [1 + sum((o["win_rate"], o["avg_gold"]) > (r["win_rate"], r["avg_gold"])
+                                                      for o in board) for r in board]
         assert board == sorted(board, key=lambda r: (-r["win_rate"], -r["avg_gold"], r["name"]))
 
     check(board, "public")  # while the season is open: its public half, the feedback
@@ -153,6 +167,14 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
     # resuming a season with another variant is refused in one line
     result = run_arena("season", "run", "--name", "s", "--variant", "duel", db=db)
     assert result.returncode == 2 and "season 's' is a solo season, not duel" in result.stderr
+
+
+def test_the_interval_of_a_mean() -> None:
+    assert mean_interval(5, 25, 1) is None and mean_interval(0, 0, 0) is None
+    assert mean_interval(6, 18, 2) == (3.0, 3.0)  # no spread
+    low, high = mean_interval(10, 30, 4) or (0.0, 0.0)  # 1, 2, 3, 4: sd 1.291
+    assert low == pytest.approx(2.5 - 1.96 * 1.2910 / 2, abs=1e-3) and high == pytest.approx(2.5 + 1.96 * 1.2910 / 2,
+                                                                                                abs=1e-3)
 
 
 def test_wilson_interval() -> None:

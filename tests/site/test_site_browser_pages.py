@@ -137,3 +137,44 @@ def test_the_audit_page_lists_a_flagged_pair_and_both_bots_pages_link_to_it(brow
     open_page(browser, site / "bots" / f"{ids['glutton']}.html")
     assert browser.find_elements(By.CSS_SELECTOR, "section.audit-flags") == []
     assert severe_console_messages(browser) == []
+
+
+def test_the_solo_board_shares_a_rank_between_ties_and_lists_a_new_version_unranked(browser, ladder: dict,
+                                                                                    tmp_path: Path) -> None:
+    """The test ladder's solo season left two bots with the same wins and gold: they share a rank (the next bot
+    is third). A bot registered after it has no game on those deals: listed last as new, not ranked. Each row
+    shows the interval of its average gold."""
+    import shutil
+
+    from selenium.webdriver.common.by import By
+    from site_values import each_a
+
+    from arena.ladder.rankings import WinRateStanding
+    from arena.ladder.seasons import leaderboard
+    from arena.submissions.accounts import Actor
+    from arena.submissions.versions import register
+    from arena.site import build_site
+
+    db = tmp_path / "ladder.sqlite"
+    shutil.copy(ladder["db"], db)
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        register(session, "latecomer", "# a late bot\n", Actor.operator(), variants=("solo",))
+        solo = each_a(WinRateStanding, leaderboard(session, "solo"))
+    ranks = [r.rank for r in solo]
+    assert solo[-1].name == "latecomer" and ranks[-1] is None and solo[-1].games == 0
+    tied = [r for r in solo if ranks.count(r.rank) > 1]
+    assert len(tied) == 2 and tied[0].rank == 1 and ranks[2] == 3, ranks  # 1, 1, 3: competition ranking
+    assert (tied[0].wins, tied[0].avg_gold) == (tied[1].wins, tied[1].avg_gold)
+    site = tmp_path / "site"
+    build_site(engine, site, workers=1)
+    engine.dispose()
+    open_page(browser, site / "solo.html")
+    cells = [[td.text for td in row.find_elements(By.TAG_NAME, "td")]
+             for row in browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")]
+    assert [row[0] for row in cells] == ["1", "1", "3", "new"]
+    assert [row[1].split("\n")[0] for row in cells] == [r.name for r in solo]
+    golds = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#leaderboard td.gold-ci")]
+    assert golds == [f"{r.gold_low:.2f} – {r.gold_high:.2f}" if r.gold_low is not None else "–" for r in solo]
+    assert golds[-1] == "–" and all("–" in g and g != "–" for g in golds[:-1])
+    assert severe_console_messages(browser) == []
