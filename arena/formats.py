@@ -104,6 +104,8 @@ class Format:
     trading: bool = True
     #: the format of the site's home page and of every command not told one (exactly one is)
     default: bool = False
+    #: what its games' score counts, as every page and table says it (a seat's ``coins`` in the database)
+    money: str = "coins"
 
     @property
     def players(self) -> tuple[int, int]:
@@ -160,9 +162,9 @@ def _builtins() -> None:
 
     register(Format("classic", "Classic", _classic_rules, TrueSkill(), default=True))
     register(Format("duel", "Duel", duel_rules, TrueSkill(), description="The two-player Princes game",
-                    spectator=VINE_TABLE, trading=False))
+                    spectator=VINE_TABLE, trading=False, money="gold"))
     register(Format("solo", "Solo", solo_rules, WinRate(), same_deals=True, season_games=50, spectator=VINE_TABLE,
-                    trading=False))
+                    trading=False, money="gold"))
 
 
 _builtins()

@@ -183,8 +183,8 @@ class Pages:
         head = self.head_to_head(bot, mine)
         chart = (rating_chart(points or [], f"{fmt.title} rating history of {bot.name}")
                  if fmt.ranking.rated else None)
-        return BotFormat(variant, fmt.title, fmt.ranking.rated, fmt.players[1] > 1, row, chart, versions, head,
-                         self.head_rows(bot, head, newest), failures.most_common(), failed[:10], len(mine))
+        return BotFormat(variant, fmt.title, fmt.money, fmt.ranking.rated, fmt.players[1] > 1, row, chart, versions,
+                         head, self.head_rows(bot, head, newest), failures.most_common(), failed[:10], len(mine))
 
     def head_to_head(self, bot: BotInfo, mine: Sequence[tuple[GameRow, SeatRow]]) -> list[HeadToHead]:
         """The bot's record against every bot it met in ``mine`` (one format's games), most games first."""
@@ -251,6 +251,7 @@ class Pages:
             pages = self.game_lists(f"seasons/{season.id}-games-{{}}.html", row.games,
                                     f"Games of season {season.name}", "../", listing=f"season-{season.id}")
             self.renderer.write(f"seasons/{season.id}.html", "season.html", "../", row=row, season=season,
+                                money=format_of(season.variant).money,
                                 standings=standings, recent=self.frag.game_rows(row.games[:RECENT_GAMES], "../", False),
                                 list_pages=pages)
 

@@ -148,6 +148,7 @@ class GamePages:
                     text = self.renderer.render("game.html", "../", game=game, seat_rows=frag.seat_rows(game),
                                                 season=season, meta=meta, steps=Markup(steps), steps_key=steps_of,
                                                 published=published, has_replay=bool(replay),
-                                                spectator=format_of(game.rules_id).spectator)
+                                                spectator=format_of(game.rules_id).spectator,
+                                                money=format_of(game.rules_id).money)
                     written[f"games/{match_id}.html"] = (key, *write_atomic(page, text.encode("utf-8"))[1:])
         return written, warnings

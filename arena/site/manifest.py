@@ -40,7 +40,7 @@ def builder_key(steps_format: str, logs: bool = False) -> str:
     assets = sorted(p for p in (data_dir("site")).rglob("*") if p.is_file())
     for path in (*code, *assets):
         parts += [path.name, path.read_bytes()]
-    parts += [f"{f.name}:{f.title}:{f.default}" for f in formats()]
+    parts += [f"{f.name}:{f.title}:{f.default}:{f.money}" for f in formats()]
     return digest(*parts)
 
 

@@ -89,6 +89,7 @@ class BotFormat:
 
     name: str  # the format's name ("classic", "duel", "solo")
     title: str
+    money: str  # what its score counts: "coins", "gold"
     rated: bool
     multi_seat: bool  # head to head means something only where bots share a table
     row: BoardRow | None

@@ -315,3 +315,23 @@ def test_a_rebuild_reuses_the_steps_of_an_unchanged_game_only(ladder: dict, tmp_
     made.clear()
     build_site(engine, out, workers=1)
     assert len(made) == len(before)  # a new format of the steps makes every game's again
+
+
+def test_the_princes_pages_count_gold_and_the_classic_pages_coins(ladder: dict, site: Path) -> None:
+    """A duel or solo game's results, season and bot-page section say gold (``Format.money``), classic's coins."""
+    with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
+        games = {format_of(m.rules_id).name: m.id for m in session.exec(select(Match).where(Match.status == "done"))}
+        seasons = {s.variant: s.id for s in session.exec(select(Season)).all()}
+        glutton = session.exec(select(Bot.id).where(Bot.name == "glutton")).one()
+    for variant, money in (("classic", "coins"), ("duel", "gold"), ("solo", "gold")):
+        results = (site / "games" / f"{games[variant]}.html").read_text().split('<table id="results"', 1)[1]
+        assert f'<th class="num">{money}</th><th class="num">rank</th>' in results.split("</thead>")[0], variant
+        season = (site / "seasons" / f"{seasons[variant]}.html").read_text()
+        assert f'class="num">avg {money}</th>' in season and f"avg {'gold' if money == 'coins' else 'coins'}" \
+            not in season, variant
+    bot = (site / "bots" / f"{glutton}.html").read_text()
+    sections = {part.split('"', 1)[0]: part for part in bot.split('<section class="format" id="format-')[1:]}
+    assert "avg coins" in sections["classic"] and "avg coin" in sections["classic"] and "gold" not in \
+        sections["classic"]
+    assert "avg gold diff" in sections["duel"] and "avg gold</th>" in sections["solo"]
+    assert "coins" not in sections["duel"].replace(" coins of value", "")
