@@ -82,7 +82,7 @@ def authors_list(ctx: Context) -> None:
         echo("no author accounts yet: the operator makes one with 'arena authors add NAME'")
         return
     rows = [("author", "bots", "token", "since")]
-    rows += [(shown(a.name), str(a.bots), f"removed {a.removed} (name reserved)" if a.removed
-              else "yes" if a.has_token else "none (rotate to make one)", a.created)
-             for a in listed]
+    rows += [(shown(a.name), ", ".join(shown(b) for b in a.bots) or "-",
+              f"removed {a.removed} (name reserved)" if a.removed else "yes" if a.has_token
+              else "none (rotate to make one)", a.created) for a in listed]
     echo(format_table(rows))

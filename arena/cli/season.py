@@ -259,14 +259,15 @@ def season_close(ctx: Context, name: str) -> None:
 def season_list(ctx: Context) -> None:
     """List seasons."""
     with Session(ctx.engine) as session:
-        rows = [("season", "variant", "players", "games", "done", "void", "created", "finished")]
+        rows = [("season", "variant", "players", "games", "done", "void", "created", "finished", "closed")]
         for s in session.exec(select(Season).order_by(col(Season.id))).all():
             counts = season_counts(session, s)
             rows.append((s.name, s.variant, f"{s.min_players}-{s.max_players}",
                          f"{s.games} deals/bot" if format_of(s.variant).same_deals else str(s.games),
                          str(counts.get(MatchStatus.DONE, 0)), str(counts.get(MatchStatus.VOID, 0)),
                          f"{s.created_at:%Y-%m-%d %H:%M}",
-                         f"{s.finished_at:%Y-%m-%d %H:%M}" if s.finished_at else "-"))
+                         f"{s.finished_at:%Y-%m-%d %H:%M}" if s.finished_at else "-",
+                         f"{s.closed_at:%Y-%m-%d %H:%M}" if s.closed_at else "-"))
     echo(format_table(rows) if len(rows) > 1 else "no seasons yet: start one with 'arena season run'")
 
 

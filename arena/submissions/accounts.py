@@ -126,7 +126,7 @@ def remove_author(session: Session, name: str) -> tuple[Author, int]:
     again, so nobody inherits its bots); its bots stay, and only the operator changes them or hands them over
     (``transfer_bot``). Returns the account and how many bots it owned."""
     author = account(session, name)
-    owned = bots_of(session, author)
+    owned = len(bots_of(session, author))
     author.token_hash = None
     author.removed_at = now()
     session.add(author)
@@ -165,15 +165,16 @@ def transfer_bot(session: Session, name: str, to: str) -> tuple[Bot, str]:
     return bot, before
 
 
-def bots_of(session: Session, author: Author) -> int:
-    rows = session.exec(select(Bot.author).where(col(Bot.builtin).is_(False))).all()
-    return sum(1 for owner in rows if author_key(owner) == author.key)
+def bots_of(session: Session, author: Author) -> tuple[str, ...]:
+    """The names of ``author``'s bots, in order."""
+    rows = session.exec(select(Bot.name, Bot.author).where(col(Bot.builtin).is_(False))).all()
+    return tuple(sorted((name for name, owner in rows if author_key(owner) == author.key), key=str.lower))
 
 
 @dataclass(frozen=True)
 class AuthorListing:
     name: str
-    bots: int
+    bots: tuple[str, ...]  # their names
     has_token: bool
     created: str
     removed: str = ""  # the day a removed account (its name reserved) was removed

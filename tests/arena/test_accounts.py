@@ -54,12 +54,12 @@ def test_a_token_is_shown_once_and_stored_only_as_its_hash(tmp_path: Path) -> No
     fresh = token_of(rotated.stdout)
     assert fresh != token and owner_of(db, token) is None and owner_of(db, fresh) == "alice"
     listed = run_arena("authors", db=db)
-    assert listed.stdout.split("\n")[1].split()[:3] == ["alice", "0", "yes"]
+    assert listed.stdout.split("\n")[1].split()[:3] == ["alice", "-", "yes"]  # no bots yet
     assert fresh not in listed.stdout
     removed = run_arena("authors", "remove", "alice", db=db)
     assert removed.returncode == 0 and "removed" in removed.stdout, removed.stderr
     assert owner_of(db, fresh) is None
-    assert run_arena("authors", db=db).stdout.split("\n")[1].split()[:3] == ["alice", "0", "removed"]
+    assert run_arena("authors", db=db).stdout.split("\n")[1].split()[:3] == ["alice", "-", "removed"]
     gone = run_arena("authors", "rotate", "alice", db=db)
     assert gone.returncode == 2 and "no author account 'alice': the name 'alice' belonged to an account removed" \
         in gone.stderr, gone.stderr
@@ -86,6 +86,8 @@ def owned(tmp_path: Path) -> Path:
 
 def test_a_second_author_cannot_make_a_version_of_or_retire_anothers_bot(owned: Path, tmp_path: Path) -> None:
     db = owned
+    listed = {line.split()[0]: line.split()[1] for line in run_arena("authors", db=db).stdout.splitlines()[1:]}
+    assert listed == {"alice": "victim", "bob": "-"}  # each account with its bots, by name
     mine = tmp_path / "x.py"
     mine.write_text((BOTS / "random_bot.py").read_text())
     before = ladder_rows(db)
@@ -151,6 +153,8 @@ def test_a_bot_name_that_reads_as_another_authors_bot_is_refused(owned: Path, tm
     """bob cannot take a name that a board shows as alice's "victim" (case, separators, look-alike digits; fullwidth,
     Cyrillic and spaced names never pass the name rule); alice may, and so may bob for a name of his own."""
     db = owned
+    listed = {line.split()[0]: line.split()[1] for line in run_arena("authors", db=db).stdout.splitlines()[1:]}
+    assert listed == {"alice": "victim", "bob": "-"}  # each account with its bots, by name
     mine = tmp_path / "x.py"
     mine.write_text((BOTS / "random_bot.py").read_text())
     before = ladder_rows(db)

@@ -163,7 +163,10 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
     check(json.loads(run_arena("leaderboard", "--variant", "solo", "--json", db=db).stdout), "private")
     assert "public half" not in run_arena("leaderboard", "--variant", "solo", db=db).stdout
     listing = run_arena("season", "list", db=db).stdout.splitlines()
-    assert any(line.split()[:2] == ["s", "solo"] and "3 deals/bot" in line for line in listing), listing
+    assert listing[0].split()[-2:] == ["finished", "closed"]
+    closed = [line for line in listing if line.split()[:2] == ["s", "solo"] and "3 deals/bot" in line]
+    assert len(closed) == 1 and closed[0].split()[-1] != "-", listing  # closed: its day and time
+    assert [line.split()[-1] for line in listing if line.split()[:1] == ["d"]] == ["-"]  # the duel season is open
     # resuming a season with another variant is refused in one line
     result = run_arena("season", "run", "--name", "s", "--variant", "duel", db=db)
     assert result.returncode == 2 and "season 's' is a solo season, not duel" in result.stderr
