@@ -12,7 +12,8 @@ from sqlmodel import Session, SQLModel, create_engine
 
 from arena.db.errors import DatabaseError, one_line
 from arena.db.migrations import (_upgrade_to_2, _upgrade_to_3, _upgrade_to_4, _upgrade_to_7, _upgrade_to_8,
-                                 _upgrade_to_9, _upgrade_to_10, _upgrade_to_11_confirmed_flags, _upgrade_to_12_tickets)
+                                 _upgrade_to_9, _upgrade_to_10, _upgrade_to_11_confirmed_flags, _upgrade_to_12_tickets,
+                                 _upgrade_to_13_competitions)
 from arena.db.schema import SCHEMA_VERSION, Meta
 from arena.db.urls import database_url, driver_url, shown_url, sqlite_file_problem
 from arena.text import storable
@@ -70,6 +71,8 @@ def make_engine(url: str, on_upgrade: Callable[[int, int], object] | None = None
             _upgrade_to_11_confirmed_flags(engine)
         if version < 12:
             _upgrade_to_12_tickets(engine)
+        if version < 13:
+            _upgrade_to_13_competitions(engine)
         with Session(engine) as session:
             row = session.get(Meta, "schema_version") or Meta(key="schema_version", value="")
             if row.value != str(SCHEMA_VERSION):

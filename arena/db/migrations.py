@@ -213,3 +213,12 @@ def _upgrade_to_12_tickets(engine: Engine) -> None:
                                   "VALUES (:n, :k, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"),
                              {"n": " ".join(name.split()), "k": key})
         conn.execute(text("UPDATE meta SET value = '12' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_13_competitions(engine: Engine) -> None:
+    """Schema 12 -> 13: competitions; their two tables (``competition``, ``competitionentry``) are made by create_all,
+    and nothing stored before changes."""
+    from sqlalchemy import text
+
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE meta SET value = '13' WHERE key = 'schema_version'"))

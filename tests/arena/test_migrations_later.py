@@ -200,7 +200,7 @@ def test_a_schema_10_databases_flags_are_unconfirmed(url: str) -> None:
     engine = make_engine(url)
     assert "confirmed_at" in {c["name"] for c in inspect(engine).get_columns("auditflag")}
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "12"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "13"
         assert [(f.scope, f.confirmed_at) for f in session.exec(select(AuditFlag)).all()] == [("variant classic", None)]
     engine.dispose()
 
@@ -233,7 +233,7 @@ def test_a_schema_11_database_hashes_its_programs_and_reserves_removed_names(url
     old_database(url, 11, fill, before_one_ticket)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "12"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "13"
         for name, (source, language) in sources.items():
             version = session.exec(select(BotVersion).join(Bot).where(Bot.name == name)).one()
             assert version.program_sha256 == program_hash(source, language), name
@@ -244,3 +244,29 @@ def test_a_schema_11_database_hashes_its_programs_and_reserves_removed_names(url
             add_author(session, "gone")
     engine.dispose()
     make_engine(url).dispose()  # opening it again changes nothing
+
+
+def no_competitions(engine: Engine) -> None:
+    """Schema 12: no competitions."""
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE competitionentry"))
+        conn.execute(text("DROP TABLE competition"))
+
+
+def test_a_schema_12_database_gains_the_competition_tables(url: str) -> None:
+    """Schema 13: the competitions' tables are made, and what was stored stays."""
+    from datetime import datetime, timezone
+
+    from arena.db import Competition
+
+    old_database(url, 12, add_bot_kept, no_competitions)
+    engine = make_engine(url)
+    assert {"competition", "competitionentry"} <= set(inspect(engine).get_table_names())
+    with Session(engine) as session:
+        assert schema_version(session) == str(SCHEMA_VERSION) == "13"
+        assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
+        session.add(Competition(name="cup", variant="classic", deadline=datetime(2026, 1, 1, tzinfo=timezone.utc),
+                                finalists=3, final_games=12))
+        session.commit()
+        assert [c.name for c in session.exec(select(Competition)).all()] == ["cup"]
+    engine.dispose()

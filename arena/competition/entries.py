@@ -1,0 +1,169 @@
+"""A competition's entries: at the deadline each author's bot enters with its version current then, placed as the
+ladder had it then. Versions submitted later play on the ladder, never in the competition."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from arena.db import (Bot, BotVersion, Competition, CompetitionEntry, Match, MatchSeat, MatchStatus, RatingSnapshot,
+                      Season, VersionFormat, now, stored_id)
+from arena.formats import format_of
+from arena.ladder.random_seeds import private_deals
+from arena.ladder.rankings import starting_skills
+
+from arena.competition.store import utc
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry as shown: the bot, its frozen version, and where the ladder had it at the deadline."""
+
+    bot_id: int
+    name: str
+    author: str
+    version_id: int
+    version: int
+    place: int
+    score: float
+    games: int
+    finalist: bool
+    retired: bool  # the bot has no active version now: it cannot be a finalist
+
+
+def entry_versions(session: Session, competition: Competition) -> dict[int, BotVersion]:
+    """By bot id, the version each author's bot enters with: its newest version stored by the deadline that plays
+    the competition's format (built-in reference bots and versions stored later do not enter)."""
+    deadline = utc(competition.deadline)
+    plays = set(session.exec(select(VersionFormat.version_id).where(
+        VersionFormat.variant == competition.variant, VersionFormat.plays == True)).all())  # noqa: E712
+    chosen: dict[int, BotVersion] = {}
+    for bot, version in session.exec(select(Bot, BotVersion).where(
+            BotVersion.bot_id == Bot.id, col(Bot.builtin).is_(False)).order_by(col(BotVersion.number))).all():
+        if stored_id(version) in plays and utc(version.created_at) <= deadline:
+            chosen[stored_id(bot)] = version
+    return chosen
+
+
+def _rated_at(session: Session, competition: Competition, versions: list[int]) -> dict[int, tuple[float, int]]:
+    """(mu - 3 sigma, rated games) of each version after its last game that ended by the deadline."""
+    deadline = utc(competition.deadline)
+    start = starting_skills(session, competition.variant)
+    found = {v: (start[v].score, 0) for v in versions}
+    rows = session.exec(select(RatingSnapshot, Match.finished_at).where(
+        RatingSnapshot.match_id == Match.id, RatingSnapshot.variant == competition.variant,
+        col(RatingSnapshot.version_id).in_(versions)).order_by(col(Match.rated_order))).all()
+    for snapshot, finished in rows:
+        if finished is not None and utc(finished) <= deadline:
+            found[snapshot.version_id] = (snapshot.mu - 3 * snapshot.sigma, snapshot.games)
+    return found
+
+
+def _win_rate_at(session: Session, competition: Competition, bots: list[int]) -> dict[int, tuple[float, int]]:
+    """(win rate, games) of each bot on the private deals of its format's latest ladder season, by the deadline
+    (the half no version had feedback on)."""
+    deadline = utc(competition.deadline)
+    finals = select(Competition.season_id).where(col(Competition.season_id).is_not(None))
+    season = session.exec(select(Season).where(Season.variant == competition.variant, col(Season.id).not_in(finals))
+                          .order_by(col(Season.id).desc())).first()
+    wins: dict[int, list[int]] = {b: [0, 0] for b in bots}
+    if season is not None:
+        private = private_deals(season.seed, season.games)
+        counted: set[tuple[int, int]] = set()
+        for bot_id, seed, rank, finished in session.exec(
+                select(BotVersion.bot_id, Match.seed, MatchSeat.rank, Match.finished_at).where(
+                MatchSeat.match_id == Match.id, MatchSeat.version_id == BotVersion.id, Match.season_id == season.id,
+                Match.status == MatchStatus.DONE).order_by(col(Match.id))).all():
+            if bot_id not in wins or seed not in private or (bot_id, seed) in counted:
+                continue
+            if finished is None or utc(finished) > deadline:
+                continue
+            counted.add((bot_id, seed))
+            wins[bot_id][0] += rank == 1
+            wins[bot_id][1] += 1
+    return {b: (w / g if g else 0.0, g) for b, (w, g) in wins.items()}
+
+
+def freeze(session: Session, competition: Competition) -> bool:
+    """Store the entries once the deadline has passed (the first look after it); False before the deadline."""
+    if competition.frozen_at is not None:
+        return True
+    if now() < utc(competition.deadline):
+        return False
+    chosen = entry_versions(session, competition)
+    bots = {stored_id(b): b for b in session.exec(select(Bot).where(col(Bot.id).in_(list(chosen)))).all()}
+    if format_of(competition.variant).ranking.rated:
+        standing = _rated_at(session, competition, [stored_id(v) for v in chosen.values()])
+        figures = {bot_id: standing[stored_id(v)] for bot_id, v in chosen.items()}
+        ranked_after = format_of(competition.variant).ranking.ranked_after
+        # as the board orders them: the versions with too few games for a rank below the ranked ones
+        order = sorted(chosen, key=lambda b: (figures[b][1] < ranked_after, -figures[b][0], bots[b].name))
+    else:
+        figures = _win_rate_at(session, competition, list(chosen))
+        order = sorted(chosen, key=lambda b: (figures[b][1] == 0, -figures[b][0], bots[b].name))
+    for place, bot_id in enumerate(order, start=1):
+        score, games = figures[bot_id]
+        session.add(CompetitionEntry(competition_id=stored_id(competition), version_id=stored_id(chosen[bot_id]),
+                                     bot_id=bot_id, place=place, score=round(score, 4), games=games))
+    competition.frozen_at = now()
+    session.add(competition)
+    session.commit()
+    return True
+
+
+def entries(session: Session, competition: Competition) -> list[Entry]:
+    """The stored entries, by their place at the deadline (none before it is frozen)."""
+    rows = session.exec(select(CompetitionEntry, Bot, BotVersion).where(
+        CompetitionEntry.competition_id == competition.id, CompetitionEntry.bot_id == Bot.id,
+        CompetitionEntry.version_id == BotVersion.id).order_by(col(CompetitionEntry.place))).all()
+    active = set(session.exec(select(BotVersion.bot_id).where(BotVersion.active == True)).all())  # noqa: E712
+    return [Entry(e.bot_id, bot.name, bot.author, e.version_id, version.number, e.place, e.score, e.games,
+                  e.finalist, e.bot_id not in active) for e, bot, version in rows]
+
+
+@dataclass(frozen=True)
+class EntryNote:
+    """What a competition says of one version of an author's bot (the service's ``/api/me``, `arena status`)."""
+
+    competition: str
+    variant: str
+    deadline: datetime
+    entry: int | None  # the number of the bot's entering version; None: none entered (or the deadline is ahead)
+    enters: bool  # whether this version is (or, before the deadline, would be) the entry
+
+    def to_json(self) -> dict[str, object]:
+        return {"competition": self.competition, "format": self.variant, "deadline": self.deadline.isoformat(),
+                "entry": self.entry, "enters": self.enters}
+
+    def text(self) -> str:
+        """One line of `arena status`."""
+        when = f"{self.deadline:%Y-%m-%d %H:%M} UTC"
+        if self.enters and self.entry is None:
+            return f"competition {self.competition} ({self.variant}): enters as your current version at {when}"
+        if self.enters:
+            return f"competition {self.competition} ({self.variant}): version {self.entry} is your entry"
+        earlier = f"; your entry is version {self.entry}" if self.entry is not None else "; your bot has no entry"
+        return (f"competition {self.competition} ({self.variant}): this version came after the deadline "
+                f"({when}) and is not an entry{earlier}")
+
+
+def entry_notes(session: Session, version: BotVersion, formats: set[str]) -> list[EntryNote]:
+    """What each competition of a format in ``formats`` that is not closed says of ``version`` (the active one)."""
+    notes = []
+    for competition in session.exec(select(Competition).where(col(Competition.closed_at).is_(None),
+                                                              col(Competition.variant).in_(sorted(formats)))
+                                    .order_by(col(Competition.id))).all():
+        deadline = utc(competition.deadline)
+        if now() < deadline:
+            notes.append(EntryNote(competition.name, competition.variant, deadline, None, True))
+            continue
+        entry = entry_versions(session, competition).get(version.bot_id)
+        if competition.frozen_at is not None:  # stored: what entered, even if the rows above would now differ
+            stored = session.exec(select(CompetitionEntry.version_id).where(
+                CompetitionEntry.competition_id == competition.id, CompetitionEntry.bot_id == version.bot_id)).first()
+            entry = None if stored is None else session.get(BotVersion, stored)
+        notes.append(EntryNote(competition.name, competition.variant, deadline,
+                               None if entry is None else entry.number,
+                               entry is not None and stored_id(entry) == stored_id(version)))
+    return notes
