@@ -123,11 +123,12 @@ def winner_better(units: Sequence[dict[int, tuple[float, float]]], first: int, s
     return round(better / RESAMPLES, 4)
 
 
-def result(session: Session, name: str) -> Result:
-    """The competition's entries, final and standings as they stand (entries frozen on the first look after the
-    deadline)."""
+def result(session: Session, name: str, store: bool = True) -> Result:
+    """The competition's entries, final and standings as they stand (with ``store``, entries are frozen on the first
+    look after the deadline; the site, which only reads, shows none until then)."""
     competition = find_competition(session, name)
-    freeze(session, competition)
+    if store:
+        freeze(session, competition)
     state = phase(session, competition)
     season = final_season(session, competition)
     fmt = format_of(competition.variant)
