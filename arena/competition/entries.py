@@ -136,17 +136,6 @@ class EntryNote:
         return {"competition": self.competition, "format": self.variant, "deadline": self.deadline.isoformat(),
                 "entry": self.entry, "enters": self.enters}
 
-    def text(self) -> str:
-        """One line of `arena status`."""
-        when = f"{self.deadline:%Y-%m-%d %H:%M} UTC"
-        if self.enters and self.entry is None:
-            return f"competition {self.competition} ({self.variant}): enters as your current version at {when}"
-        if self.enters:
-            return f"competition {self.competition} ({self.variant}): version {self.entry} is your entry"
-        earlier = f"; your entry is version {self.entry}" if self.entry is not None else "; your bot has no entry"
-        return (f"competition {self.competition} ({self.variant}): this version came after the deadline "
-                f"({when}) and is not an entry{earlier}")
-
 
 def entry_notes(session: Session, version: BotVersion, formats: set[str]) -> list[EntryNote]:
     """What each competition of a format in ``formats`` that is not closed says of ``version`` (the active one)."""
