@@ -20,7 +20,8 @@ from arena.competition import (CompetitionError, Phase, close_competition, creat
                                result, schedule, start_final, winner_better)
 from arena.competition.entries import entry_notes
 from arena.competition.final import FinalPlanner
-from arena.db import AuditFlag, Bot, BotVersion, Competition, Match, MatchSeat, MatchStatus, Season, make_engine, now
+from arena.db import (AuditFlag, Bot, BotVersion, Competition, Match, MatchSeat, MatchStatus, Season, SeatStatus,
+                      make_engine, now)
 from arena.db.queries import stored_id
 from arena.ladder.rankings import load_book
 from arena.service.owner import owner_report
@@ -160,7 +161,8 @@ def test_a_same_deals_final_is_secret_until_closed(db: Path) -> None:
         assert Counter(m.seed for m in matches) == {seed: 2 for seed in {m.seed for m in matches}}  # the same deals
         for m in matches:  # as record_outcome stores them: ann wins every deal, bob none
             seat = seats[m.id]
-            seat.rank, seat.coins, seat.status = (1, 9, "ok") if seat.version_id == ids["ann"] else (2, 3, "ok")
+            seat.rank, seat.coins = (1, 9) if seat.version_id == ids["ann"] else (2, 3)
+            seat.status = SeatStatus.OK
             m.status = MatchStatus.DONE
             session.add_all([seat, m])
         season.finished_at = now()
