@@ -24,6 +24,7 @@ from arena.db import (AuditFlag, Bot, BotVersion, Competition, Match, MatchSeat,
                       make_engine, now)
 from arena.db.queries import stored_id
 from arena.ladder.rankings import load_book
+from arena.ladder.seasons import leaderboard
 from arena.service.owner import owner_report
 from arena.service.owner_text import status_lines
 from arena.submissions.accounts import ensure_author
@@ -168,6 +169,7 @@ def test_a_same_deals_final_is_secret_until_closed(db: Path) -> None:
         season.finished_at = now()
         session.add(season)
         session.commit()
+        assert {row.season for row in leaderboard(session, "solo")} == {None}  # a final is no season of the board
         hidden = result(session, "solo-cup")
         assert hidden.phase is Phase.FINISHED and not hidden.shown
         assert hidden.to_json()["standings"] == [] and hidden.to_json()["podium"] == []
