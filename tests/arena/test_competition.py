@@ -23,7 +23,7 @@ from arena.competition.final import FinalPlanner
 from arena.db import (AuditFlag, Bot, BotVersion, Competition, Match, MatchSeat, MatchStatus, Season, SeatStatus,
                       make_engine, now)
 from arena.db.queries import stored_id
-from arena.ladder.rankings import load_book
+from arena.ladder.rankings import WinRateStanding, load_book
 from arena.ladder.seasons import leaderboard
 from arena.service.owner import owner_report
 from arena.service.owner_text import status_lines
@@ -140,6 +140,9 @@ def test_a_retired_bot_is_no_finalist_and_a_flagged_pair_never_sits_together(db:
         tuple(sorted((ids["bob"], ids["cat"], ids["dan"]))): season.games // 2}
     assert {s[0] for s in seatings} == {ids[n] for n in ("ann", "bob", "cat", "dan")}  # seats rotate
     engine.dispose()
+    matchmade = run_arena("season", "run", "--name", "final-cup", db=db)  # its schedule is its own
+    assert matchmade.returncode == 2 and matchmade.stderr == (
+        "Error: season 'final-cup' is the final of competition 'cup': 'arena competition final cup' plays it\n")
 
 
 def test_a_same_deals_final_is_secret_until_closed(db: Path) -> None:
@@ -169,7 +172,8 @@ def test_a_same_deals_final_is_secret_until_closed(db: Path) -> None:
         season.finished_at = now()
         session.add(season)
         session.commit()
-        assert {row.season for row in leaderboard(session, "solo")} == {None}  # a final is no season of the board
+        board = leaderboard(session, "solo")  # a final is no season of the board
+        assert {row.season for row in board if isinstance(row, WinRateStanding)} == {None} and board
         hidden = result(session, "solo-cup")
         assert hidden.phase is Phase.FINISHED and not hidden.shown
         assert hidden.to_json()["standings"] == [] and hidden.to_json()["podium"] == []
@@ -215,5 +219,6 @@ def test_user_mistakes_are_one_line_and_change_nothing(db: Path) -> None:
     engine = make_engine(db_url(db))
     with Session(engine) as session:
         assert session.exec(select(Season)).all() == []  # no final was made
+
         assert session.exec(select(Competition.season_id)).all() == [None]
     engine.dispose()
