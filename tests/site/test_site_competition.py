@@ -6,6 +6,7 @@ loses those games), one pair flagged by the audit (never seated together)."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -109,6 +110,9 @@ def test_a_competition_is_played_through_the_command_line(played: dict) -> None:
     assert early.returncode == 2 and "competition 'cup' is open until its deadline" in early.stderr
     [late] = played["after"]
     assert late.returncode == 0 and late.stdout.startswith("dice version 2 registered")
+    assert any(re.fullmatch(r"note: competition cup \(duel\): this version came after its deadline \([-\d :]+ UTC\) "
+                            r"and is not an entry; it plays on the ladder \(its entry is version 1\)", line)
+               for line in late.stderr.splitlines()), late.stderr
     code, _out, err = played["stopped"]
     assert code == 1 and err.strip().splitlines()[-1] == (
         "Error: interrupted; finished games are saved: 'arena competition final cup' resumes")
