@@ -79,7 +79,8 @@ def result_lines(res: Result) -> list[str]:
     if res.season is None:
         lines.append(f"'arena competition final {res.name}' plays the final")
         return lines
-    lines.append(f"final (season {res.season}): {res.games}/{res.planned} games")
+    lines.append(f"final (season {res.season}): {res.games}/{res.planned} games"
+                 + (" (standings so far: 'arena competition final' goes on)" if res.phase is Phase.FINAL else ""))
     for a, b in res.kept_apart:
         lines.append(f"{a} and {b} were flagged by the audit: never seated together in the final")
     if not res.shown:
