@@ -34,6 +34,7 @@ colluding pair and a planted team (docs/benchmarks.md, "Integrity audit", "Integ
 from __future__ import annotations
 
 import functools
+import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -175,23 +176,44 @@ def _worth(rules: Rules, fields: tuple[tuple[Any, int], ...], cards: tuple[Any, 
     return position_value(rules, fields, (), cards) - settle(rules, fields)
 
 
-def trade_flows(replay: Replay, rules: Rules | None = None) -> dict[tuple[int, int], float]:
-    """The excess of every closed deal of a recorded game, summed by (giver, receiver) seats: the game
-    is played again from its actions (its events are not needed) and each deal valued as it happened."""
-    walk = Resimulation.of(replay, rules, check=False)
-    game, rules = walk.game, walk.game.rules
-    flows: dict[tuple[int, int], float] = defaultdict(float)
-    for step in walk:
-        for event in step.events:
-            if isinstance(event, Traded):
+class TradeFlows:
+    """The excess of every closed deal of a game, summed by (giver, receiver) seats, counted as the game goes:
+    ``seen`` takes each step's new events with the game as it stands after them (a deal's cards wait in the
+    trade area, so the fields are those it was made on). The worker that plays a game counts them live (the
+    season's record carries them, arena/play/tables.py); ``trade_flows`` counts a recorded game played again."""
+
+    def __init__(self) -> None:
+        self.flows: dict[tuple[int, int], float] = defaultdict(float)
+
+    def seen(self, game: Any, events: Sequence[object]) -> None:
+        for event in events:
+            if type(event) is Traded:
+                rules = game.rules
                 fa, fb = _fields(game, event.a), _fields(game, event.b)
                 gain_a = _worth(rules, fa, event.b_gave) - _worth(rules, fa, event.a_gave)
                 gain_b = _worth(rules, fb, event.a_gave) - _worth(rules, fb, event.b_gave)
                 if gain_b > gain_a:
-                    flows[(event.a, event.b)] += gain_b - gain_a
+                    self.flows[(event.a, event.b)] += gain_b - gain_a
                 elif gain_a > gain_b:
-                    flows[(event.b, event.a)] += gain_a - gain_b
-    return dict(flows)
+                    self.flows[(event.b, event.a)] += gain_a - gain_b
+
+    def to_json(self) -> str:
+        """``[[giver, receiver, coins], ...]``, as a record stores them (``flows_from_json`` reads them back)."""
+        return json.dumps(sorted([a, b, v] for (a, b), v in self.flows.items()), separators=(",", ":"))
+
+
+def flows_from_json(text: str) -> dict[tuple[int, int], float]:
+    """A record's stored flows (``TradeFlows.to_json``)."""
+    return {(int(a), int(b)): float(v) for a, b, v in json.loads(text)}
+
+
+def trade_flows(replay: Replay, rules: Rules | None = None) -> dict[tuple[int, int], float]:
+    """The flows of a recorded game (``TradeFlows``), played again from its actions (its events are not needed)."""
+    walk = Resimulation.of(replay, rules, check=False)
+    counted = TradeFlows()
+    for step in walk:
+        counted.seen(walk.game, step.events)
+    return dict(counted.flows)
 
 
 def _fields(game: Any, seat: int) -> tuple[tuple[Any, int], ...]:

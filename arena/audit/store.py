@@ -11,7 +11,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from arena.audit.report import AuditReport, audit
-from arena.audit.stats import AuditGame, PairFinding, audit_game
+from arena.audit.stats import AuditGame, PairFinding, audit_game, flows_from_json, table_scores
 from arena.audit.teams import TeamFinding
 from arena.audit.words import givers_of
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, author_group, now, stored_id
@@ -50,8 +50,9 @@ class StoredFlag:
 
 
 def recorded_games(session: Session, variant: str | None = None, season: str | None = None) -> list[AuditGame]:
-    """The done games of ``season`` (by name), or of every season of ``variant``, in recording order."""
-    query = select(Match).where(Match.status == MatchStatus.DONE, Match.season_id == Season.id)
+    """The done games of ``season`` (by name), or of every season of ``variant``, in recording order. A game's
+    flows are read as its worker counted them (``Match.flows``); an older record is played again from its replay."""
+    query = select(Match.id, Match.flows).where(Match.status == MatchStatus.DONE, Match.season_id == Season.id)
     if season is not None:
         row = session.exec(select(Season).where(Season.name == season)).first()
         if row is None:
@@ -59,26 +60,33 @@ def recorded_games(session: Session, variant: str | None = None, season: str | N
         query = query.where(Match.season_id == row.id)
     elif variant is not None:
         query = query.where(Season.variant == variant)
-    matches = session.exec(query.order_by(col(Match.id))).all()
+    matches = [(int(match_id or 0), flows) for match_id, flows in session.exec(query.order_by(col(Match.id)))]
     seats: dict[int, list[tuple[int, str, int]]] = defaultdict(list)
-    ids = [stored_id(m) for m in matches]
+    ids = [match_id for match_id, _ in matches]
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
-        for seat, name in session.exec(select(MatchSeat, Bot.name).where(
+        for match_id, seat, rank, name in session.exec(select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.rank,
+                                                               Bot.name).where(
                 col(MatchSeat.match_id).in_(chunk), MatchSeat.version_id == BotVersion.id,
                 BotVersion.bot_id == Bot.id)).all():
-            seats[seat.match_id].append((seat.seat, name, seat.rank or len(chunk)))
+            seats[match_id].append((seat, name, rank or len(chunk)))
     games = []
-    for match in matches:
-        rows = sorted(seats[stored_id(match)])
-        if len(rows) < 2 or match.replay is None:
+    for match_id, flows in matches:
+        rows = sorted(seats[match_id])
+        bots, ranks = [n for _, n, _ in rows], [r for _, _, r in rows]
+        if len(rows) < 2:
+            continue
+        if flows is not None:
+            games.append(AuditGame(match_id, tuple(bots), table_scores(ranks), flows_from_json(flows)))
+            continue
+        replay = session.exec(select(Match.replay).where(Match.id == match_id)).one()
+        if replay is None:
             continue
         try:
-            games.append(audit_game(stored_id(match), _actions_only(match.replay), [n for _, n, _ in rows],
-                                    [r for _, _, r in rows]))
+            games.append(audit_game(match_id, _actions_only(replay), bots, ranks))
         except (ValueError, KeyError, TypeError) as exc:
             # a record that does not play again (never seen): left out, and said
-            log.warning("game %s left out of the audit: its record does not play again (%s)", match.id, exc)
+            log.warning("game %s left out of the audit: its record does not play again (%s)", match_id, exc)
     return games
 
 

@@ -13,7 +13,8 @@ from arena.ladder.dask_executor import DaskExecutor
 from arena.ladder.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import default_format, format_of
 from arena.ladder.live import run_live
-from arena.ladder.live_seasons import AUDIT_EVERY, PAUSE_AFTER, SITE_EVERY, LiveProgress, LiveSettings
+from arena.ladder.live_seasons import (AUDIT_EVERY, PAUSE_AFTER, RETRY_AFTER, SITE_EVERY, LiveProgress,
+                                       LiveSettings)
 from arena.paths import new_file_refused
 from arena.ladder.seasons import (LadderError, SeasonProgress, TooFewBots, SeasonSettings, close_season, deals_secret,
                           leaderboard, rerate, run_season)
@@ -106,17 +107,19 @@ def season() -> None:
               help="With --live: seconds between two audits of a format that had new games.")
 @click.option("--pause-after", type=click.IntRange(min=1), default=PAUSE_AFTER, show_default=True,
               help="With --live: a version whose latest N games all failed is paused until its next version.")
+@click.option("--retry-after", type=click.FloatRange(min=0), default=RETRY_AFTER, show_default=True,
+              help="With --live: seconds new tables wait after the database refused a write (a full disk).")
 @pass_context
 def season_run(ctx: Context, name: str | None, games: int | None, workers: int, executor_spec: str,
                players: str | None, variant: str | None, rotate: bool, seed: int | None, bosses: str | None,
                unsafe: bool, decision_ms: float, bank_ms: float, live: bool, site_dir: str | None, site_every: float,
-               audit_every: float, pause_after: int) -> None:
+               audit_every: float, pause_after: int, retry_after: float) -> None:
     """Run a season (or resume it where it stopped), then print the leaderboard (help: ``season_run_help``)."""
     boss_names = parse_bosses(bosses) if bosses is not None else []
     if live:
         return live_run(ctx, name or "live", games, workers, executor_spec, players, variant, rotate, seed,
                         boss_names, unsafe, Limits(decision_ms=decision_ms, bank_ms=bank_ms), site_dir, site_every,
-                        audit_every, pause_after)
+                        audit_every, pause_after, retry_after)
     if site_dir is not None:
         raise UserError("--site goes with --live (a batch season's site is built with 'arena site build')")
     name = name or "season-1"
@@ -186,7 +189,8 @@ def season_run(ctx: Context, name: str | None, games: int | None, workers: int, 
 
 def live_run(ctx: Context, name: str, games: int | None, workers: int, executor_spec: str, players: str | None,
              variant: str | None, rotate: bool, seed: int | None, boss_names: list[str], unsafe: bool, limits: Limits,
-             site_dir: str | None, site_every: float, audit_every: float, pause_after: int) -> None:
+             site_dir: str | None, site_every: float, audit_every: float, pause_after: int,
+             retry_after: float) -> None:
     """`arena season run --live`: the living ladder until a signal; one line when it stops (arena/ladder/live.py)."""
     if games is not None:
         raise UserError("--games counts a batch season's games; a --live season plays until it is stopped")
@@ -217,7 +221,8 @@ def live_run(ctx: Context, name: str, games: int | None, workers: int, executor_
     except ExecutorError as exc:
         raise UserError(str(exc)) from None
     settings = LiveSettings(name=name, variants=variants, min_players=low, max_players=high, rotate=rotate,
-                            site=site, site_every=site_every, audit_every=audit_every, pause_after=pause_after)
+                            site=site, site_every=site_every, audit_every=audit_every, pause_after=pause_after,
+                            retry_after=retry_after)
     progress = LiveProgress()
 
     def note(line: str) -> None:

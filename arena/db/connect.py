@@ -13,7 +13,7 @@ from sqlmodel import Session, SQLModel, create_engine
 from arena.db.errors import DatabaseError, one_line
 from arena.db.migrations import (_upgrade_to_2, _upgrade_to_3, _upgrade_to_4, _upgrade_to_7, _upgrade_to_8,
                                  _upgrade_to_9, _upgrade_to_10, _upgrade_to_11_confirmed_flags, _upgrade_to_12_tickets,
-                                 _upgrade_to_13_competitions)
+                                 _upgrade_to_13_flows, _upgrade_to_14_competitions)
 from arena.db.schema import SCHEMA_VERSION, Meta
 from arena.db.urls import database_url, driver_url, shown_url, sqlite_file_problem
 from arena.text import storable
@@ -53,26 +53,9 @@ def make_engine(url: str, on_upgrade: Callable[[int, int], object] | None = None
         if version > SCHEMA_VERSION:
             raise DatabaseError(f"database {shown!r} has schema version {version}, "
                                 f"newer than this arena's {SCHEMA_VERSION}; upgrade the arena")
-        if version < 2:
-            _upgrade_to_2(engine)
-        if version < 3:
-            _upgrade_to_3(engine)
-        if version < 4:
-            _upgrade_to_4(engine)
-        if version < 7:
-            _upgrade_to_7(engine)
-        if version < 8:
-            _upgrade_to_8(engine)
-        if version < 9:
-            _upgrade_to_9(engine)
-        if version < 10:
-            _upgrade_to_10(engine)
-        if version < 11:
-            _upgrade_to_11_confirmed_flags(engine)
-        if version < 12:
-            _upgrade_to_12_tickets(engine)
-        if version < 13:
-            _upgrade_to_13_competitions(engine)
+        for reached, upgrade in UPGRADES:
+            if version < reached:
+                upgrade(engine)
         with Session(engine) as session:
             row = session.get(Meta, "schema_version") or Meta(key="schema_version", value="")
             if row.value != str(SCHEMA_VERSION):
@@ -84,6 +67,13 @@ def make_engine(url: str, on_upgrade: Callable[[int, int], object] | None = None
     except (OperationalError, DBAPIError) as exc:
         raise DatabaseError(f"cannot open database {shown!r}: {one_line(exc.orig or exc)}") from None
     return engine
+
+
+#: each upgrade, in order, with the schema version it reaches (5 and 6 only added tables: ``create_all``)
+UPGRADES: tuple[tuple[int, Callable[[Engine], None]], ...] = (
+    (2, _upgrade_to_2), (3, _upgrade_to_3), (4, _upgrade_to_4), (7, _upgrade_to_7), (8, _upgrade_to_8),
+    (9, _upgrade_to_9), (10, _upgrade_to_10), (11, _upgrade_to_11_confirmed_flags), (12, _upgrade_to_12_tickets),
+    (13, _upgrade_to_13_flows), (14, _upgrade_to_14_competitions))
 
 
 def _storable_parameters(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,

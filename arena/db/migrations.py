@@ -215,10 +215,21 @@ def _upgrade_to_12_tickets(engine: Engine) -> None:
         conn.execute(text("UPDATE meta SET value = '12' WHERE key = 'schema_version'"))
 
 
-def _upgrade_to_13_competitions(engine: Engine) -> None:
-    """Schema 12 -> 13: competitions; their two tables (``competition``, ``competitionentry``) are made by create_all,
+def _upgrade_to_13_flows(engine: Engine) -> None:
+    """Schema 12 -> 13: ``match.flows``, the audit's trade flows of a game as it was played. Older games keep
+    None: the audit plays them again from their replays, as before."""
+    from sqlalchemy import inspect, text
+
+    with engine.begin() as conn:
+        if "flows" not in {c["name"] for c in inspect(engine).get_columns("match")}:
+            conn.execute(text('ALTER TABLE "match" ADD COLUMN flows VARCHAR NULL'))
+        conn.execute(text("UPDATE meta SET value = '13' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_14_competitions(engine: Engine) -> None:
+    """Schema 13 -> 14: competitions; their two tables (``competition``, ``competitionentry``) are made by create_all,
     and nothing stored before changes."""
     from sqlalchemy import text
 
     with engine.begin() as conn:
-        conn.execute(text("UPDATE meta SET value = '13' WHERE key = 'schema_version'"))
+        conn.execute(text("UPDATE meta SET value = '14' WHERE key = 'schema_version'"))

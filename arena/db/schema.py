@@ -11,7 +11,7 @@ from sqlmodel import Field, SQLModel
 
 from arena.db.columns import CompressedText, MatchStatus, SeatStatus, TextEnum
 
-SCHEMA_VERSION = 13  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+SCHEMA_VERSION = 14  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (TestRun, TestRunBot, TestRunPair: new tables, made by create_all)
 #                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
@@ -25,7 +25,9 @@ SCHEMA_VERSION = 13  # 2: what a version plays and starts from, per format, in V
 #                   12: one ticket per author: BotVersion.program_sha256 (arena/submissions/programs.py)
 #                       and Author.removed_at
 #                       (a removed account's name stays reserved)
-#                   13: competitions (Competition, CompetitionEntry: new tables, made by create_all)
+#                   13: Match.flows, the audit's trade flows counted as the game was played (None: an older
+#                       record, played again by the audit)
+#                   14: competitions (Competition, CompetitionEntry: new tables, made by create_all)
 
 
 def now() -> datetime:
@@ -126,6 +128,7 @@ class Match(SQLModel, table=True):
     seconds: Optional[float] = None
     void_reason: Optional[str] = None
     replay: Optional[str] = Field(default=None, sa_type=CompressedText)  # JSON of engine.replay.Replay
+    flows: Optional[str] = None  # arena.audit.stats.TradeFlows.to_json(); None: the audit plays the replay again
 
 
 class MatchSeat(SQLModel, table=True):

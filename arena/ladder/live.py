@@ -42,7 +42,6 @@ log = logging.getLogger(__name__)
 
 IDLE_SECONDS = 2.0  # how often a loop with no table to play looks for new bots
 REPORT_EVERY = 60.0  # seconds between two progress lines
-FAULT_SECONDS = 10.0  # after the database refused a write, no new table for this long
 
 
 class LiveLoop:
@@ -118,12 +117,12 @@ class LiveLoop:
 
     def fault(self, exc: DBAPIError) -> None:
         """A write the database refused (a full disk, a lost server): the tables in flight play on, what was
-        not recorded stays planned and is played again, and no table is planned for ``FAULT_SECONDS``."""
+        not recorded stays planned and is played again, and no table is planned for ``settings.retry_after`` s."""
         self.session.rollback()
         self.stale = True
-        self.fault_until = time.monotonic() + FAULT_SECONDS
+        self.fault_until = time.monotonic() + self.settings.retry_after
         log.error("the database refused a write (%s): finished games are kept, the games not recorded are "
-                  "played again; new tables wait %.0f s", one_line(exc.orig or exc), FAULT_SECONDS)
+                  "played again; new tables wait %.0f s", one_line(exc.orig or exc), self.settings.retry_after)
 
     # ------------------------------------------------------------- side jobs
     def _side_jobs(self) -> dict[str, SideJob]:

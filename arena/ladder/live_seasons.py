@@ -19,6 +19,7 @@ from arena.ladder.planning import LadderError, SeasonSettings, get_or_create_sea
 PAUSE_AFTER = 5
 SITE_EVERY = 60.0  # seconds between two site builds, at most
 AUDIT_EVERY = 600.0  # seconds between two audits of a format that had new games
+RETRY_AFTER = 10.0  # after the database refused a write (a full disk, a lost server), no new table for this long
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class LiveSettings:
     site_every: float = SITE_EVERY
     audit_every: float = AUDIT_EVERY
     pause_after: int = PAUSE_AFTER
+    retry_after: float = RETRY_AFTER
     builtin_only: bool = False
 
     def formats(self) -> list[Format]:

@@ -80,7 +80,7 @@ def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) ->
         session.add(row)
     store_logs(session, stored_id(match), [(row.seat, row.version_id, result.log)
                                            for row, result in zip(seats, record.seats)])
-    match.replay = record.replay_text
+    match.replay, match.flows = record.replay_text, outcome.flows
     match.seconds = record.seconds
     match.finished_at = now()
     fmt = format_of(match.rules_id)

@@ -11,7 +11,7 @@ import secrets
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from engine import Action, Decision, IllegalAction, Rules, action_from_json, new_game
 from engine.actions import action_to_json
@@ -88,6 +88,9 @@ class GameRecord:
 #: the referee's fault and voids that game.
 MAX_REPLAY_BYTES = 4 * 1024 * 1024
 
+#: what a referee tells a watcher after each step: the game as it stands, and the step's new events
+Watch = Callable[[Any, Sequence[Any]], None]
+
 
 class OutOfTime(Exception):
     """The caller's wall-clock deadline for the game passed before a request (``play_game(deadline=...)``):
@@ -154,9 +157,10 @@ def _json_text(value: Any) -> JSONText:
 
 
 def play_game(rules: Rules, seed: int, players: Sequence[Player], limits: Limits | None = None,
-              bot_seeds: Sequence[int] | None = None, deadline: float | None = None) -> GameRecord:
+              bot_seeds: Sequence[int] | None = None, deadline: float | None = None,
+              watch: Watch | None = None) -> GameRecord:
     """Play one game to its end (``Referee.play``). Never raises because of a bot."""
-    return Referee(rules, seed, players, limits, bot_seeds, deadline).play()
+    return Referee(rules, seed, players, limits, bot_seeds, deadline, watch).play()
 
 
 class Referee:
@@ -169,12 +173,14 @@ class Referee:
     randomness, so nothing a bot sees reveals the deck seed. Past ``deadline`` (``time.monotonic()``) no
     request is sent: ``OutOfTime`` is raised, so a game lasts at most until then plus one request's own limit.
     Every player is closed at the end (a bot process plays one game), and each seat's record carries its
-    standard error, read to its end.
+    standard error, read to its end. ``watch`` (e.g. the audit's ``TradeFlows.seen``) is given every step's new
+    events with the game as it stands after them.
     """
 
     def __init__(self, rules: Rules, seed: int, players: Sequence[Player], limits: Limits | None = None,
-                 bot_seeds: Sequence[int] | None = None, deadline: float | None = None) -> None:
-        self.rules, self.seed, self.deadline = rules, seed, deadline
+                 bot_seeds: Sequence[int] | None = None, deadline: float | None = None,
+                 watch: Watch | None = None) -> None:
+        self.rules, self.seed, self.deadline, self.watch = rules, seed, deadline, watch
         self.limits = limits or Limits()
         seeds = list(bot_seeds) if bot_seeds is not None else [secrets.randbits(63) for _ in players]
         self.seats = [Seat(player, bot_seed) for player, bot_seed in zip(players, seeds)]
@@ -187,10 +193,14 @@ class Referee:
         started = time.perf_counter()
         void: str | None = None
         ok = Status.OK  # read once: an enum member is looked up on its class in Python
+        watch, watched = self.watch, 0
         try:
             for index in range(len(self.seats)):
                 self._hello(index)
             while not self.game.over:
+                if watch is not None and len(self.game.events) > watched:
+                    watch(self.game, self.game.events[watched:])
+                    watched = len(self.game.events)
                 decision = self.game.decision
                 assert decision is not None
                 seat = self.seats[decision.seat]
@@ -205,6 +215,8 @@ class Referee:
                 action = self._decide(decision.seat, message)
                 if action is not None:
                     self._play(decision.seat, action)
+            if watch is not None:
+                watch(self.game, self.game.events[watched:])
         except OutOfTime:
             raise
         except Exception as exc:  # noqa: BLE001 - a fault of the referee, engine or machine, never of a bot

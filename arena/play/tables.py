@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from arena.audit.stats import TradeFlows
 from arena.play.players import SandboxPlayer
 from arena.play.referee import GameRecord, OutOfTime, play_game
 from engine.rules import rules_for
@@ -51,6 +52,9 @@ class MatchOutcome:
     match_id: int
     record: GameRecord | None
     machine_fault: str | None = None  # the machine, not a bot, kept the match from being played
+    #: the audit's trade flows (``TradeFlows.to_json``), counted as the game was played: the audit need not
+    #: play every recorded game again
+    flows: str | None = None
 
 
 def run_table(task: TableTask) -> list[MatchOutcome]:
@@ -67,8 +71,10 @@ def run_table(task: TableTask) -> list[MatchOutcome]:
             for index in game.seating:
                 bot = task.bots[index]
                 players.append(SandboxPlayer(bot.name, bot.source, task.limits, task.tier, bot.language))
-            record = play_game(rules, game.seed, players, task.limits, game.bot_seeds or None, task.deadline)
-            outcomes.append(MatchOutcome(game.match_id, record))
+            flows = TradeFlows()
+            record = play_game(rules, game.seed, players, task.limits, game.bot_seeds or None, task.deadline,
+                               flows.seen)
+            outcomes.append(MatchOutcome(game.match_id, record, flows=flows.to_json()))
         except OutOfTime:
             raise
         except Exception as exc:  # noqa: BLE001 - the machine's fault (bot faults never raise): void this game

@@ -16,11 +16,12 @@ from arena.submissions.accounts import ensure_author
 from arena_helpers import colluder_source, fix_seed_key, present, run_arena
 from sqlmodel import Session, select
 
-from arena.audit.stats import PairFinding
+from arena.audit.stats import PairFinding, flows_from_json, trade_flows
 from arena.audit.words import season_audit_lines
 from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, Season, make_engine
 from arena.ladder.seasons import SeasonProgress, SeasonSettings, run_season
 from arena.submissions.versions import register, register_bosses
+from engine.replay import Replay
 from sandbox import Limits, Tier, detect_tier
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -202,6 +203,13 @@ def kingmade(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 def test_a_kingmaker_is_named_a_giver(kingmade: tuple[Path, str], tmp_path: Path) -> None:
     db = copy_of(kingmade[0], tmp_path)
+    with Session(make_engine(f"sqlite:///{db}")) as session:  # the flows each worker counted live are the
+        # replay's, played again: the audit reads them instead of playing every game again
+        stored = [(m.flows or "", m.replay or "") for m in session.exec(select(Match)).all() if m.replay]
+    assert len(stored) == int(KINGMAKER_GAMES)
+    assert sum(1 for flows, _ in stored if flows != "[]") >= int(KINGMAKER_GAMES) // 2
+    for flows, replay in stored:
+        assert flows_from_json(flows) == trade_flows(Replay.loads(replay))
     report = audit_json(db)
     assert [g["bot"] for g in report["givers"]] == ["saint"]
     giver = report["givers"][0]

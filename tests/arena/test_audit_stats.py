@@ -10,7 +10,7 @@ from arena_helpers import present
 from sqlmodel import Session
 
 from arena.audit.report import audit
-from arena.audit.stats import AuditGame, table_scores, trade_flows
+from arena.audit.stats import AuditGame, TradeFlows, flows_from_json, table_scores, trade_flows
 from arena.audit.store import built_in_bots
 from arena.db import make_engine
 from arena.submissions.accounts import ensure_author
@@ -154,6 +154,25 @@ def test_a_gift_is_valued_in_the_receivers_fields_and_counted_from_giver_to_rece
     assert flows, "a gift of two cards moved value"
     assert all(v > 0 for v in flows.values())
     assert (receiver, giver) not in flows or flows[(receiver, giver)] < flows.get((giver, receiver), 0.0)
+
+
+def test_the_flows_a_referee_counts_live_are_those_of_its_replay_played_again() -> None:
+    """The worker counts each game's flows as it plays it (``play_game``'s ``watch``); the audit reads them instead
+    of playing the record again, so both must agree, deal for deal, at 3, 4 and 5 seats."""
+    from arena.play.players import InProcessPlayer
+    from arena.play.referee import play_game
+
+    traded = 0
+    for seats, seed in ((3, 5), (4, 6), (5, 7)):
+        counted = TradeFlows()
+        players = [InProcessPlayer(PROJECT / "bots" / ("trader_bot.py" if k % 2 else "random_bot.py"), f"p{k}")
+                   for k in range(seats)]
+        record = play_game(classic_rules(), seed, players, bot_seeds=list(range(seats)), watch=counted.seen)
+        assert record.void is None
+        replayed = trade_flows(record.replay)
+        assert dict(counted.flows) == replayed and flows_from_json(counted.to_json()) == replayed
+        traded += len(replayed)
+    assert traded >= 3, "the games closed deals that moved value"
 
 
 def test_the_big_games_tail_holds_for_a_long_ladder() -> None:

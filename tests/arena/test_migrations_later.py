@@ -1,10 +1,12 @@
 """Upgrading a database of schema 4 and later, on SQLite and PostgreSQL: the tables of `arena test` (schema 5),
 the audit's flags (6), compressed replays (8), author accounts (9), the living ladder's columns (10), confirmed
-flags (11) and program hashes (12). As in test_migrations.py, each test makes a database of this schema, turns it
-back into the older one with the statements the old arena ran, and opens it with this arena."""
+flags (11), program hashes (12), the games' trade flows (13) and competitions (14). As in test_migrations.py, each
+test makes a database of this schema, turns it back into the older one with the statements the old arena ran, and
+opens it with this arena."""
 from __future__ import annotations
 
 import zlib
+from pathlib import Path
 
 import pytest
 from migration_helpers import add_version, crashed_match, old_database, schema_version
@@ -200,7 +202,7 @@ def test_a_schema_10_databases_flags_are_unconfirmed(url: str) -> None:
     engine = make_engine(url)
     assert "confirmed_at" in {c["name"] for c in inspect(engine).get_columns("auditflag")}
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "13"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "14"
         assert [(f.scope, f.confirmed_at) for f in session.exec(select(AuditFlag)).all()] == [("variant classic", None)]
     engine.dispose()
 
@@ -233,7 +235,7 @@ def test_a_schema_11_database_hashes_its_programs_and_reserves_removed_names(url
     old_database(url, 11, fill, before_one_ticket)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "13"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "14"
         for name, (source, language) in sources.items():
             version = session.exec(select(BotVersion).join(Bot).where(Bot.name == name)).one()
             assert version.program_sha256 == program_hash(source, language), name
@@ -246,24 +248,76 @@ def test_a_schema_11_database_hashes_its_programs_and_reserves_removed_names(url
     make_engine(url).dispose()  # opening it again changes nothing
 
 
+def before_flows(engine: Engine) -> None:
+    """Schema 12: no ``match.flows`` (the audit played every recorded game again)."""
+    with engine.begin() as conn:
+        conn.execute(text('ALTER TABLE "match" DROP COLUMN flows'))
+
+
+def test_a_schema_12_databases_games_are_audited_from_their_replays(url: str) -> None:
+    """Schema 13 stores each game's trade flows as its worker counted them; an older game has none, so the audit
+    plays its replay again and finds the same flows; a game recorded with flows is read without its replay."""
+    from arena.audit.stats import trade_flows
+    from arena.audit.store import recorded_games
+    from arena.db import MatchSeat
+    from engine import classic_rules
+    from arena.play.players import InProcessPlayer
+    from arena.play.referee import play_game
+
+    rules = classic_rules()
+    bots = Path(__file__).resolve().parents[2] / "bots"
+    players = [InProcessPlayer(bots / f"{stem}_bot.py", name)
+               for name, stem in zip("abc", ("trader", "random", "trader"))]
+    replay = play_game(rules, 5, players, bot_seeds=[1, 2, 3]).replay  # a real game with deals
+    flows = trade_flows(replay)
+    assert flows, "the traders' game closed a deal that moved value"
+
+    def fill(session: Session) -> None:
+        versions = [add_version(session, name, f"# {name}", name.ljust(64, "0")) for name in "abc"]
+        season = Season(name="s", variant="classic", games=1, min_players=3, max_players=3, seed=1)
+        session.add(season)
+        session.flush()
+        match = Match(season_id=stored_id(season), number=0, table=0, seed=5, rules_id=rules.id,
+                      status=MatchStatus.DONE, replay=replay.dumps())
+        session.add(match)
+        session.flush()
+        for seat, version in enumerate(versions):
+            session.add(MatchSeat(match_id=stored_id(match), seat=seat, version_id=stored_id(version), rank=seat + 1))
+
+    old_database(url, 12, fill, before_flows)
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert schema_version(session) == str(SCHEMA_VERSION) == "14"
+        match = session.exec(select(Match)).one()
+        assert match.flows is None
+        [game] = recorded_games(session, season="s")
+        assert game.bots == ("a", "b", "c") and game.flows == flows
+        match.flows, match.replay = '[[0,1,2.5]]', "not a replay"  # a new record: its flows, never its replay
+        session.add(match)
+        session.commit()
+        [game] = recorded_games(session, season="s")
+        assert game.flows == {(0, 1): 2.5}
+    engine.dispose()
+
+
 def no_competitions(engine: Engine) -> None:
-    """Schema 12: no competitions."""
+    """Schema 13: no competitions."""
     with engine.begin() as conn:
         conn.execute(text("DROP TABLE competitionentry"))
         conn.execute(text("DROP TABLE competition"))
 
 
-def test_a_schema_12_database_gains_the_competition_tables(url: str) -> None:
-    """Schema 13: the competitions' tables are made, and what was stored stays."""
+def test_a_schema_13_database_gains_the_competition_tables(url: str) -> None:
+    """Schema 14: the competitions' tables are made, and what was stored stays."""
     from datetime import datetime, timezone
 
     from arena.db import Competition
 
-    old_database(url, 12, add_bot_kept, no_competitions)
+    old_database(url, 13, add_bot_kept, no_competitions)
     engine = make_engine(url)
     assert {"competition", "competitionentry"} <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "13"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "14"
         assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
         session.add(Competition(name="cup", variant="classic", deadline=datetime(2026, 1, 1, tzinfo=timezone.utc),
                                 finalists=3, final_games=12))
