@@ -9,6 +9,7 @@ from sqlmodel import Session
 from arena.competition import (CompetitionError, Phase, Result, all_competitions, close_competition,
                                create_competition, parse_deadline, phase, result, run_final,
                                start_final, utc)
+from arena.competition.final import FLAGGED
 from arena.db import DatabaseError
 from arena.formats import default_format, format_of
 from arena.ladder.executors import ExecutorError
@@ -81,8 +82,9 @@ def result_lines(res: Result) -> list[str]:
         return lines
     lines.append(f"final (season {res.season}): {res.games}/{res.planned} games"
                  + (" (standings so far: 'arena competition final' goes on)" if res.phase is Phase.FINAL else ""))
-    for a, b in res.kept_apart:
-        lines.append(f"{a} and {b} were flagged by the audit: never seated together in the final")
+    for a, b, why in res.kept_apart:
+        reason = "were flagged by the audit" if why == FLAGGED else "are bots of one author"
+        lines.append(f"{shown(a)} and {shown(b)} {reason}: never seated together in the final")
     if not res.shown:
         lines.append(f"its results stay secret until 'arena competition close {res.name}' (every finalist plays "
                      "the same deals)")

@@ -2,11 +2,11 @@
 
 The schedule: tables of ``size`` finalists (all of them when a table holds them, else every group of the largest
 table size), each group at one seat-rotated deal a round (every finalist in every seat), so that every pair meets
-equally often; rounds until at least ``--final-games`` games. A pair the audit flagged is never seated together:
-the groups holding one are left out (then those pairs never meet, and the rest may meet unequally often; the
-winners page says so). A format of the same deals (solo) plays ``--final-games`` deals, every finalist each once.
-The season is planned, recorded, resumed and played on any executor as every season is
-(``arena.ladder.seasons.run_season``)."""
+equally often; rounds until at least ``--final-games`` games. A pair the audit flagged, or two bots of one author,
+never share a table (as on the ladder): the groups holding one are left out (then those pairs never meet, and the
+rest may meet unequally often; the winners page says so). A format of the same deals (solo) plays
+``--final-games`` deals, every finalist each once. The season is planned, recorded, resumed and played on any
+executor as every season is (``arena.ladder.seasons.run_season``)."""
 from __future__ import annotations
 
 import itertools
@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.audit.store import flag_seating
-from arena.db import Bot, BotVersion, Competition, CompetitionEntry, Match, Season, now, stored_id
+from arena.db import Bot, BotVersion, Competition, CompetitionEntry, Match, Season, author_group, now, stored_id
 from arena.formats import format_of
 from arena.ladder.executors import TableExecutor
 from arena.ladder.planning import LadderError, Planner, SeasonSettings, get_or_create_season
@@ -67,10 +67,19 @@ def finalists_of(session: Session, competition: Competition) -> list[tuple[Bot, 
         .order_by(col(CompetitionEntry.place))).all())
 
 
+#: why a pair of finalists never shares a table (``Competition.kept_apart``)
+FLAGGED, ONE_AUTHOR = "audit", "author"
+
+
+def kept_apart(competition: Competition) -> list[tuple[str, str, str]]:
+    """The finalists the final keeps apart: (bot, bot, why), why ``FLAGGED`` or ``ONE_AUTHOR``."""
+    return [(str(a), str(b), str(why)) for a, b, why in json.loads(competition.kept_apart or "[]")]
+
+
 def apart_pairs(session: Session, competition: Competition) -> set[frozenset[int]]:
-    """The finalists' version pairs the final keeps apart (``Competition.kept_apart``, names of bots)."""
+    """The finalists' version pairs the final keeps apart (``kept_apart``: names of bots)."""
     ids = {bot.name: stored_id(version) for bot, version in finalists_of(session, competition)}
-    return {frozenset((ids[a], ids[b])) for a, b in json.loads(competition.kept_apart or "[]") if a in ids and b in ids}
+    return {frozenset((ids[a], ids[b])) for a, b, _ in kept_apart(competition) if a in ids and b in ids}
 
 
 class FinalPlanner(Planner):
@@ -125,11 +134,11 @@ def start_final(session: Session, name: str) -> tuple[Competition, list[str]]:
                                f"{'entry' if len(playing) == 1 else 'entries'} that can play, fewer than its "
                                f"{competition.finalists} finalists (--finalists at create)")
     chosen = {e.version_id for e in playing}
-    apart = [sorted(bots) for bots in _flagged_names(session, chosen)]
     for row in session.exec(select(CompetitionEntry).where(CompetitionEntry.competition_id == competition.id)).all():
         row.finalist = row.version_id in chosen
         session.add(row)
-    competition.kept_apart = json.dumps(sorted(apart))
+    session.flush()
+    competition.kept_apart = json.dumps(_kept_apart(session, competition, chosen))
     session.add(competition)
     session.flush()
     size = 1 if fmt.same_deals else min(rules.max_players, len(playing))
@@ -137,7 +146,7 @@ def start_final(session: Session, name: str) -> tuple[Competition, list[str]]:
     if fmt.same_deals:
         games = competition.final_games
     else:
-        plan = schedule(sorted(chosen), low, size, {frozenset(p) for p in _flagged_ids(session, chosen)})
+        plan = schedule(sorted(chosen), low, size, apart_pairs(session, competition))
         games = plan.rounds(competition.final_games) * plan.games_per_round
         size = low = plan.size
     season = get_or_create_season(session, SeasonSettings(final_season_name(name), fmt.name, games, low, size))
@@ -147,15 +156,21 @@ def start_final(session: Session, name: str) -> tuple[Competition, list[str]]:
     return competition, notes
 
 
-def _flagged_ids(session: Session, versions: set[int]) -> list[tuple[int, int]]:
-    pairs = (tuple(sorted(p)) for p in flag_seating(session).apart)
-    return [(a, b) for a, b in pairs if a in versions and b in versions]
-
-
-def _flagged_names(session: Session, versions: set[int]) -> set[tuple[str, str]]:
-    names = dict(session.exec(select(BotVersion.id, Bot.name).where(BotVersion.bot_id == Bot.id,
-                                                                   col(BotVersion.id).in_(list(versions)))).all())
-    return {(min(names[a], names[b]), max(names[a], names[b])) for a, b in _flagged_ids(session, versions)}
+def _kept_apart(session: Session, competition: Competition, versions: set[int]) -> list[tuple[str, str, str]]:
+    """The finalists (of ``versions``) never to share a table, as the ladder seats them: each pair the audit
+    flagged, and bots of one author (they could play as a team)."""
+    finalists = finalists_of(session, competition)
+    names = {stored_id(v): b.name for b, v in finalists}
+    flagged = {frozenset(p) for p in flag_seating(session).apart}
+    kept = []
+    for (bot_a, a), (bot_b, b) in itertools.combinations(finalists, 2):
+        pair = tuple(sorted((names[stored_id(a)], names[stored_id(b)])))
+        group = author_group(bot_a)
+        if frozenset((stored_id(a), stored_id(b))) in flagged:
+            kept.append((pair[0], pair[1], FLAGGED))
+        elif group is not None and group == author_group(bot_b):
+            kept.append((pair[0], pair[1], ONE_AUTHOR))
+    return sorted(kept)
 
 
 def run_final(engine: Engine, name: str, executor: TableExecutor | int, limits: Limits,

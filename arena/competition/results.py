@@ -2,7 +2,6 @@
 same deals), the podium, and how sure the order is (a bootstrap over the final's deals, seeded)."""
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
@@ -15,7 +14,7 @@ from arena.ladder.rankings import wilson
 from arena.ladder.ratings import MU, SIGMA, RatingBook, Skill
 
 from arena.competition.entries import Entry, entries, freeze
-from arena.competition.final import finalists_of
+from arena.competition.final import finalists_of, kept_apart
 from arena.competition.store import Phase, final_season, find_competition, phase, utc
 
 #: bootstrap resamples of the final's deals
@@ -62,7 +61,7 @@ class Result:
     planned: int  # the final's games in all
     season: str | None
     winner_better: float | None  # P(the winner is better than the runner-up), by bootstrap; None without a final
-    kept_apart: tuple[tuple[str, str], ...]
+    kept_apart: tuple[tuple[str, str, str], ...]  # (bot, bot, why): ``final.FLAGGED`` or ``final.ONE_AUTHOR``
     shown: bool  # whether the final's standings may be shown (a same-deals final's only once closed)
     match_ids: dict[str, tuple[int, ...]]  # each finalist's games in the final, by name
 
@@ -191,9 +190,9 @@ def result(session: Session, name: str, store: bool = True) -> Result:
     if len(standings) >= 2 and games:
         first, second = standings[0].version_id, standings[1].version_id
         better = winner_better(list(units.values()), first, second, f"competition/{competition.name}")
-    apart = tuple(tuple(p) for p in json.loads(competition.kept_apart or "[]"))
+    apart = tuple(kept_apart(competition))
     return Result(competition.name, competition.variant, state, competition, tuple(entries(session, competition)),
                   standings if games or season is not None else (), len(games), planned,
                   None if season is None else season.name, better,
-                  tuple((str(a), str(b)) for a, b in apart), shown,
+                  apart, shown,
                   {by_version[v].name: tuple(ids) for v, ids in mine.items() if v in by_version})

@@ -123,7 +123,7 @@ def test_a_retired_bot_is_no_finalist_and_a_flagged_pair_never_sits_together(db:
     with Session(engine) as session:
         competition, notes = start_final(session, "cup")
         assert notes == ["eve-bot is retired: not a finalist"]
-        assert json.loads(competition.kept_apart) == [["ann-bot", "bob-bot"]]
+        assert json.loads(competition.kept_apart) == [["ann-bot", "bob-bot", "audit"]]
         season = session.get(Season, competition.season_id)
         assert season is not None and (season.min_players, season.max_players) == (3, 3)
         planner = FinalPlanner(session, season, load_book(session, "classic"))
@@ -143,6 +143,31 @@ def test_a_retired_bot_is_no_finalist_and_a_flagged_pair_never_sits_together(db:
     matchmade = run_arena("season", "run", "--name", "final-cup", db=db)  # its schedule is its own
     assert matchmade.returncode == 2 and matchmade.stderr == (
         "Error: season 'final-cup' is the final of competition 'cup': 'arena competition final cup' plays it\n")
+
+
+def test_two_finalists_of_one_author_never_sit_together(db: Path) -> None:
+    engine = make_engine(db_url(db))
+    ids = entered(engine, ["ann", "bob", "cat"], "classic")
+    with Session(engine) as session:
+        ids["ann-two"] = stored_id(register(session, "ann-two", "# ann's second\n", ensure_author(session, "ann"),
+                                            variants=["classic"]).version)
+        create_competition(session, "cup", "classic", now() + timedelta(hours=1), 4, 1)
+    past_deadline(engine, "cup")
+    with Session(engine) as session:
+        competition, _ = start_final(session, "cup")
+        assert json.loads(competition.kept_apart) == [["ann-bot", "ann-two", "author"]]
+        season = session.get(Season, competition.season_id)
+        assert season is not None
+        planner = FinalPlanner(session, season, load_book(session, "classic"))
+        while planner.remaining() > 0:
+            planner.plan()
+        tables = {frozenset(s.version_id for s in session.exec(select(MatchSeat).where(MatchSeat.match_id == m.id)))
+                  for m in session.exec(select(Match).where(Match.season_id == season.id)).all()}
+        lines = result(session, "cup").kept_apart
+    assert tables == {frozenset((ids["ann"], ids["bob"], ids["cat"])),
+                      frozenset((ids["ann-two"], ids["bob"], ids["cat"]))}
+    assert lines == (("ann-bot", "ann-two", "author"),)
+    engine.dispose()
 
 
 def test_a_same_deals_final_is_secret_until_closed(db: Path) -> None:
