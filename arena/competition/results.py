@@ -62,7 +62,9 @@ class Result:
     season: str | None
     winner_better: float | None  # P(the winner is better than the runner-up), by bootstrap; None without a final
     kept_apart: tuple[tuple[str, str, str], ...]  # (bot, bot, why): ``final.FLAGGED`` or ``final.ONE_AUTHOR``
-    shown: bool  # whether the final's standings may be shown (a same-deals final's only once closed)
+    #: whether the final's standings and the entries' ladder figures may be shown: a same-deals format ranks on
+    #: private deals, revealed only once the competition is closed
+    shown: bool
     match_ids: dict[str, tuple[int, ...]]  # each finalist's games in the final, by name
 
     @property
@@ -81,8 +83,8 @@ class Result:
                 "deadline": utc(c.deadline).isoformat(), "finalists": c.finalists, "final_games": c.final_games,
                 "season": self.season, "games": self.games, "planned": self.planned,
                 "entries": [{"place": e.place, "name": e.name, "author": e.author, "version": e.version,
-                             "score": e.score, "games": e.games, "finalist": e.finalist, "retired": e.retired}
-                            for e in self.entries],
+                             "score": e.score if self.shown else None, "games": e.games if self.shown else None,
+                             "finalist": e.finalist, "retired": e.retired} for e in self.entries],
                 "podium": [{"place": s.rank, "name": s.name, "author": s.author, "version": s.version}
                            for s in self.podium],
                 "standings": [s.to_json() for s in self.standings] if self.shown else [],

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from arena_helpers import db_url, run_arena
 from sqlalchemy.engine import Engine
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from arena.competition import (CompetitionError, Phase, close_competition, create_competition, parse_deadline,
@@ -110,6 +111,61 @@ def test_entries_freeze_at_the_deadline_and_a_later_version_is_no_entry(db: Path
     engine.dispose()
 
 
+def game(session: Session, season: Season, seed: int, finished: datetime, seats: dict[int, int]) -> Match:
+    """A recorded game of ``season`` (deck ``seed``), finished at ``finished``: version id -> rank."""
+    order = int(session.exec(select(func.count()).select_from(Match)).one()) + 1
+    match = Match(season_id=stored_id(season), number=order, table=order, seed=seed,
+                  rules_id=f"{season.variant}-v1", status=MatchStatus.DONE, finished_at=finished, rated_order=order)
+    session.add(match)
+    session.flush()
+    for seat, (version, rank) in enumerate(seats.items()):
+        session.add(MatchSeat(match_id=stored_id(match), seat=seat, version_id=version, rank=rank, coins=5,
+                              status=SeatStatus.OK))
+    return match
+
+
+def test_entries_are_placed_as_the_ladder_stood_at_the_deadline(db: Path) -> None:
+    """A rated board: the rating after the last game by the deadline (a later game moves nothing); solo: the win
+    rate on the private half of the ladder season's deals by the deadline."""
+    from arena.db import RatingSnapshot
+    from arena.ladder.random_seeds import private_deals, solo_seeds
+
+    engine = make_engine(db_url(db))
+    deadline = now() - timedelta(minutes=10)
+    before, after = deadline - timedelta(minutes=5), deadline + timedelta(minutes=5)
+    with Session(engine) as session:
+        ids = {}
+        for name in ("ann", "bob"):
+            version = register(session, f"{name}-bot", f"# {name}\n", ensure_author(session, name),
+                               variants=["duel", "solo"]).version
+            version.created_at = deadline - timedelta(hours=1)
+            session.add(version)
+            ids[name] = stored_id(version)
+        create_competition(session, "cup", "duel", deadline, 2, 2)
+        create_competition(session, "solo-cup", "solo", deadline, 2, 2)
+        ladder = Season(name="ladder", variant="duel", games=2, min_players=2, max_players=2, seed=1)
+        solitaire = Season(name="solitaire", variant="solo", games=4, min_players=1, max_players=1, seed=7)
+        session.add_all([ladder, solitaire])
+        session.flush()
+        for number, (finished, mus) in enumerate(((before, (30.0, 20.0)), (after, (10.0, 40.0))), start=1):
+            match = game(session, ladder, number, finished, {ids["ann"]: 1, ids["bob"]: 2})
+            for name, mu in zip(("ann", "bob"), mus):
+                session.add(RatingSnapshot(match_id=stored_id(match), version_id=ids[name], variant="duel", mu=mu,
+                                           sigma=2.0, games=number))
+        private = private_deals(solitaire.seed, solitaire.games)
+        for seed in solo_seeds(solitaire.seed, solitaire.games):
+            best = "ann" if seed in private else "bob"  # ann wins the private deals, bob the public ones
+            for name in ("ann", "bob"):  # a solo game seats one bot: won (rank 1) or not
+                game(session, solitaire, seed, before, {ids[name]: 1 if name == best else 2})
+        game(session, solitaire, next(iter(private)), after, {ids["bob"]: 1})  # after the deadline: not counted
+        session.commit()
+        rated = result(session, "cup").entries
+        by_private = result(session, "solo-cup").entries
+    assert [(e.name, e.score, e.games) for e in rated] == [("ann-bot", 24.0, 1), ("bob-bot", 14.0, 1)]
+    assert [(e.name, e.score, e.games) for e in by_private] == [("ann-bot", 1.0, 2), ("bob-bot", 0.0, 2)]
+    engine.dispose()
+
+
 def test_a_retired_bot_is_no_finalist_and_a_flagged_pair_never_sits_together(db: Path) -> None:
     engine = make_engine(db_url(db))
     ids = entered(engine, ["ann", "bob", "cat", "dan", "eve"], "classic")
@@ -202,12 +258,13 @@ def test_a_same_deals_final_is_secret_until_closed(db: Path) -> None:
         hidden = result(session, "solo-cup")
         assert hidden.phase is Phase.FINISHED and not hidden.shown
         assert hidden.to_json()["standings"] == [] and hidden.to_json()["podium"] == []
+        assert {(e["score"], e["games"]) for e in hidden.to_json()["entries"]} == {(None, None)}  # private deals
         close_competition(session, "solo-cup")
         shown = result(session, "solo-cup").to_json()
     assert shown["phase"] == "closed" and [p["name"] for p in shown["podium"]] == ["ann-bot", "bob-bot"]
     assert [(s["name"], s["value"], s["games"]) for s in shown["standings"]] == [("ann-bot", 1.0, 3),
                                                                                  ("bob-bot", 0.0, 3)]
-    assert shown["winner_better"] == 1.0
+    assert shown["winner_better"] == 1.0 and {e["games"] for e in shown["entries"]} == {0}
     engine.dispose()
 
 
