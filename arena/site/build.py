@@ -31,8 +31,8 @@ from arena.site.html import fmt_pct, pages_of
 from arena.site.manifest import Manifest, builder_key, digest, on_disk
 from arena.site.model import BotInfo, GameRow, SeatRow, Tally, load_ladder
 from arena.site.render import Renderer, environment
-from arena.site.rows import (BoardRow, HeadToHead, SeasonRow, SeasonStanding, VersionRow, board_rows, rating_history,
-                             season_rows, version_stats)
+from arena.site.rows import (BoardRow, BotFormat, HeadToHead, SeasonRow, SeasonStanding, VersionRow, board_rows,
+                             rating_history, season_rows, version_stats)
 from arena.site.competitions import write_competition_pages
 from arena.site.testruns import write_test_run_pages
 
@@ -95,7 +95,7 @@ class Pages:
             if game.finished_at is not None:
                 self.updated.setdefault(format_of(game.rules_id).name, game.finished_at)
 
-    def write_all(self, engine: Engine, history: dict[int, list[ChartPoint]]) -> None:
+    def write_all(self, engine: Engine, history: dict[str, dict[int, list[ChartPoint]]]) -> None:
         ladder, renderer = self.ladder, self.renderer
         seasons = season_rows(ladder)
         for fmt in formats():  # one board page per format; index.html is the --variant one
@@ -130,40 +130,32 @@ class Pages:
                                      _board_json(variant, self.updated.get(variant), board, None, default=str))
         return board
 
-    def bot_pages(self, history: dict[int, list[ChartPoint]]) -> None:
+    def bot_pages(self, history: dict[str, dict[int, list[ChartPoint]]]) -> None:
+        """A page per bot: a section per format it plays (``BotFormat``), then its games of every format."""
         ladder = self.ladder
         games_of: dict[int, list[tuple[GameRow, SeatRow]]] = {}
         for game in ladder.games:
             for seat in game.seats:
                 games_of.setdefault(ladder.versions[seat.version_id].bot_id, []).append((game, seat))
-        board = {row.bot_id: row for row in board_rows(ladder, ladder.board, version_stats(ladder, self.variant))}
-        rated = format_of(self.variant).ranking.rated
+        boards = {fmt.name: {row.bot_id: row for row in board_rows(ladder, ladder.boards[fmt.name],
+                                                                   version_stats(ladder, fmt.name)
+                                                                   if fmt.ranking.rated else None)}
+                  for fmt in formats()}
         for bot in ladder.bots.values():
             mine = games_of.get(bot.id, [])
-            failures: Counter[str] = Counter()
-            failed: list[tuple[GameRow, SeatRow]] = []
-            per_version: dict[int, Tally] = {}
-            for game, seat in mine:
-                if seat.status not in (None, "ok"):
-                    failures[seat.status or ""] += 1
-                    failed.append((game, seat))
-                if game.status == "done" and format_of(game.rules_id).name == self.variant:
-                    per_version.setdefault(seat.version_id, Tally()).add(seat)
-            head = self.head_to_head(bot, mine)
             lists = pages_of(mine, BOT_GAMES_PER_PAGE)
-            numbers = sorted(v.number for v in bot.versions)
-            versions = [VersionRow(v, per_version.get(v.id, Tally()), next((n for n in numbers if n > v.number), None))
-                        for v in reversed(bot.versions)]
-            chart = rating_chart(history.get(bot.id, []), f"Rating history of {bot.name}")
+            sections = [self.bot_format(bot, fmt.name, mine, boards[fmt.name].get(bot.id),
+                                        history.get(fmt.name, {}).get(bot.id), len(lists)) for fmt in formats()]
+            sections = [f for f in sections if f.games or f.row is not None]
+            head = [h for f in sections for h in f.head]
             flags = [f for f in self.flags if bot.name in f.bots]
             self.renderer.write(
-                f"bots/{bot.id}.html", "bot.html", "../", bot=bot, row=board.get(bot.id), rated=rated, chart=chart,
-                flags=flags, flag_words=lambda f, me=bot.name: self.flag_words(f, me), variant=self.variant,
-                versions=versions, head=head, head_rows=self.head_rows(bot, head, len(lists)),
-                recent=self.frag.bot_game_rows(mine[:RECENT_GAMES], filterable=False),
-                failures=failures.most_common(), failed=failed[:10], game_count=len(mine), list_pages=len(lists))
+                f"bots/{bot.id}.html", "bot.html", "../", bot=bot, sections=sections,
+                flags=flags, flag_words=lambda f, me=bot.name: self.flag_words(f, me),
+                recent=self.frag.bot_game_rows(mine[:RECENT_GAMES], filterable=False), game_count=len(mine),
+                list_pages=len(lists))
             options = Markup("".join(f'<option value="{b.id}">{escape(b.name)}</option>'
-                                     for b in sorted((r.bot for r in head), key=lambda b: b.name)))
+                                     for b in sorted({r.bot.id: r.bot for r in head}.values(), key=lambda b: b.name)))
             for number, chunk in enumerate(lists, start=1):
                 path = f"bots/{bot.id}-games-{number}.html"
                 key = self.list_key(path, number < len(lists), [g for g, _ in chunk], bot.name, str(bot.builtin),
@@ -174,12 +166,35 @@ class Pages:
                                               pages=len(lists), first=(number - 1) * BOT_GAMES_PER_PAGE + 1,
                                               last=(number - 1) * BOT_GAMES_PER_PAGE + len(chunk), options=options)
 
+    def bot_format(self, bot: BotInfo, variant: str, every: Sequence[tuple[GameRow, SeatRow]], row: BoardRow | None,
+                   points: list[ChartPoint] | None, newest: int) -> BotFormat:
+        """The section of ``bot``'s page for one format: everything in it counted on that format's games."""
+        fmt = format_of(variant)
+        mine = [(game, seat) for game, seat in every if format_of(game.rules_id).name == variant]
+        failures: Counter[str] = Counter()
+        failed: list[tuple[GameRow, SeatRow]] = []
+        per_version: dict[int, Tally] = {}
+        for game, seat in mine:
+            if seat.status not in (None, "ok"):
+                failures[seat.status or ""] += 1
+                failed.append((game, seat))
+            if game.status == "done":
+                per_version.setdefault(seat.version_id, Tally()).add(seat)
+        numbers = sorted(v.number for v in bot.versions)
+        versions = [VersionRow(v, per_version.get(v.id, Tally()), next((n for n in numbers if n > v.number), None))
+                    for v in reversed(bot.versions)]
+        head = self.head_to_head(bot, mine)
+        chart = (rating_chart(points or [], f"{fmt.title} rating history of {bot.name}")
+                 if fmt.ranking.rated else None)
+        return BotFormat(variant, fmt.title, fmt.ranking.rated, fmt.players[1] > 1, row, chart, versions, head,
+                         self.head_rows(bot, head, newest), failures.most_common(), failed[:10], len(mine))
+
     def head_to_head(self, bot: BotInfo, mine: Sequence[tuple[GameRow, SeatRow]]) -> list[HeadToHead]:
-        """The bot's record against every bot it met in the site's format, most games first."""
+        """The bot's record against every bot it met in ``mine`` (one format's games), most games first."""
         ladder = self.ladder
         tallies: dict[int, list[float]] = {}  # games, wins, losses, coin diff
         for game, seat in mine:
-            if game.status != "done" or format_of(game.rules_id).name != self.variant:
+            if game.status != "done":
                 continue
             for other in game.seats:
                 other_bot = ladder.versions[other.version_id].bot_id
@@ -288,7 +303,7 @@ def build_site(engine: Engine, out: Path, variant: str | None = None, workers: i
     with Session(engine) as session:
         ladder = load_ladder(session, variant, logs=private_logs)
         flags = stored_flags(session)
-        history = rating_history(session, ladder, variant)
+        history = {f.name: rating_history(session, ladder, f.name) for f in formats() if f.ranking.rated}
     renderer = Renderer(environment(), out, ladder, manifest)
     games = GamePages(engine, renderer, builder)
     pages = Pages(renderer, variant, flags, builder, games.keys)

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence
 
+from markupsafe import Markup
 from sqlmodel import Session, col, select
 
 from arena.db import Match, RatingSnapshot, Season, stored_id
@@ -12,7 +13,7 @@ from arena.formats import format_of
 from arena.ladder.rankings import Standing
 
 from arena.site.chart import ChartPoint
-from arena.site.model import BotInfo, GameRow, Ladder, Tally, VersionInfo
+from arena.site.model import BotInfo, GameRow, Ladder, SeatRow, Tally, VersionInfo
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,25 @@ class VersionRow:
     version: VersionInfo
     tally: Tally
     superseded_by: int | None
+
+
+@dataclass(frozen=True)
+class BotFormat:
+    """One format's section of a bot's page: its standing on that board, rating chart, versions, failures and
+    head to head, all counted on that format's games only."""
+
+    name: str  # the format's name ("classic", "duel", "solo")
+    title: str
+    rated: bool
+    multi_seat: bool  # head to head means something only where bots share a table
+    row: BoardRow | None
+    chart: Markup | None  # None: an unrated format has no rating history
+    versions: list[VersionRow]
+    head: list[HeadToHead]
+    head_rows: Markup
+    failures: list[tuple[str, int]]
+    failed: list[tuple[GameRow, SeatRow]]
+    games: int
 
 
 def version_stats(ladder: Ladder, variant: str) -> dict[int, Tally]:

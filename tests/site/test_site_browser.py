@@ -12,7 +12,7 @@ from browser_helpers import (HOSTILE, column, ends_the_game, no_alert, open_page
                              severe_console_messages)
 from sqlmodel import Session, col, select
 
-from arena.db import Bot, BotVersion, Match, make_engine
+from arena.db import Bot, BotVersion, Match, Rating, make_engine
 from arena.ladder.rankings import RatedStanding, WinRateStanding
 from engine import Bean, classic_rules, rules_for
 from engine.spectator import replay_steps
@@ -58,8 +58,20 @@ def test_bot_page_shows_rating_chart_with_version_marker(browser, site: Path, la
     assert len(mu_points) >= 12  # a prior per version plus one point per rated game
     labels = [t.text for t in chart.find_elements(By.CSS_SELECTOR, "text.version-label")]
     assert labels == ["v1", "v2"]
-    head = browser.find_elements(By.CSS_SELECTOR, "#head-to-head tbody tr")
+    head = browser.find_elements(By.CSS_SELECTOR, "#head-to-head-classic tbody tr")
     assert {row.find_element(By.TAG_NAME, "td").text for row in head} >= {"dice", "merchant"}
+    # the duel has a section of its own, with its own chart: the duel ratings of glutton's duel games
+    duel = browser.find_element(By.CSS_SELECTOR, "#format-duel svg.chart")
+    duel.location_once_scrolled_into_view
+    assert duel.is_displayed() and duel.size["width"] > 300
+    duel_points = duel.find_element(By.CSS_SELECTOR, "polyline.mu").get_attribute("points").split()
+    with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
+        rated_duels = [games for games in session.exec(select(Rating.games).where(
+            Rating.variant == "duel", Rating.version_id == BotVersion.id, BotVersion.bot_id == glutton.id)).all()
+            if games]
+    assert sum(rated_duels) > 0 and len(duel_points) == sum(rated_duels) + len(rated_duels)  # a prior a version
+    assert duel_points != mu_points[:len(duel_points)]
+    browser.save_screenshot(str(screenshots / "bot-duel.png"))
 
 
 def test_replay_steps_to_the_final_scores_of_the_page(browser, site: Path, ladder: dict, screenshots: Path) -> None:

@@ -121,23 +121,36 @@ def test_build_writes_pages_named_by_ids(ladder: dict, site: Path) -> None:
         assert (site / row["page"]).is_file()
 
 
-def test_bot_page_head_to_head_counts_only_the_sites_format(ladder: dict, site: Path) -> None:
-    """glutton played classic and duel games against dice; its page (classic site) counts the classic ones."""
+def test_bot_page_has_a_section_per_format_each_counting_its_own_games(ladder: dict, site: Path) -> None:
+    """glutton played classic, duel and solo games (and met dice in classic and duel): its page has a section per
+    format, and each counts that format's games only: the head to head, the versions' games and the failures box."""
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
         ids = {name: session.exec(select(Bot.id).where(Bot.name == name)).one() for name in ("glutton", "dice")}
         together: dict[str, int] = {"classic": 0, "duel": 0}
+        played: dict[str, int] = {"classic": 0, "duel": 0, "solo": 0}
         for match in session.exec(select(Match).where(Match.status == "done")).all():
             seated = set(session.exec(select(BotVersion.bot_id).where(
                 MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id)).all())
+            variant = format_of(match.rules_id).name
+            played[variant] += ids["glutton"] in seated
             if {ids["glutton"], ids["dice"]} <= seated:
-                together[format_of(match.rules_id).name] += 1
-    assert together["classic"] > 0 and together["duel"] > 0
+                together[variant] += 1
+    assert min(together.values()) > 0 and min(played.values()) > 0 and together["classic"] != together["duel"]
     html = (site / "bots" / f"{ids['glutton']}.html").read_text()
-    row = re.search(rf'<a href="\.\./bots/{ids["dice"]}\.html" class="bot">dice</a></td>'
-                    r'<td class="num" data-value="(\d+)"', html)
-    assert row is not None, html
-    assert int(row.group(1)) == together["classic"]
-    assert "Head to head <span class=\"muted\">(classic games)</span>" in html
+    sections = {part.split('"', 1)[0]: part for part in html.split('<section class="format" id="format-')[1:]}
+    assert list(sections) == ["classic", "duel", "solo"]
+    for variant, section in sections.items():
+        assert f"No timeouts, crashes or illegal moves in {played[variant]} {variant} games." in section
+        counted = [int(n) for n in re.findall(r'<td>v\d</td><td>[^<]*</td><td class="num">(\d+)</td>', section)]
+        assert sum(counted) == played[variant], (variant, counted)
+        if variant == "solo":  # one seat: no head to head, and no rating chart (the solo board is not rated)
+            assert "Head to head" not in section and "<svg" not in section
+            continue
+        row = re.search(rf'<a href="\.\./bots/{ids["dice"]}\.html" class="bot">dice</a></td>'
+                        r'<td class="num" data-value="(\d+)"', section)
+        assert row is not None and int(row.group(1)) == together[variant], (variant, section)
+        assert f'Head to head <span class="muted">({variant} games)</span>' in section
+        assert f"Rating history <span class=\"muted\">({variant})</span>" in section and "<svg" in section
     games = (site / "bots" / f"{ids['glutton']}-games-1.html").read_text()  # every format, each row says which
     assert games.count("<td>classic</td>") >= together["classic"] and games.count("<td>duel</td>") >= together["duel"]
 
