@@ -156,4 +156,5 @@ def test_the_winners_page_in_a_browser(played: dict, browser) -> None:
     assert "step 0 of" in browser.find_element(By.ID, "step-label").text
     browser.back()
     browser.find_element(By.CSS_SELECTOR, ".finalist .ladder-path").click()
-    assert "/bots/" in browser.current_url and browser.find_element(By.TAG_NAME, "h1").text
+    assert "/bots/" in browser.current_url and browser.current_url.endswith("#format-duel")
+    assert browser.find_element(By.ID, "format-duel").is_displayed()  # its duel section: its way on the ladder
