@@ -32,17 +32,27 @@ class Entry:
     retired: bool  # the bot has no active version now: it cannot be a finalist
 
 
-def entry_versions(session: Session, competition: Competition) -> dict[int, BotVersion]:
-    """By bot id, the version each author's bot enters with: its newest version stored by the deadline that plays
-    the competition's format (built-in reference bots and versions stored later do not enter)."""
+@dataclass(frozen=True)
+class EntryVersion:
+    """The version a bot enters with: its id and number."""
+
+    version_id: int
+    number: int
+
+
+def entry_versions(session: Session, competition: Competition, bot_id: int | None = None) -> dict[int, EntryVersion]:
+    """By bot id (all, or ``bot_id``'s), the version each author's bot enters with: its newest version stored by the
+    deadline that plays the competition's format (built-in reference bots and versions stored later do not enter)."""
     deadline = utc(competition.deadline)
-    plays = set(session.exec(select(VersionFormat.version_id).where(
-        VersionFormat.variant == competition.variant, VersionFormat.plays == True)).all())  # noqa: E712
-    chosen: dict[int, BotVersion] = {}
-    for bot, version in session.exec(select(Bot, BotVersion).where(
-            BotVersion.bot_id == Bot.id, col(Bot.builtin).is_(False)).order_by(col(BotVersion.number))).all():
-        if stored_id(version) in plays and utc(version.created_at) <= deadline:
-            chosen[stored_id(bot)] = version
+    query = select(BotVersion.bot_id, BotVersion.id, BotVersion.number, BotVersion.created_at).where(
+        BotVersion.bot_id == Bot.id, col(Bot.builtin).is_(False), VersionFormat.version_id == BotVersion.id,
+        VersionFormat.variant == competition.variant, VersionFormat.plays == True)  # noqa: E712
+    if bot_id is not None:
+        query = query.where(BotVersion.bot_id == bot_id)
+    chosen: dict[int, EntryVersion] = {}
+    for bot, version_id, number, created in session.exec(query.order_by(col(BotVersion.number))).all():
+        if version_id is not None and utc(created) <= deadline:
+            chosen[bot] = EntryVersion(version_id, number)
     return chosen
 
 
@@ -94,8 +104,8 @@ def freeze(session: Session, competition: Competition) -> bool:
     chosen = entry_versions(session, competition)
     bots = {stored_id(b): b for b in session.exec(select(Bot).where(col(Bot.id).in_(list(chosen)))).all()}
     if format_of(competition.variant).ranking.rated:
-        standing = _rated_at(session, competition, [stored_id(v) for v in chosen.values()])
-        figures = {bot_id: standing[stored_id(v)] for bot_id, v in chosen.items()}
+        standing = _rated_at(session, competition, [v.version_id for v in chosen.values()])
+        figures = {bot_id: standing[v.version_id] for bot_id, v in chosen.items()}
         ranked_after = format_of(competition.variant).ranking.ranked_after
         # as the board orders them: the versions with too few games for a rank below the ranked ones
         order = sorted(chosen, key=lambda b: (figures[b][1] < ranked_after, -figures[b][0], bots[b].name))
@@ -104,7 +114,7 @@ def freeze(session: Session, competition: Competition) -> bool:
         order = sorted(chosen, key=lambda b: (figures[b][1] == 0, -figures[b][0], bots[b].name))
     for place, bot_id in enumerate(order, start=1):
         score, games = figures[bot_id]
-        session.add(CompetitionEntry(competition_id=stored_id(competition), version_id=stored_id(chosen[bot_id]),
+        session.add(CompetitionEntry(competition_id=stored_id(competition), version_id=chosen[bot_id].version_id,
                                      bot_id=bot_id, place=place, score=round(score, 4), games=games))
     competition.frozen_at = now()
     session.add(competition)
@@ -114,12 +124,12 @@ def freeze(session: Session, competition: Competition) -> bool:
 
 def entries(session: Session, competition: Competition) -> list[Entry]:
     """The stored entries, by their place at the deadline (none before it is frozen)."""
-    rows = session.exec(select(CompetitionEntry, Bot, BotVersion).where(
+    rows = session.exec(select(CompetitionEntry, Bot.name, Bot.author, BotVersion.number).where(
         CompetitionEntry.competition_id == competition.id, CompetitionEntry.bot_id == Bot.id,
         CompetitionEntry.version_id == BotVersion.id).order_by(col(CompetitionEntry.place))).all()
     active = set(session.exec(select(BotVersion.bot_id).where(BotVersion.active == True)).all())  # noqa: E712
-    return [Entry(e.bot_id, bot.name, bot.author, e.version_id, version.number, e.place, e.score, e.games,
-                  e.finalist, e.bot_id not in active) for e, bot, version in rows]
+    return [Entry(e.bot_id, name, author, e.version_id, number, e.place, e.score, e.games, e.finalist,
+                  e.bot_id not in active) for e, name, author, number in rows]
 
 
 @dataclass(frozen=True)
@@ -147,12 +157,14 @@ def entry_notes(session: Session, version: BotVersion, formats: set[str]) -> lis
         if now() < deadline:
             notes.append(EntryNote(competition.name, competition.variant, deadline, None, True))
             continue
-        entry = entry_versions(session, competition).get(version.bot_id)
-        if competition.frozen_at is not None:  # stored: what entered, even if the rows above would now differ
-            stored = session.exec(select(CompetitionEntry.version_id).where(
-                CompetitionEntry.competition_id == competition.id, CompetitionEntry.bot_id == version.bot_id)).first()
-            entry = None if stored is None else session.get(BotVersion, stored)
+        if competition.frozen_at is not None:  # stored: what entered, even if the versions would now say otherwise
+            stored = session.exec(select(CompetitionEntry.version_id, BotVersion.number).where(
+                CompetitionEntry.competition_id == competition.id, CompetitionEntry.bot_id == version.bot_id,
+                BotVersion.id == CompetitionEntry.version_id)).first()
+            entry = None if stored is None else EntryVersion(*stored)
+        else:
+            entry = entry_versions(session, competition, version.bot_id).get(version.bot_id)
         notes.append(EntryNote(competition.name, competition.variant, deadline,
                                None if entry is None else entry.number,
-                               entry is not None and stored_id(entry) == stored_id(version)))
+                               entry is not None and entry.version_id == stored_id(version)))
     return notes
