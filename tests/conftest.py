@@ -56,6 +56,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "site/test_site_browser_pages.py": ("slow", "browser"),
     "site/test_site_browser_replay.py": ("slow", "browser"),
     "site/test_site_build.py": ("slow",),
+    "site/test_site_competition.py": ("slow",),  # a competition played in the sandbox; its browser test: by fixture
     "site/test_site_damaged.py": ("slow",),  # builds the test ladder (real seasons) and its site, twice
     "site/test_site_incremental.py": ("slow",),  # builds the test ladder (real seasons), then rebuilds its site
     "site/test_site_tables.py": ("slow",),
@@ -95,10 +96,12 @@ LONGEST: dict[str, int] = {
     "code/test_types.py": 27,
     "packaging/test_wheel.py": 26,
     "service/test_service_tickets.py": 20,
+    "site/test_site_competition.py": 18,
 }
 #: markers by fixture: whatever uses it needs what it starts
 MARKERS_BY_FIXTURE: dict[str, tuple[str, ...]] = {
     "postgres": ("postgres",),
+    "browser": ("slow", "browser"),
     "account": ("slow", "unprivileged"),
 }
 

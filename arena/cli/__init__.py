@@ -2,11 +2,12 @@
 ``trust``, help texts built from the format registry in ``helps``, the commands in ``play`` (play),
 ``bots`` (submit, bots, bots retire), ``authors`` (author accounts), ``ladder`` (its settings), ``serve``
 (the submission service), ``status`` (an author's own view through it), ``demo``, ``season`` (season ...,
-leaderboard), ``site`` (site build), ``game`` (game show), ``audit`` (the integrity audit) and ``backup``."""
+leaderboard), ``competition`` (competitions and their finals), ``site`` (site build), ``game`` (game show),
+``audit`` (the integrity audit) and ``backup``."""
 from __future__ import annotations
 
 from arena.cli import audit, backup, game, play, season, site, testrun  # noqa: F401 - importing a command module registers its commands
 from arena.cli.base import cli, main
-from arena.cli import authors, bots, demo, ladder, serve, status  # noqa: F401 - importing a command module registers its commands
+from arena.cli import authors, bots, competition, demo, ladder, serve, status  # noqa: F401 - importing a command module registers its commands
 
 __all__ = ["cli", "main"]

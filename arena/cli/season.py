@@ -8,7 +8,7 @@ import click
 from sqlmodel import Session, col, select
 
 from arena.audit.words import season_audit_lines
-from arena.db import Bot, BotVersion, DatabaseError, Match, MatchSeat, MatchStatus, Season
+from arena.db import Bot, BotVersion, Competition, DatabaseError, Match, MatchSeat, MatchStatus, Season
 from arena.ladder.dask_executor import DaskExecutor
 from arena.ladder.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import default_format, format_of
@@ -133,6 +133,11 @@ def season_run(ctx: Context, name: str | None, games: int | None, workers: int, 
         raise UserError(str(exc)) from None
     with Session(ctx.engine) as session:  # an existing season keeps its own variant
         existing = session.exec(select(Season).where(Season.name == name)).first()
+        final_of = existing and session.exec(select(Competition.name)
+                                             .where(Competition.season_id == existing.id)).first()
+    if final_of:  # planned by its own schedule, never by the matchmaker
+        raise UserError(f"season {name!r} is the final of competition {final_of!r}: "
+                        f"'arena competition final {final_of}' plays it")
     try:
         rules = rules_for(variant or (existing.variant if existing else default_format().name))
     except ValueError as exc:

@@ -11,15 +11,16 @@ from arena.db.errors import DatabaseError, one_line
 from arena.db.lock import ADVISORY_KEY, exclusive_run
 from arena.db.queries import (active_versions, author_group, author_key, bot_key, name_key, played_formats, prior_means,
                               stored_id)
-from arena.db.schema import (SCHEMA_VERSION, AuditFlag, Author, Bot, BotVersion, Match, MatchSeat, Meta, Rating,
-                             RatingSnapshot, Season, SeatLog, TestRun, TestRunBot, TestRunPair, VersionFormat, now,
-                             source_hash)
+from arena.db.schema import (SCHEMA_VERSION, AuditFlag, Author, Bot, BotVersion, Competition, CompetitionEntry,
+                             Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, SeatLog, TestRun, TestRunBot,
+                             TestRunPair, VersionFormat, now, source_hash)
 from arena.db.columns import MatchStatus, SeatStatus
 from arena.db.urls import DB_ENV, DEFAULT_DB, database_url, driver_url, shown_url, sqlite_file_problem
 
 __all__ = [
     "ADVISORY_KEY", "DB_ENV", "DEFAULT_DB", "SCHEMA_VERSION",
-    "AuditFlag", "Author", "Bot", "BotVersion", "DatabaseError", "Match", "MatchSeat", "MatchStatus", "Meta",
+    "AuditFlag", "Author", "Bot", "BotVersion", "Competition", "CompetitionEntry", "DatabaseError", "Match",
+    "MatchSeat", "MatchStatus", "Meta",
     "Rating", "RatingSnapshot", "Season", "SeatLog", "SeatStatus", "TestRun", "TestRunBot", "TestRunPair",
     "VersionFormat",
     "active_versions", "author_group", "author_key", "bot_key", "database_url", "driver_url", "exclusive_run",

@@ -224,3 +224,12 @@ def _upgrade_to_13_flows(engine: Engine) -> None:
         if "flows" not in {c["name"] for c in inspect(engine).get_columns("match")}:
             conn.execute(text('ALTER TABLE "match" ADD COLUMN flows VARCHAR NULL'))
         conn.execute(text("UPDATE meta SET value = '13' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_14_competitions(engine: Engine) -> None:
+    """Schema 13 -> 14: competitions; their two tables (``competition``, ``competitionentry``) are made by create_all,
+    and nothing stored before changes."""
+    from sqlalchemy import text
+
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE meta SET value = '14' WHERE key = 'schema_version'"))

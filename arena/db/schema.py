@@ -11,7 +11,7 @@ from sqlmodel import Field, SQLModel
 
 from arena.db.columns import CompressedText, MatchStatus, SeatStatus, TextEnum
 
-SCHEMA_VERSION = 13  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+SCHEMA_VERSION = 14  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (TestRun, TestRunBot, TestRunPair: new tables, made by create_all)
 #                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
@@ -27,6 +27,7 @@ SCHEMA_VERSION = 13  # 2: what a version plays and starts from, per format, in V
 #                       (a removed account's name stays reserved)
 #                   13: Match.flows, the audit's trade flows counted as the game was played (None: an older
 #                       record, played again by the audit)
+#                   14: competitions (Competition, CompetitionEntry: new tables, made by create_all)
 
 
 def now() -> datetime:
@@ -238,6 +239,35 @@ class AuditFlag(SQLModel, table=True):
     cleared_after: Optional[int] = None  # the last match id when it was cleared
     # `arena audit confirm A B`: the operator upheld it; its shared games stay out of the ratings for good
     confirmed_at: Optional[datetime] = None
+
+
+class Competition(SQLModel, table=True):
+    """A competition (arena/competition/): the open ladder of a format until ``deadline``, then a final among the
+    ``finalists`` best entries, played as a season of its own (``season_id``) and ranked apart from the ladder."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True)
+    variant: str
+    deadline: datetime
+    finalists: int
+    final_games: int  # at least this many games in the final (deals per finalist in a same-deals format)
+    created_at: datetime = Field(default_factory=now)
+    frozen_at: Optional[datetime] = None  # when its entries were stored (the first look after the deadline)
+    season_id: Optional[int] = Field(default=None, foreign_key="season.id")  # the final, once started
+    kept_apart: str = ""  # JSON: the finalists' pairs the audit had flagged, never seated together in the final
+    closed_at: Optional[datetime] = None  # `arena competition close`: the result stands, same deals are shown
+
+
+class CompetitionEntry(SQLModel, table=True):
+    """One bot's entry: its version current at the deadline and where the ladder had it then."""
+
+    competition_id: int = Field(foreign_key="competition.id", primary_key=True)
+    version_id: int = Field(foreign_key="botversion.id", primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    place: int  # 1 for the best on the ladder at the deadline
+    score: float  # what the ladder ranked it by then (mu - 3 sigma, or the win rate)
+    games: int  # its ladder games by then
+    finalist: bool = False
 
 
 def source_hash(source: str) -> str:

@@ -101,11 +101,16 @@ def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
 class Planner:
     """Plans the next matches of a season from the current ratings and schedule.
 
+    ``seats_active``: it seats the active versions (a season needs enough of them); a competition's final seats its
+    finalists, whatever became of them since.
+
     Seasons of a format where every bot plays the same deals (``Format.same_deals``: solo) plan differently:
     ``season.games`` is the number of deals, and every active bot that plays the format gets one match per deal
     (the same seeds for all, ``solo_seeds``), a bot's deals grouped into tables of ``SOLO_TABLE``. Bots added
     later get the same deals when the season is resumed.
     """
+
+    seats_active = True
 
     def __init__(self, session: Session, season: Season, book: RatingBook, builtin_only: bool = False) -> None:
         self.session = session
@@ -214,9 +219,13 @@ class Planner:
         size = len(table)
         seed = match_seed(self.season.seed, self.number)
         tables = [table[k:] + table[:k] for k in range(size)] if self.season.rotate else [table]
+        return self.store_table(tables[: max(1, self.remaining())], seed)
+
+    def store_table(self, seatings: Sequence[Sequence[int]], seed: int) -> list[Match]:
+        """Store one table: a match of deck ``seed`` for each seating (version ids in seat order)."""
         matches = []
         first = self.number
-        for seating in tables[: max(1, self.remaining())]:
+        for seating in seatings:
             match = Match(season_id=stored_id(self.season), number=self.number, table=first, seed=seed,
                           rules_id=self.rules.id)
             self.session.add(match)

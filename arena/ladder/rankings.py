@@ -13,8 +13,8 @@ from typing import Any, ClassVar, Sequence, TypeVar
 
 from sqlmodel import Session, col, select
 
-from arena.db import (BotVersion, Match, MatchSeat, MatchStatus, Meta, Rating, RatingSnapshot, Season, active_versions,
-                      prior_means, stored_id)
+from arena.db import (BotVersion, Competition, Match, MatchSeat, MatchStatus, Meta, Rating, RatingSnapshot, Season,
+                      active_versions, prior_means, stored_id)
 from arena.audit.flag_games import is_taken, not_rated
 from arena.ladder.random_seeds import private_deals
 from arena.ladder.ratings import MU, RatingBook, Skill
@@ -350,8 +350,9 @@ class WinRate:
         its versions' together, each deal once (the first game of it). ``ci_low``/``ci_high`` are the 95% Wilson
         interval of the win rate. Forfeits count as losses; void games do not count."""
         query = select(Season).where(Season.variant == variant)
-        chosen = session.exec(query.where(Season.name == season) if season
-                              else query.order_by(col(Season.id).desc())).first()
+        finals = select(Competition.season_id).where(col(Competition.season_id).is_not(None))
+        chosen = session.exec(query.where(Season.name == season) if season  # a competition's final is no ladder season
+                              else query.where(col(Season.id).not_in(finals)).order_by(col(Season.id).desc())).first()
         if season and chosen is None:
             raise RankingError(f"no {variant} season named {season!r}")
         tallies: dict[int, _Tally] = {}

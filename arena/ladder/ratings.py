@@ -28,9 +28,10 @@ class Skill:
         return self.mu - 3 * self.sigma
 
 
-def environment(draw_probability: float) -> trueskill.TrueSkill:
-    """An explicit TrueSkill environment (never the package's global one)."""
-    return trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU, draw_probability=draw_probability)
+def environment(draw_probability: float, tau: float = TAU) -> trueskill.TrueSkill:
+    """An explicit TrueSkill environment (never the package's global one); ``tau`` 0: no drift (a competition's
+    final, where skill is taken not to change)."""
+    return trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=BETA, tau=tau, draw_probability=draw_probability)
 
 
 def draw_probability(tied_pairs: int, pairs: int) -> float:
@@ -45,9 +46,9 @@ def tie_counts(ranks: Sequence[int]) -> tuple[int, int]:
     return ties, len(ordered) - 1
 
 
-def rate_game(skills: Sequence[Skill], ranks: Sequence[int], draw_p: float) -> list[Skill]:
+def rate_game(skills: Sequence[Skill], ranks: Sequence[int], draw_p: float, tau: float = TAU) -> list[Skill]:
     """New skills of the seats of one game, from its full finishing order (ties share a rank)."""
-    env = environment(draw_p)
+    env = environment(draw_p, tau)
     groups = [(env.create_rating(s.mu, s.sigma),) for s in skills]
     rated = env.rate(groups, ranks=[r - 1 for r in ranks])
     return [Skill(g[0].mu, g[0].sigma, s.games + 1) for g, s in zip(rated, skills)]
@@ -58,7 +59,9 @@ class RatingBook:
     the latest recompute of the stored ratings when the book was read (a book read before the latest recompute
     is read again before it rates a game: ``arena.ladder.rankings.TrueSkill.record``)."""
 
-    def __init__(self, priors: Mapping[int, Skill], tied_pairs: int = 0, pairs: int = 0, generation: int = 0) -> None:
+    def __init__(self, priors: Mapping[int, Skill], tied_pairs: int = 0, pairs: int = 0, generation: int = 0,
+                 tau: float = TAU) -> None:
+        self.tau = tau
         self.priors = dict(priors)
         self.skills: dict[int, Skill] = {}
         self.tied_pairs = tied_pairs
@@ -77,7 +80,8 @@ class RatingBook:
         return skill
 
     def record(self, version_ids: Sequence[int], ranks: Sequence[int]) -> list[Skill]:
-        new = rate_game([self.get(v) for v in version_ids], ranks, draw_probability(self.tied_pairs, self.pairs))
+        new = rate_game([self.get(v) for v in version_ids], ranks, draw_probability(self.tied_pairs, self.pairs),
+                        self.tau)
         for v, skill in zip(version_ids, new):
             self.skills[v] = skill
         ties, pairs = tie_counts(ranks)

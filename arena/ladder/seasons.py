@@ -159,19 +159,21 @@ class SeasonProgress:
 def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor | int, limits: Limits,
                tier: Tier | Callable[[TableExecutor], Tier],
                on_progress: Callable[[SeasonProgress], None] = lambda p: None,
-               prepare: Callable[[Session], object] | None = None) -> SeasonProgress:
+               prepare: Callable[[Session], object] | None = None,
+               planner: Callable[[Session, Season, RatingBook, bool], Planner] = Planner) -> SeasonProgress:
     """Run (or resume) a season until every planned game is recorded, then audit it (``run_audit``: a flagged
     pair's shared games leave the ratings; ``SeasonProgress.audited`` and ``flagged`` say what it found).
 
     ``executor`` plays the tables (a number: a local pool of that many workers); it is started
     here, after the database lock is taken, and closed at the end. ``tier`` may be a function of
     the started executor (a Dask cluster probes its workers' machines). ``prepare`` runs under the
-    lock before anything else (e.g. entering bosses), so a refused run changes nothing.
+    lock before anything else (e.g. entering bosses), so a refused run changes nothing. ``planner`` makes the
+    season's planner (a competition's final plans its own fixed schedule: arena/competition/final.py).
     """
     if isinstance(executor, int):
         executor = LocalPoolExecutor(executor)
     try:
-        return _run_season(engine, settings, executor, limits, tier, on_progress, prepare)
+        return _run_season(engine, settings, executor, limits, tier, on_progress, prepare, planner)
     except DBAPIError as exc:  # e.g. a full disk under the database: what was committed stays, the rest is replanned
         raise DatabaseError(f"season {settings.name!r} stopped: the database refused a write "
                             f"({one_line(exc.orig or exc)}); finished games are saved, and the same command "
@@ -180,7 +182,8 @@ def run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor
 
 def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecutor, limits: Limits,
                 tier: Tier | Callable[[TableExecutor], Tier], on_progress: Callable[[SeasonProgress], None],
-                prepare: Callable[[Session], object] | None) -> SeasonProgress:
+                prepare: Callable[[Session], object] | None,
+                make_planner: Callable[[Session, Season, RatingBook, bool], Planner]) -> SeasonProgress:
     with exclusive_run(engine, f"season run {settings.name!r}"):
         with Session(engine) as session:
             if prepare is not None:
@@ -199,7 +202,7 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                 season = session.get(Season, season_id)
                 assert season is not None
                 key = database_key(session)
-                planner = Planner(session, season, load_book(session, season.variant), settings.builtin_only)
+                planner = make_planner(session, season, load_book(session, season.variant), settings.builtin_only)
                 progress = _progress_of(session, season)
                 if planner.same_deals:  # deals × bots, not season.games
                     progress.planned = planner.number + planner.remaining()
@@ -207,7 +210,7 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                     Match.season_id == season.id, Match.status == MatchStatus.PLANNED)).all())
                 if backlog:
                     log.info("season %s: resuming %d planned tables", season.name, len(backlog))
-                elif planner.remaining() > 0 and not planner.same_deals:  # before the first progress line
+                elif planner.remaining() > 0 and not planner.same_deals and planner.seats_active:  # before any line
                     check_enough_bots(session, season.name, season.variant, season.min_players, settings.builtin_only)
                 on_progress(progress)
                 tables_in_flight = 0  # two per worker, so that no worker waits for the coordinator

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from sqlmodel import Session, col, select
 
+from arena.competition.entries import entry_notes
 from arena.submissions.accounts import find_author
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, Season, SeatLog, SeatStatus, author_key, stored_id
 from arena.db.queries import played_formats
@@ -89,9 +90,12 @@ def owner_report(session: Session, author_name: str) -> dict[str, Any]:
 def active_json(session: Session, version: BotVersion, standings: dict[str, Standing | None]) -> dict[str, Any]:
     """Where the active version stands: ``paused`` (why a live season stopped seating it, and when; None while
     it plays) and, in each format it plays, its games, its rank, and whether it is still ``placing``: fewer
-    games than the format's ``ranked_after`` (no rank yet; a win-rate board ranks at once)."""
+    games than the format's ``ranked_after`` (no rank yet; a win-rate board ranks at once); ``competitions``, what
+    each competition of its formats that is not closed says of it (``EntryNote``: its entry, or that it came after
+    the deadline and is none)."""
     plays = set(played_formats(session, stored_id(version)))
     return {"version": version.number,
+            "competitions": [note.to_json() for note in entry_notes(session, version, plays)],
             "paused": None if version.paused is None else {
                 "reason": version.paused, "at": None if version.paused_at is None else version.paused_at.isoformat()},
             "formats": [placement_json(session, version, f, standings.get(f.name)) for f in formats()

@@ -43,6 +43,9 @@ def status_lines(report: dict[str, Any]) -> list[str]:
                          "-" if place["format"] == "-" else standing_text(place), state))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows]
+    for bot in bots:
+        for note in (bot.get("active") or {}).get("competitions", []):
+            lines.append(f"{shown(bot['name'])}: {competition_text(note)}")
     failures = sorted(((f, bot["name"]) for bot in bots for f in bot.get("failures", [])),
                       key=lambda pair: -int(pair[0]["game"]))[:FAILURES_PRINTED]
     if failures:
@@ -56,6 +59,19 @@ def status_lines(report: dict[str, Any]) -> list[str]:
         lines.append("games with your bots' logs: " + ", ".join(map(str, games[:20]))
                      + (f" and {len(games) - 20} more" if len(games) > 20 else ""))
     return lines
+
+
+def competition_text(note: dict[str, Any]) -> str:
+    """What a competition says of the active version (``EntryNote.to_json``): it enters, or came too late."""
+    name, variant = shown(note["competition"]), shown(note["format"])
+    deadline = shown(note["deadline"])[:16].replace("T", " ")
+    if note["enters"] and note["entry"] is None:
+        return f"competition {name} ({variant}): enters as your current version at {deadline} UTC"
+    if note["enters"]:
+        return f"competition {name} ({variant}): version {note['entry']} is your entry"
+    entry = f"your entry is version {note['entry']}" if note["entry"] is not None else "your bot has no entry"
+    return (f"competition {name} ({variant}): this version came after the deadline ({deadline} UTC) and is not "
+            f"an entry; {entry}")
 
 
 def failure_lines(failure: dict[str, Any], name: str) -> list[str]:

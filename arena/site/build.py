@@ -33,6 +33,7 @@ from arena.site.model import BotInfo, GameRow, SeatRow, Tally, load_ladder
 from arena.site.render import Renderer, environment
 from arena.site.rows import (BoardRow, BotFormat, HeadToHead, SeasonRow, SeasonStanding, VersionRow, board_rows,
                              rating_history, season_rows, version_stats)
+from arena.site.competitions import write_competition_pages
 from arena.site.testruns import write_test_run_pages
 
 GAMES_PER_PAGE = 100
@@ -75,7 +76,8 @@ def _board_json(variant: str, updated: datetime | None, rows: Sequence[BoardRow]
 
 
 class Pages:
-    """Every page of one build but the game pages: boards, bots, seasons, test runs, the audit, game lists."""
+    """Every page of one build but the game pages: boards, bots, seasons, test runs, competitions, the audit, game
+    lists."""
 
     def __init__(self, renderer: Renderer, variant: str, flags: Sequence[StoredFlag], builder: str,
                  game_keys: dict[int, str]) -> None:
@@ -104,6 +106,7 @@ class Pages:
         self.bot_pages(history)
         self.season_pages(seasons)
         write_test_run_pages(engine, renderer)
+        write_competition_pages(engine, renderer)
         self.audit_page()
         pages = self.game_lists("games/page-{}.html", ladder.games, "All games", "../", listing="games")
         newest = ladder.games[:GAMES_PER_PAGE]  # the page the menu links: the newest games, whatever their page

@@ -11,7 +11,7 @@ from arena.site.errors import SiteError
 
 MARKER = ".arena-site"
 #: the folders of a built site; every other file sits at its top
-SUBFOLDERS = ("bots", "games", "seasons", "tests")
+SUBFOLDERS = ("bots", "competitions", "games", "seasons", "tests")
 
 
 def prepare_out(out: Path) -> None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena.competition.entries import entry_notes
 from arena.formats import default_format, formats
 from arena.play.referee import OutOfTime
 from arena.submissions.accounts import Actor
@@ -72,6 +73,7 @@ def submit_bytes(engine: Engine, data: bytes, filename: str, name: str, actor: A
             done = register(session, name, source, actor, variants=passed, language=language, one_ticket=True)
             plays = plays_formats(session, done.version)
             held = check_tickets(session, name, actor)  # the formats it passed and may not play (another bot's)
+            late = [note for note in entry_notes(session, done.version, set(plays)) if not note.enters]
     except (SubmissionError, TicketError) as exc:
         return Outcome((), tuple(err), refusal=str(exc))
     if done.new:
@@ -88,6 +90,10 @@ def submit_bytes(engine: Engine, data: bytes, filename: str, name: str, actor: A
         elif why:
             err.append(f"not scheduled in {variant}: {why}")
             err.extend(verdict.failure_texts(variant))
+    for note in late if done.new else []:
+        entry = f"its entry is version {note.entry}" if note.entry is not None else "it has no entry"
+        err.append(f"note: competition {note.competition} ({note.variant}): this version came after its deadline "
+                   f"({note.deadline:%Y-%m-%d %H:%M} UTC) and is not an entry; it plays on the ladder ({entry})")
     return Outcome((out,), tuple(err), done.version.number)
 
 

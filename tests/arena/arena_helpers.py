@@ -33,9 +33,9 @@ def db_url(db: Path | str) -> str:
 #: other command run as a real `python -m arena`, and so
 #: does each of these at least once (tests/arena/test_in_process.py compares both ways, and the tests that
 #: signal or kill a command start it themselves)
-IN_PROCESS = {("audit",), ("authors",), ("backup",), ("bots",), ("game",), ("ladder",), ("leaderboard",),
-              ("replay",), ("season", "close"), ("season", "list"), ("season", "show"), ("season", "run"), ("test",),
-              ("submit",), ("play",)}
+IN_PROCESS = {("audit",), ("authors",), ("backup",), ("bots",), ("competition",), ("game",), ("ladder",),
+              ("leaderboard",), ("replay",), ("season", "close"), ("season", "list"), ("season", "show"),
+              ("season", "run"), ("test",), ("submit",), ("play",)}
 GLOBAL_OPTIONS_WITH_VALUE = {"--db", "--log-file"}
 #: what of the environment the arena reads (tools on PATH, its own and Dask's settings, where Python finds
 #: modules; not PYTHONHASHSEED, which importing Dask's nanny sets for good):

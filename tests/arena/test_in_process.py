@@ -17,7 +17,8 @@ COMMANDS = [
     ("audit", "--json"), ("test", "list"), ("replay", "missing.json"), ("backup", "/nonexistent/dir/copy.sqlite"),
     ("submit", "/no/such/bot.py"), ("play", "nobody", "greedy"), ("season", "run", "--games", "2"),
     ("test", "nobody", "greedy"), ("test", "resume", "9"), ("authors",), ("authors", "remove", "ghost"),
-    ("authors", "add", "  "), ("ladder",), ("ladder", "set", "bots-per-author", "0"),
+    ("authors", "add", "  "), ("ladder",), ("ladder", "set", "bots-per-author", "0"), ("competition", "list"),
+    ("competition", "show", "ghost"), ("competition", "create", "x", "--deadline", "never"),
 ]
 BOTS = Path(__file__).parents[2] / "bots"
 

@@ -1,8 +1,8 @@
 """Upgrading a database of schema 4 and later, on SQLite and PostgreSQL: the tables of `arena test` (schema 5),
 the audit's flags (6), compressed replays (8), author accounts (9), the living ladder's columns (10), confirmed
-flags (11), program hashes (12) and the games' trade flows (13). As in test_migrations.py, each test makes a
-database of this schema, turns it back into the older one with the statements the old arena ran, and opens it
-with this arena."""
+flags (11), program hashes (12), the games' trade flows (13) and competitions (14). As in test_migrations.py, each
+test makes a database of this schema, turns it back into the older one with the statements the old arena ran, and
+opens it with this arena."""
 from __future__ import annotations
 
 import zlib
@@ -202,7 +202,7 @@ def test_a_schema_10_databases_flags_are_unconfirmed(url: str) -> None:
     engine = make_engine(url)
     assert "confirmed_at" in {c["name"] for c in inspect(engine).get_columns("auditflag")}
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "13"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "14"
         assert [(f.scope, f.confirmed_at) for f in session.exec(select(AuditFlag)).all()] == [("variant classic", None)]
     engine.dispose()
 
@@ -235,7 +235,7 @@ def test_a_schema_11_database_hashes_its_programs_and_reserves_removed_names(url
     old_database(url, 11, fill, before_one_ticket)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "13"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "14"
         for name, (source, language) in sources.items():
             version = session.exec(select(BotVersion).join(Bot).where(Bot.name == name)).one()
             assert version.program_sha256 == program_hash(source, language), name
@@ -287,7 +287,7 @@ def test_a_schema_12_databases_games_are_audited_from_their_replays(url: str) ->
     old_database(url, 12, fill, before_flows)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "13"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "14"
         match = session.exec(select(Match)).one()
         assert match.flows is None
         [game] = recorded_games(session, season="s")
@@ -297,4 +297,30 @@ def test_a_schema_12_databases_games_are_audited_from_their_replays(url: str) ->
         session.commit()
         [game] = recorded_games(session, season="s")
         assert game.flows == {(0, 1): 2.5}
+    engine.dispose()
+
+
+def no_competitions(engine: Engine) -> None:
+    """Schema 13: no competitions."""
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE competitionentry"))
+        conn.execute(text("DROP TABLE competition"))
+
+
+def test_a_schema_13_database_gains_the_competition_tables(url: str) -> None:
+    """Schema 14: the competitions' tables are made, and what was stored stays."""
+    from datetime import datetime, timezone
+
+    from arena.db import Competition
+
+    old_database(url, 13, add_bot_kept, no_competitions)
+    engine = make_engine(url)
+    assert {"competition", "competitionentry"} <= set(inspect(engine).get_table_names())
+    with Session(engine) as session:
+        assert schema_version(session) == str(SCHEMA_VERSION) == "14"
+        assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
+        session.add(Competition(name="cup", variant="classic", deadline=datetime(2026, 1, 1, tzinfo=timezone.utc),
+                                finalists=3, final_games=12))
+        session.commit()
+        assert [c.name for c in session.exec(select(Competition)).all()] == ["cup"]
     engine.dispose()

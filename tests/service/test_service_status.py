@@ -134,7 +134,8 @@ def test_status_shows_placing_then_a_rank_and_a_paused_version_with_its_reason(
                                       "'bobs' AND rating.variant = 'classic'") or [(0,)]
     assert bobs_games < 10
     status_code, bobs = http("GET", f"{server.url}/api/me", tokens["bob"])
-    assert status_code == 200 and bobs["bots"][0]["active"] == {"version": 1, "paused": None, "formats": [
+    assert status_code == 200 and bobs["bots"][0]["active"] == {
+        "version": 1, "paused": None, "competitions": [], "formats": [
         {"format": "classic", "games": bobs_games, "ranked_after": 10, "placing": True, "provisional": True,
          "rank": None}]}
     table = status(server, tokens["bob"])

@@ -1,0 +1,170 @@
+"""A competition's entries: at the deadline each author's bot enters with its version current then, placed as the
+ladder had it then. Versions submitted later play on the ladder, never in the competition."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from arena.db import (Bot, BotVersion, Competition, CompetitionEntry, Match, MatchSeat, MatchStatus, RatingSnapshot,
+                      Season, VersionFormat, now, stored_id)
+from arena.formats import format_of
+from arena.ladder.random_seeds import private_deals
+from arena.ladder.rankings import starting_skills
+
+from arena.competition.store import utc
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry as shown: the bot, its frozen version, and where the ladder had it at the deadline."""
+
+    bot_id: int
+    name: str
+    author: str
+    version_id: int
+    version: int
+    place: int
+    score: float
+    games: int
+    finalist: bool
+    retired: bool  # the bot has no active version now: it cannot be a finalist
+
+
+@dataclass(frozen=True)
+class EntryVersion:
+    """The version a bot enters with: its id and number."""
+
+    version_id: int
+    number: int
+
+
+def entry_versions(session: Session, competition: Competition, bot_id: int | None = None) -> dict[int, EntryVersion]:
+    """By bot id (all, or ``bot_id``'s), the version each author's bot enters with: its newest version stored by the
+    deadline that plays the competition's format (built-in reference bots and versions stored later do not enter)."""
+    deadline = utc(competition.deadline)
+    query = select(BotVersion.bot_id, BotVersion.id, BotVersion.number, BotVersion.created_at).where(
+        BotVersion.bot_id == Bot.id, col(Bot.builtin).is_(False), VersionFormat.version_id == BotVersion.id,
+        VersionFormat.variant == competition.variant, VersionFormat.plays == True)  # noqa: E712
+    if bot_id is not None:
+        query = query.where(BotVersion.bot_id == bot_id)
+    chosen: dict[int, EntryVersion] = {}
+    for bot, version_id, number, created in session.exec(query.order_by(col(BotVersion.number))).all():
+        if version_id is not None and utc(created) <= deadline:
+            chosen[bot] = EntryVersion(version_id, number)
+    return chosen
+
+
+def _rated_at(session: Session, competition: Competition, versions: list[int]) -> dict[int, tuple[float, int]]:
+    """(mu - 3 sigma, rated games) of each version after its last game that ended by the deadline."""
+    deadline = utc(competition.deadline)
+    start = starting_skills(session, competition.variant)
+    found = {v: (start[v].score, 0) for v in versions}
+    rows = session.exec(select(RatingSnapshot, Match.finished_at).where(
+        RatingSnapshot.match_id == Match.id, RatingSnapshot.variant == competition.variant,
+        col(RatingSnapshot.version_id).in_(versions)).order_by(col(Match.rated_order))).all()
+    for snapshot, finished in rows:
+        if finished is not None and utc(finished) <= deadline:
+            found[snapshot.version_id] = (snapshot.mu - 3 * snapshot.sigma, snapshot.games)
+    return found
+
+
+def _win_rate_at(session: Session, competition: Competition, bots: list[int]) -> dict[int, tuple[float, int]]:
+    """(win rate, games) of each bot on the private deals of its format's latest ladder season, by the deadline
+    (the half no version had feedback on)."""
+    deadline = utc(competition.deadline)
+    finals = select(Competition.season_id).where(col(Competition.season_id).is_not(None))
+    season = session.exec(select(Season).where(Season.variant == competition.variant, col(Season.id).not_in(finals))
+                          .order_by(col(Season.id).desc())).first()
+    wins: dict[int, list[int]] = {b: [0, 0] for b in bots}
+    if season is not None:
+        private = private_deals(season.seed, season.games)
+        counted: set[tuple[int, int]] = set()
+        for bot_id, seed, rank, finished in session.exec(
+                select(BotVersion.bot_id, Match.seed, MatchSeat.rank, Match.finished_at).where(
+                MatchSeat.match_id == Match.id, MatchSeat.version_id == BotVersion.id, Match.season_id == season.id,
+                Match.status == MatchStatus.DONE).order_by(col(Match.id))).all():
+            if bot_id not in wins or seed not in private or (bot_id, seed) in counted:
+                continue
+            if finished is None or utc(finished) > deadline:
+                continue
+            counted.add((bot_id, seed))
+            wins[bot_id][0] += rank == 1
+            wins[bot_id][1] += 1
+    return {b: (w / g if g else 0.0, g) for b, (w, g) in wins.items()}
+
+
+def freeze(session: Session, competition: Competition) -> bool:
+    """Store the entries once the deadline has passed (the first look after it); False before the deadline."""
+    if competition.frozen_at is not None:
+        return True
+    if now() < utc(competition.deadline):
+        return False
+    chosen = entry_versions(session, competition)
+    bots = {stored_id(b): b for b in session.exec(select(Bot).where(col(Bot.id).in_(list(chosen)))).all()}
+    if format_of(competition.variant).ranking.rated:
+        standing = _rated_at(session, competition, [v.version_id for v in chosen.values()])
+        figures = {bot_id: standing[v.version_id] for bot_id, v in chosen.items()}
+        ranked_after = format_of(competition.variant).ranking.ranked_after
+        # as the board orders them: the versions with too few games for a rank below the ranked ones
+        order = sorted(chosen, key=lambda b: (figures[b][1] < ranked_after, -figures[b][0], bots[b].name))
+    else:
+        figures = _win_rate_at(session, competition, list(chosen))
+        order = sorted(chosen, key=lambda b: (figures[b][1] == 0, -figures[b][0], bots[b].name))
+    for place, bot_id in enumerate(order, start=1):
+        score, games = figures[bot_id]
+        session.add(CompetitionEntry(competition_id=stored_id(competition), version_id=chosen[bot_id].version_id,
+                                     bot_id=bot_id, place=place, score=round(score, 4), games=games))
+    competition.frozen_at = now()
+    session.add(competition)
+    session.commit()
+    return True
+
+
+def entries(session: Session, competition: Competition) -> list[Entry]:
+    """The stored entries, by their place at the deadline (none before it is frozen)."""
+    rows = session.exec(select(CompetitionEntry, Bot.name, Bot.author, BotVersion.number).where(
+        CompetitionEntry.competition_id == competition.id, CompetitionEntry.bot_id == Bot.id,
+        CompetitionEntry.version_id == BotVersion.id).order_by(col(CompetitionEntry.place))).all()
+    active = set(session.exec(select(BotVersion.bot_id).where(BotVersion.active == True)).all())  # noqa: E712
+    return [Entry(e.bot_id, name, author, e.version_id, number, e.place, e.score, e.games, e.finalist,
+                  e.bot_id not in active) for e, name, author, number in rows]
+
+
+@dataclass(frozen=True)
+class EntryNote:
+    """What a competition says of one version of an author's bot (the service's ``/api/me``, `arena status`)."""
+
+    competition: str
+    variant: str
+    deadline: datetime
+    entry: int | None  # the number of the bot's entering version; None: none entered (or the deadline is ahead)
+    enters: bool  # whether this version is (or, before the deadline, would be) the entry
+
+    def to_json(self) -> dict[str, object]:
+        return {"competition": self.competition, "format": self.variant, "deadline": self.deadline.isoformat(),
+                "entry": self.entry, "enters": self.enters}
+
+
+def entry_notes(session: Session, version: BotVersion, formats: set[str]) -> list[EntryNote]:
+    """What each competition of a format in ``formats`` that is not closed says of ``version`` (the active one)."""
+    notes = []
+    for competition in session.exec(select(Competition).where(col(Competition.closed_at).is_(None),
+                                                              col(Competition.variant).in_(sorted(formats)))
+                                    .order_by(col(Competition.id))).all():
+        deadline = utc(competition.deadline)
+        if now() < deadline:
+            notes.append(EntryNote(competition.name, competition.variant, deadline, None, True))
+            continue
+        if competition.frozen_at is not None:  # stored: what entered, even if the versions would now say otherwise
+            stored = session.exec(select(CompetitionEntry.version_id, BotVersion.number).where(
+                CompetitionEntry.competition_id == competition.id, CompetitionEntry.bot_id == version.bot_id,
+                BotVersion.id == CompetitionEntry.version_id)).first()
+            entry = None if stored is None else EntryVersion(*stored)
+        else:
+            entry = entry_versions(session, competition, version.bot_id).get(version.bot_id)
+        notes.append(EntryNote(competition.name, competition.variant, deadline,
+                               None if entry is None else entry.number,
+                               entry is not None and entry.version_id == stored_id(version)))
+    return notes
