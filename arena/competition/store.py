@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import enum
+import math
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -55,6 +56,11 @@ def parse_deadline(text: str, at: datetime | None = None) -> datetime:
     return moment
 
 
+#: the most games one round of a final may take (every group of a table's size at one seat-rotated deal):
+#: 12 classic finalists make 3,960 (C(12, 5) groups of 5), 13 already 6,435
+MAX_ROUND_GAMES = 5_000
+
+
 def create_competition(session: Session, name: str, variant: str, deadline: datetime, finalists: int,
                        final_games: int) -> Competition:
     """Store a new competition of ``variant`` (a format name) whose entries freeze at ``deadline``."""
@@ -78,6 +84,12 @@ def create_competition(session: Session, name: str, variant: str, deadline: date
         raise CompetitionError(f"--finalists {finalists}: a {fmt.name} final needs at least {low}")
     if final_games < 1:
         raise CompetitionError(f"--final-games {final_games}: at least 1")
+    size = min(fmt.players[1], finalists)
+    one_round = 0 if fmt.same_deals else math.comb(finalists, size) * size
+    if one_round > MAX_ROUND_GAMES:
+        raise CompetitionError(f"--finalists {finalists}: one round of a {fmt.name} final seats every group of "
+                               f"{size} of them at a seat-rotated deal, {one_round:,} games; at most "
+                               f"{MAX_ROUND_GAMES:,}: choose fewer finalists")
     row = Competition(name=name, variant=fmt.name, deadline=utc(deadline), finalists=finalists,
                       final_games=final_games)
     session.add(row)

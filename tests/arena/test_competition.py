@@ -284,6 +284,9 @@ def test_user_mistakes_are_one_line_and_change_nothing(db: Path) -> None:
         ("competition", "create", "x", "--deadline", "+1h", "--variant", "chess"): "unknown variant 'chess'",
         ("competition", "create", "x", "--deadline", "+1h", "--finalists", "1"): "--finalists 1: a classic final",
         ("competition", "create", "x", "--deadline", "+1h", "--final-games", "0"): "--final-games 0: at least 1",
+        ("competition", "create", "x", "--deadline", "+1h", "--finalists", "13"):
+            "--finalists 13: one round of a classic final seats every group of 5 of them at a seat-rotated deal, "
+            "6,435 games; at most 5,000",
         ("competition", "final", "cup"): "competition 'cup' is open until its deadline",
         ("competition", "close", "cup"): "competition 'cup' cannot be closed: its final is not over (open",
     }
