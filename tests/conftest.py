@@ -115,10 +115,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: a worker more than the machine has cores. A third of the suite's wall clock on 2 cores is spent
+    """``-n auto``: two workers more than the machine has cores. A third of the suite's wall clock on 2 cores is spent
     waiting (servers, sandboxes, seasons' subprocesses, bounds waited out): quiet, 2 workers took 542 s at 66 % of
-    the CPUs, 3 workers 475 s (docs/benchmarks.md, "The suite's length")."""
-    return (os.cpu_count() or 1) + 1
+    the CPUs, 3 workers 475 s; another day 3 workers 450 s and 4 workers 427 s (docs/benchmarks.md, "The suite's
+    length")."""
+    return (os.cpu_count() or 1) + 2
 
 
 def pytest_configure(config: pytest.Config) -> None:
