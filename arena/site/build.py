@@ -19,6 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena.audit.store import StoredFlag, stored_flags
+from arena.db.queries import author_key
 from arena.audit.words import bot_words, flag_words, team_of
 from arena.formats import format_of, formats
 
@@ -44,6 +45,17 @@ FORK_MIN_GAMES = 500
 #: the keys of a rated board's rows in leaderboard.json, in this order
 RATED_KEYS = ("rank", "provisional", "name", "author", "builtin", "version", "version_id", "score", "mu", "sigma",
               "games", "not_counted", "win_rate", "avg_coins", "failure_rate")
+
+
+@dataclass(frozen=True)
+class AuditSummary:
+    """What the audit page says was audited: (format, games) of each format whose tables seat several bots, the
+    pairs of bots of different authors that shared a table, and the latest such season to end, with when."""
+
+    games: tuple[tuple[str, int], ...]
+    pairs: int
+    season: str | None
+    ended: datetime | None
 
 
 @dataclass(frozen=True)
@@ -259,8 +271,27 @@ class Pages:
                                 list_pages=pages)
 
     def audit_page(self) -> None:
-        """The pairs the integrity audit flagged, standing and cleared (their bots' pages list them too)."""
-        self.renderer.write("audit.html", "audit.html", "", flags=self.flags, taken=self.taken,
+        """The pairs the integrity audit flagged, standing and cleared (their bots' pages list them too), and what it
+        tested: each multi-seat format's games, the pairs of bots of different authors that shared a table, and
+        the latest season to end (every season audits itself at its end)."""
+        ladder = self.ladder
+        games: Counter[str] = Counter()
+        pairs: set[frozenset[int]] = set()
+        for game in ladder.games:
+            fmt = format_of(game.rules_id)
+            if game.status != "done" or fmt.players[1] < 2:
+                continue
+            games[fmt.name] += 1
+            bots = [ladder.bot_of(seat.version_id) for seat in game.seats]
+            groups = [None if bot.builtin else author_key(bot.author) or None for bot in bots]
+            pairs.update(frozenset((a.id, b.id)) for a, ga in zip(bots, groups) for b, gb in zip(bots, groups)
+                         if a.id < b.id and (ga is None or ga != gb))
+        ended = max((s for s in ladder.seasons if s.finished_at is not None and format_of(s.variant).players[1] > 1),
+                    key=lambda s: s.finished_at or datetime.min, default=None)
+        audited = AuditSummary(tuple((f.name, games[f.name]) for f in formats() if games[f.name]), len(pairs),
+                               None if ended is None else ended.name,
+                               None if ended is None else ended.finished_at)
+        self.renderer.write("audit.html", "audit.html", "", flags=self.flags, taken=self.taken, audited=audited,
                             bot_link=lambda name: self.named_bot_link(name, ""),
                             flag_words=lambda f: Markup(flag_words(f.bots, f.givers, f.evidence, {
                                 name: self.named_bot_link(name, "", badge=False)

@@ -1,6 +1,7 @@
 """The site build without a browser: public replay data, escaping, file names, output folder rules."""
 from __future__ import annotations
 
+import html
 import json
 import random
 import re
@@ -226,6 +227,18 @@ def test_demo_ends_by_building_the_site(tmp_path: Path) -> None:
     assert last == f"site: {(tmp_path / 'arena-site' / 'index.html').resolve()}"
     index = (tmp_path / "arena-site" / "index.html").read_text()
     assert index.count('class="boss"') >= 2
+    # the audit page of a ladder with no flag says what was audited and when (built-in bots are never flagged)
+    engine = make_engine(db)
+    with Session(engine) as session:
+        played = session.exec(select(Match).where(Match.status == "done")).all()
+        ended = session.exec(select(Season)).one()
+    engine.dispose()
+    audit = html.unescape((tmp_path / "arena-site" / "audit.html").read_text())
+    assert "No pair has been flagged." in audit and ended.finished_at is not None
+    games = f"{len(played)} classic {'game' if len(played) == 1 else 'games'}"
+    assert (f"Audited: {games}, 3 pairs of bots of different authors that shared a table. Every "
+            f"season is audited when it ends, and the living ladder every few minutes; the latest season to end was "
+            f"{ended.name}, {ended.finished_at:%Y-%m-%d %H:%M}.") in re.sub(r"</?strong>", "", audit)
 
 
 def test_solo_deals_stay_unpublished_until_the_season_is_closed(tmp_path: Path) -> None:
@@ -335,3 +348,31 @@ def test_the_princes_pages_count_gold_and_the_classic_pages_coins(ladder: dict, 
         sections["classic"]
     assert "avg gold diff" in sections["duel"] and "avg gold</th>" in sections["solo"]
     assert "coins" not in sections["duel"].replace(" coins of value", "")
+
+
+def test_the_audit_page_says_what_was_audited_beside_its_flags(ladder: dict, site: Path) -> None:
+    """Each format that seats several bots with its games, the pairs of bots of different authors that shared a
+    table (built-in bots are nobody's), and the latest season to end: counted from the database here."""
+    from arena.db import author_group
+
+    games = {"classic": 0, "duel": 0}
+    pairs: set[frozenset[str]] = set()
+    with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
+        for match in session.exec(select(Match).where(Match.status == "done")).all():
+            variant = format_of(match.rules_id).name
+            if variant == "solo":
+                continue
+            games[variant] += 1
+            bots = session.exec(select(Bot).where(MatchSeat.match_id == match.id,
+                                                  MatchSeat.version_id == BotVersion.id,
+                                                  BotVersion.bot_id == Bot.id)).all()
+            pairs.update(frozenset((a.name, b.name)) for a in bots for b in bots
+                         if a.name < b.name and (author_group(a) is None or author_group(a) != author_group(b)))
+        ended = max((s for s in session.exec(select(Season)).all() if s.variant != "solo" and s.finished_at),
+                    key=lambda s: s.finished_at or s.created_at)
+    page = re.sub(r"</?strong>", "", html.unescape((site / "audit.html").read_text()))
+    assert 'id="flags"' in page and games["classic"] > 0 and games["duel"] > 0 and len(pairs) >= 3
+    assert (f"Audited: {games['classic']} classic games, {games['duel']} duel games, {len(pairs)} pairs of bots of "
+            f"different authors that shared a table. Every season is audited when it ends, and the living ladder "
+            f"every few minutes; the latest season to end was {ended.name}, "
+            f"{ended.finished_at:%Y-%m-%d %H:%M}.") in page
