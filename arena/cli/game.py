@@ -17,6 +17,7 @@ from arena.ladder.seasons import deals_secret
 from arena.ladder.random_seeds import database_key, deal_id
 from arena.text import failure_text, shown, solo_result
 
+from arena.formats import format_of
 from arena.cli.base import Context, UserError, echo, cli, format_table, pass_context
 
 
@@ -77,7 +78,8 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None, show_std
     if taken is not None:  # a flag took it back (arena/audit/flag_games.py)
         head += f" ({shown(taken.words())})"
     solo = len(rows) == 1
-    table = [("seat", "bot", "version", "coins", "result" if solo else "rank", "status", "detail")]
+    table = [("seat", "bot", "version", format_of(match.rules_id).money, "result" if solo else "rank", "status",
+              "detail")]
     for seat, version, bot in rows:
         table.append((str(seat.seat), shown(bot.name), str(version.number),
                       "-" if seat.coins is None else str(seat.coins),

@@ -180,7 +180,7 @@ class LiveLoop:
                 planner.refresh()
                 entered = roster - self.roster.get(variant, frozenset())
                 if variant in self.roster and entered:
-                    shown = ", ".join(sorted(f"{b.name}#{v.number}" for b, v in versions if stored_id(v) in entered))
+                    shown = ", ".join(sorted(f"{b.name} v{v.number}" for b, v in versions if stored_id(v) in entered))
                     self.note(f"live: {shown} entered {variant}")
                 self.roster[variant] = roster
 
@@ -305,7 +305,7 @@ class LiveLoop:
         version.paused_at = now()
         self.session.add(version)
         self.session.commit()
-        shown = f"{bot.name}#{version.number}"
+        shown = f"{bot.name} v{version.number}"
         self.note(f"live: {shown} paused: {version.paused}")
 
 

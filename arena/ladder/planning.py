@@ -257,7 +257,7 @@ def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier:
             version_id = stored_id(version)
             if version_id not in index:
                 index[version_id] = len(bots)
-                name = f"{bot.name}#{version.number}" if version.number > 1 else bot.name
+                name = f"{bot.name} v{version.number}" if version.number > 1 else bot.name
                 bots.append(SeatEntry(version_id, name, version.source, version.language))
             seating.append(index[version_id])
         games.append(GameSpec(stored_id(match), match.seed, tuple(seating),

@@ -7,14 +7,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from engine.events import Event, TurnStarted
-from engine.narration import describe, plural
+from engine.cards import Bean
+from engine.narration import bean_name, cards, describe, plural
 from engine.replay import Replay, Resimulation
 from engine.rules import Rules, rules_for
 from engine.spectator import PublicState, public_state
 
 
-def _beans(items: tuple[object, ...]) -> str:
-    return ", ".join(getattr(b, "value", str(b)) for b in items) if items else "nothing"
+def _beans(rules: Rules, items: Sequence[Bean]) -> str:
+    """Cards by their printed names, equal ones counted (``2 × Chili bean, Soy bean``)."""
+    return cards(rules, items)
 
 
 def _sentences(events: Sequence[Event], names: list[str], rules: Rules, active: int) -> list[str]:
@@ -58,27 +60,30 @@ def position_text(replay: Replay, step: int) -> str:
 def state_lines(state: PublicState, names: list[str]) -> list[str]:
     """One public state as lines: the piles, a line per seat (``*`` marks the seat to decide), the
     trading round or the Princes middle and vine, and the hands once the game is over."""
-    word, words = rules_for(state.rules_id).money
+    rules = rules_for(state.rules_id)
+    word, words = rules.money
     lines = [f"deck {state.deck_size}, discard {state.discard_size}"
-             + (f" (top {state.discard_top.value})" if state.discard_top else "") + f", reshuffles {state.reshuffles}"]
+             + (f" (top {bean_name(rules, state.discard_top)})" if state.discard_top else "")
+             + f", reshuffles {state.reshuffles}"]
     for seat, s in enumerate(state.seats):
-        fields = ", ".join(f"{f.bean.value} x{f.count}" if f.bean is not None else "empty" for f in s.fields)
+        fields = ", ".join(f"{f.count} × {bean_name(rules, f.bean)}" if f.bean is not None else "empty"
+                           for f in s.fields)
         extra = f", figure on {s.figure}" if s.figure is not None else ""
         if s.trade_area:
-            extra += ", trading area " + ", ".join(c.bean.value + (" (locked)" if c.locked else "")
+            extra += ", trading area " + ", ".join(bean_name(rules, c.bean) + (" (locked)" if c.locked else "")
                                                    for c in s.trade_area)
         if s.hand is not None:
-            extra += f", hand at the end [{_beans(s.hand)}]"
+            extra += f", hand at the end [{_beans(rules, s.hand)}]"
         marker = "*" if seat == state.to_move else " "
         lines.append(f"{marker} {names[seat]}: {plural(s.coins, word, words)}, hand {s.hand_size}, "
                      f"fields [{fields}]{extra}")
     if state.trade is not None and state.trade.offer is not None:
         o = state.trade.offer
         lines.append(f"offer of {names[o.seat]} to {'everybody' if o.to is None else names[o.to]}: "
-                     f"{_beans(o.give)} for {_beans(o.want)}")
+                     f"{_beans(rules, o.give)} for {_beans(rules, o.want)}")
     table = state.princes  # the part of the public state only the Princes game's table has
     if table is not None and table.middle:
-        lines.append("middle: " + ", ".join(f"{b.value} x{n}" for b, n in table.middle))
+        lines.append("middle: " + ", ".join(f"{n} × {bean_name(rules, b)}" for b, n in table.middle))
     if state.to_move is not None and state.decision is not None:
         lines.append(f"next: {names[state.to_move]} decides {state.decision.replace('_', ' ')}")
     return lines

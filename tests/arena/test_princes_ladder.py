@@ -12,6 +12,7 @@ from sqlmodel import Session, select
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, Season, make_engine
 from arena.ladder.random_seeds import private_deals
 from arena.ladder.rankings import mean_interval, wilson
+from engine.replay import Replay
 from arena.play.players import InProcessPlayer
 from arena.play.referee import final_ranks, play_game
 from arena_helpers import present, run_arena
@@ -100,6 +101,17 @@ def test_duel_and_solo_seasons(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     rerated = run_arena("leaderboard", "--variant", "duel", "--rerate", db=db)
     assert "rerated duel: 0 ratings differed" in rerated.stderr, rerated.stderr  # the prior is reproduced
+    # a later version is named as everywhere else, in its games' records and in `arena game show`
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        seated = [Replay.loads(present(m.replay)).seats for m in session.exec(select(Match).where(
+            Match.rules_id == "duel-v1", Match.status == "done")).all()]
+        late = next(m.id for m in session.exec(select(Match).where(Match.rules_id == "duel-v1")).all()
+                    if m.replay and "glutton v2" in Replay.loads(m.replay).seats)
+    engine.dispose()
+    assert any("glutton v2" in seats for seats in seated) and not any("#" in n for s in seated for n in s)
+    position = run_arena("game", "show", str(late), "--step", "0", db=db).stdout
+    assert "glutton v2: " in position and "gold" in position.splitlines()[1], position  # the duel counts gold
 
     # solo: every bot on the same deals; a bot added later gets them when the season resumes
     result = run_arena("season", "run", "--name", "s", "--variant", "solo", "--games", "3", "--seed", "8", db=db)

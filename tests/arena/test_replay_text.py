@@ -20,6 +20,7 @@ from arena.play.referee import play_game
 from arena.play.replay_text import turns_text
 from engine import new_game, rules_for
 from engine.events import TurnStarted, event_to_json
+from engine.narration import cards
 from engine.replay import Replay
 from engine.vine import TASKS
 
@@ -114,9 +115,14 @@ def test_a_step_shows_the_engines_position_after_that_many_actions(games: dict[s
     assert f"step {step} of {len(replay.actions)}: {replay.seats[replay.actions[step - 1][0]]} played" in shown.stdout
     assert f"deck {len(game.deck)}, discard {len(game.discard)}" in shown.stdout
     for seat, s in enumerate(game.seats):
-        fields = ", ".join(f"{b.value} x{n}" if b else "empty" for b, n in zip(s.field_beans, s.field_counts))
+        rules = rules_for(replay.rules_id)  # every bean by its printed name, as the narration says it
+        fields = ", ".join(f"{n} × {rules.bean_type(b).name}" if b else "empty"
+                           for b, n in zip(s.field_beans, s.field_counts))
         line = f"{replay.seats[seat]}: {money(s.coins)}, hand {len(s.hand)}, fields [{fields}]"
         assert line in shown.stdout, (line, shown.stdout)
+    # no bean by its wire name ("black_eyed x2", "top blue"): by its printed name, as the narration says it
+    assert not re.search(r" x\d|black_eyed", shown.stdout), shown.stdout
+    assert "(top " not in shown.stdout or re.search(r"\(top [A-Z][a-z-]+ bean\)", shown.stdout), shown.stdout
 
 
 def test_replay_mistakes_are_one_line(games: dict[str, tuple[Path, Replay]], db: Path, tmp_path: Path) -> None:
@@ -161,7 +167,7 @@ def test_the_final_position_reveals_every_hand_and_a_running_one_none(games: dic
         game.apply(action)
     assert game.final_hands is not None
     for name, hand in zip(replay.seats, game.final_hands):
-        shown_hand = ", ".join(b.value for b in hand) if hand else "nothing"
+        shown_hand = cards(game.rules, hand)  # by printed names, equal cards counted: "Soy bean, 2 × Blue bean"
         assert re.search(rf"{re.escape(name)}: .*, hand at the end \[{re.escape(shown_hand)}\]",
                          final.stdout), final.stdout
     assert "next: " not in final.stdout
