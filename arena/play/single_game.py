@@ -9,6 +9,7 @@ from typing import Any, Sequence
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena.formats import format_of
 from arena.play.players import InProcessPlayer, Player, SandboxPlayer
 from arena.play.referee import GameRecord
 from arena.ladder.random_seeds import bot_seeds, database_key, keyed, random_seed
@@ -126,12 +127,15 @@ def failure_texts(record: GameRecord, seats: Sequence[int] | None = None) -> lis
 
 def result_table(record: GameRecord, seed: int | None) -> str:
     solo = len(record.seats) == 1  # alone at the table: won or lost, not "rank 2" of one
-    rows = [("seat", "bot", "coins", "result" if solo else "rank", "status", "decisions", "time ms", "detail")]
+    money = format_of(record.rules_id).money
+    rows = [("seat", "bot", money, "result" if solo else "rank", "status", "decisions", "time ms", "detail")]
     for i, s in enumerate(record.seats):
         rows.append((str(i), s.name, str(s.coins), solo_result(s.rank) if solo else str(s.rank), s.status.value,
                      str(s.decisions), f"{s.time_ms:.0f}", s.detail))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
-    lines = [f"{record.rules_id}  " + (f"seed {seed}  " if seed is not None else "") + f"{record.seconds:.2f} s"]
+    lines = [f"{record.rules_id}  " + (f"seed {seed}  " if seed is not None else "")
+             + f"played in {record.seconds:.2f} s of wall clock (from the first hello to the end; time ms: the time "
+             "each bot took to answer, summed)"]
     for r in rows:
         lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths)) + "  " + r[-1])
     return "\n".join(line.rstrip() for line in lines)

@@ -78,8 +78,8 @@ def entry_point(module: ModuleType) -> Callable[[], Callable[[Any], Any]]:
         names = ", ".join(sorted(c.__name__ for c in classes)) or "none"
         die(
             EXIT_BAD_BOT,
-            "no entry point: define a module-level act(message) or exactly one class with "
-            "__bohnanza_bot__ (found: " + names + ")",
+            "no entry point: define a module-level act(message) or exactly one subclass of sandbox.sdk.Bot "
+            "in the bot file (docs/sdk.md; found: " + names + ")",
         )
     bot_class = classes[0]
     return lambda: bot_class().act

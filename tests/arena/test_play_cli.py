@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,12 @@ def test_crashing_bot_is_a_status_and_the_game_goes_on(tmp_path: Path) -> None:
     assert seats[0]["status"] == "crash"
     assert seats[0]["rank"] == 3
     assert [s["status"] for s in seats[1:]] == ["ok", "ok"]
+    table = run_arena("play", str(bot), "greedy", "greedy", "--seed", "3").stdout.splitlines()
+    assert re.fullmatch(r"classic-v\d+  seed 3  played in \d+\.\d\d s of wall clock \(from the first hello to the "
+                        r"end; time ms: the time each bot took to answer, summed\)", table[0]), table[0]
+    assert table[1].split()[:3] == ["seat", "bot", "coins"]
+    duel = run_arena("play", "--variant", "duel", "greedy", "trader", "--seed", "3").stdout.splitlines()
+    assert duel[1].split()[:3] == ["seat", "bot", "gold"]  # the Princes games count gold
 
 
 def test_illegal_action_names_the_rule(tmp_path: Path) -> None:

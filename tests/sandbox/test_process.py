@@ -39,6 +39,9 @@ def test_class_entry_point_marked_by_sdk_attribute(tier: Tier) -> None:
     # Base is defined in the bot module too, so two classes qualify: no entry point
     with start(source, tier) as bot:
         assert bot.status is Status.CRASH and "no entry point" in bot.stderr_tail
+        # in the SDK's words, not its marker's: docs/sdk.md never names __bohnanza_bot__
+        assert "exactly one subclass of sandbox.sdk.Bot in the bot file (docs/sdk.md; found: Base, Mine)" \
+            in bot.stderr_tail and "__bohnanza_bot__" not in bot.stderr_tail
     sdk = "class Bot:\n    __bohnanza_bot__ = True\n    def act(self, message):\n        return {}\n"
     source = ("from mysdk import Bot\n\nclass Mine(Bot):\n    n = 0\n"
               "    def act(self, message):\n        Mine.n += 1\n        return {'n': Mine.n}\n")
