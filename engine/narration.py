@@ -92,7 +92,8 @@ def describe(event: Event, names: Sequence[str], rules: Rules, active: int) -> s
             return f"Deal: {name(e.a)} gives {cards(rules, e.a_gave)} to {name(e.b)} as a gift."
         return f"Deal: {name(e.a)} gives {cards(rules, e.a_gave)} to {name(e.b)} for {cards(rules, e.b_gave)}."
     if isinstance(e, TradingEnded):
-        return f"{name(e.seat)} ends trading after {plural(e.rounds, 'round')}."
+        return (f"{name(e.seat)} ends trading after {plural(e.rounds, 'round')}." if e.rounds
+                else f"{name(e.seat)} ends trading without an offer.")
     if isinstance(e, Drew):
         return f"{name(e.seat)} draws {plural(e.cards, 'card')}."
     if isinstance(e, Reshuffled):

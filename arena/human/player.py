@@ -45,6 +45,7 @@ class HumanPlayer:
         self._counted = Counted(len(names))
         self._active = 0
         self._seen = 0  # events told so far: the game's first events are the first decision's
+        self._decided = False  # the first decision tells what happened since the deal
 
     # ----------------------------------------------------------------- the Player protocol
     def request(self, message: Message) -> Reply:
@@ -97,7 +98,8 @@ class HumanPlayer:
         assert rules is not None, "a decision before hello"
         view = request.view
         self.term.discard_typed_ahead()
-        self._tell(rules, request.events, "Since your last decision")
+        self._tell(rules, request.events, "Since your last decision" if self._decided else "Since the deal")
+        self._decided = True
         self.term.show(Text(""), classic_screen(rules, view, self.names, self._counted) if isinstance(view, View)
                        else princes_screen(rules, view, self.names, self._counted))
         while True:

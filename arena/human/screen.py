@@ -125,12 +125,13 @@ def _seats(rules: Rules, me: int, active: int, names: Sequence[str], counted: Co
            coins: int, fields: Sequence[Sequence[FieldView]], last: tuple[str, Sequence[str]]) -> Table:
     """A row per seat: its name (yours and the active one marked), hand size, coins, fields, and ``last``."""
     table = Table(box=box.SIMPLE, show_edge=False)
-    for column in ("seat", "hand", rules.money[1], "fields", last[0]):
+    # only your own coins are in your view (C-8.3): the others' are counted from the public harvests and sales
+    for column in ("seat", "hand", f"{rules.money[1]} (others' counted)", "fields", last[0]):
         table.add_column(column)
     for k, name in enumerate(names):
         table.add_row(*(Text(cell) for cell in (  # Text: a name is shown as it is, never read as markup
             name + (" (you)" if k == me else "") + (" ★" if k == active else ""), str(hands[k]),
-            str(coins) if k == me else f"{counted.coins[k]} counted", fields_text(rules, fields[k]), last[1][k])))
+            str(coins) if k == me else str(counted.coins[k]), fields_text(rules, fields[k]), last[1][k])))
     return table
 
 

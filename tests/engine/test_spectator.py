@@ -212,3 +212,13 @@ def test_the_golden_games_steps_are_the_spectators(path) -> None:
     for gift in gifts:
         line = describe(gift, [f"seat{i}" for i in range(doc["players"])], game.rules, 0)
         assert ("(no consent needed)" in line) == forced and (" gives " in line) == forced, line
+
+
+def test_trading_ended_without_an_offer_says_so() -> None:
+    """A trading round ended at once has no rounds to count ("after 0 rounds" read as a slip)."""
+    from engine.events import TradingEnded
+
+    rules = classic_rules()
+    assert describe(TradingEnded(1, 0), ["a", "b", "c"], rules, 1) == "b ends trading without an offer."
+    assert describe(TradingEnded(1, 1), ["a", "b", "c"], rules, 1) == "b ends trading after 1 round."
+    assert describe(TradingEnded(2, 3), ["a", "b", "c"], rules, 2) == "c ends trading after 3 rounds."

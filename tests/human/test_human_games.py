@@ -51,6 +51,13 @@ def test_typing_1_at_every_prompt_plays_a_whole_game(tmp_path: Path, variant: st
     assert int(row[5]) > 10  # decisions: the person made every one of their seat's
     assert answered == int(row[5])  # one prompt answered per decision: no question asked twice
     ending = output[output.rindex("Since your last decision, to the end:"):]  # the last moves are told
+    # the first screen tells what happened since the deal; later ones since the person's last decision
+    assert output.count("Since the deal:") == 1 and output.index("Since your last decision") > \
+        output.index("Since the deal:")
+    assert "counted " not in output and " counted\n" not in output  # the coins column says so once
+    if variant != "solo":
+        assert "(others' counted)" in output
+    assert "after 0 rounds" not in output
     assert "Game over. human " in ending and ending.index("Game over.") < ending.index("seat  bot")
     assert replay_names(replay) == ["human", *(f"{b}_bot" for b in bots)]
     assert checked_replay(replay).seed == 11  # the engine plays every recorded action again
