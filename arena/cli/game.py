@@ -18,6 +18,8 @@ from arena.ladder.random_seeds import database_key, deal_id
 from arena.text import failure_text, shown, solo_result
 
 from arena.formats import format_of
+from arena.site.errors import SiteError
+from arena.site.local_page import write_local_replay_page
 from arena.cli.base import Context, UserError, echo, cli, format_table, pass_context
 
 
@@ -111,10 +113,14 @@ def game_show(ctx: Context, number: int, turns: bool, step: int | None, show_std
 @click.argument("path", type=click.Path(dir_okay=False))
 @TURNS
 @STEP
-def replay_command(path: str, turns: bool, step: int | None) -> None:
-    """A replay file (`arena play --replay FILE`): its seats and result, then --turns or --step."""
+@click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None, metavar="OUT",
+              help="Also write the game as one page OUT.html with the site's replay viewer, everything inline: it "
+                   "opens in a browser from the file, with no network.")
+def replay_command(path: str, turns: bool, step: int | None, html_out: str | None) -> None:
+    """A replay file (`arena play --replay FILE`): its seats and result, then --turns or --step (or --html)."""
     try:
-        replay = Replay.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
+        replay = Replay.loads(text)
     except OSError as exc:
         raise UserError(f"cannot read {path!r}: {exc.strerror or exc}") from None
     except (ValueError, KeyError, TypeError, RecursionError) as exc:
@@ -125,4 +131,13 @@ def replay_command(path: str, turns: bool, step: int | None) -> None:
                       else f" {result.coins[i]} (rank {result.ranks[i]})") if result else "")
         + (" forfeited" if i in replay.forfeits else "")
         for i, name in enumerate(replay.seats)))
-    show_replay(replay, turns, step if step is not None or turns else len(replay.actions))
+    if html_out is not None:
+        out = Path(html_out)
+        try:
+            write_local_replay_page(text, path, out)
+        except SiteError as exc:
+            raise UserError(f"{path!r}: {exc}") from None
+        except OSError as exc:
+            raise UserError(f"cannot write {html_out!r}: {exc.strerror or exc}") from None
+        echo(f"replay page: {out.resolve()}")
+    show_replay(replay, turns, step if step is not None or turns or html_out is not None else len(replay.actions))

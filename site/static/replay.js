@@ -212,15 +212,20 @@
 
   window.BohnanzaReplayModel = { applyDiff: applyDiff };
 
-  // The parts, each run in turn (`async` off keeps the order); the viewer starts after the last one.
-  var PARTS = ["cards.js", "board.js"], here = document.currentScript.src;
-  PARTS.forEach(function (name, k) {
-    var part = document.createElement("script");
-    part.src = new URL(name, here).href;
-    part.async = false;
-    if (k === PARTS.length - 1) part.addEventListener("load", ready);
-    document.head.appendChild(part);
-  });
+  // The parts, each run in turn (`async` off keeps the order); the viewer starts after the last one. A page
+  // that holds them already (one file of `arena replay --html`, everything inline) starts at once.
+  if (window.BohnanzaBoard) {
+    ready();
+  } else {
+    var PARTS = ["cards.js", "board.js"], here = document.currentScript.src;
+    PARTS.forEach(function (name, k) {
+      var part = document.createElement("script");
+      part.src = new URL(name, here).href;
+      part.async = false;
+      if (k === PARTS.length - 1) part.addEventListener("load", ready);
+      document.head.appendChild(part);
+    });
+  }
 
   function ready() {
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -268,3 +268,51 @@ def test_locked_cards_carry_a_drawn_lock_with_its_meaning(browser, site: Path, l
     assert "⚿" not in browser.find_element(By.ID, "replay").text
     browser.save_screenshot(str(screenshots / "locked-cards.png"))
     assert severe_console_messages(browser) == []
+
+
+def test_a_local_replay_opens_from_its_file_as_a_page_of_its_own(browser, tmp_path: Path, screenshots: Path) -> None:
+    """`arena play --replay g.json` then `arena replay g.json --html g.html`: one file, every style and script
+    inline (nothing fetched), the site's viewer stepping through the game to its final coins."""
+    import re
+    import subprocess
+    import sys
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from engine.replay import Replay
+
+    game, page = tmp_path / "g.json", tmp_path / "out" / "g.html"
+    page.parent.mkdir()
+    played = subprocess.run([sys.executable, "-m", "arena", "play", "greedy", "random", "trader", "--seed", "5",
+                             "--in-process", "--replay", str(game)], capture_output=True, text=True, timeout=120,
+                            cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    made = subprocess.run([sys.executable, "-m", "arena", "replay", str(game), "--html", str(page)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert made.returncode == 0 and made.stdout.splitlines()[-1] == f"replay page: {page.resolve()}", made.stderr
+    html = page.read_text()
+    # the page fetches nothing (the SVG namespace is a name, not a fetch)
+    assert not re.search(r"<script[^>]* src=|<link |https?://", html.replace("http://www.w3.org/2000/svg", ""))
+    replay = Replay.loads(game.read_text())
+    assert replay.result is not None and '"seed"' not in html and '"actions"' not in html
+    open_page(browser, page)
+    label = browser.find_element(By.ID, "step-label")
+    assert label.text == f"step 0 of {len(replay.actions)}"
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    assert label.text == f"step {len(replay.actions)} of {len(replay.actions)}"
+    assert ends_the_game(browser.find_element(By.ID, "event-text").text)
+    shown = [int(b.text) for b in browser.find_elements(By.CSS_SELECTOR, "#seat-panels .seat-panel b.coins")]
+    assert shown == list(replay.result.coins)
+    rows = [[td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+            for tr in browser.find_elements(By.CSS_SELECTOR, "#results tbody tr")]
+    assert [(r[1], int(r[2]), int(r[3])) for r in rows] == list(zip(replay.seats, replay.result.coins,
+                                                                        replay.result.ranks))
+    browser.save_screenshot(str(screenshots / "local-replay.png"))
+    assert severe_console_messages(browser) == []
+    # a mistake is one line, and nothing half-written is left
+    refused = subprocess.run([sys.executable, "-m", "arena", "replay", str(game), "--html",
+                              str(tmp_path / "nowhere" / "g.html")], capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and refused.stderr.startswith(f"Error: cannot write "
+                                                                 f"{str(tmp_path / 'nowhere' / 'g.html')!r}")
+    assert len(refused.stderr.strip().splitlines()) == 1 and not (tmp_path / "nowhere").exists()
