@@ -1,6 +1,8 @@
 """`arena serve`: the submission service (arena/service/), served by uvicorn, with its worker processes."""
 from __future__ import annotations
 
+import logging
+
 import multiprocessing
 import socket
 from pathlib import Path
@@ -64,6 +66,8 @@ def serve(ctx: Context, bind: str, spool: str, site: str | None, rate: int, read
 
     from arena.service.app import ServiceSettings, make_app
 
+    if not ctx.quiet:  # what it did, at the default level too: a journal (systemd) keeps each upload and verdict
+        logging.getLogger("arena.service").setLevel(logging.INFO)
     tier = sandbox_tier(unsafe)
     engine = ctx.engine  # made (and upgraded) once, here, before the worker starts
     folder = Path(spool)

@@ -11,6 +11,7 @@ a status that says whose fault it is (4xx the request's, 503 the service's)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import threading
 import time
@@ -37,7 +38,10 @@ from arena.submissions.errors import NameTaken, SubmissionError
 from arena.submissions.names import check_may_change, check_name
 from arena.submissions.versions import check_tickets
 from arena.submissions.tickets import TicketError
+from arena.text import shown
 from sandbox.languages import language_of_file
+
+log = logging.getLogger(__name__)
 
 #: a file name as the service takes it: one path component, no dot first, an extension a language knows
 FILENAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -210,6 +214,7 @@ class Service:
         ticket = await run_in_threadpool(self.spool.accept, author, name, filename, data)
         with self.waiting_lock:
             self.waiting[ticket.id] = author
+        log.info("upload %s: %s of %s queued (%d bytes)", ticket.id, shown(name), shown(author), len(data))
         return JSONResponse({"id": ticket.id, "bot": name, "state": "queued", "status": f"/api/uploads/{ticket.id}"},
                             status_code=202)
 

@@ -12,7 +12,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,10 @@ class Server:
     url: str
     db: Path
     spool: Path
+    said: bytearray = field(default_factory=bytearray)  # its standard error so far (what a journal would keep)
+
+    def log(self) -> str:
+        return self.said.decode(errors="replace")
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         if self.process.poll() is None:
@@ -52,18 +56,19 @@ def start_server(db: Path, spool: Path, *options: str) -> Server:
             seen += os.read(stream, 4096)
             found = re.search(rb"serving on (http://127\.0\.0\.1:\d+)", seen)
             if found:  # from now on its standard error is read by a thread, so that it never fills the pipe
-                threading.Thread(target=_drain, args=(stream,), daemon=True).start()
-                return Server(process, found.group(1).decode(), db, spool)
+                server = Server(process, found.group(1).decode(), db, spool, bytearray(seen))
+                threading.Thread(target=_drain, args=(stream, server.said), daemon=True).start()
+                return server
         if process.poll() is not None:
             break
     process.kill()
     raise AssertionError(f"the server did not start: {seen.decode(errors='replace')}")
 
 
-def _drain(stream: int) -> None:
+def _drain(stream: int, said: bytearray) -> None:
     try:
-        while os.read(stream, 65536):
-            pass
+        while chunk := os.read(stream, 65536):
+            said += chunk
     except OSError:
         pass
 

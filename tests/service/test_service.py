@@ -3,6 +3,7 @@ client and a season rates both; every refusal is one JSON error, decided before 
 can be, and stores nothing."""
 from __future__ import annotations
 
+import re
 import socket
 import sqlite3
 import subprocess
@@ -47,6 +48,11 @@ def test_two_authors_upload_through_the_client_and_a_season_rates_both(served: t
         assert f"{file[:-3]} version {version} registered for classic" in done.stdout, done.stdout
     with sqlite3.connect(server.db) as conn:
         assert sorted(conn.execute("SELECT name, author FROM bot")) == [("anns", "ann"), ("bobs", "bob")]
+    # at the default log level the server says what it did, as a journal (systemd) would keep it
+    said = server.log()
+    for name, author in (("anns", "ann"), ("bobs", "bob")):
+        assert re.search(rf"upload [0-9a-f-]+: {name} of {author} queued \(\d+ bytes\)", said), said
+        assert re.search(rf"upload [0-9a-f-]+: {name} accepted", said), said
     season = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{server.db}", "-q", "season", "run",
                              "--games", "3", "--players", "3", "--bosses", "trader"],
                             capture_output=True, text=True, timeout=600)
