@@ -78,7 +78,9 @@ def submit_bytes(engine: Engine, data: bytes, filename: str, name: str, actor: A
         return Outcome((), tuple(err), refusal=str(exc))
     if done.new:
         out = (f"{name} version {done.version.number} registered for {', '.join(plays)} "
-               f"(smoke games: {verdict.summary()})")
+               f"(smoke games: {verdict.summary()})"
+               + (f"; it is the same file as version {done.same_as}, which it replaces as a new version (its "
+                  "rating mean kept, its uncertainty fresh)" if done.same_as is not None else ""))
     else:
         out = (f"{name} is unchanged: version {done.version.number} already has this source; nothing was "
                f"stored and it still plays {', '.join(plays) or 'no format'}")

@@ -28,6 +28,7 @@ class Registered:
     bot: Bot
     version: BotVersion
     new: bool  # False when the same source was already the bot's current version
+    same_as: int | None = None  # a new version whose file an older one of the bot had: that version's number
 
 
 def check_tickets(session: Session, name: str, actor: Actor) -> Tickets:
@@ -91,6 +92,9 @@ def register(session: Session, name: str, source: str, actor: Actor = Actor.nobo
         session.commit()
         session.refresh(current)
         return Registered(bot, current, False)
+    earlier = session.exec(select(BotVersion.number).where(  # an old version's file, restored
+        BotVersion.bot_id == bot.id, BotVersion.sha256 == digest, BotVersion.language == language)
+        .order_by(col(BotVersion.number).desc())).first()
     means = {f.name: MU for f in formats()}
     latest = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)
                           .order_by(col(BotVersion.number).desc())).first()  # the current one, or a retired bot's last
@@ -118,7 +122,7 @@ def register(session: Session, name: str, source: str, actor: Actor = Actor.nobo
     session.commit()
     session.refresh(version)
     session.refresh(bot)
-    return Registered(bot, version, True)
+    return Registered(bot, version, True, earlier)
 
 
 def plays_formats(session: Session, version: BotVersion) -> list[str]:

@@ -86,6 +86,9 @@ def test_a_version_suffix_on_a_new_name_gets_a_hint(tmp_path: Path) -> None:
     third = arena("--db", str(db), "submit", str(tmp_path / "mybot_v2.py"), "--name", "mybot", "--operator",
                   cwd=tmp_path)  # mybot has no owner (no --author): only the operator makes its next version
     assert third.returncode == 0 and "mybot version 2 registered" in third.stdout and "note:" not in third.stderr
+    restored = arena("--db", str(db), "submit", str(tmp_path / "mybot.py"), "--operator", cwd=tmp_path)
+    assert restored.returncode == 0, restored.stderr  # version 1's file again: said, as a new version
+    assert "mybot version 3 registered" in restored.stdout and "it is the same file as version 1" in restored.stdout
 
 
 def test_a_bot_in_a_language_the_ladder_does_not_take_is_told_which_it_takes(tmp_path: Path) -> None:
