@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass
 from typing import Mapping
 
-from arena.formats import default_format, format_of, formats
+from arena.formats import format_of, formats
 from arena.play.referee import GameRecord, OutOfTime
 from arena.play.tables import GameSpec, SeatEntry, TableTask, run_table
 from arena.submissions.errors import SubmissionError
@@ -100,11 +100,17 @@ class SmokeVerdict:
         return [failure_text(seat, s.name, s.status.value, s.detail, s.failure.request, s.failure.step, s.failure.log)]
 
     def rejection(self, path: str) -> SubmissionError:
-        """The error of a bot that passed no smoke game: the default format's failure names the reason."""
-        first = default_format().name
-        failure = self.failures[first] or ""
-        detail = self.records[first].seats[self.seats[first]].detail
-        return SubmissionError(f"{path!r} rejected: {failure}" + ("" if detail in failure else f" ({detail})"))
+        """The error of a bot that passed no smoke game: why it failed in each format (once when alike)."""
+        why = {variant: self.reason(variant) for variant in self.failures}
+        if len(set(why.values())) == 1:
+            return SubmissionError(f"{path!r} rejected: in every format ({', '.join(why)}), {next(iter(why.values()))}")
+        return SubmissionError(f"{path!r} rejected: " + "; ".join(f"in {v}, {reason}" for v, reason in why.items()))
+
+    def reason(self, variant: str) -> str:
+        """Why the bot failed its smoke game in ``variant``, with the referee's detail."""
+        failure = self.failures[variant] or ""
+        detail = self.records[variant].seats[self.seats[variant]].detail
+        return failure + ("" if detail in failure else f" ({detail})")
 
     def summary(self) -> str:
         """The passed games: ``classic 12 coins, rank 2 of 4; solo 30 coins, won``."""

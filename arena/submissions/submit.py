@@ -10,7 +10,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena.competition.entries import entry_notes
-from arena.formats import default_format, formats
+from arena.formats import formats
 from arena.play.referee import OutOfTime
 from arena.submissions.accounts import Actor
 from arena.submissions.bot_file import read_bot
@@ -67,7 +67,8 @@ def submit_bytes(engine: Engine, data: bytes, filename: str, name: str, actor: A
             return Outcome((), tuple(err), refusal=over_budget(filename, budget or 0.0, str(exc)))
         passed = verdict.passed
         if not passed:  # the default format's failure names the reason; the bot's own output says why
-            err.extend(verdict.failure_texts(default_format().name))
+            for variant in verdict.failures:  # each format's failure in the bot's own words
+                err.extend(f"in {variant}: {text}" for text in verdict.failure_texts(variant))
             return Outcome((), tuple(err), refusal=str(verdict.rejection(filename)))
         with Session(engine) as session:
             done = register(session, name, source, actor, variants=passed, language=language, one_ticket=True)

@@ -52,9 +52,13 @@ def test_a_rejected_submission_shows_why_in_the_bots_own_words(tmp_path: Path) -
     bot.write_text(crasher("MARK-S"))
     result = run_arena("submit", str(bot), db=tmp_path / "ladder.sqlite")
     assert result.returncode != 0
-    assert result.stderr.strip().splitlines()[-1].startswith(f"Error: {str(bot)!r} rejected:")
+    assert result.stderr.strip().splitlines()[-1].startswith(
+        f"Error: {str(bot)!r} rejected: in every format (classic, duel, solo), the bot failed its smoke game with "
+        "status 'crash'")
     assert ("while answering plant_first" in result.stderr
             and "| ZeroDivisionError: MARK-S divided by zero" in result.stderr)
+    for variant in ("classic", "duel", "solo"):  # each format's failure, not the first one's only
+        assert f"in {variant}: seat " in result.stderr, result.stderr
     engine = make_engine(db_url(tmp_path / "ladder.sqlite"))
     with Session(engine) as session:
         assert session.exec(select(Bot)).all() == []  # nothing stored
@@ -126,3 +130,19 @@ def test_a_seasons_failures_are_stored_shown_by_game_show_and_on_the_bots_page(t
     assert state["step"] == step and state["to_move"] == crashed_seat and state["decision"] == "plant_first"
     log = re.search(r'<pre class="log">(.*?)</pre>', page, re.S)
     assert log and "ZeroDivisionError: MARK-L divided by zero" in log.group(1)
+
+
+def test_a_bot_that_fails_differently_in_each_format_is_told_each_reason(tmp_path: Path) -> None:
+    """A classic-only failure and a Princes-only one: the rejection names both formats' reasons."""
+    bot = tmp_path / "split.py"
+    bot.write_text("from sandbox.sdk import Bot, EndTrading\n\n"
+                   "class Split(Bot):\n"
+                   "    def plant_first(self, request):\n"
+                   "        if self.princes is None:\n"
+                   "            raise ZeroDivisionError('classic')\n"
+                   "        return EndTrading()  # no trading in the Princes games: an illegal action\n")
+    result = run_arena("submit", str(bot), db=tmp_path / "ladder.sqlite")
+    last = result.stderr.strip().splitlines()[-1]
+    assert result.returncode != 0 and last.startswith(f"Error: {str(bot)!r} rejected: in classic, ")
+    assert "; in duel, " in last and "; in solo, " in last and "status 'crash'" in last.split("; in duel")[0]
+    assert "status 'illegal'" in last.split("; in duel")[1], last  # the Princes games: another reason
