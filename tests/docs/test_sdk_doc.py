@@ -172,3 +172,11 @@ def test_the_example_plays_a_duel_on_the_sdk_defaults(example_path: Path, table:
 def test_the_example_plays_solo(example_path: Path) -> None:
     record = play("solo", 3, ["example"], example_path)
     assert record.seats[0].decisions > 10
+
+
+def test_every_submit_the_readme_shows_names_its_author() -> None:
+    """A bot submitted without an account belongs to nobody: the README's examples never make one unawares."""
+    lines = [line.strip() for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+             if line.startswith("    arena submit ")]
+    assert len(lines) >= 2, lines
+    assert [line for line in lines if "--author " not in line and "--to " not in line] == []
