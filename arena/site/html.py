@@ -37,12 +37,12 @@ class Column(Generic[T]):
 
     title: str
     cell: Callable[[T], str]
-    css: str = ""  # the class of its header and cells ("num", "nowrap", "players")
+    css: str = ""  # the class of its header and cells ("num", "nowrap", "players"; "wide-only": not on a phone)
 
 
 def head(columns: Sequence[Column[Any]]) -> Markup:
     """The ``<thead>`` of ``columns``."""
-    cells = "".join(f'<th class="{c.css}">{escape(c.title)}</th>' if c.css in ("num",)
+    cells = "".join(f'<th class="{c.css}">{escape(c.title)}</th>' if c.css in ("num", "nowrap wide-only", "wide-only")
                     else f"<th>{escape(c.title)}</th>" for c in columns)
     return Markup(f"<thead><tr>{cells}</tr></thead>")
 
@@ -125,11 +125,11 @@ class Fragments:
         columns: list[Column[GameRow]] = [
             Column("game", lambda g: self.game_link(g.id, root)),
             Column("format", lambda g: format_of(g.rules_id).name),
-            Column("finished", lambda g: fmt_date(g.finished_at), "nowrap"),
+            Column("finished", lambda g: fmt_date(g.finished_at), "nowrap wide-only"),
         ]
-        if show_season:
+        if show_season:  # a phone shows the players instead of when and where
             columns.append(Column("season", lambda g: f'<a href="{root}seasons/{g.season_id}.html">'
-                                                      f'{escape(names.get(g.season_id, "?"))}</a>'))
+                                                      f'{escape(names.get(g.season_id, "?"))}</a>', "wide-only"))
         columns += [
             Column("players (coins; ★ first)", self.players, "players"),
             Column("status", lambda g: f'<span class="fail" title="{escape(g.void_reason or "")}">void</span>'
@@ -150,7 +150,7 @@ class Fragments:
         return [
             Column("game", lambda gs: self.game_link(gs[0].id)),
             Column("format", lambda gs: format_of(gs[0].rules_id).name),
-            Column("finished", lambda gs: fmt_date(gs[0].finished_at), "nowrap"),
+            Column("finished", lambda gs: fmt_date(gs[0].finished_at), "nowrap wide-only"),
             Column("version", lambda gs: f"v{versions[gs[1].version_id].number}"),
             Column("coins", lambda gs: str(gs[1].coins), "num"),
             Column("rank", lambda gs: solo_result(gs[1].rank) if len(gs[0].seats) == 1

@@ -163,3 +163,53 @@ def test_the_desktop_layout_keeps_full_width_tables(browser, ladder: dict, site:
                 browser.save_screenshot(str(screenshots / f"wide-{name.replace(' ', '-')}.png"))
     finally:
         browser.set_window_size(*DESKTOP)
+
+
+#: what a screen shows on arrival, measured in the browser: where the replay's board starts and the first seat's
+#: panel ends, whether the results table comes before the board, the games list's columns on screen, and the
+#: rating chart's labels' height in pixels
+FIRST_SCREEN = """
+const top = s => { const e = document.querySelector(s); return e ? e.getBoundingClientRect().top : null; };
+const panel = document.querySelector("#seat-panels .seat-panel");
+return {height: window.innerHeight, board: top("#table-info"), panel: panel && panel.getBoundingClientRect().top,
+        results: top("#results"), replay: top("#replay")};
+"""
+COLUMNS = """
+const t = document.querySelector("table.games");
+// a column on screen: at least 100 px of it (a long name may widen the players' column past the edge)
+return [...t.querySelectorAll("thead th")].filter(th => th.getBoundingClientRect().width > 0
+        && th.getBoundingClientRect().left <= window.innerWidth - 100).map(th => th.textContent.trim());
+"""
+LABELS = """return [...document.querySelectorAll("svg.chart text.axis")].map(t => t.getBoundingClientRect().height);"""
+
+
+@pytest.mark.parametrize("size", [PHONE, WIDE], ids=["390px", "1400px"])
+def test_what_each_screen_shows_on_arrival(browser, ladder: dict, site: Path, screenshots: Path,
+                                           size: tuple[int, int]) -> None:
+    """At 390 px: the replay's board and its first seat on the first screen (the results table after it), the games
+    list's players on screen (when and which season are left to wide screens), the chart's labels readable. At 1400
+    px: the results table first, every column of the list, the same readable labels."""
+    from selenium.webdriver.common.by import By
+
+    browser.set_window_size(*size)
+    try:
+        named = pages(ladder, site)
+        browser.get(named["game page"].resolve().as_uri())
+        first = browser.execute_script(FIRST_SCREEN)
+        browser.save_screenshot(str(screenshots / f"arrival-game-{size[0]}.png"))
+        assert first["board"] is not None and first["panel"] is not None, first
+        assert first["panel"] + 80 <= first["height"], f"the board is below the first screen: {first}"
+        assert (first["replay"] < first["results"]) == (size == PHONE), first  # the phone: the board first
+        browser.get(named["all games"].resolve().as_uri())
+        shown = browser.execute_script(COLUMNS)
+        assert shown[:2] == ["game", "format"] and "players (coins; ★ first)" in shown, shown
+        assert ("finished" in shown and "season" in shown) == (size == WIDE), shown
+        browser.get(named["bot page"].resolve().as_uri())
+        labels = browser.execute_script(LABELS)
+        assert labels and min(labels) >= 9, f"chart labels {labels} px high at {size[0]} px"
+        browser.get(named["bot games"].resolve().as_uri())
+        paragraphs = [p.text for p in browser.find_elements(By.CSS_SELECTOR, "main p")]
+        assert any(p.endswith("newest first.") for p in paragraphs) and any(p.startswith("Opponent:")
+                                                                              for p in paragraphs), paragraphs
+    finally:
+        browser.set_window_size(*DESKTOP)
