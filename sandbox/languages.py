@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .isolation import system_binds
+from .isolation import bwrap_path, system_binds
 from .values import SandboxError
 
 __all__ = ["Language", "LANGUAGES", "PYTHON", "language_named", "language_of_file", "BuildError", "Program",
@@ -154,7 +154,7 @@ def _build(name: str, source: str, sandboxed: bool) -> bytes | str:
     source could name any file the compiler can read, ``#include`` or ``.incbin``, and its program, or
     the compiler's error, would print it.)"""
     language = language_named(name)
-    bwrap = shutil.which("bwrap")
+    bwrap = bwrap_path()
     if bwrap is None and sandboxed:
         raise SandboxError("building a compiled bot needs bwrap (Debian package 'bubblewrap')")
     with tempfile.TemporaryDirectory(prefix="arena-build-") as folder, tempfile.TemporaryFile() as words:

@@ -4,11 +4,11 @@ from __future__ import annotations
 import ast
 import errno
 import os
-import shutil
 import stat
 from pathlib import Path
 
 from arena.submissions.errors import SubmissionError
+from sandbox.isolation import bwrap_path
 from sandbox.languages import LANGUAGES, PYTHON, BuildError, build, language_of_file, runtime_problem
 
 MAX_BOT_BYTES = 256 * 1024
@@ -65,7 +65,7 @@ def read_bot(data: bytes, filename: str) -> tuple[str, str]:
         raise SubmissionError(f"{filename!r}: {problem}")
     if language.build:
         try:  # without bubblewrap only the plain tier runs bots (--unsafe), and so builds them
-            build(language, source, sandboxed=shutil.which("bwrap") is not None)
+            build(language, source, sandboxed=bwrap_path() is not None)
         except BuildError as exc:
             raise SubmissionError(f"{filename!r} does not build: {exc}") from None
     return source, language.name

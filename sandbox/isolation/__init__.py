@@ -4,7 +4,7 @@ namespaces otherwise), ``slots`` (uid slots, and what confinement adds to a boot
 ``prerequisites`` (why the strong tier cannot run). Import every name from here: ``sandbox.isolation.X``."""
 from __future__ import annotations
 
-from .bubblewrap import bwrap_argv, system_binds
+from .bubblewrap import bwrap_argv, bwrap_path, system_binds
 from .confinements import CONFINEMENT_ENV, Confinement, confinement
 from .interpreters import Interpreter, interpreter
 from .prerequisites import strong_tier_problem
@@ -17,6 +17,7 @@ __all__ = [
     "Interpreter",
     "interpreter",
     "bwrap_argv",
+    "bwrap_path",
     "system_binds",
     "seccomp_program",
     "Filter",

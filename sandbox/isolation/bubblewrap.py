@@ -1,9 +1,12 @@
 """The bubblewrap argv: fresh namespaces, an empty read-only root, and the read-only binds a bot needs."""
 from __future__ import annotations
 
+import functools
 import os
+import shutil
 from pathlib import Path
 
+from ..values import SandboxError
 from .confinements import Confinement, confinement
 from .interpreters import Interpreter
 
@@ -28,11 +31,22 @@ def _library_binds() -> list[str]:
     return args
 
 
-def bwrap_argv(interp: Interpreter, bwrap: str = "bwrap", binds: tuple[str, ...] = ()) -> list[str]:
+@functools.lru_cache(maxsize=1)
+def bwrap_path() -> str | None:
+    """bubblewrap's absolute path on this process's PATH, found once (None: not installed). Every start uses it:
+    a bot, a fork server and a compiler start with a fixed PATH of their own (/usr/bin:/bin), on which a bubblewrap
+    in /usr/local/bin, a Nix profile or a container's own folder would not be found."""
+    return shutil.which("bwrap")
+
+
+def bwrap_argv(interp: Interpreter, bwrap: str | None = None, binds: tuple[str, ...] = ()) -> list[str]:
     """The bubblewrap prefix: fresh namespaces, empty read-only root, the interpreter (and ``binds``,
-    a program's runtime) read-only."""
+    a program's runtime) read-only. ``bwrap``: its path (default ``bwrap_path()``)."""
+    found = bwrap or bwrap_path()
+    if found is None:
+        raise SandboxError("bwrap not found (Debian package 'bubblewrap')")
     head = [
-        bwrap,
+        found,
         "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session", "--hostname", "sandbox",
     ]

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import subprocess
 
 from ..values import SandboxError
+from .bubblewrap import bwrap_path
 from .confinements import CONFINEMENT_ENV, Confinement, confinement
 from .interpreters import Interpreter
 from .seccomp import seccomp_program
@@ -21,7 +21,7 @@ def strong_tier_problem(interp: Interpreter) -> str | None:
         return str(exc)
     if way is Confinement.UID_SLOTS and os.geteuid() != 0:
         return f"uid slots need root (unset ${CONFINEMENT_ENV} to use user namespaces)"
-    bwrap = shutil.which("bwrap")
+    bwrap = bwrap_path()
     if bwrap is None:
         return "bwrap not found (Debian package 'bubblewrap')"
     if way is Confinement.USER_NAMESPACE:
