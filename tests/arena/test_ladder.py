@@ -206,8 +206,10 @@ def test_bad_submissions_are_refused_and_store_nothing(ladder: Path, tmp_path: P
     assert result.returncode == 2
     *evidence, last = result.stderr.strip().splitlines()
     assert last.startswith("Error: ") and reason in last, result.stderr  # one line says why it was refused
-    if "smoke game" in reason:  # before it, the failed seat's evidence: its own output, every line marked
-        assert evidence[0].startswith("seat ") and all(line.startswith("  ") for line in evidence[1:]), evidence
+    if "smoke game" in reason:  # before it, each format's failed seat's evidence: its own output, every line marked
+        heads = [line for line in evidence if not line.startswith("  ")]
+        assert [h.split(": seat ")[0] for h in heads] == ["in classic", "in duel", "in solo"], evidence
+        assert evidence[0] == heads[0]
     else:
         assert evidence == []
     assert "Traceback" not in "\n".join(line for line in result.stderr.splitlines() if not line.startswith("  | "))
