@@ -100,7 +100,7 @@ def test_a_solo_game_shows_won_or_lost_never_a_rank(tmp_path: Path) -> None:
                    "--replay", str(replay))
     assert result.returncode == 0, result.stderr
     head, row = result.stdout.splitlines()[1:3]
-    assert head.split()[:5] == ["seat", "bot", "coins", "result", "status"]
+    assert head.split()[:5] == ["seat", "bot", "gold", "result", "status"]  # the Princes games count gold
     assert row.split()[3] in ("won", "lost") and "rank" not in result.stdout
     shown = in_process(tmp_path, "replay", str(replay))
     assert re.match(r"solo-v1  \d+ actions  random_bot \d+ \((won|lost)\)$", shown.stdout.splitlines()[0]), shown.stdout
