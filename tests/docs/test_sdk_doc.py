@@ -180,3 +180,11 @@ def test_every_submit_the_readme_shows_names_its_author() -> None:
              if line.startswith("    arena submit ")]
     assert len(lines) >= 2, lines
     assert [line for line in lines if "--author " not in line and "--to " not in line] == []
+
+
+def test_the_sdk_doc_tells_how_to_look_at_a_game() -> None:
+    """An author debugging a bot needs these: its own standard error, a kept game, and reading it step by step."""
+    text = (ROOT / "docs" / "sdk.md").read_text(encoding="utf-8")
+    for words in ("`--stderr`", "`--replay FILE`", "arena replay FILE --turns", "arena replay FILE --step K",
+                  "arena replay FILE --html", "arena game show N --turns"):
+        assert words in text, words
