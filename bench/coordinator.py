@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -72,7 +73,8 @@ def main() -> None:
         profile.disable()
     spent: Counter[str] = Counter()
     within: dict[str, Counter[str]] = {}
-    for (path, _, function), row in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
+    rows: dict[tuple[str, int, str], tuple[Any, ...]] = getattr(pstats.Stats(profile), "stats")  # untyped in typeshed
+    for (path, _, function), row in rows.items():
         part = part_of(path if path != "~" else function)  # a built-in is named by its function
         spent[part] += row[2]  # tottime: the function's own time
         within.setdefault(part, Counter())[f"{Path(path).name}:{function}"] += row[2]
