@@ -20,10 +20,10 @@ from arena.formats import default_format, format_of
 from arena.play.tables import SeatEntry
 from arena.testrun.sprt import Hypotheses, Verdict
 from arena.text import TextError, check_text
-from arena.testrun.run import Progress, field_sizes, head_to_head, run_test
+from arena.testrun.run import PlayedPair, Progress, field_sizes, head_to_head, run_test
 from arena.testrun.store import (Candidate, StoredTestRun, TestRunError, TestRunSettings, all_tests,
-                                 changed_sources, create_test, finish_test, load_test, next_name, record_pair,
-                                 role_name, verdict_text)
+                                 changed_sources, create_test, finish_test, games_of, load_test, next_name,
+                                 record_pair, role_name, verdict_text)
 from sandbox import Limits, SandboxError
 
 #: Exit codes: the verdict, for scripts (2 is a usage error, 1 any other error, an interruption included).
@@ -163,17 +163,18 @@ def test_resume(ctx: Context, name: str, workers: int, unsafe: bool, executor_sp
 @test_group.command("list")
 @pass_context
 def test_list(ctx: Context) -> None:
-    """The stored tests, one line each: oldest first."""
+    """The stored tests, one line each: oldest first (games: those stored with the counted pairs, each shown
+    on the site)."""
     with Session(ctx.engine) as session:
         tests = all_tests(session)
     if not tests:
         echo("no tests yet: start one with 'arena test NEW --against OLD'")
         return
-    rows = [("test", "format", "NEW", "OLD", "pairs", "LLR", "Elo", "state", "started")]
+    rows = [("test", "format", "NEW", "OLD", "pairs", "games", "LLR", "Elo", "state", "started")]
     for t in tests:
         elo, low, high = t.results.elo()
         rows.append((t.settings.name, t.settings.variant, t.settings.bots[0].name, t.settings.bots[1].name,
-                     str(t.results.pairs), f"{t.results.llr(t.settings.hypotheses):.2f}",
+                     str(t.results.pairs), str(t.games), f"{t.results.llr(t.settings.hypotheses):.2f}",
                      f"{elo:+.1f} [{low:+.1f}, {high:+.1f}]", state_of(t), f"{t.row.created_at:%Y-%m-%d %H:%M}"))
     echo(format_table(rows))
 
@@ -244,10 +245,11 @@ def play(ctx: Context, settings: TestRunSettings, where: Where, create: bool = F
         if not ctx.quiet and (progress.results.pairs % 10 == 0 or progress.verdict):
             echo(progress.line(), err=True)
 
-    def record(number: int, scores: tuple[float, float] | None, progress: Progress) -> None:
+    def record(number: int, played: PlayedPair | None, progress: Progress) -> None:
         verdict = progress.verdict
-        record_pair(engine, test_id, number, scores, verdict,
-                    finished=verdict is not None or progress.results.pairs >= settings.max_pairs)
+        record_pair(engine, test_id, number, None if played is None else played.scores, verdict,
+                    finished=verdict is not None or progress.results.pairs >= settings.max_pairs,
+                    games=() if played is None else games_of(number, played.games))
 
     stopped = stop_on_signals()
     try:

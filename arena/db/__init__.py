@@ -13,7 +13,7 @@ from arena.db.queries import (active_versions, author_group, author_key, bot_key
                               stored_id)
 from arena.db.schema import (SCHEMA_VERSION, AuditFlag, Author, Bot, BotVersion, Competition, CompetitionEntry,
                              Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, SeatLog, TestRun, TestRunBot,
-                             TestRunPair, VersionFormat, now, source_hash)
+                             TestRunGame, TestRunPair, VersionFormat, now, source_hash)
 from arena.db.columns import MatchStatus, SeatStatus
 from arena.db.urls import DB_ENV, DEFAULT_DB, database_url, driver_url, shown_url, sqlite_file_problem
 
@@ -21,7 +21,8 @@ __all__ = [
     "ADVISORY_KEY", "DB_ENV", "DEFAULT_DB", "SCHEMA_VERSION",
     "AuditFlag", "Author", "Bot", "BotVersion", "Competition", "CompetitionEntry", "DatabaseError", "Match",
     "MatchSeat", "MatchStatus", "Meta",
-    "Rating", "RatingSnapshot", "Season", "SeatLog", "SeatStatus", "TestRun", "TestRunBot", "TestRunPair",
+    "Rating", "RatingSnapshot", "Season", "SeatLog", "SeatStatus", "TestRun", "TestRunBot", "TestRunGame",
+    "TestRunPair",
     "VersionFormat",
     "active_versions", "author_group", "author_key", "bot_key", "database_url", "driver_url", "exclusive_run",
     "make_engine", "name_key", "now", "one_line", "played_formats", "prior_means", "shown_url", "source_hash",

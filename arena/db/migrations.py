@@ -233,3 +233,12 @@ def _upgrade_to_14_competitions(engine: Engine) -> None:
 
     with engine.begin() as conn:
         conn.execute(text("UPDATE meta SET value = '14' WHERE key = 'schema_version'"))
+
+
+def _upgrade_to_15_test_games(engine: Engine) -> None:
+    """Schema 14 -> 15: the games of `arena test`'s pairs; their table (``testrungame``) is made by create_all. A
+    pair counted before has no games stored: its test page lists it without links."""
+    from sqlalchemy import text
+
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE meta SET value = '15' WHERE key = 'schema_version'"))

@@ -11,7 +11,7 @@ from sqlmodel import Field, SQLModel
 
 from arena.db.columns import CompressedText, MatchStatus, SeatStatus, TextEnum
 
-SCHEMA_VERSION = 14  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+SCHEMA_VERSION = 15  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (TestRun, TestRunBot, TestRunPair: new tables, made by create_all)
 #                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
@@ -28,6 +28,7 @@ SCHEMA_VERSION = 14  # 2: what a version plays and starts from, per format, in V
 #                   13: Match.flows, the audit's trade flows counted as the game was played (None: an older
 #                       record, played again by the audit)
 #                   14: competitions (Competition, CompetitionEntry: new tables, made by create_all)
+#                   15: the games of every counted `arena test` pair (TestRunGame: a new table, made by create_all)
 
 
 def now() -> datetime:
@@ -222,6 +223,23 @@ class TestRunPair(SQLModel, table=True):
     first: float
     second: float
     recorded_at: datetime = Field(default_factory=now)
+
+
+class TestRunGame(SQLModel, table=True):
+    """One game of a counted pair of a test (stored with its pair, in the same transaction): who sat where, the
+    deal, how each seat ended, and the referee's replay, so that the site shows it as it shows a season's game."""
+
+    __test__ = False
+    __table_args__ = (UniqueConstraint("test_id", "pair", "game"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    test_id: int = Field(foreign_key="versustest.id", index=True)
+    pair: int  # the pair's number (TestRunPair.number)
+    game: int  # 0, 1, ... in the pair's order (arena.testrun.run.pair_games, duel_games)
+    deal: int  # 0 or 1: which of the pair's deals (both games of a duel play deal 0)
+    seed: int = Field(sa_type=BigInteger)  # the deck seed (a fresh random deal, never a ladder's)
+    seats: str  # JSON: each seat's role, gold, rank, status and failure step (arena.testrun.store.GameSeat)
+    seconds: float
+    replay: str = Field(sa_type=CompressedText)  # JSON of engine.replay.Replay
 
 
 class AuditFlag(SQLModel, table=True):

@@ -3,7 +3,7 @@ probability ratio test (arena/testrun/sprt.py) decides. Each table is one pair. 
 two deals (a fresh deck, two seats), each played by NEW and by OLD from the same seat against the same field with
 the same bot seeds. In a two-player format (duel): NEW plays OLD directly, one deal played twice with
 the seats swapped. Every game starts every bot afresh, as the ladder's do. The caller stores every
-counted pair as it arrives (``on_pair``; arena/testrun/store.py)."""
+counted pair as it arrives, with its games (``on_pair``; arena/testrun/store.py)."""
 from __future__ import annotations
 
 import secrets
@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 
 from arena.ladder.executors import LocalPoolExecutor, TableExecutor
 from arena.formats import Format
+from arena.play.referee import GameRecord
 from arena.play.tables import GameSpec, SeatEntry, TableTask
 from arena.testrun.sprt import Hypotheses, Pentanomial, Verdict, deal_score
 from sandbox import Limits, Tier
@@ -37,6 +38,14 @@ class Progress:
                 f"LLR {self.results.llr(h):.2f} "
                 f"[{h.lower:.2f}, {h.upper:.2f}], Elo {elo:+.1f} [{low:+.1f}, {high:+.1f}]"
                 + (f", {self.void} void" if self.void else ""))
+
+
+@dataclass(frozen=True)
+class PlayedPair:
+    """A counted pair: NEW's two scores, and its games in the pair's order, each as planned and as played."""
+
+    scores: tuple[float, float]
+    games: tuple[tuple[GameSpec, GameRecord], ...]
 
 
 def pair_games(number: int, players: int, seat: int, deck: int,
@@ -107,10 +116,10 @@ def pair_task(number: int, new: SeatEntry, old: SeatEntry, field: Sequence[SeatE
 def run_test(new: SeatEntry, old: SeatEntry, field: Sequence[SeatEntry], hypotheses: Hypotheses, max_pairs: int,
              executor: TableExecutor | int, limits: Limits, tier: Tier | Callable[[TableExecutor], Tier], fmt: Format,
              on_progress: Callable[[Progress], None] = lambda p: None, start: Progress | None = None,
-             on_pair: Callable[[int, tuple[float, float] | None, Progress], None] = lambda n, s, p: None) -> Progress:
+             on_pair: Callable[[int, PlayedPair | None, Progress], None] = lambda n, s, p: None) -> Progress:
     """Play pairs until the test decides or ``max_pairs`` were counted (``start``: the pairs counted
     before, of a resumed test). ``on_pair`` gets every pair as it arrives, before ``on_progress``: its
-    number in counting order and its two deal scores (None for a void pair, not counted), and the
+    number in counting order, its scores and games (None for a void pair, not counted), and the
     progress with it counted. ``executor``: a season's executor (or a number of local workers); ``tier``
     may be asked of the started executor, as a season does."""
     progress = start or Progress(Pentanomial(), hypotheses)
@@ -143,9 +152,11 @@ def run_test(new: SeatEntry, old: SeatEntry, field: Sequence[SeatEntry], hypothe
                 progress.void += 1
                 on_pair(progress.results.pairs, None, progress)
                 continue
-            scores = score(task.games, [[seat.rank for seat in r.seats] for r in records if r is not None])
+            played = {o.match_id: o.record for o in outcomes if o.record is not None}
+            games = tuple((spec, played[spec.match_id]) for spec in task.games)
+            scores = score(task.games, [[seat.rank for seat in record.seats] for _, record in games])
             number = progress.results.pairs
             progress.results.add(*scores)
-            on_pair(number, scores, progress)
+            on_pair(number, PlayedPair(scores, games), progress)
             on_progress(progress)
     return progress

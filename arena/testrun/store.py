@@ -1,17 +1,21 @@
 """Test runs (`arena test`) in the database: a test's settings and bots (their sources kept, so that a resumed
-test plays the same code), and every counted pair in counting order, each recorded in one transaction
-as it arrives. A test that stopped (Ctrl-C, SIGTERM, a killed process) resumes from its counted pairs;
-the pairs in flight when it stopped are lost, never counted twice."""
+test plays the same code), and every counted pair in counting order, each recorded with its games (seats, deal,
+results, replay) in one transaction as it arrives. A test that stopped (Ctrl-C, SIGTERM, a killed process)
+resumes from its counted pairs; the pairs in flight when it stopped are lost, never counted twice."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from sqlalchemy import func
+from sqlalchemy import select as sa_select
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from arena.db import TestRunBot, TestRunPair, TestRun, now, source_hash, stored_id
+from arena.db import TestRunBot, TestRunGame, TestRunPair, TestRun, now, source_hash, stored_id
+from arena.play.referee import GameRecord
+from arena.play.tables import GameSpec
 from arena.testrun.sprt import Hypotheses, Pentanomial, Verdict
 from arena.text import plural
 
@@ -80,6 +84,7 @@ class StoredTestRun:
     scores: list[tuple[float, float]]  # every counted pair's two deal scores, in counting order
     void: int
     row: TestRun
+    games: int = 0  # the games stored with its pairs (none for a pair counted before schema 15)
 
     @property
     def finished(self) -> bool:
@@ -135,7 +140,9 @@ def _stored(session: Session, row: TestRun) -> StoredTestRun:
     results = Pentanomial()
     for first, second in pairs:
         results.add(first, second)
-    return StoredTestRun(test_id, settings, results, [(a, b) for a, b in pairs], row.void, row)
+    games = int(session.exec(select(func.count()).select_from(TestRunGame)
+                             .where(TestRunGame.test_id == test_id)).one())
+    return StoredTestRun(test_id, settings, results, [(a, b) for a, b in pairs], row.void, row, games)
 
 
 def next_name(session: Session) -> str:
@@ -149,9 +156,9 @@ def next_name(session: Session) -> str:
 
 
 def record_pair(engine: Engine, test_id: int, number: int, scores: tuple[float, float] | None,
-                verdict: Verdict | None, finished: bool) -> None:
-    """In one transaction: pair ``number``'s deal scores (None: the pair was void, only counted as such)
-    and, if the test ended with it, its verdict."""
+                verdict: Verdict | None, finished: bool, games: Sequence[TestGame] = ()) -> None:
+    """In one transaction: pair ``number``'s deal scores (None: the pair was void, only counted as such) with
+    its ``games``, and, if the test ended with it, its verdict: a pair is stored whole or not at all."""
     with Session(engine) as session:
         row = session.get(TestRun, test_id)
         if row is None:
@@ -160,10 +167,94 @@ def record_pair(engine: Engine, test_id: int, number: int, scores: tuple[float, 
             row.void += 1
         else:
             session.add(TestRunPair(test_id=test_id, number=number, first=scores[0], second=scores[1]))
+            for game in games:
+                session.add(TestRunGame(test_id=test_id, pair=number, game=game.game, deal=game.deal, seed=game.seed,
+                                        seats=json.dumps([seat.to_json() for seat in game.seats]),
+                                        seconds=game.seconds, replay=game.replay))
         if finished:
             row.finished_at, row.verdict = now(), _stored_verdict(verdict)
         session.add(row)
         session.commit()
+
+
+@dataclass(frozen=True)
+class GameSeat:
+    """One seat of a test's game: who sat there (``role``: 0 NEW, 1 OLD, 2.. the field) and how it ended; a
+    failed seat's ``failure_step`` is the replay step it failed at."""
+
+    role: int
+    coins: int
+    rank: int
+    status: str
+    failure_step: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"role": self.role, "coins": self.coins, "rank": self.rank, "status": self.status,
+                "failure_step": self.failure_step}
+
+    @classmethod
+    def from_json(cls, data: Any) -> GameSeat:
+        try:
+            step = data["failure_step"]
+            return cls(int(data["role"]), int(data["coins"]), int(data["rank"]), str(data["status"]),
+                       None if step is None else int(step))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise TestRunError(f"malformed stored seat {str(data)[:80]!r}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class TestGame:
+    """A game of a counted pair (a ``TestRunGame`` row): its place in the pair, its deal and deck seed, its seats
+    in seat order, and the referee's replay (empty when read without it)."""
+
+    __test__ = False
+
+    pair: int
+    game: int
+    deal: int
+    seed: int
+    seats: tuple[GameSeat, ...]
+    seconds: float
+    replay: str = ""
+
+    def seat_of(self, role: int) -> int | None:
+        """The seat ``role`` played in this game (None: it sat out, as NEW and OLD take turns with a field)."""
+        return next((i for i, seat in enumerate(self.seats) if seat.role == role), None)
+
+
+def games_of(pair: int, played: Sequence[tuple[GameSpec, GameRecord]]) -> tuple[TestGame, ...]:
+    """The games of pair ``pair`` as stored, from each as planned (its seating: the roles) and as played; a pair's
+    deals are numbered by their deck seeds in the order they come."""
+    deals: list[int] = []
+    games = []
+    for index, (spec, record) in enumerate(played):
+        if spec.seed not in deals:
+            deals.append(spec.seed)
+        seats = tuple(GameSeat(role, seat.coins, seat.rank, seat.status.value,
+                               None if seat.failure is None else seat.failure.step)
+                      for role, seat in zip(spec.seating, record.seats))
+        games.append(TestGame(pair, index, deals.index(spec.seed), spec.seed, seats, record.seconds,
+                              record.replay_text))
+    return tuple(games)
+
+
+def stored_games(session: Session, test_id: int, replays: bool = False) -> list[TestGame]:
+    """The stored games of test ``test_id`` by pair and game (``replays``: with their replays, else without)."""
+    columns = [col(TestRunGame.pair), col(TestRunGame.game), col(TestRunGame.deal), col(TestRunGame.seed),
+               col(TestRunGame.seats), col(TestRunGame.seconds)]
+    if replays:
+        columns.append(col(TestRunGame.replay))
+    rows = session.execute(sa_select(*columns).where(col(TestRunGame.test_id) == test_id)
+                           .order_by(col(TestRunGame.pair), col(TestRunGame.game))).all()
+    games = []
+    for row in rows:
+        pair, game, deal, seed, seats, seconds = row[:6]
+        try:
+            parsed = tuple(GameSeat.from_json(seat) for seat in json.loads(seats))
+        except (ValueError, TypeError) as exc:
+            raise TestRunError(f"test #{test_id} pair {pair} game {game}: malformed seats: {exc}") from None
+        games.append(TestGame(pair, game, deal, seed, parsed, seconds, row[6] if replays else ""))
+    return games
 
 
 def _stored_verdict(verdict: Verdict | None) -> str | None:
