@@ -102,6 +102,7 @@ class Pages:
         self.frag = renderer.frag
         self.variant = variant
         self.flags = flags
+        self.warnings: list[str] = []  # a line per test run's game left out (its replay unreadable)
         self.updated: dict[str, datetime] = {}  # per format, its newest game: a board says how recent it is
         for game in self.ladder.games:  # newest first
             if game.finished_at is not None:
@@ -117,7 +118,7 @@ class Pages:
         renderer.write_text("leaderboard.json", _board_json(self.variant, self.updated.get(self.variant), board, keys))
         self.bot_pages(history)
         self.season_pages(seasons)
-        write_test_run_pages(engine, renderer)
+        self.warnings = write_test_run_pages(engine, renderer, self.builder)
         write_competition_pages(engine, renderer)
         self.audit_page()
         pages = self.game_lists("games/page-{}.html", ladder.games, "All games", "../", listing="games")
@@ -364,7 +365,7 @@ def build_site(engine: Engine, out: Path, variant: str | None = None, workers: i
             frag.damaged, counted = found, renderer.pages
             pages.write_all(engine, history)  # only the pages whose content changed are written
             renderer.pages = counted
-    warnings: list[str] = []
+    warnings: list[str] = list(pages.warnings)
     for files, skipped in done:
         for path, entry in files.items():
             manifest.record(path, entry)

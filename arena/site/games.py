@@ -4,6 +4,7 @@ which: a page made from the same inputs by the same builder is neither made, rea
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 from markupsafe import Markup
@@ -52,6 +53,30 @@ def rules_meta(rules_id: str) -> dict[str, Any]:
             "reshuffles": rules.reshuffles, "beans": {t.bean.value: t.name for t in rules.bean_types},
             "meters": {t.bean.value: list(t.beanometer) for t in rules.bean_types}}
     return meta | dict(format_of(rules_id).spectator.facts(rules))
+
+
+#: a failed seat as the viewer marks it: seat, the step it failed at, its status, the link to its evidence (or "")
+ViewerFailure = tuple[int, int, str | None, str]
+
+
+def viewer_meta(rules: dict[str, Any], names: Sequence[str], coins: Sequence[int | None],
+                ranks: Sequence[int | None], failures: Sequence[ViewerFailure] = ()) -> dict[str, Any]:
+    """What a replay viewer draws a game with besides its steps (the page's ``replay-meta`` JSON): its rules'
+    facts (``rules_meta``), the seats as the page names them, their gold and ranks, and the failed seats. A
+    season's game page, a test run's and a local replay page all make it here."""
+    return {"rules": rules, "seats": list(names), "coins": list(coins), "ranks": list(ranks),
+            "failures": [list(f) for f in failures]}
+
+
+def viewer_steps(replay: str, names: Sequence[str], page: Path | None = None) -> tuple[Markup, str]:
+    """A replay viewer's steps (the page's ``replay-steps`` JSON, safe inside a <script>) and their key: taken
+    from ``page`` when an earlier build wrote them there from the same replay and names, else re-simulated.
+    Raises ``SiteError`` for a replay that cannot be read."""
+    key = steps_key(replay, names)
+    steps = None if page is None else earlier_steps(page, key)
+    if steps is None:  # the sentences name the seats as the page does
+        steps = spectator_json(replay, names) if replay else ""
+    return Markup(steps), key
 
 
 #: what a worker sends back: the files it wrote (path: manifest entry), and a warning per game it skipped (by id)
@@ -126,16 +151,13 @@ class GamePages:
                         if game.rules_id not in metas:
                             metas[game.rules_id] = rules_meta(game.rules_id)
                         names = self.names(game)
-                        meta = {"rules": metas[game.rules_id], "seats": names,
-                                "coins": [s.coins for s in game.seats], "ranks": [s.rank for s in game.seats],
-                                "failures": [[s.seat, s.failure_step, s.status,
-                                              f"../bots/{ladder.bot_of(s.version_id).id}.html#failure-{match_id}-"
-                                              f"{s.seat}"] for s in game.seats if s.failure_step is not None]}
+                        failures = [(s.seat, s.failure_step, s.status,
+                                     f"../bots/{ladder.bot_of(s.version_id).id}.html#failure-{match_id}-{s.seat}")
+                                    for s in game.seats if s.failure_step is not None]
+                        meta = viewer_meta(metas[game.rules_id], names, [s.coins for s in game.seats],
+                                           [s.rank for s in game.seats], failures)
                         page = out / f"games/{match_id}.html"
-                        steps_of = steps_key(replay or "", names)
-                        steps = earlier_steps(page, steps_of)
-                        if steps is None:  # the sentences name the seats as the page does
-                            steps = spectator_json(replay, names) if replay else ""
+                        steps, steps_of = viewer_steps(replay or "", names, page)
                     except SiteError as exc:
                         warnings[game.id] = f"game {game.id}: {exc}; its page is left out of the site"
                         continue
@@ -146,7 +168,7 @@ class GamePages:
                         path = f"games/{published.file}"
                         written[path] = (key, *write_atomic(out / path, replay.encode("utf-8"))[1:])
                     text = self.renderer.render("game.html", "../", game=game, seat_rows=frag.seat_rows(game),
-                                                season=season, meta=meta, steps=Markup(steps), steps_key=steps_of,
+                                                season=season, meta=meta, steps=steps, steps_key=steps_of,
                                                 published=published, has_replay=bool(replay),
                                                 spectator=format_of(game.rules_id).spectator,
                                                 money=format_of(game.rules_id).money)

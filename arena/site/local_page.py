@@ -10,10 +10,9 @@ from markupsafe import Markup
 from arena.formats import format_of
 from arena.paths import data_dir
 from arena.site.errors import SiteError
-from arena.site.games import rules_meta
+from arena.site.games import rules_meta, viewer_meta, viewer_steps
 from arena.site.manifest import write_atomic
 from arena.site.render import environment
-from arena.site.replays import spectator_json
 from engine.replay import Replay
 
 #: the viewer's parts, in the order a game page loads them (replay.js starts once the others are there)
@@ -33,14 +32,14 @@ def local_replay_page(text: str, source: str) -> str:
     replay = Replay.loads(text)
     names = list(replay.seats)
     result = replay.result
-    meta = {"rules": rules_meta(replay.rules_id), "seats": names,
-            "coins": list(result.coins) if result else [None] * len(names),
-            "ranks": list(result.ranks) if result else [None] * len(names), "failures": []}
-    steps = spectator_json(text, names)
+    blank: list[int | None] = [None] * len(names)
+    meta = viewer_meta(rules_meta(replay.rules_id), names, list(result.coins) if result else blank,
+                       list(result.ranks) if result else blank)
+    steps, key = viewer_steps(text, names)
     fmt = format_of(replay.rules_id)
     return environment().get_template("local_replay.html").render(
         root="", title=f"{replay.rules_id}: {', '.join(names)}", source=source, replay=replay, meta=meta,
-        steps=Markup(steps), steps_key="local", spectator=fmt.spectator, money=fmt.money,
+        steps=steps, steps_key=key, spectator=fmt.spectator, money=fmt.money,
         download_name=f"{Path(source).stem}-steps.json", css=_inline("style.css", "</style"),
         scripts=[_inline(name, "</script") for name in SCRIPTS], escape=html.escape)
 
