@@ -1,6 +1,7 @@
 """Upgrading a database of schema 4 and later, on SQLite and PostgreSQL: the tables of `arena test` (schema 5),
 the audit's flags (6), compressed replays (8), author accounts (9), the living ladder's columns (10), confirmed
-flags (11), program hashes (12), the games' trade flows (13) and competitions (14). As in test_migrations.py, each
+flags (11), program hashes (12), the games' trade flows (13), competitions (14) and the games of `arena test`'s
+pairs (15). As in test_migrations.py, each
 test makes a database of this schema, turns it back into the older one with the statements the old arena ran, and
 opens it with this arena."""
 from __future__ import annotations
@@ -22,7 +23,7 @@ from arena.submissions.errors import SubmissionError
 from arena.submissions.versions import register
 from engine.replay import Replay
 
-TESTRUN_TABLES = ("versuspair", "versusbot", "versustest")  # in the order they can be dropped
+TESTRUN_TABLES = ("testrungame", "versuspair", "versusbot", "versustest")  # in the order they can be dropped
 
 
 def add_bot_kept(session: Session) -> None:
@@ -202,7 +203,7 @@ def test_a_schema_10_databases_flags_are_unconfirmed(url: str) -> None:
     engine = make_engine(url)
     assert "confirmed_at" in {c["name"] for c in inspect(engine).get_columns("auditflag")}
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "14"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "15"
         assert [(f.scope, f.confirmed_at) for f in session.exec(select(AuditFlag)).all()] == [("variant classic", None)]
     engine.dispose()
 
@@ -235,7 +236,7 @@ def test_a_schema_11_database_hashes_its_programs_and_reserves_removed_names(url
     old_database(url, 11, fill, before_one_ticket)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "14"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "15"
         for name, (source, language) in sources.items():
             version = session.exec(select(BotVersion).join(Bot).where(Bot.name == name)).one()
             assert version.program_sha256 == program_hash(source, language), name
@@ -287,7 +288,7 @@ def test_a_schema_12_databases_games_are_audited_from_their_replays(url: str) ->
     old_database(url, 12, fill, before_flows)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "14"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "15"
         match = session.exec(select(Match)).one()
         assert match.flows is None
         [game] = recorded_games(session, season="s")
@@ -317,10 +318,49 @@ def test_a_schema_13_database_gains_the_competition_tables(url: str) -> None:
     engine = make_engine(url)
     assert {"competition", "competitionentry"} <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "14"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "15"
         assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
         session.add(Competition(name="cup", variant="classic", deadline=datetime(2026, 1, 1, tzinfo=timezone.utc),
                                 finalists=3, final_games=12))
         session.commit()
         assert [c.name for c in session.exec(select(Competition)).all()] == ["cup"]
     engine.dispose()
+
+
+def no_test_games(engine: Engine) -> None:
+    """Schema 14: a test's pairs were stored without their games."""
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE testrungame"))
+
+
+def test_a_schema_14_databases_pairs_keep_their_scores_and_new_pairs_store_their_games(url: str) -> None:
+    """Schema 15 stores each counted pair's games with it (``testrungame``, made on upgrade): a pair counted before
+    keeps its scores and has no games (its test page lists it unlinked); a pair counted after has its games."""
+    from arena.db import TestRunGame
+    from arena.testrun.store import GameSeat, TestGame, load_test, record_pair, stored_games
+
+    def fill(session: Session) -> None:
+        test = TestRun(name="t", variant="duel", elo0=0, elo1=5, alpha=0.05, beta=0.05, max_pairs=10)
+        session.add(test)
+        session.flush()
+        session.add(TestRunPair(test_id=stored_id(test), number=0, first=1.0, second=0.5))
+
+    old_database(url, 14, fill, no_test_games)
+    engine = make_engine(url)
+    assert "testrungame" in inspect(engine).get_table_names()
+    with Session(engine) as session:
+        assert schema_version(session) == str(SCHEMA_VERSION) == "15"
+        stored = load_test(session, "t")
+        assert stored is not None and stored.scores == [(1.0, 0.5)] and stored.games == 0
+    replay = played_replay(3).dumps()
+    seats = (GameSeat(0, 7, 1, "ok"), GameSeat(1, 2, 2, "timeout", 12))
+    record_pair(engine, stored.id, 1, (0.5, 0.5), None, False, [TestGame(1, 0, 0, 2**62 + 1, seats, 1.5, replay)])
+    with Session(engine) as session:
+        again = load_test(session, "t")
+        assert again is not None and again.scores == [(1.0, 0.5), (0.5, 0.5)] and again.games == 1
+        [game] = stored_games(session, stored.id, replays=True)
+        assert (game.pair, game.game, game.deal, game.seed, game.seats, game.replay) == (1, 0, 0, 2**62 + 1, seats,
+                                                                                         replay)
+        assert session.exec(select(TestRunGame.pair)).all() == [1]
+    engine.dispose()
+    make_engine(url).dispose()  # opening it again changes nothing
