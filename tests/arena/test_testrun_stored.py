@@ -1,6 +1,6 @@
-"""`arena test` keeps its tests: every counted pair is stored as it arrives, a test stopped by SIGTERM or
-killed resumes with its pairs, a finished one says its verdict again without playing, a changed bot
-refuses the resume, duels play NEW against OLD; real sandboxed bots through the command line."""
+"""`arena test` keeps its tests: every counted pair is stored with its games as it arrives, whole or not at all, a
+test stopped by SIGTERM or killed resumes with its pairs, a finished one says its verdict again without playing, a
+changed bot refuses the resume, duels play NEW against OLD; real sandboxed bots through the command line."""
 from __future__ import annotations
 
 import os
@@ -15,9 +15,15 @@ from pathlib import Path
 from arena_helpers import ARENA, db_url, run_arena
 from sqlmodel import Session, col, select
 
-from arena.db import TestRun, TestRunBot, TestRunPair, make_engine
+import pytest
+from sqlalchemy.exc import IntegrityError
+
+from arena.db import TestRun, TestRunBot, TestRunGame, TestRunPair, make_engine
 from arena.testrun.sprt import Hypotheses
-from arena.testrun.store import Candidate, TestRunSettings, create_test
+from arena.testrun.store import (Candidate, GameSeat, TestGame, TestRunSettings, create_test, load_test, record_pair,
+                                 stored_games)
+from engine import new_game, rules_for
+from engine.replay import Replay, Resimulation
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
@@ -31,6 +37,21 @@ def stored_pairs(db: Path, name: str) -> list[tuple[int, float, float]]:
                 return []
             return [(p.number, p.first, p.second) for p in session.exec(
                 select(TestRunPair).where(TestRunPair.test_id == test.id).order_by(col(TestRunPair.number))).all()]
+    finally:
+        engine.dispose()
+
+
+def games_by_pair(db: Path, name: str) -> dict[int, list[TestGame]]:
+    """Test ``name``'s stored games with their replays, by pair."""
+    engine = make_engine(db_url(db))
+    try:
+        with Session(engine) as session:
+            test = load_test(session, name)
+            assert test is not None
+            games: dict[int, list[TestGame]] = {}
+            for game in stored_games(session, test.id, replays=True):
+                games.setdefault(game.pair, []).append(game)
+            return games
     finally:
         engine.dispose()
 
@@ -89,6 +110,8 @@ def test_a_stopped_test_resumes_with_its_pairs_and_a_finished_one_only_says_its_
     second = stored_pairs(db, "copy")
     assert second[:len(first)] == first and len(second) >= len(first) + 2
     assert "resuming at" in killed.stderr
+    games = games_by_pair(db, "copy")  # killed outright: each stored pair has its four games, no game is without one
+    assert sorted(games) == [n for n, _, _ in second] and all(len(g) == 4 for g in games.values())
     done = run_arena("test", "resume", "copy", db=db)
     assert done.returncode in (3, 4), done.stdout + done.stderr  # H0 or undecided, never H1
     final = stored_pairs(db, "copy")
@@ -99,7 +122,10 @@ def test_a_stopped_test_resumes_with_its_pairs_and_a_finished_one_only_says_its_
     again = run_arena("test", "resume", "copy", db=db)
     assert (again.returncode, again.stdout) == (done.returncode, done.stdout)  # said again, nothing played
     assert stored_pairs(db, "copy") == final
-    assert "stopped" not in run_arena("test", "list", db=db).stdout
+    listed = run_arena("test", "list", db=db).stdout
+    assert "stopped" not in listed
+    header, row = listed.splitlines()
+    assert header.split()[4:6] == ["pairs", "games"] and row.split()[4:6] == [str(len(final)), str(4 * len(final))]
 
 
 def test_a_resume_refuses_a_changed_bot_and_plays_the_stored_source_of_a_removed_one(tmp_path: Path) -> None:
@@ -144,6 +170,23 @@ def test_a_duel_test_plays_new_against_old(tmp_path: Path) -> None:
         assert [b.name for b in session.exec(select(TestRunBot).order_by(col(TestRunBot.role))).all()] == [
             "trader_bot", "random_bot"]  # no field
     engine.dispose()
+    games = games_by_pair(db, "test-1")
+    assert sorted(games) == [n for n, _, _ in pairs]
+    for number, first, second in pairs:  # each pair: one deal, NEW in seat 0 then in seat 1, its replays real games
+        swapped, again = games[number]
+        assert (swapped.game, again.game, swapped.deal, again.deal, swapped.seed) == (0, 1, 0, 0, again.seed)
+        assert [s.role for s in swapped.seats] == [0, 1] and [s.role for s in again.seats] == [1, 0]
+        for game in (swapped, again):
+            replay = Replay.loads(game.replay)
+            assert (replay.rules_id, replay.seed, replay.seats) == ("duel-v1", game.seed, ("trader_bot", "random_bot")
+                                                                    if game.game == 0 else ("random_bot", "trader_bot"))
+            assert replay.result is not None and list(replay.result.ranks) == [s.rank for s in game.seats]
+            assert list(replay.result.coins) == [s.coins for s in game.seats]
+            assert Resimulation.of(replay, check=True).to_end().over  # the record re-simulates to its end
+        new_rank, old_rank = swapped.seats[0].rank, swapped.seats[1].rank
+        assert first == (1.0 if new_rank < old_rank else 0.5 if new_rank == old_rank else 0.0)
+    listed = run_arena("test", "list", db=db).stdout.splitlines()[1].split()
+    assert listed[4:6] == [str(len(pairs)), str(2 * len(pairs))]  # the games column: what is stored
 
 
 def test_bad_stored_test_input_is_one_line(tmp_path: Path) -> None:
@@ -179,4 +222,29 @@ def test_a_test_is_refused_in_one_line_while_another_run_holds_the_database(tmp_
     assert refused.returncode == 1 and refused.stderr.strip().splitlines() == [
         f"Error: arena test 'busy' refused: database {str(db)!r} is in use by pid {os.getpid()}"]
     assert run_arena("test", "list", db=db).stdout.startswith("no tests yet")  # nothing was stored
+    engine.dispose()
+
+
+def test_a_pair_whose_games_cannot_be_stored_is_not_stored_either(tmp_path: Path) -> None:
+    """A pair and its games are one transaction: a failure while storing a game (here a game stored twice, refused by
+    the database) leaves neither the pair nor any of its games, and the test's counted pairs as they were."""
+    db = tmp_path / "ladder.sqlite"
+    engine = make_engine(db_url(db))
+    source = (BOTS / "random_bot.py").read_text()
+    settings = TestRunSettings("atomic", "duel", Hypotheses(0, 50), 4,
+                               (Candidate("random", "random_bot", source), Candidate("random", "random_bot", source)))
+    test_id = create_test(engine, settings)
+    game = new_game(rules_for("duel"), 2, 7)
+    replay = Replay.of(game, ["random_bot", "random_bot"]).dumps()
+    seats = (GameSeat(0, 0, 1, "ok"), GameSeat(1, 0, 1, "ok"))
+    good = [TestGame(0, 0, 0, 7, seats, 0.1, replay), TestGame(0, 1, 0, 7, seats[::-1], 0.1, replay)]
+    record_pair(engine, test_id, 0, (0.5, 0.5), None, False, good)
+    twice = [TestGame(1, 0, 0, 8, seats, 0.1, replay), TestGame(1, 0, 0, 8, seats, 0.1, replay)]
+    with pytest.raises(IntegrityError):
+        record_pair(engine, test_id, 1, (1.0, 1.0), None, True, twice)
+    with Session(engine) as session:
+        assert [p.number for p in session.exec(select(TestRunPair)).all()] == [0]
+        assert [(g.pair, g.game) for g in session.exec(select(TestRunGame)).all()] == [(0, 0), (0, 1)]
+        test = load_test(session, "atomic")
+        assert test is not None and (test.results.pairs, test.games, test.finished) == (1, 2, False)
     engine.dispose()
