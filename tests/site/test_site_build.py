@@ -111,7 +111,7 @@ def test_build_writes_pages_named_by_ids(ladder: dict, site: Path) -> None:
     pattern = re.compile(r"(index\.html|audit\.html|(classic|duel|solo)\.html|leaderboard(-(classic|duel|solo))?\.json|"
                          r"\.arena-site|\.build-manifest\.json|static/[a-z]+\.(css|js)|games/index\.html|"
                          r"bots/\d+(-games-\d+)?\.html|games/(\d+|page-\d+)\.html|games/\d+\.replay\.json|seasons/(index|\d+(-games-\d+)?)\.html|"
-                         r"tests/(index|\d+)\.html|competitions/(index|\d+)\.html)")
+                         r"tests/(index|\d+(-pair-\d+-game-\d+)?)\.html|competitions/(index|\d+)\.html)")
     assert [n for n in names if not pattern.fullmatch(n)] == []
     with Session(make_engine(f"sqlite:///{ladder['db']}")) as session:
         board = each_a(RatedStanding, leaderboard(session))
