@@ -2,6 +2,7 @@
 table's cells under their headers, a flagged pair on the audit page and on both bots' pages."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -81,8 +82,11 @@ def test_a_stored_test_has_a_page_with_its_llr_over_games(browser, site: Path, l
 def test_every_table_of_the_test_pages_has_a_cell_under_each_header(browser, site: Path) -> None:
     from selenium.webdriver.common.by import By
 
-    pages = sorted((site / "tests").glob("*.html"))
+    every = sorted((site / "tests").glob("*.html"))
+    pages = [p for p in every if re.fullmatch(r"(index|\d+)\.html", p.name)]
     assert len(pages) == 3  # the index and two tests
+    pages += [p for p in every if p.name.endswith("-pair-1-game-1.html")]  # and a game of each
+    assert len(pages) == 5
     for page in pages:
         open_page(browser, page)
         tables = browser.find_elements(By.TAG_NAME, "table")

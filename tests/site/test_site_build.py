@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import text as sql_text
 from sqlmodel import Session, select
 
-from arena.db import Bot, BotVersion, Match, MatchSeat, Season, make_engine
+from arena.db import Bot, BotVersion, Match, MatchSeat, Season, TestRunGame, make_engine
 from arena.formats import format_of
 from arena.ladder.seasons import leaderboard
 from arena.ladder.rankings import RatedStanding
@@ -327,7 +327,9 @@ def test_a_rebuild_reuses_the_steps_of_an_unchanged_game_only(ladder: dict, tmp_
     monkeypatch.setattr("arena.site.replays.STEPS_FORMAT", STEPS_FORMAT + "-next")
     made.clear()
     build_site(engine, out, workers=1)
-    assert len(made) == len(before)  # a new format of the steps makes every game's again
+    with Session(engine) as session:  # a new format of the steps makes every game's again, test runs' included
+        test_games = len(session.exec(select(TestRunGame.id)).all())
+    assert test_games and len(made) == len(before) + test_games
 
 
 def test_the_princes_pages_count_gold_and_the_classic_pages_coins(ladder: dict, site: Path) -> None:
