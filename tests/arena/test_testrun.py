@@ -89,3 +89,5 @@ def test_a_stronger_bot_reaches_h1_on_a_dask_cluster_as_a_season_does(tmp_path: 
         "Error: --executor wants local, dask-local or dask://HOST:PORT, got 'mars'")
     listed = run_arena("test", "list", db=db)
     assert "elsewhere" not in listed.stdout and "trader_bot" in listed.stdout  # the refused test stored nothing
+    pairs, games = listed.stdout.splitlines()[1].split()[4:6]  # every pair's 4 games came back from dask's workers
+    assert int(pairs) >= 1 and int(games) == 4 * int(pairs)

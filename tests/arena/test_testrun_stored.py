@@ -122,9 +122,9 @@ def test_a_stopped_test_resumes_with_its_pairs_and_a_finished_one_only_says_its_
     again = run_arena("test", "resume", "copy", db=db)
     assert (again.returncode, again.stdout) == (done.returncode, done.stdout)  # said again, nothing played
     assert stored_pairs(db, "copy") == final
-    listed = run_arena("test", "list", db=db).stdout
-    assert "stopped" not in listed
-    header, row = listed.splitlines()
+    shown = run_arena("test", "list", db=db).stdout
+    assert "stopped" not in shown
+    header, row = shown.splitlines()
     assert header.split()[4:6] == ["pairs", "games"] and row.split()[4:6] == [str(len(final)), str(4 * len(final))]
 
 
