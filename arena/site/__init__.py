@@ -5,8 +5,10 @@ package). Every page links relatively, so the folder works from disk (file://) a
 File names come from database ids, never from names. ``build`` builds (``build_site``) and writes every page
 but the game pages, which ``games`` writes, in processes forked by ``forks`` on a large ladder; ``folder``
 makes the output folder ready; ``render`` holds the templates; ``model`` reads the ladder and ``rows`` makes
-the rows the templates show (``testruns`` those of the test runs); ``html`` formats repeated rows; ``chart``
-draws the charts; ``replays`` makes a replay public.
+the rows the templates show (``testruns`` the test runs' pages, their pairs and their games' pages); ``html``
+formats repeated rows; ``chart`` draws the charts; ``replays`` makes a replay public, and ``games``'
+``viewer_meta`` and ``viewer_steps`` give every replay viewer (a season's game, a test run's, a local file's) its
+data.
 """
 from __future__ import annotations
 
