@@ -9,7 +9,7 @@ at parity. Each iteration perturbs the incumbent's other weights by a Gaussian s
 and the candidate on the same ``--batch`` deals at the same seat (common random numbers) in a 3-seat classic
 game against two greedy bots, through ``training.gym_env.BohnanzaSingle`` (the AEC environment underneath);
 the candidate replaces the incumbent when its fitness (pairwise score against the greedy seats plus 0.01 per
-coin of margin) is higher; the step size follows the 1/5 success rule. Deals are fresh every iteration.
+coin of margin) is higher; the step size follows the 1/5 success rule (and grows after a step that changed no decision). Deals are fresh every iteration.
 
 ``evaluate``: the bot *file* (as the ladder runs it, in-process through the arena's referee) against two greedy
 bots on held-out deals (seeds from 10**6 on), every deal played three times with the learner in each seat. The
@@ -90,6 +90,8 @@ def train(iterations: int, batch: int, seed: int, sigma: float) -> list[float]:
         if new > base:
             incumbent, accepted = candidate, accepted + 1
             sigma *= 1.5
+        elif new == base:  # the step changed no decision of these games: a longer one
+            sigma *= 1.5
         else:
             sigma *= 1.5 ** -0.25
         print(f"iteration {it + 1}: incumbent {base:.3f} candidate {new:.3f} "
@@ -156,7 +158,7 @@ def main() -> None:
     t.add_argument("--iterations", type=int, default=40)
     t.add_argument("--batch", type=int, default=30)
     t.add_argument("--seed", type=int, default=1)
-    t.add_argument("--sigma", type=float, default=0.5)
+    t.add_argument("--sigma", type=float, default=1.0)
     e = sub.add_parser("evaluate")
     e.add_argument("--games", type=int, default=600, help="games (a multiple of 3: each deal in every seat)")
     e.add_argument("--weights", default=None, help="comma-separated weights instead of the bot file's")
