@@ -1,4 +1,4 @@
-"""Train bots/linear_bot.py's weights through the PettingZoo environment, and measure the result against greedy.
+"""Train docs/examples/linear_bot.py's weights through the PettingZoo environment, and measure the result against greedy.
 
     python3 bench/train_linear.py train [--iterations 40] [--batch 30] [--seed 1]     # prints WEIGHTS
     python3 bench/train_linear.py evaluate [--games 600] [--weights w0,w1,...]         # the bot file's by default
@@ -37,8 +37,8 @@ HELD_OUT = 10**6  # evaluation deals start here; training deals stay far below
 
 
 def linear_module() -> ModuleType:
-    """bots/linear_bot.py, imported as the training's policy (the file is the single source of the features)."""
-    spec = importlib.util.spec_from_file_location("linear_bot", ROOT / "bots" / "linear_bot.py")
+    """docs/examples/linear_bot.py, imported as the training's policy (the file is the single source of the features)."""
+    spec = importlib.util.spec_from_file_location("linear_bot", ROOT / "docs" / "examples" / "linear_bot.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -113,12 +113,12 @@ def evaluate(deals: int, weights: Sequence[float] | None) -> None:
     from engine import classic_rules
 
     rules = classic_rules()
-    bot_file = ROOT / "bots" / "linear_bot.py"
+    bot_file = ROOT / "docs" / "examples" / "linear_bot.py"
     greedy = ROOT / "bots" / "greedy_bot.py"
     if weights is not None:  # a copy of the file with these weights, as train prints them
         text = bot_file.read_text()
         head, rest = text.split("WEIGHTS: tuple[float, ...] = (", 1)
-        tail = rest.split(")", 1)[1]
+        tail = ")" + rest.split(")", 1)[1]
         bot_file = Path("/tmp/linear_bot_eval.py")
         bot_file.write_text(head + "WEIGHTS: tuple[float, ...] = (" + ", ".join(map(str, weights)) + tail)
     per_deal: list[float] = []

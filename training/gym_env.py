@@ -29,7 +29,7 @@ from training.observe import SIZE
 from training.seats import BotSeat
 
 
-class BohnanzaSingle(gym.Env[np.ndarray, int]):
+class BohnanzaSingle(gym.Env[np.ndarray, np.int64]):
     """One seat learns; ``opponents`` (bot names or files, one per other seat) play the rest."""
 
     metadata = {"render_modes": ["ansi"]}
@@ -82,7 +82,7 @@ class BohnanzaSingle(gym.Env[np.ndarray, int]):
         info["action_mask"] = obs["action_mask"]
         return obs["observation"], info
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: int | np.int64) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         game = self.aec._game()
         if game.over:
             raise RuntimeError("the game is over: call reset()")

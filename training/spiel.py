@@ -201,7 +201,7 @@ class DuelState(pyspiel.State):
             raise ValueError(f"seat {player_id!r} is not to move: only a seat's own decision is resampled")
         rng = random.Random(int(probability_sampler() * 2**52))
         sampled = build_princes_game(self.rules, game.view(player_id), rng, list(game.discard))
-        state = self.get_game().new_initial_state()
+        state: DuelState = self.get_game().new_initial_state()
         state._left, state._draws, state._vine = dict(self._left), list(self._draws), list(self._vine)
         state._table = _Table(sampled)
         state.mine = [list(m) for m in self.mine]

@@ -3,7 +3,7 @@
 What it teaches:
 - **From training to the ladder in one file.** ``bench/train_linear.py`` tuned ``WEIGHTS`` by a black-box search
   ((1+1)-ES on paired games against two greedy bots, seated in-process by ``training.gym_env``); this file is
-  what was trained, and it is submitted like any bot (``arena submit bots/linear_bot.py``).
+  what was trained, and it is submitted like any bot (``arena submit docs/examples/linear_bot.py``).
 - **Score every legal option, take the best.** Each candidate (the engine's options, plus at the opening of
   trading the offers of the environment's offer slots) gets a feature vector (``FEATURES``); the score is its
   dot product with ``WEIGHTS``. One feature is "greedy would play this": with every other weight 0 the bot
