@@ -8,8 +8,8 @@ the seat cannot tell from the real one (the game's ``resample_from_infostate``),
 (c = 2) over information-state nodes, and evaluates a new leaf by one random playout to the game's end (done
 on the engine's state: the same random policy as OpenSpiel's ``RandomRolloutEvaluator``, without going through
 the Python wrapper at each step). The one change to OpenSpiel's code: the search stops on a clock
-(``--budget-ms`` per decision, at least the two simulations that give the root a visit) rather than after a number of simulations. The final
-move is the most visited child. A decision with one legal action is not searched.
+(``--budget-ms`` per decision, at least the two simulations that give the root a visit) rather than after a
+number of simulations. The final move is the most visited child. A decision with one legal action is not searched.
 Think time is this process's CPU time (``time.process_time``), not the wall clock: on a shared machine the
 wall clock would also count other people's work.
 

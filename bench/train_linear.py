@@ -1,6 +1,7 @@
-"""Train docs/examples/linear_bot.py's weights through the PettingZoo environment, and measure the result against greedy.
+"""Train the linear example's weights through the PettingZoo environment, and measure it against greedy.
 
     python3 bench/train_linear.py train [--iterations 40] [--batch 30] [--seed 1]     # prints WEIGHTS
+    python3 bench/train_linear.py coordinate [--rounds 3] [--deals 20] [--step 2]   # prints WEIGHTS
     python3 bench/train_linear.py evaluate [--games 600] [--weights w0,w1,...]         # the bot file's by default
 
 ``train``: a (1+1) evolution strategy. The policy scores each legal option by ``linear_bot.features`` (one of
@@ -9,7 +10,8 @@ at parity. Each iteration perturbs the incumbent's other weights by a Gaussian s
 and the candidate on the same ``--batch`` deals at the same seat (common random numbers) in a 3-seat classic
 game against two greedy bots, through ``training.gym_env.BohnanzaSingle`` (the AEC environment underneath);
 the candidate replaces the incumbent when its fitness (pairwise score against the greedy seats plus 0.01 per
-coin of margin) is higher; the step size follows the 1/5 success rule (and grows after a step that changed no decision). Deals are fresh every iteration.
+coin of margin) is higher; the step size follows the 1/5 success rule (and grows after a step that changed no
+decision). Deals are fresh every iteration.
 
 ``evaluate``: the bot *file* (as the ladder runs it, in-process through the arena's referee) against two greedy
 bots on held-out deals (seeds from 10**6 on), every deal played three times with the learner in each seat. The
@@ -37,7 +39,7 @@ HELD_OUT = 10**6  # evaluation deals start here; training deals stay far below
 
 
 def linear_module() -> ModuleType:
-    """docs/examples/linear_bot.py, imported as the training's policy (the file is the single source of the features)."""
+    """docs/examples/linear_bot.py, imported as the training's policy (the file is the features' one source)."""
     spec = importlib.util.spec_from_file_location("linear_bot", ROOT / "docs" / "examples" / "linear_bot.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -72,6 +74,49 @@ def pairwise(coins: Sequence[int], me: int) -> tuple[float, float]:
 def fitness(env: object, bot: ModuleType, weights: Sequence[float], seeds: Sequence[int]) -> float:
     results = [play_env(env, bot, weights, s, s % 3) for s in seeds]
     return statistics.fmean(r[0] + 0.01 * r[1] for r in results)
+
+
+def fitness_all_seats(env: object, bot: ModuleType, weights: Sequence[float], deals: Sequence[int]) -> float:
+    """``fitness`` with every deal played in all three seats: greedy's own weights score exactly 0.5 there
+    (three identical games, whose pairwise scores average 1/2), so a candidate is compared with a known value."""
+    results = [play_env(env, bot, weights, s, seat) for s in deals for seat in range(3)]
+    return statistics.fmean(r[0] + 0.01 * r[1] for r in results)
+
+
+def coordinate(rounds: int, deals: int, seed: int, step: float) -> list[float]:
+    """Coordinate search: each round tries every weight but greedy's one step up and one step down on the same
+    fresh deals (all seats), and moves to the best try if it beats the incumbent on those deals."""
+    from training.gym_env import BohnanzaSingle
+
+    bot = linear_module()
+    env = BohnanzaSingle("classic", ["greedy", "greedy"], seat=0)
+    incumbent = [1.0] + [0.0] * (len(bot.WEIGHTS) - 1)
+    started = time.perf_counter()
+    games = 0
+    for r in range(rounds):
+        batch = [seed * 100_000 + 50_000 + r * deals + k for k in range(deals)]
+        greedy = incumbent[1:] == [0.0] * (len(incumbent) - 1)
+        base = 0.5 if greedy else fitness_all_seats(env, bot, incumbent, batch)
+        games += 0 if greedy else 3 * deals
+        tries = []
+        for j in range(1, len(incumbent)):
+            for sign in (1.0, -1.0):
+                candidate = list(incumbent)
+                candidate[j] += sign * step
+                tries.append((fitness_all_seats(env, bot, candidate, batch), j, sign, candidate))
+                games += 3 * deals
+        tries.sort(key=lambda t: t[0], reverse=True)
+        best = tries[0]
+        print(f"round {r + 1}: incumbent {base:.3f}; best tries " + ", ".join(
+            f"{bot.FEATURES[j]}{'+' if sign > 0 else '-'} {f:.3f}" for f, j, sign, _ in tries[:4])
+            + f"  {time.perf_counter() - started:.0f} s", flush=True)
+        if best[0] > base:
+            incumbent = best[3]
+        else:
+            step /= 2
+    print(f"# {games} training games")
+    print("WEIGHTS = (" + ", ".join(f"{w:.3f}" for w in incumbent) + ")")
+    return incumbent
 
 
 def train(iterations: int, batch: int, seed: int, sigma: float) -> list[float]:
@@ -159,12 +204,19 @@ def main() -> None:
     t.add_argument("--batch", type=int, default=30)
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--sigma", type=float, default=1.0)
+    c = sub.add_parser("coordinate")
+    c.add_argument("--rounds", type=int, default=3)
+    c.add_argument("--deals", type=int, default=20)
+    c.add_argument("--seed", type=int, default=1)
+    c.add_argument("--step", type=float, default=2.0)
     e = sub.add_parser("evaluate")
     e.add_argument("--games", type=int, default=600, help="games (a multiple of 3: each deal in every seat)")
     e.add_argument("--weights", default=None, help="comma-separated weights instead of the bot file's")
     args = parser.parse_args()
     if args.command == "train":
         train(args.iterations, args.batch, args.seed, args.sigma)
+    elif args.command == "coordinate":
+        coordinate(args.rounds, args.deals, args.seed, args.step)
     else:
         weights = None if args.weights is None else [float(w) for w in args.weights.split(",")]
         evaluate(args.games // 3, weights)

@@ -12,7 +12,9 @@ in the spirit of kaggle-environments' ``env.train([None, "greedy"])``.
 It steps the PettingZoo environment (``training.aec``): the learner's decisions come to ``step``, the
 others' are answered by their bots (``training.seats``) in between. ``seat=None`` draws the learner's seat
 from the reset's seed. The observation is the learner's vector; ``info`` has its ``action_mask`` and, as in
-the AEC environment, its ``view``, ``kind`` and the engine ``actions`` of the legal indices.
+the AEC environment, its ``view``, ``kind`` and the engine ``actions`` of the legal indices. An index the mask
+does not allow is not an error here (Gymnasium's checker steps unmasked samples): the referee's forfeit policy
+(``engine.defaults.default_action``) plays that decision, and ``info["illegal_action"]`` says so.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from engine.defaults import default_action
 from training.actions import N_ACTIONS
 from training.aec import BohnanzaEnv, final_reward
 from training.observe import SIZE
@@ -86,8 +89,13 @@ class BohnanzaSingle(gym.Env[np.ndarray, np.int64]):
         game = self.aec._game()
         if game.over:
             raise RuntimeError("the game is over: call reset()")
-        game.apply(self.aec.action_of(int(action)))
+        try:
+            chosen, illegal = self.aec.action_of(int(action)), False
+        except ValueError:  # an unmasked index: the referee's forfeit policy plays this decision instead
+            chosen, illegal = default_action(game), True
+        game.apply(chosen)
         obs, info = self._advance()
+        info["illegal_action"] = illegal
         if not game.over:
             return obs, 0.0, False, False, info
         result = game.result

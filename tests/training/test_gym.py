@@ -6,6 +6,7 @@ import pytest
 pytest.importorskip("gymnasium", reason="the rl extra: pip install -e '.[test,rl]'")
 
 import numpy as np  # noqa: E402
+from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from training.gym_env import BohnanzaSingle  # noqa: E402
 
@@ -38,6 +39,18 @@ def test_the_same_seed_deals_and_plays_the_same_game():
         return tuple(info["coins"])
 
     assert play() == play()
+
+
+def test_gymnasiums_environment_checker_passes():
+    check_env(BohnanzaSingle("duel", ["greedy"], seat=None), skip_render_check=True)
+
+
+def test_an_unmasked_index_plays_the_forfeit_policy():
+    env = BohnanzaSingle("duel", ["greedy"], seat=0)
+    _, info = env.reset(seed=1)
+    illegal = next(i for i, ok in enumerate(info["action_mask"]) if not ok)
+    _, _, _, _, info = env.step(illegal)
+    assert info["illegal_action"] is True
 
 
 def test_a_seat_beyond_the_table_is_refused():

@@ -27,7 +27,8 @@ def with_weights(tmp_path: Path, weights: list[float]) -> Path:
 def test_with_greedys_weights_it_plays_as_greedy(tmp_path: Path) -> None:
     bot = with_weights(tmp_path, [1.0] + [0.0] * 15)
     for seed in (1, 2):
-        mine = play_game(classic_rules(), seed, [InProcessPlayer(bot), InProcessPlayer(GREEDY), InProcessPlayer(GREEDY)])
+        seats = [InProcessPlayer(bot), InProcessPlayer(GREEDY), InProcessPlayer(GREEDY)]
+        mine = play_game(classic_rules(), seed, seats)
         greedy = play_game(classic_rules(), seed, [InProcessPlayer(GREEDY) for _ in range(3)])
         assert [s.coins for s in mine.seats] == [s.coins for s in greedy.seats]
 
