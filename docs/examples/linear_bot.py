@@ -2,7 +2,7 @@
 
 What it teaches:
 - **From training to the ladder in one file.** ``bench/train_linear.py`` tuned ``WEIGHTS`` by a black-box search
-  ((1+1)-ES on paired games against two greedy bots, seated in-process by ``training.gym_env``); this file is
+  (coordinate search on games against two greedy bots, seated in-process by ``training.gym_env``); this file is
   what was trained, and it is submitted like any bot (``arena submit docs/examples/linear_bot.py``).
 - **Score every legal option, take the best.** Each candidate (the engine's options, plus at the opening of
   trading the offers of the environment's offer slots) gets a feature vector (``FEATURES``); the score is its
@@ -43,11 +43,11 @@ FEATURES = (
     "late_harvest",    # harvest_gain once the deck was reshuffled
     "trade_pass",      # passing in a trading round
 )
-# fmt: off
+# trained by ``python3 bench/train_linear.py coordinate --rounds 3 --deals 20 --seed 1 --step 2`` (5,520 games);
+# what the search kept: accept an offer when it brings more beans that grow a field than it costs (accept_net)
 WEIGHTS: tuple[float, ...] = (
-    1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+    1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0,
 )
-# fmt: on
 FIELDS = 3  # the environment's offer slots: trade card 0 or 1, or every homeless card, for a field's bean
 
 
