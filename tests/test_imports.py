@@ -4,7 +4,9 @@
 - strategy (bot strategy on top of the rules) imports nothing of ours but engine and strategy itself;
 - sandbox imports nothing of ours but sandbox itself, except that sandbox/sdk.py may import engine;
 - arena may import engine, strategy, sandbox and arena;
-- bots may import only the SDK (``sandbox.sdk``, ``from sandbox import sdk``), engine and strategy.
+- bots may import only the SDK (``sandbox.sdk``, ``from sandbox import sdk``), engine and strategy;
+- training (the optional RL tools) may import engine, strategy, sandbox, arena and training, and nothing of
+  engine, strategy, sandbox, arena or bots imports training.
 
 Every import statement counts, also those inside functions. Packages that do not exist yet are
 simply not walked; engine must be there.
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = {"engine", "strategy", "sandbox", "arena", "bots", "bench", "site", "tests", "docs", "seeds"}
+OURS = {"engine", "strategy", "sandbox", "arena", "bots", "training", "bench", "site", "tests", "docs", "seeds"}
 
 
 def module_name(path: Path) -> tuple[str, str]:
@@ -65,6 +67,8 @@ def allowed(area: str, module: str, target: str) -> bool:
         return top in ("engine", "strategy", "sandbox", "arena")
     if area == "bots":
         return _under(target, "engine") or _under(target, "strategy") or _under(target, "sandbox.sdk")
+    if area == "training":
+        return top in ("engine", "strategy", "sandbox", "arena", "training")
     raise AssertionError(area)
 
 
@@ -95,12 +99,20 @@ def test_strategy_imports_only_engine_and_strategy():
     assert bad == [], "\n".join(bad)
 
 
+def test_training_is_walked_and_nothing_imports_it():
+    walked, bad = violations("training")
+    assert walked >= 6, "training/ was not walked"
+    assert bad == [], "\n".join(bad)
+    for area in ("engine", "strategy", "sandbox", "arena", "bots"):
+        assert not [b for b in violations(area)[1] if " imports training" in b]
+
+
 def test_the_engine_holds_no_strategy():
     """The bots' strategy lives in strategy/; the engine keeps only what the referee needs (engine/defaults.py)."""
     assert not {"policies.py", "valuation.py", "determinize.py"} & {p.name for p in (ROOT / "engine").glob("*.py")}
 
 
-@pytest.mark.parametrize("area", ["sandbox", "arena", "bots"])
+@pytest.mark.parametrize("area", ["sandbox", "arena", "bots", "training"])
 def test_import_arrows(area):
     walked, bad = violations(area)
     assert bad == [], "\n".join(bad)
@@ -139,6 +151,15 @@ def test_checker_resolves_relative_and_from_imports():
     ("bots", "bots.random_bot", "strategy.policies", True),
     ("bots", "bots.random_bot", "arena.db", False),
     ("bots", "bots.random_bot", "json", True),
+    ("bots", "bots.linear_bot", "training.actions", False),
+    ("training", "training.aec", "engine.game", True),
+    ("training", "training.seats", "arena.play.players", True),
+    ("training", "training.aec", "pettingzoo", True),
+    ("training", "training.aec", "bots.greedy_bot", False),
+    ("engine", "engine.game", "training.aec", False),
+    ("arena", "arena.play.referee", "training.seats", False),
+    ("strategy", "strategy.policies", "training.actions", False),
+    ("sandbox", "sandbox.sdk", "training.actions", False),
 ])
 def test_checker_rules(area, module, target, ok):
     assert allowed(area, module, target) is ok
