@@ -10,7 +10,7 @@ from arena.db.connect import make_engine
 from arena.db.errors import DatabaseError, one_line
 from arena.db.lock import ADVISORY_KEY, exclusive_run
 from arena.db.queries import (active_versions, author_group, author_key, bot_key, name_key, played_formats, prior_means,
-                              stored_id)
+                              stored_id, table_of)
 from arena.db.schema import (SCHEMA_VERSION, AuditFlag, Author, Bot, BotVersion, Competition, CompetitionEntry,
                              Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, SeatLog, TestRun, TestRunBot,
                              TestRunPair, VersionFormat, now, source_hash)
@@ -25,5 +25,5 @@ __all__ = [
     "VersionFormat",
     "active_versions", "author_group", "author_key", "bot_key", "database_url", "driver_url", "exclusive_run",
     "make_engine", "name_key", "now", "one_line", "played_formats", "prior_means", "shown_url", "source_hash",
-    "sqlite_file_problem", "stored_id",
+    "sqlite_file_problem", "stored_id", "table_of",
 ]
