@@ -43,8 +43,11 @@ def check_enough_bots(session: Session, name: str, variant: str, min_players: in
     """Raise ``TooFewBots`` unless the active bots of ``variant`` fill a table of ``min_players`` bots of
     different authors (checked before a season is made, so that a refused one leaves nothing behind)."""
     versions = active_versions(session, variant, seated=True)
-    if builtin_only:
-        versions = [(b, v) for b, v in versions if b.builtin]
+    enough_bots(name, variant, min_players, [(b, v) for b, v in versions if b.builtin] if builtin_only else versions)
+
+
+def enough_bots(name: str, variant: str, min_players: int, versions: Sequence[tuple[Bot, BotVersion]]) -> None:
+    """``check_enough_bots`` of the active ``versions`` read already."""
     need = max(1, min_players)
     if len(versions) < need:
         have = "none is" if not versions else "1 is" if len(versions) == 1 else f"{len(versions)} are"
@@ -207,9 +210,8 @@ class Planner:
         id) anchors a placement table: that version against a spread of the ladder."""
         if self.same_deals:
             return self.plan_deals()
-        versions = self._versions()
-        check_enough_bots(self.session, self.season.name, self.season.variant, self.season.min_players,
-                          self.builtin_only)
+        versions = self._versions()  # the active versions (read once for the check and the table)
+        enough_bots(self.season.name, self.season.variant, self.season.min_players, versions)
         candidates = [Candidate(stored_id(v), self.book.get(stored_id(v)), self.season_seats[stored_id(v)],
                                 author_group(b)) for b, v in versions]
         size = self.matchmaker.size(self.season.min_players, self.season.max_players, distinct(candidates))
