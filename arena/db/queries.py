@@ -4,19 +4,10 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from sqlalchemy import Table, inspect
-from sqlmodel import Session, SQLModel, col, select
+from sqlmodel import Session, col, select
 
 from arena.db.errors import DatabaseError
 from arena.db.schema import Bot, BotVersion, VersionFormat
-
-
-def table_of(model: type[SQLModel]) -> Table:
-    """The table of a row class, for Core statements (many rows in one statement, no row objects)."""
-    table = inspect(model).local_table
-    if not isinstance(table, Table):
-        raise TypeError(f"{model.__name__!r} is not mapped to a table")
-    return table
 
 
 def name_key(name: str) -> str:

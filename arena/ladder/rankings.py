@@ -11,13 +11,11 @@ import secrets
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Sequence, TypeVar
 
-from sqlalchemy import Connection, Table, bindparam, insert, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from arena.db import (BotVersion, Competition, Match, MatchSeat, MatchStatus, Meta, Rating, RatingSnapshot, Season,
-                      active_versions, prior_means, stored_id, table_of)
+                      active_versions, prior_means, stored_id, table_of, upsert)
 from arena.audit.flag_games import not_rated, taken_games
 from arena.ladder.random_seeds import private_deals
 from arena.ladder.ratings import MU, RatedGame, RatingBook, Skill
@@ -97,35 +95,6 @@ def _set_meta(session: Session, key: str, value: int) -> None:
 
 
 RATINGS, SNAPSHOTS, METAS = table_of(Rating), table_of(RatingSnapshot), table_of(Meta)
-
-
-def _upsert(connection: Connection, table: Table, fixed: dict[str, Any], key: str,
-            rows: dict[Any, dict[str, Any]]) -> None:
-    """Write ``rows`` (key value: the other columns) into ``table`` where the ``fixed`` columns have their values
-    (``key`` and ``fixed``: the primary key): one ``INSERT ... ON CONFLICT DO UPDATE`` for the lot on SQLite and
-    PostgreSQL, else an update of the rows there and an insert of the rest."""
-    if not rows:
-        return
-    values = [{key: k, **fixed, **row} for k, row in rows.items()]
-    columns = list(next(iter(rows.values())))
-    if connection.dialect.name == "sqlite":
-        lite = sqlite_insert(table)
-        connection.execute(lite.on_conflict_do_update(index_elements=[key, *fixed],
-                                                      set_={name: lite.excluded[name] for name in columns}), values)
-        return
-    if connection.dialect.name == "postgresql":
-        pg = postgresql_insert(table)
-        connection.execute(pg.on_conflict_do_update(index_elements=[key, *fixed],
-                                                    set_={name: pg.excluded[name] for name in columns}), values)
-        return
-    where = [table.c[name] == value for name, value in fixed.items()]
-    there = set(connection.execute(select(table.c[key]).where(table.c[key].in_(list(rows)), *where)).scalars())
-    if there:
-        connection.execute(update(table).where(table.c[key] == bindparam("b_" + key), *where)
-                           .values({name: bindparam("b_" + name) for name in columns}),
-                           [{"b_" + name: value for name, value in row.items()} for row in values if row[key] in there])
-    if len(there) < len(values):
-        connection.execute(insert(table), [row for row in values if row[key] not in there])
 
 
 def _recorded_rank(seat: MatchSeat) -> int:
@@ -256,12 +225,10 @@ class TrueSkill:
     ranked_after = RANKED_AFTER
 
     def record(self, session: Session, book: RatingBook, variant: str, games: Sequence[RatedGame]) -> None:
-        """Rate recorded games in their order, as ``rerate`` would: ``book`` is read again if the ratings were
-        recomputed since it was (a flag, a clearing, ``--rerate``), and a game a flag takes back is not rated. The
-        caller has written the games' own rows first (the write lock is this session's before it reads); the
-        ratings, their snapshots and the tie counts go in a few statements for the lot."""
-        generation = _locked_generation(session, variant)
-        if generation != book.generation:
+        """Rate recorded games in order, as ``rerate`` would (``book`` read again if the ratings were recomputed
+        since: a flag, a clearing, ``--rerate``; a game a flag takes back not rated), a statement a table for the lot.
+        The caller wrote the games' rows first: the write lock is this session's before it reads."""
+        if _locked_generation(session, variant) != book.generation:
             book.take(load_book(session, variant))
         taken = taken_games(session, [(g.match_id, g.versions) for g in games])
         snapshots: list[dict[str, Any]] = []
@@ -276,10 +243,10 @@ class TrueSkill:
         connection = session.connection()
         if snapshots:
             connection.execute(insert(SNAPSHOTS), snapshots)
-        _upsert(connection, RATINGS, {"variant": variant}, "version_id",
-                {v: {"mu": s.mu, "sigma": s.sigma, "games": s.games} for v, s in rated.items()})
-        _upsert(connection, METAS, {}, "key", {f"ties:{variant}": {"value": str(book.tied_pairs)},
-                                                 f"pairs:{variant}": {"value": str(book.pairs)}})
+        upsert(connection, RATINGS, {"variant": variant}, "version_id",
+               {v: {"mu": s.mu, "sigma": s.sigma, "games": s.games} for v, s in rated.items()})
+        upsert(connection, METAS, {}, "key", {f"ties:{variant}": {"value": str(book.tied_pairs)},
+                                              f"pairs:{variant}": {"value": str(book.pairs)}})
 
     def rerate(self, session: Session, variant: str, write: bool) -> list[str]:
         """Recompute every rating of ``variant`` from the recorded matches in order; the differences
