@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 from sqlmodel import Session
 
 from arena.ladder.rankings import Standing
-from arena.ladder.ratings import RatingBook
+from arena.ladder.ratings import RatedGame, RatingBook
 
 from engine.rules import Rules, duel_rules, register_variant, rules_for, solo_rules, unregister_variant
 from engine.rules import classic_rules as _classic_rules
@@ -32,9 +32,9 @@ class Ranking(Protocol):
     #: games a version plays before it is ranked (fewer: listed below the ranked ones, ``provisional``); 0: at once
     ranked_after: int
 
-    def record(self, session: Session, book: RatingBook, variant: str, versions: Sequence[int],
-               ranks: Sequence[int], match_id: int) -> None:
-        """Account for one finished game (in the caller's transaction; ``book`` holds the season's ratings)."""
+    def record(self, session: Session, book: RatingBook, variant: str, games: Sequence[RatedGame]) -> None:
+        """Account for finished games, in order (in the caller's transaction; ``book`` holds the season's
+        ratings)."""
 
     def rerate(self, session: Session, variant: str, write: bool) -> list[str]:
         """Recompute from the recorded games; the differences from what is stored."""

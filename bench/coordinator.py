@@ -36,7 +36,7 @@ PARTS = (
     ("planning", ("arena/ladder/planning", "arena/ladder/matchmaking", "arena/ladder/random_seeds")),
     ("rating", ("arena/ladder/ratings", "arena/ladder/rankings", "trueskill")),
     ("audit", ("arena/audit",)),
-    ("recording", ("arena/ladder/seasons", "arena/ladder/seat_logs", "arena/text")),
+    ("recording", ("arena/ladder/seasons", "arena/ladder/recording", "arena/ladder/seat_logs", "arena/text")),
     ("database", ("sqlalchemy", "sqlmodel", "sqlite3", "arena/db")),
     ("logging", ("logging",)),
     ("executor and its messages", ("arena/ladder/executors", "multiprocessing", "pickle", "selectors", "queue",

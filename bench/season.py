@@ -1,6 +1,6 @@
 """Season throughput with fresh bot state every game: fork servers against a cold start per bot.
 
-    python3 bench/season.py [--games N] [--workers N] [--breakdown-games N]
+    python3 bench/season.py [--games N] [--workers N] [--breakdown-games N] [--plain]
 
 In one run, on a fresh SQLite file with the example bots (plus renamed copies, so that 4-player
 tables have 4 different bots): a season of 4-player, seat-rotated deals in the strong sandbox
@@ -14,6 +14,8 @@ that uses the runner's JSON codec (both timed from the message to its parsed rep
 the fork-server season's very games (deals, seats, bot sources) played again in-process by as many
 worker processes, each bot a fresh object of its file every game, called with the referee's message
 objects (no sandbox, no JSON): ``sandboxed vs in-process: X.XX``, the ratio of games per minute.
+With ``--plain`` (where the strong tier works), a third season plays in the plain tier (no bubblewrap, as on a
+machine without it) with the default limits: ``strong vs plain tier: X.XXx``, the ratio of games per minute.
 """
 from __future__ import annotations
 
@@ -219,6 +221,7 @@ def main() -> None:
     parser = common.parser(__doc__, 240, games_help="games per season (4-player rotated deals)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--breakdown-games", type=int, default=20, help="games of each breakdown (0: none)")
+    parser.add_argument("--plain", action="store_true", help="a season in the plain tier too (issue 46 item 4)")
     args = parser.parse_args()
     tier = detect_tier()
     print(common.machine(f"tier {tier.value}", f"{args.workers} workers", "4-player seat-rotated deals"), flush=True)
@@ -228,6 +231,7 @@ def main() -> None:
         common.register_example_bots(engine)
         fresh = season_rate(engine, "fork-server", args.games, args.workers, forked, tier)
         spawn = season_rate(engine, "cold-spawn", args.games, args.workers, cold, tier)
+        plain = season_rate(engine, "plain-tier", args.games, args.workers, forked, Tier.PLAIN) if args.plain else 0.0
         direct = in_process_rate(season_tables(engine, "fork-server", Path(folder)), args.workers)
         stored_size(engine, Path(folder) / "bench.sqlite")
     for label, limits in (("fork server", forked), ("cold spawn", cold)):
@@ -242,6 +246,8 @@ def main() -> None:
               f"max {sizes[-1]} B): sandboxed bot {sandboxed:.0f} µs, raw echo with the runner's codec {raw:.0f} µs "
               f"({sandboxed / raw:.2f}x)")
     print(f"fresh state vs cold spawn: {fresh / spawn:.2f}x")
+    if plain:
+        print(f"strong vs plain tier: {fresh / plain:.2f}x (tier {tier.value} against plain, the same limits)")
     print(f"sandboxed vs in-process: {fresh / direct:.2f}")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Collection
+from typing import Collection, Sequence
 
 from sqlmodel import Session, col, select
 
@@ -83,11 +83,25 @@ def not_rated(session: Session, variant: str | None = None) -> dict[int, NotRate
 
 def is_taken(session: Session, match_id: int, version_ids: Collection[int]) -> bool:
     """Whether a game of these versions, recorded now as ``match_id``, is one a flag takes out of the ratings."""
+    return match_id in taken_games(session, [(match_id, version_ids)])
+
+
+def taken_games(session: Session, games: Sequence[tuple[int, Collection[int]]]) -> set[int]:
+    """The match ids of ``games`` (match id, its version ids: games recorded now) that a flag takes out of the
+    ratings (``is_taken`` of each, with one look at the flags: none at all, the usual case, costs one query)."""
+    if session.exec(select(AuditFlag.id).limit(1)).first() is None:
+        return set()
     flags = taking_flags(session)
     if not flags:
-        return False
-    bots = set(session.exec(select(BotVersion.bot_id).where(col(BotVersion.id).in_(list(version_ids)))).all())
-    return any(match_id > f.after and set(f.bots) <= bots for f in flags)
+        return set()
+    versions = list({v for _, seated in games for v in seated})
+    bot_of = dict(session.exec(select(BotVersion.id, BotVersion.bot_id).where(col(BotVersion.id).in_(versions))).all())
+    taken = set()
+    for match_id, seated in games:
+        bots = {bot_of.get(v) for v in seated}
+        if any(match_id > f.after and set(f.bots) <= bots for f in flags):
+            taken.add(match_id)
+    return taken
 
 
 def stored_id_of(value: int | None) -> int:

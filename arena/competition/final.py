@@ -19,10 +19,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.audit.store import flag_seating
-from arena.db import Bot, BotVersion, Competition, CompetitionEntry, Match, Season, author_group, now, stored_id
+from arena.db import Bot, BotVersion, Competition, CompetitionEntry, Season, author_group, now, stored_id
 from arena.formats import format_of
 from arena.ladder.executors import TableExecutor
-from arena.ladder.planning import LadderError, Planner, SeasonSettings, get_or_create_season
+from arena.ladder.planning import LadderError, PlannedMatch, Planner, SeasonSettings, get_or_create_season
 from arena.ladder.random_seeds import derived_random, match_seed
 from arena.ladder.ratings import RatingBook
 from arena.ladder.seasons import SeasonProgress, run_season
@@ -99,7 +99,7 @@ class FinalPlanner(Planner):
     def _versions(self) -> list[tuple[Bot, BotVersion]]:
         return self.finalists
 
-    def plan(self, placing: int | None = None) -> list[Match]:
+    def plan(self, placing: int | None = None) -> list[PlannedMatch]:
         if self.same_deals:
             return self.plan_deals()
         assert self.schedule is not None

@@ -72,7 +72,9 @@ class CompressedText(TypeDecorator[str]):
     cache_ok = True
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> bytes | None:
-        return None if value is None else zlib.compress(storable(str(value)).encode("utf-8"), COMPRESSION)
+        if value is None:
+            return None
+        return bytes(value if isinstance(value, Compressed) else compressed(str(value)))
 
     def process_result_value(self, value: Any, dialect: Dialect) -> str | None:
         if value is None or isinstance(value, str):
@@ -81,6 +83,16 @@ class CompressedText(TypeDecorator[str]):
             return stored_text(bytes(value))
         except ValueError as exc:  # a damaged row must not stop every query that reads its table
             return f"<{exc}>"  # no JSON: a reader of this replay reports it, naming the damage
+
+
+class Compressed(bytes):
+    """A text as ``CompressedText`` stores it, compressed where it was made (a season's worker compresses its
+    games' replays, so that the one coordinator does not): stored as it is."""
+
+
+def compressed(text: str) -> Compressed:
+    """``text`` as ``CompressedText`` stores it (storable, UTF-8, zlib)."""
+    return Compressed(zlib.compress(storable(text).encode("utf-8"), COMPRESSION))
 
 
 def stored_text(data: bytes) -> str:

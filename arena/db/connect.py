@@ -85,13 +85,16 @@ def _storable_parameters(conn: Any, cursor: Any, statement: str, parameters: Any
     return statement, _storable(parameters)
 
 
+_HOLDS_TEXT = (str, dict, list, tuple)
+
+
 def _storable(value: Any) -> Any:
     if isinstance(value, str):
         return storable(value)
     if isinstance(value, dict):
-        return {key: _storable(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_storable(item) for item in value)
+        return {key: _storable(item) if isinstance(item, _HOLDS_TEXT) else item for key, item in value.items()}
+    if isinstance(value, (list, tuple)):  # many rows a statement: a number is passed as it is, with no call
+        return type(value)([_storable(item) if isinstance(item, _HOLDS_TEXT) else item for item in value])
     return value
 
 

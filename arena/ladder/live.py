@@ -9,7 +9,7 @@ latest ``pause_after`` games all failed is paused (``BotVersion.paused``) and se
 version. The audit and the site are side jobs in processes of their own (``SideJob``, arena/ladder/side_jobs.py)
 that never hold up a game; the seasons it plays are arena/ladder/live_seasons.py's. Everything is in the
 database: planned matches that were not recorded when the loop stopped are played first when it starts again,
-and ``record_outcome`` records each match once.
+and ``record_outcomes`` records each match once.
 """
 from __future__ import annotations
 
@@ -30,10 +30,11 @@ from arena.db import (AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus,
 from arena.formats import format_of
 from arena.ladder.executors import ExecutorError, TableExecutor
 from arena.ladder.live_seasons import LiveProgress, LiveSettings, current_live_season, prepare_live
-from arena.ladder.planning import LadderError, Planner, TooFewBots, check_enough_bots, group_tables, table_task
+from arena.ladder.planning import (LadderError, PlannedMatch, Planner, TooFewBots, check_enough_bots,
+                                   planned_tables, table_task)
 from arena.ladder.random_seeds import database_key
 from arena.ladder.rankings import load_book
-from arena.ladder.seasons import record_or_void
+from arena.ladder.recording import record_or_void
 from arena.ladder.side_jobs import SideJob, arena_command
 from arena.play.tables import MatchOutcome
 from sandbox import Limits, Status, Tier
@@ -54,7 +55,7 @@ class LiveLoop:
         self.session = Session(engine)
         self.key = database_key(self.session)
         self.planners: dict[str, Planner] = {}
-        self.backlog: list[tuple[str, list[Match]]] = []
+        self.backlog: list[tuple[str, list[PlannedMatch]]] = []
         self.in_flight: dict[int, tuple[str, tuple[int, ...]]] = {}  # match id: (format, its versions)
         self.fault_until = 0.0  # after a write the database refused, the loop plans nothing until then
         self.stale = False  # the planners' counts may hold what a refused write did not store
@@ -83,10 +84,8 @@ class LiveLoop:
                                               self.settings.builtin_only)
         self.backlog = []
         for variant, planner in self.planners.items():
-            planned = self.session.exec(select(Match).where(Match.season_id == planner.season.id,
-                                                            Match.status == MatchStatus.PLANNED)).all()
-            self.backlog.extend((variant, table) for table in group_tables(
-                [m for m in planned if stored_id(m) not in self.in_flight]))
+            self.backlog.extend((variant, table) for table in planned_tables(
+                self.session, stored_id(planner.season), self.in_flight))
         self.roster = {}
         self.stale = False
 
@@ -213,7 +212,7 @@ class LiveLoop:
         self.waiting[variant] = why
         return ready
 
-    def next_table(self) -> tuple[str, list[Match]] | None:
+    def next_table(self) -> tuple[str, list[PlannedMatch]] | None:
         """Plan the next table, or None when no format has one to play now."""
         if self.backlog:
             return self.backlog.pop(0)
@@ -235,11 +234,9 @@ class LiveLoop:
         """The workers' time ``variant`` had in this run, its tables in flight counted at their latest length."""
         return self.busy[variant] / 1000 + self.tables_in_flight[variant] * self.table_seconds.get(variant, 1.0)
 
-    def submit(self, variant: str, table: list[Match]) -> None:
+    def submit(self, variant: str, table: list[PlannedMatch]) -> None:
         for match in table:
-            seats = self.session.exec(select(MatchSeat.version_id).where(MatchSeat.match_id == match.id)
-                                      .order_by(col(MatchSeat.seat))).all()
-            self.in_flight[stored_id(match)] = (variant, tuple(seats))
+            self.in_flight[match.id] = (variant, match.versions)
         self.tables_in_flight[variant] += 1
         self.executor.submit(table_task(self.session, table, self.limits, self.tier, self.key))
 
@@ -254,19 +251,20 @@ class LiveLoop:
             seconds = sum(o.record.seconds for o in outcomes if o.record is not None)
             self.busy[variant] += round(seconds * 1000)
             self.table_seconds[variant] = max(seconds, 0.01)
-        for outcome in outcomes:
-            entry = self.in_flight.pop(outcome.match_id, None)
-            if self.stale:  # since a refused write, the ratings held here may be ahead of the stored ones: the
-                continue    # game stays planned, and is played again once the planners are reloaded (``_load``)
-            planner = self.planners[entry[0] if entry else self._format_of(outcome.match_id)]
-            try:
-                outcome, recorded = record_or_void(self.session, planner, outcome)
-            except DBAPIError as exc:
-                self.fault(exc)
-                continue
-            if not recorded:
-                continue
+        entries = {o.match_id: self.in_flight.pop(o.match_id, None) for o in outcomes}
+        if self.stale or not outcomes:  # since a refused write, the ratings held here may be ahead of the stored
+            return      # ones: the games stay planned, and are played again once the planners are reloaded (``_load``)
+        planner = self.planners[variant or self._format_of(outcomes[0].match_id)]
+        try:
+            recorded = record_or_void(self.session, planner.book, planner.season.variant, outcomes)
+        except DBAPIError as exc:
+            self.fault(exc)
+            return
+        for outcome, done in recorded:
+            entry = entries.get(outcome.match_id)
             record = outcome.record
+            if not done:
+                continue
             if record is None or record.void is not None:
                 self.progress.void += 1
                 continue

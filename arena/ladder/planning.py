@@ -6,13 +6,15 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Collection, Sequence
 
-from sqlalchemy import func
+from sqlalchemy import func, insert
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from arena.audit.store import flag_seating
-from arena.db import Bot, BotVersion, Match, MatchSeat, Season, active_versions, author_group, stored_id
+from arena.db import (Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, active_versions, author_group, now,
+                      stored_id, table_of)
 from arena.formats import default_format, format_of
 from arena.play.tables import GameSpec, SeatEntry, TableTask
 from arena.ladder.matchmaking import Candidate, Matchmaker, distinct
@@ -24,6 +26,9 @@ from engine import rules_for
 from sandbox import Limits, Tier
 
 log = logging.getLogger(__name__)
+
+
+MATCHES, SEATS = table_of(Match), table_of(MatchSeat)
 
 
 class LadderError(RuntimeError):
@@ -38,8 +43,11 @@ def check_enough_bots(session: Session, name: str, variant: str, min_players: in
     """Raise ``TooFewBots`` unless the active bots of ``variant`` fill a table of ``min_players`` bots of
     different authors (checked before a season is made, so that a refused one leaves nothing behind)."""
     versions = active_versions(session, variant, seated=True)
-    if builtin_only:
-        versions = [(b, v) for b, v in versions if b.builtin]
+    enough_bots(name, variant, min_players, [(b, v) for b, v in versions if b.builtin] if builtin_only else versions)
+
+
+def enough_bots(name: str, variant: str, min_players: int, versions: Sequence[tuple[Bot, BotVersion]]) -> None:
+    """``check_enough_bots`` of the active ``versions`` read already."""
     need = max(1, min_players)
     if len(versions) < need:
         have = "none is" if not versions else "1 is" if len(versions) == 1 else f"{len(versions)} are"
@@ -56,6 +64,18 @@ def check_enough_bots(session: Session, name: str, variant: str, min_players: in
 #: what a live season has left to plan: always a table more (``Planner.remaining``)
 LIVE_TABLES = 1_000_000
 SOLO_TABLE = 10  # seasons of the same deals: one bot's deals planned as one table (each game starts it afresh)
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedMatch:
+    """A match as it was planned (its row is stored ``planned``): what a worker's task is made of."""
+
+    id: int
+    number: int
+    table: int  # the number of its table's first match
+    seed: int
+    rules_id: str
+    versions: tuple[int, ...]  # in seat order
 
 
 @dataclass(frozen=True)
@@ -180,30 +200,18 @@ class Planner:
             return LIVE_TABLES
         return self.season.games - self.number
 
-    def plan_deals(self) -> list[Match]:
+    def plan_deals(self) -> list[PlannedMatch]:
         """Plan one bot's next table of the same deals and store it."""
         version_id, seeds = self.missing_deals.pop(0)
-        matches = []
-        first = self.number
-        for seed in seeds:
-            match = Match(season_id=stored_id(self.season), number=self.number, table=first, seed=seed,
-                          rules_id=self.rules.id)
-            self.session.add(match)
-            self.session.flush()
-            self.session.add(MatchSeat(match_id=stored_id(match), seat=0, version_id=version_id))
-            self.number += 1
-            matches.append(match)
-        self.session.commit()
-        return matches
+        return self.store([(seed, (version_id,)) for seed in seeds])
 
-    def plan(self, placing: int | None = None) -> list[Match]:
+    def plan(self, placing: int | None = None) -> list[PlannedMatch]:
         """Plan one table (several matches when deals are seat-rotated) and store it; ``placing`` (a version
         id) anchors a placement table: that version against a spread of the ladder."""
         if self.same_deals:
             return self.plan_deals()
-        versions = self._versions()
-        check_enough_bots(self.session, self.season.name, self.season.variant, self.season.min_players,
-                          self.builtin_only)
+        versions = self._versions()  # the active versions (read once for the check and the table)
+        enough_bots(self.season.name, self.season.variant, self.season.min_players, versions)
         candidates = [Candidate(stored_id(v), self.book.get(stored_id(v)), self.season_seats[stored_id(v)],
                                 author_group(b)) for b, v in versions]
         size = self.matchmaker.size(self.season.min_players, self.season.max_players, distinct(candidates))
@@ -221,53 +229,78 @@ class Planner:
         tables = [table[k:] + table[:k] for k in range(size)] if self.season.rotate else [table]
         return self.store_table(tables[: max(1, self.remaining())], seed)
 
-    def store_table(self, seatings: Sequence[Sequence[int]], seed: int) -> list[Match]:
+    def store_table(self, seatings: Sequence[Sequence[int]], seed: int) -> list[PlannedMatch]:
         """Store one table: a match of deck ``seed`` for each seating (version ids in seat order)."""
-        matches = []
-        first = self.number
-        for seating in seatings:
-            match = Match(season_id=stored_id(self.season), number=self.number, table=first, seed=seed,
-                          rules_id=self.rules.id)
-            self.session.add(match)
-            self.session.flush()
-            for seat, version_id in enumerate(seating):
-                self.session.add(MatchSeat(match_id=stored_id(match), seat=seat, version_id=version_id))
-                self.season_seats[version_id] += 1
-            self.number += 1
-            matches.append(match)
-        if self.season.live:
+        return self.store([(seed, tuple(seating)) for seating in seatings])
+
+    def store(self, games: Sequence[tuple[int, tuple[int, ...]]]) -> list[PlannedMatch]:
+        """Store one table's matches, (deck seed, version ids in seat order) each, in a statement for the matches
+        and one for their seats, and commit."""
+        first, stamp, rules_id = self.number, now(), self.rules.id
+        connection = self.session.connection()
+        rows = [{"season_id": stored_id(self.season), "number": first + k, "table": first, "seed": seed,
+                 "rules_id": rules_id, "status": MatchStatus.PLANNED, "planned_at": stamp}
+                for k, (seed, _) in enumerate(games)]
+        ids = connection.execute(insert(MATCHES).returning(MATCHES.c.id, sort_by_parameter_order=True),
+                                 rows).scalars().all()
+        connection.execute(insert(SEATS), [{"match_id": match_id, "seat": seat, "version_id": version_id}
+                                           for match_id, (_, seating) in zip(ids, games)
+                                           for seat, version_id in enumerate(seating)])
+        matches = [PlannedMatch(match_id, first + k, first, seed, rules_id, seating)
+                   for k, (match_id, (seed, seating)) in enumerate(zip(ids, games))]
+        for _, seating in games:
+            self.season_seats.update(seating)
+        self.number += len(games)
+        if self.season.live and not self.same_deals:  # a season of the same deals counts its deals in ``games``
             self.season.games = self.number
             self.session.add(self.season)
         self.session.commit()
         return matches
 
 
-def table_task(session: Session, matches: Sequence[Match], limits: Limits, tier: Tier, key: bytes) -> TableTask:
+def table_task(session: Session, matches: Sequence[PlannedMatch], limits: Limits, tier: Tier, key: bytes) -> TableTask:
     """The worker's task for the matches of one table (their bots, their seatings, the bots' seeds
     keyed with the database's ``key``)."""
+    wanted = list({v for match in matches for v in match.versions})
+    entries = {version_id: SeatEntry(version_id, f"{name} v{number}" if number > 1 else name, source, language)
+               for version_id, number, source, language, name in session.execute(
+                   core_select(col(BotVersion.id), col(BotVersion.number), col(BotVersion.source),
+                               col(BotVersion.language), col(Bot.name))
+                   .where(col(BotVersion.id).in_(wanted), col(BotVersion.bot_id) == col(Bot.id))).all()
+               if version_id is not None}
     bots: list[SeatEntry] = []
     index: dict[int, int] = {}
     games = []
     for match in matches:
-        rows = session.exec(select(MatchSeat, BotVersion, Bot).where(
-            MatchSeat.match_id == match.id, MatchSeat.version_id == BotVersion.id, BotVersion.bot_id == Bot.id,
-        ).order_by(col(MatchSeat.seat))).all()
         seating = []
-        for _, version, bot in rows:
-            version_id = stored_id(version)
+        for version_id in match.versions:
             if version_id not in index:
                 index[version_id] = len(bots)
-                name = f"{bot.name} v{version.number}" if version.number > 1 else bot.name
-                bots.append(SeatEntry(version_id, name, version.source, version.language))
+                bots.append(entries[version_id])
             seating.append(index[version_id])
-        games.append(GameSpec(stored_id(match), match.seed, tuple(seating),
-                              bot_seeds(key, match.seed, len(seating))))
+        games.append(GameSpec(match.id, match.seed, tuple(seating), bot_seeds(key, match.seed, len(seating))))
     return TableTask(matches[0].rules_id, tuple(bots), tuple(games), limits, tier)
 
 
-def group_tables(matches: Sequence[Match]) -> list[list[Match]]:
+def planned_tables(session: Session, season_id: int, leave: Collection[int] = ()) -> list[list[PlannedMatch]]:
+    """The planned matches of a season (but those of ids in ``leave``), grouped by table, in planning order."""
+    seats: dict[int, list[tuple[int, int]]] = {}
+    matches = session.execute(core_select(MATCHES.c.id, MATCHES.c.number, MATCHES.c.table, MATCHES.c.seed,
+                                          MATCHES.c.rules_id).where(
+        MATCHES.c.season_id == season_id, MATCHES.c.status == MatchStatus.PLANNED)).all()
+    wanted = [match_id for match_id, *_ in matches if match_id is not None and match_id not in leave]
+    for match_id, seat, version_id in session.exec(select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.version_id)
+                                                   .where(col(MatchSeat.match_id).in_(wanted))).all():
+        seats.setdefault(match_id, []).append((seat, version_id))
+    return group_tables([PlannedMatch(match_id, number, table, seed, rules_id,
+                                      tuple(v for _, v in sorted(seats.get(match_id, []))))
+                         for match_id, number, table, seed, rules_id in matches
+                         if match_id is not None and match_id not in leave])
+
+
+def group_tables(matches: Sequence[PlannedMatch]) -> list[list[PlannedMatch]]:
     """Planned matches grouped by table, in planning order."""
-    tables: dict[int, list[Match]] = {}
+    tables: dict[int, list[PlannedMatch]] = {}
     for match in sorted(matches, key=lambda m: m.number):
         tables.setdefault(match.table, []).append(match)
     return list(tables.values())

@@ -11,13 +11,14 @@ import secrets
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Sequence, TypeVar
 
+from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from arena.db import (BotVersion, Competition, Match, MatchSeat, MatchStatus, Meta, Rating, RatingSnapshot, Season,
-                      active_versions, prior_means, stored_id)
-from arena.audit.flag_games import is_taken, not_rated
+                      active_versions, prior_means, stored_id, table_of, upsert)
+from arena.audit.flag_games import not_rated, taken_games
 from arena.ladder.random_seeds import private_deals
-from arena.ladder.ratings import MU, RatingBook, Skill
+from arena.ladder.ratings import MU, RatedGame, RatingBook, Skill
 from arena.text import shown
 
 
@@ -91,6 +92,9 @@ def _set_meta(session: Session, key: str, value: int) -> None:
     else:
         row.value = str(value)
         session.add(row)
+
+
+RATINGS, SNAPSHOTS, METAS = table_of(Rating), table_of(RatingSnapshot), table_of(Meta)
 
 
 def _recorded_rank(seat: MatchSeat) -> int:
@@ -220,25 +224,29 @@ class TrueSkill:
     page = "index.html"
     ranked_after = RANKED_AFTER
 
-    def record(self, session: Session, book: RatingBook, variant: str, versions: Sequence[int],
-               ranks: Sequence[int], match_id: int) -> None:
-        """Rate one recorded game, as ``rerate`` would: ``book`` is read again if the ratings were recomputed
-        since it was (a flag, a clearing, ``--rerate``), and a game a flag takes back is not rated."""
-        session.flush()  # the match's own rows first: the write lock is this session's before it reads
-        generation = _locked_generation(session, variant)
-        if generation != book.generation:
+    def record(self, session: Session, book: RatingBook, variant: str, games: Sequence[RatedGame]) -> None:
+        """Rate recorded games in order, as ``rerate`` would (``book`` read again if the ratings were recomputed
+        since: a flag, a clearing, ``--rerate``; a game a flag takes back not rated), a statement a table for the lot.
+        The caller wrote the games' rows first: the write lock is this session's before it reads."""
+        if _locked_generation(session, variant) != book.generation:
             book.take(load_book(session, variant))
-        if is_taken(session, match_id, versions):
-            return
-        for version_id, skill in zip(versions, book.record(list(versions), list(ranks))):
-            rating = (session.get(Rating, (version_id, variant))
-                      or Rating(version_id=version_id, variant=variant, mu=0, sigma=0))
-            rating.mu, rating.sigma, rating.games = skill.mu, skill.sigma, skill.games
-            session.add(rating)
-            session.add(RatingSnapshot(match_id=match_id, version_id=version_id, variant=variant,
-                                       mu=skill.mu, sigma=skill.sigma, games=skill.games))
-        _set_meta(session, f"ties:{variant}", book.tied_pairs)
-        _set_meta(session, f"pairs:{variant}", book.pairs)
+        taken = taken_games(session, [(g.match_id, g.versions) for g in games])
+        snapshots: list[dict[str, Any]] = []
+        rated: dict[int, Skill] = {}
+        for game in games:
+            if game.match_id in taken:
+                continue
+            for version_id, skill in zip(game.versions, book.record(game.versions, game.ranks)):
+                rated[version_id] = skill
+                snapshots.append({"match_id": game.match_id, "version_id": version_id, "variant": variant,
+                                  "mu": skill.mu, "sigma": skill.sigma, "games": skill.games})
+        connection = session.connection()
+        if snapshots:
+            connection.execute(insert(SNAPSHOTS), snapshots)
+        upsert(connection, RATINGS, {"variant": variant}, "version_id",
+               {v: {"mu": s.mu, "sigma": s.sigma, "games": s.games} for v, s in rated.items()})
+        upsert(connection, METAS, {}, "key", {f"ties:{variant}": {"value": str(book.tied_pairs)},
+                                              f"pairs:{variant}": {"value": str(book.pairs)}})
 
     def rerate(self, session: Session, variant: str, write: bool) -> list[str]:
         """Recompute every rating of ``variant`` from the recorded matches in order; the differences
@@ -336,8 +344,7 @@ class WinRate:
     page = "solo.html"
     ranked_after = 0  # every version plays the same deals: a version's count is the season's
 
-    def record(self, session: Session, book: RatingBook, variant: str, versions: Sequence[int],
-               ranks: Sequence[int], match_id: int) -> None:
+    def record(self, session: Session, book: RatingBook, variant: str, games: Sequence[RatedGame]) -> None:
         pass  # the board counts the stored games
 
     def rerate(self, session: Session, variant: str, write: bool) -> list[str]:

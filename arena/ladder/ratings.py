@@ -28,6 +28,15 @@ class Skill:
         return self.mu - 3 * self.sigma
 
 
+@dataclass(frozen=True, slots=True)
+class RatedGame:
+    """One recorded game as a ranking takes it: its match, its versions in seat order and their ranks."""
+
+    match_id: int
+    versions: tuple[int, ...]
+    ranks: tuple[int, ...]
+
+
 def environment(draw_probability: float, tau: float = TAU) -> trueskill.TrueSkill:
     """An explicit TrueSkill environment (never the package's global one); ``tau`` 0: no drift (a competition's
     final, where skill is taken not to change)."""

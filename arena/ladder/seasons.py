@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DataError, DBAPIError
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
 from arena.audit.report import AuditReport
@@ -28,10 +28,10 @@ from arena.ladder.executors import ExecutorError, LocalPoolExecutor, TableExecut
 from arena.formats import format_of
 from arena.play.tables import MatchOutcome
 from arena.ladder.planning import (LadderError, Planner, SeasonSettings, TooFewBots, check_enough_bots,
-                                   get_or_create_season, group_tables, table_task)
+                                   get_or_create_season, planned_tables, table_task)
 from arena.ladder.rankings import RankingError, Standing, load_book
-from arena.ladder.seat_logs import store_logs
 from arena.ladder.ratings import RatingBook
+from arena.ladder.recording import record_or_void, record_outcome
 from arena.ladder.random_seeds import database_key
 from engine.rules import rules_for
 from sandbox import Limits, Status, Tier
@@ -57,73 +57,12 @@ def close_season(session: Session, name: str) -> Season:
     return season
 
 
-def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) -> bool:
-    """Store a finished match, its seats' logs (``arena.ladder.seat_logs``) and its ratings in one transaction; False if
-    it was already recorded."""
-    match = session.get(Match, outcome.match_id)
-    record = outcome.record
-    if match is None or match.status != MatchStatus.PLANNED:
-        return False
-    if record is None:  # the machine or the referee could not play it: void, the season goes on
-        match.status, match.void_reason = MatchStatus.VOID, (outcome.machine_fault or "not played")[:500]
-        match.finished_at = now()
-        session.add(match)
-        session.commit()
-        return True
-    seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id).order_by(col(MatchSeat.seat))).all()
-    for row, result in zip(seats, record.seats):
-        row.coins, row.rank, row.status = result.coins, result.rank, SeatStatus.of(result.status)
-        row.detail, row.decisions, row.time_ms = result.detail[:500], result.decisions, result.time_ms
-        if result.failure is not None:
-            failure = result.failure
-            row.failure_request, row.failure_step, row.failure_log = failure.request, failure.step, failure.log
-        session.add(row)
-    store_logs(session, stored_id(match), [(row.seat, row.version_id, result.log)
-                                           for row, result in zip(seats, record.seats)])
-    match.replay, match.flows = record.replay_text, outcome.flows
-    match.seconds = record.seconds
-    match.finished_at = now()
-    fmt = format_of(match.rules_id)
-    if record.void:
-        match.status, match.void_reason = MatchStatus.VOID, record.void[:500]
-        session.add(match)
-        session.commit()
-        return True
-    match.status = MatchStatus.DONE
-    match.rated_order = (session.exec(select(func.max(Match.rated_order))).one() or 0) + 1
-    session.add(match)
-    fmt.ranking.record(session, book, fmt.name, [row.version_id for row in seats],
-                       [result.rank for _, result in zip(seats, record.seats)], stored_id(match))
-    session.commit()
-    return True
-
-
 def rerate(session: Session, variant: str, write: bool) -> list[str]:
     """Recompute what ``variant``'s ranking stored from the recorded games (``Ranking.rerate``)."""
     return format_of(variant).ranking.rerate(session, variant, write)
 
 
 # ----------------------------------------------------------------- running
-#: what a database says of one record's content (a value it cannot hold), unlike a full disk or a lost
-#: server: the game is void and the season goes on, else every resume would stop at the same table
-REFUSED_RECORD = (DataError, ValueError)
-def record_or_void(session: Session, planner: Planner, outcome: MatchOutcome) -> tuple[MatchOutcome, bool]:
-    """Record ``outcome`` (``record_outcome``); a record the database refuses for its content makes the game
-    void instead, so that the season goes on. The outcome as recorded, and whether it was (not: came back twice)."""
-    try:
-        return outcome, record_outcome(session, planner.book, outcome)
-    except REFUSED_RECORD as exc:  # this game's record, not the database: void, the season goes on
-        session.rollback()
-        planner.book = load_book(session, planner.season.variant)  # ratings the rollback undid
-        reason = f"the database refused its record: {one_line(getattr(exc, 'orig', None) or exc)}"
-        log.error("match %d void: %s", outcome.match_id, reason)
-        outcome = replace(outcome, record=None, machine_fault=reason)
-        return outcome, record_outcome(session, planner.book, outcome)
-    except Exception:
-        session.rollback()
-        raise
-
-
 @dataclass
 class SeasonProgress:
     planned: int
@@ -206,8 +145,7 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                 progress = _progress_of(session, season)
                 if planner.same_deals:  # deals × bots, not season.games
                     progress.planned = planner.number + planner.remaining()
-                backlog = group_tables(session.exec(select(Match).where(
-                    Match.season_id == season.id, Match.status == MatchStatus.PLANNED)).all())
+                backlog = planned_tables(session, stored_id(season))
                 if backlog:
                     log.info("season %s: resuming %d planned tables", season.name, len(backlog))
                 elif planner.remaining() > 0 and not planner.same_deals and planner.seats_active:  # before any line
@@ -228,8 +166,7 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                     except ExecutorError as exc:
                         raise LadderError(str(exc)) from None
                     tables_in_flight -= 1
-                    for outcome in outcomes:
-                        outcome, recorded = record_or_void(session, planner, outcome)
+                    for outcome, recorded in record_or_void(session, planner.book, season.variant, outcomes):
                         if recorded:
                             progress.count(outcome)
                             on_progress(progress)

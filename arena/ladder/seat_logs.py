@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from sqlalchemy import delete
+from sqlalchemy import delete, insert
 from sqlmodel import Session, col, select
 
-from arena.db import SeatLog
+from arena.db import SeatLog, table_of
 from arena.play.referee import MAX_SEAT_LOG
 
 #: the games with output whose logs each version keeps; an older one's log is deleted when a newer one comes
@@ -24,19 +24,21 @@ def clip_log(text: str) -> str:
 
 
 def store_logs(session: Session, match_id: int, seats: Sequence[tuple[int, int, str]]) -> int:
-    """Add the logs of one game's seats (``(seat, version_id, text)``; an empty text stores nothing) to the
-    session, then delete each of those versions' logs beyond its newest ``KEEP_GAMES`` games. The caller
-    commits, with the game. How many logs were added."""
-    added = 0
-    for seat, version_id, text in seats:
-        if text.strip():
-            session.add(SeatLog(match_id=match_id, seat=seat, version_id=version_id, text=clip_log(text)))
-            added += 1
-    if added:
-        session.flush()
-    for version_id in {v for _, v, text in seats if text.strip()}:
+    """Add the logs of one game's seats (``(seat, version_id, text)``): ``store_many_logs`` of one game."""
+    return store_many_logs(session, [(match_id, seat, version_id, text) for seat, version_id, text in seats])
+
+
+def store_many_logs(session: Session, logs: Sequence[tuple[int, int, int, str]]) -> int:
+    """Add the logs of finished games' seats (``(match_id, seat, version_id, text)``; an empty text stores nothing),
+    in one statement, then delete each of those versions' logs beyond its newest ``KEEP_GAMES`` games. The caller
+    commits, with the games. How many logs were added."""
+    kept = [(m, seat, v, text) for m, seat, v, text in logs if text.strip()]
+    if kept:
+        session.connection().execute(insert(table_of(SeatLog)), [
+            {"match_id": m, "seat": seat, "version_id": v, "text": clip_log(text)} for m, seat, v, text in kept])
+    for version_id in {v for _, _, v, _ in kept}:
         prune(session, version_id)
-    return added
+    return len(kept)
 
 
 def prune(session: Session, version_id: int, keep: int = KEEP_GAMES) -> None:

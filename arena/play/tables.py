@@ -9,6 +9,7 @@ import logging
 from dataclasses import dataclass
 
 from arena.audit.stats import TradeFlows
+from arena.db.columns import Compressed, compressed
 from arena.play.players import SandboxPlayer
 from arena.play.referee import GameRecord, OutOfTime, play_game
 from engine.rules import rules_for
@@ -55,6 +56,9 @@ class MatchOutcome:
     #: the audit's trade flows (``TradeFlows.to_json``), counted as the game was played: the audit need not
     #: play every recorded game again
     flows: str | None = None
+    #: the replay as the database stores it, compressed by the worker that played the game (None: the recorder
+    #: compresses ``record.replay_text``)
+    stored_replay: Compressed | None = None
 
 
 def run_table(task: TableTask) -> list[MatchOutcome]:
@@ -74,7 +78,8 @@ def run_table(task: TableTask) -> list[MatchOutcome]:
             flows = TradeFlows()
             record = play_game(rules, game.seed, players, task.limits, game.bot_seeds or None, task.deadline,
                                flows.seen)
-            outcomes.append(MatchOutcome(game.match_id, record, flows=flows.to_json()))
+            outcomes.append(MatchOutcome(game.match_id, record, flows=flows.to_json(),
+                                         stored_replay=compressed(record.replay_text)))
         except OutOfTime:
             raise
         except Exception as exc:  # noqa: BLE001 - the machine's fault (bot faults never raise): void this game

@@ -1,0 +1,125 @@
+"""A batch of finished games recorded in one transaction (arena/ladder/recording.py) stores and rates exactly what
+recording them one at a time does, in the same order; a batch that fails before its commit leaves its games
+planned, to be played again."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+from sqlmodel import Session, select
+
+from arena.db import Match, MatchStatus, make_engine
+from arena.formats import format_of
+from arena.ladder import rankings
+from arena.ladder.planning import Planner, PlannedMatch, SeasonSettings, get_or_create_season
+from arena.ladder.rankings import load_book
+from arena.ladder.recording import record_or_void, record_outcome, record_outcomes
+from arena.ladder.seasons import rerate
+from arena.play.referee import Failure, GameRecord, SeatOutcome
+from arena.play.tables import MatchOutcome
+from arena.submissions.versions import register
+from sandbox import Status
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+
+
+def planned(tmp_path: Path, name: str) -> tuple[Any, list[PlannedMatch]]:
+    """A database of four bots and three planned tables of four seat-rotated games."""
+    engine = make_engine(f"sqlite:///{tmp_path / name}")
+    with Session(engine) as session:
+        for stem, copy in (("random_bot", "dice"), ("greedy_bot", "glutton")):
+            source = (BOTS / f"{stem}.py").read_text()
+            register(session, stem, source, builtin=True)
+            register(session, copy, source + "\n# copy\n")
+        season = get_or_create_season(session, SeasonSettings("s", games=12, min_players=4, max_players=4, seed=5))
+        planner = Planner(session, season, load_book(session, "classic"))
+        matches = [m for _ in range(3) for m in planner.plan()]
+    return engine, matches
+
+
+def copy(engine: Any, tmp_path: Path, name: str) -> Any:
+    """A copy of an SQLite database, as it is now (the seeds of a plan are keyed with each database's secret)."""
+    engine.dispose()
+    shutil.copy(engine.url.database, tmp_path / name)
+    return make_engine(f"sqlite:///{tmp_path / name}")
+
+
+def outcome(match: PlannedMatch, k: int) -> MatchOutcome:
+    """A made-up finished game: ranks vary with ``k`` (ties too), one seat failed, one wrote to stderr."""
+    ranks = [(1, 2, 3, 4), (2, 1, 1, 4), (4, 3, 2, 1), (1, 1, 3, 3)][k % 4]
+    seats = tuple(SeatOutcome(f"b{seat}", coins=10 - rank, rank=rank, status=Status.OK if seat else Status.TIMEOUT,
+                              detail="" if seat else "too slow", decisions=40 + seat, time_ms=1.5 * seat,
+                              failure=None if seat else Failure("decide", 7, "late"),
+                              log=f"game {match.id} seat {seat}\n" if seat == 1 else "")
+                  for seat, rank in enumerate(ranks))
+    return MatchOutcome(match.id, GameRecord(match.rules_id, match.seed, seats, '{"replay": %d}' % k, 0.25),
+                        flows="{}")
+
+
+def stored(engine: Any) -> dict[str, list[tuple[Any, ...]]]:
+    """What a recording wrote, but the clock's stamps."""
+    queries = {"match": "SELECT id, status, rated_order, seconds, replay, flows, void_reason FROM match ORDER BY id",
+               "seat": "SELECT match_id, seat, coins, rank, status, detail, decisions, time_ms, failure_request, "
+                       "failure_step, failure_log FROM matchseat ORDER BY match_id, seat",
+               "rating": "SELECT version_id, variant, mu, sigma, games FROM rating ORDER BY version_id",
+               "snapshot": "SELECT match_id, version_id, mu, sigma, games FROM ratingsnapshot ORDER BY id",
+               "log": "SELECT match_id, seat, version_id, text FROM seatlog ORDER BY match_id, seat",
+               "meta": "SELECT key, value FROM meta WHERE key LIKE 'ties:%' OR key LIKE 'pairs:%' ORDER BY key"}
+    with engine.connect() as conn:
+        return {name: [tuple(row) for row in conn.execute(text(sql))] for name, sql in queries.items()}
+
+
+def test_a_batch_stores_and_rates_what_one_game_at_a_time_does(tmp_path: Path) -> None:
+    one_engine, matches = planned(tmp_path, "one.sqlite")
+    batch_engine = copy(one_engine, tmp_path, "batch.sqlite")
+    games = [outcome(m, k) for k, m in enumerate(matches)]
+    games[5] = MatchOutcome(matches[5].id, None, "the machine")  # void: not played
+    with Session(one_engine) as session:
+        book = load_book(session, "classic")
+        assert [record_outcome(session, book, game) for game in games] == [True] * len(games)
+    with Session(batch_engine) as session:
+        book = load_book(session, "classic")
+        first, rest = games[:4], games[4:]
+        assert record_outcomes(session, book, first) == [True] * 4  # a table
+        assert record_outcomes(session, book, [*rest, rest[0], first[0]]) == [True] * len(rest) + [False, False]
+        assert record_outcomes(session, book, games) == [False] * len(games)  # a table that came back again
+        assert rerate(session, "classic", write=False) == []  # the ratings of the games one by one, in order
+    assert stored(batch_engine) == stored(one_engine)
+    rows = stored(batch_engine)
+    assert [r[2] for r in rows["match"]] == [1, 2, 3, 4, 5, None, *range(6, 12)]  # the order they came in
+    assert len(rows["snapshot"]) == 4 * 11 and len(rows["log"]) == 11
+
+
+def test_a_batch_that_fails_before_its_commit_leaves_every_game_planned(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a coordinator killed in the middle of a batch: nothing of it is stored, half or whole, and the
+    same games recorded again (as when the next run has played them again) give what one at a time gives."""
+    engine, matches = planned(tmp_path, "failed.sqlite")
+    one = copy(engine, tmp_path, "one.sqlite")
+    games = [outcome(m, k) for k, m in enumerate(matches)]
+    before = stored(engine)
+
+    def dies(*args: Any) -> None:
+        raise RuntimeError("killed")
+
+    ranking = format_of("classic").ranking
+    assert isinstance(ranking, rankings.TrueSkill)
+    with Session(engine) as session:
+        book = load_book(session, "classic")
+        monkeypatch.setattr(rankings.TrueSkill, "record", dies)
+        with pytest.raises(RuntimeError, match="killed"):
+            record_or_void(session, book, "classic", games[:4])  # after the seats, logs and matches were written
+        monkeypatch.undo()
+        assert stored(engine) == before
+        assert {m.status for m in session.exec(select(Match)).all()} == {MatchStatus.PLANNED}
+        book = load_book(session, "classic")  # the next run's
+        assert [done for _, done in record_or_void(session, book, "classic", games)] == [True] * len(games)
+        assert rerate(session, "classic", write=False) == []
+    with Session(one) as session:
+        book = load_book(session, "classic")
+        for game in games:
+            record_outcome(session, book, game)
+    assert stored(engine) == stored(one)
