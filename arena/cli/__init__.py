@@ -6,8 +6,6 @@ leaderboard), ``competition`` (competitions and their finals), ``site`` (site bu
 ``audit`` (the integrity audit) and ``backup``."""
 from __future__ import annotations
 
-from arena.cli import audit, backup, game, play, season, site, testrun  # noqa: F401 - importing a command module registers its commands
-from arena.cli.base import cli, main
-from arena.cli import authors, bots, competition, demo, ladder, serve, status  # noqa: F401 - importing a command module registers its commands
+from arena.cli.base import cli, main  # the commands' modules are imported when a command is run (base.LazyGroup)
 
 __all__ = ["cli", "main"]

@@ -6,7 +6,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import click
 from sqlalchemy.engine import Engine, make_url
@@ -66,7 +66,34 @@ def setup_logging(verbose: int, quiet: bool, log_file: str | None) -> None:
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", logging.getLevelName(level).lower())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: each command of the group and the module of ``arena.cli`` that defines it (imported when the command is run)
+COMMAND_MODULES: dict[str, str] = {
+    "audit": "audit", "authors": "authors", "backup": "backup", "bots": "bots", "competition": "competition",
+    "demo": "demo", "game": "game", "ladder": "ladder", "leaderboard": "season", "play": "play",
+    "replay": "game", "season": "season", "serve": "serve", "site": "site", "status": "status",
+    "submit": "bots", "test": "testrun",
+}
+
+
+class LazyGroup(click.Group):
+    """A group that imports a command's module only when that command is run or listed: ``arena status`` or
+    ``arena play`` does not pay for importing the site builder, the audit's statistics and every other command
+    (docs/benchmarks.md, "The command line's start")."""
+
+    def __init__(self, *args: Any, modules: dict[str, str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.modules = modules
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.modules:
+            importlib.import_module(f"arena.cli.{self.modules[cmd_name]}")  # its decorators register it here
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.modules})
+
+
+@click.group(cls=LazyGroup, modules=COMMAND_MODULES, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", "db_url", envvar=DB_ENV, default=DEFAULT_DB, show_default=True,
               help=f"Database URL (also from ${DB_ENV}).")
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for protocol lines).")

@@ -1,0 +1,40 @@
+"""The command group imports a command's module only when that command is run (arena/cli/base.py LazyGroup)."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import arena.cli
+from arena.cli.base import COMMAND_MODULES, cli
+
+
+def test_every_command_is_defined_in_the_module_the_group_names_and_none_is_missing() -> None:
+    for info in pkgutil.iter_modules(arena.cli.__path__):
+        importlib.import_module(f"arena.cli.{info.name}")
+    defined = {name: command.callback.__module__ for name, command in cli.commands.items() if command.callback}
+    assert defined == {name: f"arena.cli.{module}" for name, module in COMMAND_MODULES.items()}
+
+
+def test_running_a_command_imports_its_own_module_and_not_the_others(tmp_path: Path) -> None:
+    script = ("import sys\nfrom arena.cli import main\n"
+              f"sys.argv = ['arena', '--db', 'sqlite:///{tmp_path / 'ladder.sqlite'}', 'ladder']\n"
+              "try:\n    main()\nexcept SystemExit as end:\n    assert not end.code, end.code\n"
+              "print('loaded:', *sorted(m for m in sys.modules if m.startswith('arena.cli.')))\n")
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    loaded = set(ran.stdout.rsplit("loaded:", 1)[1].split())
+    assert "arena.cli.ladder" in loaded
+    assert not loaded & {"arena.cli.site", "arena.cli.audit", "arena.cli.season", "arena.cli.serve", "arena.cli.play"}
+
+
+def test_help_lists_every_command_and_an_unknown_one_is_refused_in_one_line(tmp_path: Path) -> None:
+    shown = subprocess.run([sys.executable, "-m", "arena", "--help"], capture_output=True, text=True, timeout=60,
+                           cwd=tmp_path)
+    listed = shown.stdout.split("Commands:")[1].split()
+    assert shown.returncode == 0 and all(name in listed for name in COMMAND_MODULES)
+    wrong = subprocess.run([sys.executable, "-m", "arena", "sesaon"], capture_output=True, text=True, timeout=60,
+                           cwd=tmp_path)
+    assert wrong.returncode == 2 and "No such command 'sesaon'" in wrong.stderr and "Traceback" not in wrong.stderr
