@@ -100,7 +100,7 @@ def test_the_loop_plays_every_format_on_dask(tmp_path: Path) -> None:
     pytest.importorskip("distributed", reason="Dask is a test extra: pip install -e '.[test]'")
     db = bosses(tmp_path)
     log = tmp_path / "live.err"
-    process = live(db, "--executor", "dask-local", "--workers", "2", log=log)
+    process = live(db, "--executor", "dask-local", "--workers", "1", log=log)
     try:
         formats = ("classic", "duel", "solo")
 
@@ -118,7 +118,7 @@ def test_the_audit_flags_a_colluding_pair_while_the_loop_runs_and_keeps_it_apart
     FEEDER, PARTNER = "sunflower", "marigold"
     db = bosses(tmp_path, {FEEDER: ("Ann", colluder_source("feeder")), PARTNER: ("Bob", colluder_source("partner"))})
     log = tmp_path / "live.err"
-    process = live(db, "--variant", "classic", "--workers", "2", "--audit-every", "5", log=log)
+    process = live(db, "--variant", "classic", "--workers", "1", "--audit-every", "5", log=log)
     try:
         wait_for("the audit flags the pair", lambda: bool(rows(db, "SELECT id FROM auditflag")), 600)
         flagged_after = int(rows(db, "SELECT max(id) FROM match")[0][0])
@@ -161,7 +161,7 @@ def test_a_full_disk_costs_tables_never_the_loop(tmp_path: Path) -> None:
     try:
         db = bosses(disk)
         log = tmp_path / "live.err"
-        process = live(db, "--variant", "classic", "--workers", "2", "--retry-after", "1", log=log)
+        process = live(db, "--variant", "classic", "--workers", "1", "--retry-after", "1", log=log)
         try:
             wait_for("the loop plays", lambda: done(db) >= 10)
             stats = os.statvfs(disk)
@@ -196,7 +196,7 @@ def test_a_closed_solo_season_goes_on_in_the_next_one(tmp_path: Path) -> None:
     ranking): the loop plays on in live-solo-2, with fresh deals."""
     db = bosses(tmp_path)
     log = tmp_path / "live.err"
-    process = live(db, "--variant", "solo", "--workers", "2", log=log)
+    process = live(db, "--variant", "solo", "--workers", "1", log=log)
     try:
         wait_for("solo games", lambda: done(db) >= 5)
         closed = run_arena("season", "close", "live-solo", db=db)

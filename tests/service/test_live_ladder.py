@@ -89,9 +89,8 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
     engine.dispose()
     server: Server = start_server(db, folder / "spool")
     # classic only: the loop's other formats are test_live_loop.py's (every format on Dask)
-    live = Live(db, folder, "--variant", "classic", "--bosses", "random,greedy,trader", "--workers", "2",
-                "--site", str(site),
-                "--site-every", "3", "--pause-after", "3")
+    live = Live(db, folder, "--variant", "classic", "--bosses", "random,greedy,trader", "--workers", "1",
+                "--site", str(site), "--site-every", "6", "--pause-after", "3")
     try:
         (folder / "annbot.py").write_text((BOTS / "greedy_bot.py").read_text() + "\n# ann's\n")
         (folder / "bobbot.py").write_text((BOTS / "trader_bot.py").read_text() + "\n# bob's\n")
@@ -158,7 +157,7 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
         assert "Traceback" not in said
         planned = {m for (m,) in rows(db, "SELECT id FROM match WHERE status = 'planned'")}
         recorded = {m for (m,) in rows(db, "SELECT id FROM match WHERE status = 'done'")}
-        live = Live(db, folder, "--variant", "classic", "--workers", "2")
+        live = Live(db, folder, "--variant", "classic", "--workers", "1")
         wait_for("the tables left planned are played",
                  lambda: planned <= {m for (m,) in rows(db, "SELECT id FROM match WHERE status = 'done'")})
         code, said = live.stop()
