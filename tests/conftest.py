@@ -9,11 +9,18 @@ import gc
 import multiprocessing.popen_fork
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+# pytest rewrites every test module's asserts (an AST pass, ~2.5 s of CPU for the suite) in each of its processes,
+# and keeps the result only where bytecode may be written: under PYTHONDONTWRITEBYTECODE=1 (set on some machines)
+# the controller and every xdist worker would redo it on every run. The rewritten modules go to tests/**/__pycache__
+# (ignored by git); the modules of arena/, engine/ and sandbox/ still follow the environment's choice.
+sys.dont_write_bytecode = False
 
 PR_SET_CHILD_SUBREAPER = 36
 TESTS = Path(__file__).resolve().parent
@@ -60,6 +67,7 @@ MARKERS_BY_FILE: dict[str, tuple[str, ...]] = {
     "site/test_site_damaged.py": ("slow",),  # builds the test ladder (real seasons) and its site, twice
     "site/test_site_incremental.py": ("slow",),  # builds the test ladder (real seasons), then rebuilds its site
     "site/test_site_tables.py": ("slow",),
+    "site/test_site_testruns.py": ("slow",),  # plays two stored `arena test` runs in the sandbox, builds their site
     "site/test_site_phone.py": ("slow", "browser"),
     "packaging/test_wheel.py": ("slow",),
     "service/test_service.py": ("slow",),

@@ -27,6 +27,7 @@ def test_every_in_process_command_is_compared_here() -> None:
     assert {command_of(c)[:2] for c in COMMANDS} | {command_of(c)[:1] for c in COMMANDS} >= IN_PROCESS
 
 
+@pytest.mark.slow  # a real `python -m arena` for each of the 29 commands: the harness's check, not a user's path
 @pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
 def test_in_process_gives_what_the_real_command_gives(tmp_path: Path, args: tuple[str, ...]) -> None:
     (tmp_path / "real").mkdir()

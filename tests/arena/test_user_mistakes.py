@@ -71,6 +71,7 @@ def test_a_working_folder_that_cannot_hold_the_default_database_says_so() -> Non
                     "(Permission denied); choose another with --db or $ARENA_DB")
 
 
+@pytest.mark.slow  # four real submissions, each with its sandboxed smoke games
 def test_a_version_suffix_on_a_new_name_gets_a_hint(tmp_path: Path) -> None:
     """`arena submit mybot_v2.py` when `mybot` exists: still a new bot (as asked), with a note on --name."""
     db = tmp_path / "ladder.sqlite"
@@ -104,6 +105,7 @@ def test_a_bot_in_a_language_the_ladder_does_not_take_is_told_which_it_takes(tmp
                                                           str(broken), cwd=tmp_path))
 
 
+@pytest.mark.slow  # a real season and a site build
 def test_a_damaged_stored_replay_is_one_line_and_the_other_games_still_show(tmp_path: Path) -> None:
     """A replay damaged in the database (compressed bytes that do not inflate, or a cut JSON text of an
     older schema) makes `game show --turns` say which game, in one line, and `site build` leave that game's page
