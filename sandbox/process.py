@@ -130,7 +130,10 @@ class BotProcess:
         self._rest.before_running()  # bot code runs once the boot line is in
         outcome = self._pipes.exchange(payload, deadline, want_line=True)
         if self._ready(outcome, started) and self.tier is Tier.STRONG:
-            self._runner_pid = self._find_runner_pid(self._popen.pid)
+            assert self._slot is not None
+            self._runner_pid = find_runner(self._popen.pid, self._slot.uid)
+            if self._runner_pid is None:
+                log.warning("%s: runner process not found; it will not be frozen between requests", self.bundle.name)
         if self._failure is None:
             self._rest.after_reply()
 
@@ -179,13 +182,6 @@ class BotProcess:
             outcome = self._pipes.exchange(b"", deadline, want_line=True)
         if self._ready(outcome, started):
             self._rest.after_reply()
-
-    def _find_runner_pid(self, bwrap_pid: int) -> int | None:
-        assert self._slot is not None
-        pid = find_runner(bwrap_pid, self._slot.uid)
-        if pid is None:
-            log.warning("%s: runner process not found; it will not be frozen between requests", self.bundle.name)
-        return pid
 
     # -- freezing (sandbox/freezing.py) ----------------------------------------------------
     @property

@@ -144,7 +144,7 @@ class MatchSeat(SQLModel, table=True):
     detail: str = ""
     decisions: int = 0
     time_ms: float = 0.0
-    # why it failed, for its author (arena.play.referee.Failure): the request it was answering, the replay
+    # why it failed, for its author (arena.play.records.Failure): the request it was answering, the replay
     # step it was asked at, and its own last output on stderr
     failure_request: str = ""
     failure_step: Optional[int] = None

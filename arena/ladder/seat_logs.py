@@ -10,7 +10,7 @@ from sqlalchemy import delete, insert
 from sqlmodel import Session, col, select
 
 from arena.db import SeatLog, table_of
-from arena.play.referee import MAX_SEAT_LOG
+from arena.play.records import MAX_SEAT_LOG
 
 #: the games with output whose logs each version keeps; an older one's log is deleted when a newer one comes
 KEEP_GAMES = 50

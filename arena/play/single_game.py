@@ -11,13 +11,13 @@ from sqlmodel import Session
 
 from arena.formats import format_of
 from arena.play.players import InProcessPlayer, Player, SandboxPlayer
-from arena.play.referee import GameRecord
+from arena.play.records import GameRecord
 from arena.ladder.random_seeds import bot_seeds, database_key, keyed, random_seed
 from arena.text import failure_text, solo_result
 from engine import Rules
 from sandbox import Limits, SandboxError, Tier, detect_tier, strong_tier_missing
 
-STDERR_SHOWN = 4000  # as much as a failure keeps (arena.play.referee.Failure)
+STDERR_SHOWN = 4000  # as much as a failure keeps (arena.play.records.Failure)
 
 
 class PlayError(ValueError):

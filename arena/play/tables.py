@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from arena.audit.stats import TradeFlows
 from arena.db.columns import Compressed, compressed
 from arena.play.players import SandboxPlayer
-from arena.play.referee import GameRecord, OutOfTime, play_game
+from arena.play.referee import OutOfTime, play_game
+from arena.play.records import GameRecord
 from engine.rules import rules_for
 from sandbox import Limits, SandboxError, Tier
 

@@ -55,7 +55,7 @@ class SeatRow:
     rank: int | None
     status: str | None
     detail: str
-    failure_request: str = ""  # why it failed (arena.play.referee.Failure), shown on its bot's page
+    failure_request: str = ""  # why it failed (arena.play.records.Failure), shown on its bot's page
     failure_step: int | None = None
     failure_log: str = ""
 

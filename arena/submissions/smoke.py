@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from arena.formats import format_of, formats
-from arena.play.referee import GameRecord, OutOfTime
+from arena.play.referee import OutOfTime
+from arena.play.records import GameRecord
 from arena.play.tables import GameSpec, SeatEntry, TableTask, run_table
 from arena.submissions.errors import SubmissionError
 from arena.submissions.names import builtin_bots

@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 from arena.ladder.executors import LocalPoolExecutor, TableExecutor
 from arena.formats import Format
-from arena.play.referee import GameRecord
+from arena.play.records import GameRecord
 from arena.play.tables import GameSpec, SeatEntry, TableTask
 from arena.testrun.sprt import Hypotheses, Pentanomial, Verdict, deal_score
 from sandbox import Limits, Tier

@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.db import TestRunBot, TestRunGame, TestRunPair, TestRun, now, source_hash, stored_id
-from arena.play.referee import GameRecord
+from arena.play.records import GameRecord
 from arena.play.tables import GameSpec
 from arena.testrun.sprt import Hypotheses, Pentanomial, Verdict
 from arena.text import plural

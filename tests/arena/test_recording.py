@@ -18,7 +18,7 @@ from arena.ladder.planning import Planner, PlannedMatch, SeasonSettings, get_or_
 from arena.ladder.rankings import load_book
 from arena.ladder.recording import record_or_void, record_outcome, record_outcomes
 from arena.ladder.seasons import rerate
-from arena.play.referee import Failure, GameRecord, SeatOutcome
+from arena.play.records import Failure, GameRecord, SeatOutcome
 from arena.play.tables import MatchOutcome
 from arena.submissions.versions import register
 from sandbox import Status

@@ -11,7 +11,8 @@ from sqlmodel import Session, select
 import arena.ladder.seat_logs as seat_logs
 from arena.db import Bot, BotVersion, Match, Season, SeatLog, make_engine, stored_id
 from arena.play.players import SandboxPlayer
-from arena.play.referee import MAX_SEAT_LOG, play_game
+from arena.play.referee import play_game
+from arena.play.records import MAX_SEAT_LOG
 from arena.ladder.seat_logs import KEEP_GAMES, clip_log, store_logs
 from engine import classic_rules
 from sandbox.protocol import DecideMessage, Message

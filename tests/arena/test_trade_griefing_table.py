@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena.play.players import SandboxPlayer
-from arena.play.referee import GameRecord, play_game
+from arena.play.referee import play_game
+from arena.play.records import GameRecord
 from engine import classic_rules
 from sandbox import Limits, Status, Tier, close_fork_servers, detect_tier
 

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from arena.play.players import InProcessPlayer
-from arena.play.referee import GameRecord, play_game
+from arena.play.referee import play_game
+from arena.play.records import GameRecord
 from engine import classic_rules
 from sandbox.values import Limits
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from arena.play.players import InProcessPlayer
-from arena.play.referee import GameRecord, play_game
+from arena.play.referee import play_game
+from arena.play.records import GameRecord
 from engine import classic_rules, rules_for
 from engine.events import Traded, TradingEnded, TurnStarted
 from engine.rules import Rules
