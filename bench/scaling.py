@@ -1,15 +1,25 @@
-"""Season throughput on a Dask LocalCluster with 1, 2 and 4 worker processes (and the local pool for reference).
+"""Season throughput as workers are added, on the local pool and on a Dask LocalCluster alike, and the coordinator's
+own ceiling.
 
-    python3 bench/scaling.py [--games N] [--workers 1,2,4] [--no-local]
+    python3 bench/scaling.py [--games N] [--workers 1,2,4] [--no-local] [--no-dask] [--coordinator-only]
 
-4-player games of random and greedy (and renamed copies, so that a table has 4 different bots) in
-the full sandbox, seat-rotated deals (a table plays 4 games, every bot afresh in each), a fresh
-SQLite file per run. Prints games per minute from the moment the workers are up (cluster start-up
-is printed separately) and the time a run took in all.
+4-player games of random and greedy (and renamed copies, so that a table has 4 different bots) in the full sandbox,
+seat-rotated deals (a table plays 4 games, every bot afresh in each), a fresh SQLite file per run. For each executor
+and worker count: games per minute from the moment the workers are up (start-up printed apart), games per minute a
+worker, and the efficiency, a worker's rate against a worker's rate with 2 workers (1.00: adding workers adds their
+whole pace; what issue 46 asks of 16 workers is 0.9).
+
+``--coordinator-only`` simulates as many workers as the coordinator can be fed: an executor whose tables end at once
+(each game a copy of one game played beforehand in-process, renamed to the table's bots), so that the season's pace is
+the coordinator's alone: planning, recording, rating and the database. It prints the coordinator's CPU a game and a
+table, and whether it keeps up with a table's end every 1 ms (a 4-game table a millisecond: ~240,000 games/min, what a
+very large pool of workers would hand it).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -18,18 +28,27 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")  # before Dask is imported, here and in its workers
 
+from arena.audit.stats import TradeFlows  # noqa: E402
 from arena.db import make_engine  # noqa: E402
-from arena.ladder.dask_executor import DaskExecutor  # noqa: E402
+from arena.db.columns import Compressed, compressed  # noqa: E402
 from arena.ladder.executors import LocalPoolExecutor, TableExecutor  # noqa: E402
-from arena.ladder.seasons import SeasonProgress, run_season  # noqa: E402
 from arena.ladder.planning import SeasonSettings  # noqa: E402
-from sandbox import Limits, detect_tier  # noqa: E402
+from arena.ladder.seasons import SeasonProgress, run_season  # noqa: E402
+from arena.play.players import InProcessPlayer  # noqa: E402
+from arena.play.records import GameRecord  # noqa: E402
+from arena.play.referee import play_game  # noqa: E402
+from arena.play.tables import MatchOutcome, TableTask  # noqa: E402
+from engine import rules_for  # noqa: E402
+from sandbox import Limits, Tier, detect_tier  # noqa: E402
 
 import common  # noqa: E402
 
+TABLE_EVERY_MS = 1.0  # the coordinator-only target: a table's end every millisecond
 
-def one_run(folder: str, executor: TableExecutor, games: int) -> tuple[float, float, int]:
-    """(seconds until the workers were up, games per minute after that, games) of one season."""
+
+def one_run(folder: str, executor: TableExecutor, games: int, tier: Tier) -> tuple[float, float, int, float]:
+    """(seconds until the workers were up, games per minute after that, games, the coordinator's CPU seconds) of
+    one season."""
     engine = make_engine(f"sqlite:///{folder}/{executor.name.split()[0]}-{time.monotonic_ns()}.sqlite")
     common.register_example_bots(engine)
     marks: list[float] = []
@@ -38,27 +57,115 @@ def one_run(folder: str, executor: TableExecutor, games: int) -> tuple[float, fl
         marks.append(time.perf_counter())
 
     started = time.perf_counter()
+    cpu_before = cpu_s()
     settings = SeasonSettings(name="bench", games=games, min_players=4, max_players=4, rotate=True, seed=7)
-    result = run_season(engine, settings, executor, Limits(), detect_tier(), progress)
+    result = run_season(engine, settings, executor, Limits(), tier, progress)
     ended = time.perf_counter()
+    cpu = cpu_s() - cpu_before
     engine.dispose()
-    return marks[0] - started, result.done / (ended - marks[0]) * 60, result.done
+    return marks[0] - started, result.done / (ended - marks[0]) * 60, result.done, cpu
+
+
+def cpu_s() -> float:
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+
+
+class InstantExecutor(TableExecutor):
+    """Tables that end as soon as they are handed over: each game a copy of ``game`` under the table's bot names,
+    so that only the coordinator works (``--coordinator-only``)."""
+
+    name = "instant"
+
+    def __init__(self, workers: int, game: tuple[GameRecord, str, Compressed]) -> None:
+        self.workers = workers
+        self.game, self.flows, self.stored = game  # as a worker hands them on: its trade flows, its replay compressed
+        self.queued: list[TableTask] = []
+
+    def start(self) -> None:
+        pass
+
+    def slots(self) -> int:
+        return self.workers
+
+    def submit(self, task: TableTask) -> None:
+        self.queued.append(task)
+
+    def next_result(self) -> list[MatchOutcome]:
+        task = self.queued.pop(0)
+        outcomes = []
+        for game in task.games:
+            seats = tuple(dataclasses.replace(seat, name=task.bots[index].name)
+                          for seat, index in zip(self.game.seats, game.seating))
+            record = dataclasses.replace(self.game, seed=game.seed, seats=seats)
+            outcomes.append(MatchOutcome(game.match_id, record, flows=self.flows, stored_replay=self.stored))
+        return outcomes
+
+    def close(self) -> None:
+        self.queued.clear()
+
+    def detect_tier(self) -> Tier:
+        return Tier.PLAIN  # nothing is started: the tier only goes into the tasks
+
+
+def one_game() -> tuple[GameRecord, str, Compressed]:
+    """A 4-player game of the example bots played in-process, its trade flows and its compressed replay: what the
+    instant executor hands back for every game."""
+    bots = [common.BOTS / f"{stem}_bot.py" for stem in ("random", "greedy", "random", "greedy")]
+    players = [InProcessPlayer(path, f"seat{n}") for n, path in enumerate(bots)]
+    flows = TradeFlows()
+    record = play_game(rules_for("classic"), 1, players, watch=flows.seen)
+    return record, flows.to_json(), compressed(record.replay_text)
+
+
+def efficiency_lines(kind: str, rates: dict[int, float]) -> list[str]:
+    """Per worker rate and efficiency against 2 workers (or the fewest measured) of one executor kind."""
+    base = 2 if 2 in rates else min(rates)
+    per_base = rates[base] / base
+    return [f"{kind:6} {n:3} workers  {rate:8.1f} games/min  {rate / n:7.1f} a worker  "
+            f"efficiency {rate / n / per_base:4.2f} (against {base})" for n, rate in sorted(rates.items())]
 
 
 def main() -> None:
     parser = common.parser(__doc__, 96)
-    parser.add_argument("--workers", default="1,2,4", help="comma list of Dask worker counts")
-    parser.add_argument("--no-local", action="store_true", help="skip the local pool reference runs")
+    parser.add_argument("--workers", default="1,2,4", help="comma list of worker counts, local pool and Dask alike")
+    parser.add_argument("--no-local", action="store_true", help="skip the local pool")
+    parser.add_argument("--no-dask", action="store_true", help="skip Dask")
+    parser.add_argument("--coordinator-only", action="store_true",
+                        help="only the coordinator: tables that end at once (see above)")
     args = parser.parse_args()
     counts = [int(n) for n in args.workers.split(",")]
-    print(common.machine(f"{os.cpu_count()} cores", f"tier {detect_tier().value}",
+    tier = detect_tier()
+    print(common.machine(f"{os.cpu_count()} cores", f"tier {tier.value}",
                          f"{args.games} 4-player games (random, greedy and copies)", "seat-rotated deals"))
-    runs: list[TableExecutor] = [] if args.no_local else [LocalPoolExecutor(n) for n in (1, 2)]
-    runs += [DaskExecutor(None, n) for n in counts]
     with tempfile.TemporaryDirectory() as folder:
-        for executor in runs:
-            start_s, rate, done = one_run(folder, executor, args.games)
-            print(f"{executor.name:28} start {start_s:5.1f} s   {done} games   {rate:6.1f} games/min")
+        if args.coordinator_only:
+            game = one_game()
+            for n in counts:
+                start_s, rate, done, cpu = one_run(folder, InstantExecutor(n, game), args.games, Tier.PLAIN)
+                per_game = cpu / done * 1000
+                per_table = per_game * 4
+                verdict = "keeps up" if per_table <= TABLE_EVERY_MS else "does not keep up"
+                print(f"coordinator only, {n} slots: {done} games, {rate:9.1f} games/min; its CPU {per_game:.2f} ms "
+                      f"a game, {per_table:.2f} ms a 4-game table: {verdict} with a table's end every "
+                      f"{TABLE_EVERY_MS:g} ms (ceiling ~{60_000 / per_game:,.0f} games/min)", flush=True)
+            return
+        kinds: list[tuple[str, list[TableExecutor]]] = []
+        if not args.no_local:
+            kinds.append(("local", [LocalPoolExecutor(n) for n in counts]))
+        if not args.no_dask:
+            from arena.ladder.dask_executor import DaskExecutor
+
+            kinds.append(("dask", [DaskExecutor(None, n) for n in counts]))
+        summary: list[str] = []
+        for kind, executors in kinds:
+            rates: dict[int, float] = {}
+            for n, executor in zip(counts, executors):
+                start_s, rate, done, _ = one_run(folder, executor, args.games, tier)
+                rates[n] = rate
+                print(f"{executor.name:28} start {start_s:5.1f} s   {done} games   {rate:8.1f} games/min", flush=True)
+            summary += efficiency_lines(kind, rates)
+        print("\n".join(summary))
 
 
 if __name__ == "__main__":
