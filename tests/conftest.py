@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from checkout import package_found_instead
 from hypothesis import HealthCheck, settings
 
 # pytest rewrites every test module's asserts (an AST pass, ~2.5 s of CPU for the suite) in each of its processes,
@@ -134,6 +135,12 @@ def pytest_configure(config: pytest.Config) -> None:
     gone = [name for name in [*MARKERS_BY_FILE, *LONGEST] if not (TESTS / name).is_file()]
     if gone:  # a renamed file would quietly leave its tier
         raise pytest.UsageError(f"tests/conftest.py names test files that do not exist: {gone!r}")
+    # most tests run `python -m arena` in a folder of their own: it must find this checkout, or nearly every one of
+    # them fails with "No module named arena" or tests another clone's code
+    elsewhere = None if hasattr(config, "workerinput") else package_found_instead()
+    if elsewhere is not None:
+        raise pytest.UsageError(f"the arena package that commands started elsewhere import is {elsewhere}, not this "
+                                f"checkout's: run python3 -m pip install -e '.[test]' in {TESTS.parent}")
     if hasattr(config.option, "loadscopereorder"):  # pytest-xdist would hand out files by their number of tests,
         config.option.loadscopereorder = False     # the longest (few tests each) last: keep the order made below
     # Without this an orphan (a referee killed mid-game, a double fork) is reparented to init and
