@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-import trueskill
+from arena.ladder import trueskill_fast
 
 MU = 25.0
 SIGMA = MU / 3
@@ -37,12 +37,6 @@ class RatedGame:
     ranks: tuple[int, ...]
 
 
-def environment(draw_probability: float, tau: float = TAU) -> trueskill.TrueSkill:
-    """An explicit TrueSkill environment (never the package's global one); ``tau`` 0: no drift (a competition's
-    final, where skill is taken not to change)."""
-    return trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=BETA, tau=tau, draw_probability=draw_probability)
-
-
 def draw_probability(tied_pairs: int, pairs: int) -> float:
     p = (tied_pairs + DRAW_PRIOR_TIES) / (pairs + DRAW_PRIOR_PAIRS)
     return min(DRAW_MAX, max(DRAW_MIN, p))
@@ -56,11 +50,13 @@ def tie_counts(ranks: Sequence[int]) -> tuple[int, int]:
 
 
 def rate_game(skills: Sequence[Skill], ranks: Sequence[int], draw_p: float, tau: float = TAU) -> list[Skill]:
-    """New skills of the seats of one game, from its full finishing order (ties share a rank)."""
-    env = environment(draw_p, tau)
-    groups = [(env.create_rating(s.mu, s.sigma),) for s in skills]
-    rated = env.rate(groups, ranks=[r - 1 for r in ranks])
-    return [Skill(g[0].mu, g[0].sigma, s.games + 1) for g, s in zip(rated, skills)]
+    """New skills of the seats of one game, from its full finishing order (ties share a rank): the ``trueskill``
+    package's update (``TrueSkill(mu=MU, sigma=SIGMA, beta=BETA, tau=tau, draw_probability=draw_p).rate``) computed
+    without its objects, equal to it bit for bit (arena/ladder/trueskill_fast.py); ``tau`` 0: no drift (a
+    competition's final, where skill is taken not to change)."""
+    rated = trueskill_fast.rate([s.mu for s in skills], [s.sigma for s in skills], [r - 1 for r in ranks], draw_p,
+                                BETA, tau)
+    return [Skill(mu, sigma, s.games + 1) for (mu, sigma), s in zip(rated, skills)]
 
 
 class RatingBook:
