@@ -1,7 +1,7 @@
 """TrueSkill's update for a game of single players, the ``trueskill`` package's own computation without its
 objects: the same factor graph (prior, performance, team performance, differences, truncation), the same schedule
 and the same floating-point operations in the same order, so every result equals ``TrueSkill.rate``'s bit for bit
-(tests/arena/test_trueskill_fast.py checks it on thousands of random games, ties and tau 0 included). It is what
+(tests/arena/test_trueskill_fast.py checks it on 2,000 random games, ties and tau 0 included). It is what
 the coordinator rates every game with: the package builds a graph of objects and dictionaries for each game, ~1 ms
 of a season's coordinator CPU a game (docs/benchmarks.md, "The coordinator's CPU a game, cut")."""
 from __future__ import annotations
