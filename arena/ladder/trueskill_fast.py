@@ -7,7 +7,6 @@ of a season's coordinator CPU a game (docs/benchmarks.md, "The coordinator's CPU
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Sequence
 
 import trueskill
@@ -19,17 +18,15 @@ MIN_DELTA = trueskill.DELTA
 _FUNCTIONS = trueskill.TrueSkill()
 
 
-@lru_cache(maxsize=256)
 def _draw_margin(draw_probability: float, beta: float) -> float:
-    env = trueskill.TrueSkill(beta=beta, draw_probability=draw_probability)
-    return float(trueskill.calc_draw_margin(draw_probability, 2, env))
+    """``trueskill.calc_draw_margin`` for two players, without an environment made for it."""
+    return float(_FUNCTIONS.ppf((draw_probability + 1) / 2.) * math.sqrt(2) * beta)
 
 
 def _roundtrip(mu: float, sigma: float) -> tuple[float, float]:
     """``Rating(mu, sigma)``'s own mu and sigma, read back from the precision it stores."""
     pi = sigma ** -2
-    tau = pi * mu
-    return (pi and tau / pi), (math.sqrt(1 / pi) if pi else INF)
+    return _mu(pi, pi * mu), (math.sqrt(1 / pi) if pi else INF)
 
 
 def _delta(pi: float, tau: float, new_pi: float, new_tau: float) -> float:
@@ -159,5 +156,5 @@ def rate(mus: Sequence[float], sigmas: Sequence[float], ranks: Sequence[int], dr
     out: list[tuple[float, float]] = [(0., 0.)] * n
     for k, i in enumerate(order):
         pi, tau_ = r[k]
-        out[i] = _roundtrip(float(_mu(pi, tau_)), float(math.sqrt(1 / pi) if pi else INF))
+        out[i] = _roundtrip(_mu(pi, tau_), math.sqrt(1 / pi) if pi else INF)
     return out

@@ -8,6 +8,7 @@ kept in ``/var/tmp`` and shared by every clone (one per list of requirements), a
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -32,6 +33,7 @@ WORK = HOME / hashlib.sha256(str(PROJECT).encode()).hexdigest()[:12]
 RUNNER = ("pytest", "pytest-xdist", "hypothesis")
 
 
+@functools.cache
 def requirements() -> list[str]:
     """The account's requirements: the project's dependencies and the runner's part of the test extra."""
     project = tomllib.loads((PROJECT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
