@@ -80,8 +80,9 @@ class ClassicGame(Game[SeatState]):
     UNKNOWN_ACTION_RULE = "C-0"
     OBSERVER = ClassicObserver
 
-    def __init__(self, rules: Rules, players: int, seed: int) -> None:
-        self._open_table(rules, players, seed, SeatState)  # C-2.2
+    def __init__(self, rules: Rules, players: int, seed: int, deck: Sequence[Bean] | None = None) -> None:
+        """A new game dealt from ``seed``, or from ``deck`` in draw order (``Game._open_table``)."""
+        self._open_table(rules, players, seed, SeatState, deck)  # C-2.2
         self.trade_round = 0
         self.offer: OpenOffer | None = None
         self.responses: list[Response] = []

@@ -135,22 +135,30 @@ class PrincesGame(Game[PrincesSeat]):
     OBSERVER = PrincesObserver
     log: TurnLog  # what the active player did so far this turn (the task checks read it)
 
-    def __init__(self, rules: Rules, players: int, seed: int) -> None:
-        self._lay_out(rules, players, seed)
+    def __init__(self, rules: Rules, players: int, seed: int, deck: Sequence[Bean] | None = None,
+                 vine: Sequence[str] | None = None) -> None:
+        """A new game dealt from ``seed``, or from ``deck`` in draw order and ``vine`` (card 1's task first)."""
+        self._lay_out(rules, players, seed, deck, vine)
         self._deal_hands()  # P-2.1
         self._reveal()
         self._start_turn()
 
-    def _lay_out(self, rules: Rules, players: int, seed: int) -> None:
-        """The table before the deal: the deck and the vine shuffled from ``seed``, the figures at the start."""
+    def _lay_out(self, rules: Rules, players: int, seed: int, deck: Sequence[Bean] | None = None,
+                 vine_order: Sequence[str] | None = None) -> None:
+        """The table before the deal: the deck and the vine shuffled from ``seed`` (or as given), the figures at
+        the start."""
         princes = rules.princes
         if princes is None:
             raise ValueError(f"{rules.id} is not a Princes variant")
-        self._open_table(rules, players, seed, PrincesSeat)
+        self._open_table(rules, players, seed, PrincesSeat, deck)
         self.princes = princes
         self.solo = princes.solo
         vine = list(princes.tasks)
         self._rng.shuffle(vine)  # P-1.3: the vine is dealt from the same seed, after the deck
+        if vine_order is not None:
+            if sorted(vine_order) != sorted(vine):
+                raise ValueError(f"a vine of {list(vine_order)!r} that is not the {rules.id} vine")
+            vine = list(vine_order)
         self.box: list[Bean] = []  # gold paid for tribute and fields: out of the game (P-3.5)
         self.middle: dict[Bean, int] = {}  # stacks by bean, in the order they were started
         self.vine: list[str] = vine  # vine[k-1] is the task of card k

@@ -21,13 +21,14 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import pyspiel
 
 from engine.actions import DecisionKind
 from engine.cards import Bean
+from engine.classic import ClassicGame
 from engine.princes import PrincesGame
 from engine.rules import Rules, duel_rules
 from strategy.determinize import build_princes_game
@@ -67,29 +68,35 @@ _GAME_INFO = pyspiel.GameInfo(
 
 
 def dealt_game(rules: Rules, draws: list[Bean], vine: list[str]) -> PrincesGame:
-    """A duel dealt from ``draws`` (the supply in draw order) and ``vine`` (card 1's task first). The engine
-    deals from a seed only, so the table is laid out from seed 0 (its random stream then serves the reshuffles)
-    and the shuffled supply and vine are replaced before the hands are dealt."""
-    game = PrincesGame.__new__(PrincesGame)
-    game._lay_out(rules, 2, 0)
-    if Counter(draws) != Counter(game.deck) or sorted(vine) != sorted(game.vine):
-        raise ValueError("the drawn supply or vine is not the rules' own")
-    game.deck, game.vine = draws[::-1], list(vine)  # the engine draws from the end of its list
-    game._deal_hands()
-    game._reveal()
-    game._start_turn()
-    return game
+    """A duel dealt from ``draws`` (the supply in draw order) and ``vine`` (card 1's task first); its random
+    stream (the reshuffles) is that of seed 0."""
+    return PrincesGame(rules, 2, 0, deck=draws, vine=vine)
 
 
-class _Table:
+def zero_sum_returns(ranks: tuple[int, ...]) -> list[float]:
+    """+1 for the first place down to -1 for the last; seats that share a rank share the mean of their places."""
+    n = len(ranks)
+    if n < 2:
+        raise ValueError(f"returns by rank need two seats or more, not {n}")
+
+    def place_value(place: int) -> float:
+        return 1.0 - 2.0 * (place - 1) / (n - 1)
+    shared = Counter(ranks)
+    return [sum(place_value(r + k) for k in range(shared[r])) / shared[r] for r in ranks]
+
+
+G = TypeVar("G", PrincesGame, ClassicGame)
+
+
+class Table(Generic[G]):
     """The engine game inside a state; OpenSpiel copies a state's attributes deeply, and this copies the game
     with the engine's own ``clone`` (events and history are not carried: nothing here reads them)."""
 
-    def __init__(self, game: PrincesGame) -> None:
-        self.game = game
+    def __init__(self, game: G) -> None:
+        self.game: G = game
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Table:
-        return _Table(self.game.clone())
+    def __deepcopy__(self, memo: dict[int, Any]) -> Table[G]:
+        return Table(self.game.clone())
 
 
 class DuelGame(pyspiel.Game):
@@ -102,9 +109,8 @@ class DuelGame(pyspiel.Game):
     def new_initial_state(self) -> DuelState:
         return DuelState(self)
 
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> DuelObserver:
-        recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return DuelObserver(recall)
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
+        return Observer(iig_obs_type is not None and iig_obs_type.perfect_recall)
 
 
 class DuelState(pyspiel.State):
@@ -116,7 +122,7 @@ class DuelState(pyspiel.State):
         self._left = {t.bean: t.count for t in self.rules.bean_types}  # supply cards still to deal, by bean
         self._draws: list[Bean] = []
         self._vine: list[str] = []
-        self._table: _Table | None = None
+        self._table: Table[PrincesGame] | None = None
         self.mine: list[list[int]] = [[], []]  # each seat's own actions so far (its information state)
 
     @property
@@ -124,15 +130,21 @@ class DuelState(pyspiel.State):
         """The engine's game once the deal is done."""
         return None if self._table is None else self._table.game
 
+    @property
+    def dealt(self) -> int:
+        """Chance outcomes so far."""
+        return len(self._draws) + len(self._vine)
+
     def _game(self) -> PrincesGame:
-        if self._table is None:
+        game = self.engine_game
+        if game is None:
             raise RuntimeError("the deal is not done")
-        return self._table.game
+        return game
 
     def current_player(self) -> int:
-        if self._table is None:
+        game = self.engine_game
+        if game is None:
             return int(pyspiel.PlayerId.CHANCE)
-        game = self._table.game
         if game.over or game.decision is None:
             return int(pyspiel.PlayerId.TERMINAL)
         return game.decision.seat
@@ -165,7 +177,7 @@ class DuelState(pyspiel.State):
                     raise ValueError(f"task {TASKS[action]!r} is dealt already")
                 self._vine.append(TASKS[action])
                 if len(self._vine) == len(TASKS):
-                    self._table = _Table(dealt_game(self.rules, self._draws, self._vine))
+                    self._table = Table(dealt_game(self.rules, self._draws, self._vine))
             return
         game = self._game()
         decision = game.decision
@@ -189,10 +201,7 @@ class DuelState(pyspiel.State):
         game = self.engine_game
         if game is None or game.result is None:
             return [0.0, 0.0]
-        ranks = game.result.ranks
-        if ranks[0] == ranks[1]:
-            return [0.0, 0.0]
-        return [1.0, -1.0] if ranks[0] < ranks[1] else [-1.0, 1.0]
+        return zero_sum_returns(game.result.ranks)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> DuelState:
         """A state ``player_id`` cannot tell from this one, what it cannot see dealt at random (its turn only)."""
@@ -203,7 +212,7 @@ class DuelState(pyspiel.State):
         sampled = build_princes_game(self.rules, game.view(player_id), rng, list(game.discard))
         state: DuelState = self.get_game().new_initial_state()
         state._left, state._draws, state._vine = dict(self._left), list(self._draws), list(self._vine)
-        state._table = _Table(sampled)
+        state._table = Table(sampled)
         state.mine = [list(m) for m in self.mine]
         return state  # its OpenSpiel history is empty: the deal it would record is unknown to the seat
 
@@ -211,22 +220,27 @@ class DuelState(pyspiel.State):
         game = self.engine_game
         if game is None:
             return f"dealing: {len(self._draws)} supply cards, {len(self._vine)} vine cards"
-        table = game.public_state_json()
-        table.pop("step", None)  # the engine's count of actions: a clone's record starts empty
-        table["hands"] = [[b.value for b in seat.hand] for seat in game.seats]
-        return json.dumps(table, sort_keys=True)
+        return Observer.table_text(game)
 
 
-class DuelObserver:
-    """What a seat observes: ``training.observe``'s vector and its view's JSON (with ``perfect_recall``, also
-    its own actions so far)."""
+class Observer:
+    """What a seat observes, in the duel and the classic game alike: ``training.observe``'s vector and its view's
+    JSON (with ``perfect_recall``, also its own actions so far)."""
 
     def __init__(self, perfect_recall: bool) -> None:
         self.perfect_recall = perfect_recall
         self.tensor = np.zeros(SIZE, np.float32)
         self.dict = {"observation": self.tensor}
 
-    def set_from(self, state: DuelState, player: int) -> None:
+    @staticmethod
+    def table_text(game: PrincesGame | ClassicGame) -> str:
+        """The whole table as JSON, every hand included (a state's ``__str__``)."""
+        table = game.public_state_json()
+        table.pop("step", None)  # the engine's count of actions: a clone's record starts empty
+        table["hands"] = [[b.value for b in seat.hand] for seat in game.seats]
+        return json.dumps(table, sort_keys=True)
+
+    def set_from(self, state: Any, player: int) -> None:
         game = state.engine_game
         if game is None:
             self.tensor.fill(0.0)
@@ -235,10 +249,10 @@ class DuelObserver:
         kind: DecisionKind | None = decision.kind if decision is not None and decision.seat == player else None
         self.tensor[:] = observe(game.view(player), kind)
 
-    def string_from(self, state: DuelState, player: int) -> str:
+    def string_from(self, state: Any, player: int) -> str:
         game = state.engine_game
         if game is None:
-            return f"dealing {len(state._draws) + len(state._vine)}"
+            return f"dealing {state.dealt}"
         text = json.dumps(game.view_json(player), sort_keys=True)
         return f"{text} mine={state.mine[player]}" if self.perfect_recall else text
 
