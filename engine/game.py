@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import random
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Generic, Self, Sequence, TypeVar
 
@@ -79,8 +78,7 @@ class Game(Generic[SeatT_co]):
     final_hands: tuple[tuple[Bean, ...], ...] | None  # every hand as the game ended, before it was discarded
     _observer: Observer | None = None  # made on first use (``observer``); a clone makes its own
 
-    def __init__(self, rules: Rules, players: int, seed: int,
-                 deck: Sequence[Bean] | None = None) -> None:  # each game deals its own way
+    def __init__(self, rules: Rules, players: int, seed: int) -> None:  # each game deals its own way
         raise NotImplementedError
 
     @classmethod
@@ -91,9 +89,8 @@ class Game(Generic[SeatT_co]):
     def _open_table(self, rules: Rules, players: int, seed: int, seat_type: Callable[[], SeatT_co],
                     deck: Sequence[Bean] | None = None) -> None:
         """The start every game shares: check the table size, shuffle the deck from ``seed`` (the
-        first use of the game's random stream), empty seats and an empty record. ``deck`` (the rules' cards in
-        the order they are to be drawn, the first dealt first) replaces the shuffled deck; the random stream
-        is the seed's all the same (a chance player's deal: training/spiel*.py)."""
+        first use of the game's random stream), empty seats and an empty record. ``deck``, the rules' cards in
+        draw order, replaces the shuffled deck (a chance player's deal, training/spiel*.py)."""
         if not rules.min_players <= players <= rules.max_players:
             raise ValueError(f"{rules.id} is for {rules.min_players}-{rules.max_players} players, not {players!r}")
         self.rules, self.players, self.seed = rules, players, seed
@@ -101,11 +98,9 @@ class Game(Generic[SeatT_co]):
         self.seats = [seat_type() for _ in range(players)]
         given, deck = deck, list(rules._deck)
         shuffle(self._rng, deck)
-        if given is not None:
-            if Counter(given) != Counter(deck):
-                raise ValueError(f"a deck of {len(given)} cards that is not the {rules.id} deck of {len(deck)}")
-            deck = list(reversed(given))
-        self.deck = deck  # the top of the deck is the end of the list
+        if given is not None and sorted(b.value for b in given) != sorted(b.value for b in deck):
+            raise ValueError(f"a deck of {len(given)} cards that is not the {rules.id} deck of {len(deck)}")
+        self.deck = deck if given is None else list(reversed(given))  # the top of the deck is the end of the list
         self.discard = []  # the top of the pile is the end of the list
         self.reshuffles = self.turn = self.active = self.to_move = 0
         self.events, self.history = [], []
@@ -200,9 +195,6 @@ class Game(Generic[SeatT_co]):
     def legal_actions(self) -> tuple[Action, ...]:
         decision = self.decision
         return decision.options if decision else ()
-
-    def events_since(self, index: int) -> list[Event]:
-        return self.events[index:]
 
     def view(self, seat: int) -> View | PrincesView:
         raise NotImplementedError
