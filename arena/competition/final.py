@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.audit.store import flag_seating
-from arena.db import Bot, BotVersion, Competition, CompetitionEntry, Season, author_group, now, stored_id
+from arena.db import Bot, BotVersion, Competition, CompetitionEntry, Season, SeatedVersion, author_group, now, stored_id
 from arena.formats import format_of
 from arena.ladder.executors import TableExecutor
 from arena.ladder.planning import LadderError, PlannedMatch, Planner, SeasonSettings, get_or_create_season
@@ -96,8 +96,8 @@ class FinalPlanner(Planner):
                          schedule([stored_id(v) for _, v in self.finalists], season.min_players, season.max_players,
                                   apart_pairs(session, competition)))
 
-    def _versions(self) -> list[tuple[Bot, BotVersion]]:
-        return self.finalists
+    def _versions(self) -> list[SeatedVersion]:
+        return [SeatedVersion(stored_id(b), stored_id(v), b.name, b.author, b.builtin) for b, v in self.finalists]
 
     def plan(self, placing: int | None = None) -> list[PlannedMatch]:
         if self.same_deals:
@@ -106,8 +106,8 @@ class FinalPlanner(Planner):
         table = self.number // self.schedule.size
         round_, group = divmod(table, len(self.schedule.groups))
         order = list(self.schedule.groups[group])
-        derived_random(self.season.seed, "final", table).shuffle(order)  # who sits beside whom changes by round
-        seed = match_seed(self.season.seed, self.number)
+        derived_random(self.spec.seed, "final", table).shuffle(order)  # who sits beside whom changes by round
+        seed = match_seed(self.spec.seed, self.number)
         return self.store_table([order[k:] + order[:k] for k in range(len(order))], seed)
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from arena.db.connect import make_engine
 from arena.db.errors import DatabaseError, one_line
 from arena.db.lock import ADVISORY_KEY, exclusive_run
-from arena.db.queries import (active_versions, author_group, author_key, bot_key, name_key, played_formats, prior_means,
-                              stored_id)
+from arena.db.queries import (SeatedVersion, active_versions, author_group, author_key, bot_key, name_key,
+                              played_formats, prior_means, seated_versions, stored_id)
 from arena.db.bulk import table_of, upsert
 from arena.db.schema import (SCHEMA_VERSION, AuditFlag, Author, Bot, BotVersion, Competition, CompetitionEntry,
                              Match, MatchSeat, Meta, Rating, RatingSnapshot, Season, SeatLog, TestRun, TestRunBot,
@@ -24,9 +24,9 @@ __all__ = [
     "AuditFlag", "Author", "Bot", "BotVersion", "Competition", "CompetitionEntry", "DatabaseError", "Match",
     "MatchSeat", "MatchStatus", "Meta",
     "Rating", "RatingSnapshot", "Season", "SeatLog", "SeatStatus", "TestRun", "TestRunBot", "TestRunGame",
-    "TestRunPair",
+    "SeatedVersion", "TestRunPair",
     "VersionFormat",
     "active_versions", "author_group", "author_key", "bot_key", "database_url", "driver_url", "exclusive_run",
-    "make_engine", "name_key", "now", "one_line", "played_formats", "prior_means", "shown_url", "source_hash",
-    "sqlite_file_problem", "stored_id", "table_of", "upsert",
+    "make_engine", "name_key", "now", "one_line", "played_formats", "prior_means", "seated_versions", "shown_url",
+    "source_hash", "sqlite_file_problem", "stored_id", "table_of", "upsert",
 ]

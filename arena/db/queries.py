@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Protocol
 
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from arena.db.errors import DatabaseError
@@ -34,7 +36,15 @@ def bot_key(name: str) -> str:
     return _SEPARATORS.sub("", name_key(name)).translate(_LOOKALIKES)
 
 
-def author_group(bot: Bot) -> str | None:
+class _Authored(Protocol):
+    @property
+    def author(self) -> str: ...
+
+    @property
+    def builtin(self) -> bool: ...
+
+
+def author_group(bot: _Authored) -> str | None:
     """Bots of one author never share a table (they could play as a team); built-in bots are ours."""
     author = author_key(bot.author)
     return None if bot.builtin or not author else author
@@ -64,6 +74,29 @@ def active_versions(session: Session, variant: str | None = None, seated: bool =
     playing = set(session.exec(select(VersionFormat.version_id).where(
         VersionFormat.variant == variant, VersionFormat.plays == True)).all())  # noqa: E712
     return [(bot, version) for bot, version in rows if version.id in playing]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatedVersion:
+    """A version that takes seats in a format, as a planner reads it at every table: ids and its bot's author."""
+
+    bot_id: int
+    version_id: int
+    name: str
+    author: str
+    builtin: bool
+
+
+def seated_versions(session: Session, variant: str) -> list[SeatedVersion]:
+    """``active_versions(session, variant, seated=True)`` as values, by bot name, in one statement that loads no
+    source: a planner asks for them before every table."""
+    rows = session.execute(core_select(col(Bot.id), col(BotVersion.id), col(Bot.name), col(Bot.author),
+                                       col(Bot.builtin)).where(
+        col(BotVersion.bot_id) == col(Bot.id), col(BotVersion.active) == True,  # noqa: E712
+        col(BotVersion.paused).is_(None), col(VersionFormat.version_id) == col(BotVersion.id),
+        col(VersionFormat.variant) == variant, col(VersionFormat.plays) == True).order_by(col(Bot.name))).all()  # noqa: E712
+    return [SeatedVersion(bot_id, version_id, name, author, builtin)
+            for bot_id, version_id, name, author, builtin in rows if bot_id is not None and version_id is not None]
 
 
 def prior_means(session: Session, variant: str) -> dict[int, float]:

@@ -36,7 +36,7 @@ from arena.ladder.random_seeds import database_key
 from arena.ladder.rankings import load_book
 from arena.ladder.recording import record_or_void
 from arena.ladder.side_jobs import SideJob, arena_command
-from arena.play.tables import MatchOutcome
+from arena.play.tables import MatchOutcome, SeatEntry
 from sandbox import Limits, Status, Tier
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,7 @@ class LiveLoop:
         self.progress, self.note = progress, note
         self.session = Session(engine)
         self.key = database_key(self.session)
+        self.entries: dict[int, SeatEntry] = {}  # the bots of the tables sent so far, by version id
         self.planners: dict[str, Planner] = {}
         self.backlog: list[tuple[str, list[PlannedMatch]]] = []
         self.in_flight: dict[int, tuple[str, tuple[int, ...]]] = {}  # match id: (format, its versions)
@@ -85,7 +86,7 @@ class LiveLoop:
         self.backlog = []
         for variant, planner in self.planners.items():
             self.backlog.extend((variant, table) for table in planned_tables(
-                self.session, stored_id(planner.season), self.in_flight))
+                self.session, planner.spec.id, self.in_flight))
         self.roster = {}
         self.stale = False
 
@@ -202,7 +203,7 @@ class LiveLoop:
             why = "" if ready else "every version has played this season's deals"
         else:
             try:
-                check_enough_bots(self.session, planner.season.name, variant, planner.season.min_players,
+                check_enough_bots(self.session, planner.spec.name, variant, planner.spec.min_players,
                                   self.settings.builtin_only)
                 ready, why = True, ""
             except TooFewBots as exc:
@@ -238,7 +239,7 @@ class LiveLoop:
         for match in table:
             self.in_flight[match.id] = (variant, match.versions)
         self.tables_in_flight[variant] += 1
-        self.executor.submit(table_task(self.session, table, self.limits, self.tier, self.key))
+        self.executor.submit(table_task(self.session, table, self.limits, self.tier, self.key, self.entries))
 
     # ------------------------------------------------------------- recording
     def take(self, outcomes: list[MatchOutcome]) -> None:
@@ -256,7 +257,7 @@ class LiveLoop:
             return      # ones: the games stay planned, and are played again once the planners are reloaded (``_load``)
         planner = self.planners[variant or self._format_of(outcomes[0].match_id)]
         try:
-            recorded = record_or_void(self.session, planner.book, planner.season.variant, outcomes)
+            recorded = record_or_void(self.session, planner.book, planner.spec.variant, outcomes)
         except DBAPIError as exc:
             self.fault(exc)
             return
@@ -268,9 +269,9 @@ class LiveLoop:
             if record is None or record.void is not None:
                 self.progress.void += 1
                 continue
-            self.progress.games[planner.season.variant] += 1
+            self.progress.games[planner.spec.variant] += 1
             for job in self.jobs.values():
-                if job.name in ("the site build", f"the audit of {planner.season.variant}"):
+                if job.name in ("the site build", f"the audit of {planner.spec.variant}"):
                     job.wanted = True
             failed = [seat for seat, result in zip(entry[1] if entry else (), record.seats)
                       if result.status is not Status.OK]

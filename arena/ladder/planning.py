@@ -13,8 +13,8 @@ from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from arena.audit.store import flag_seating
-from arena.db import (Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, active_versions, author_group, now,
-                      stored_id, table_of)
+from arena.db import (Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, SeatedVersion, author_group, now,
+                      seated_versions, stored_id, table_of)
 from arena.formats import default_format, format_of
 from arena.play.tables import GameSpec, SeatEntry, TableTask
 from arena.ladder.matchmaking import Candidate, Matchmaker, distinct
@@ -42,11 +42,11 @@ class TooFewBots(LadderError):
 def check_enough_bots(session: Session, name: str, variant: str, min_players: int, builtin_only: bool = False) -> None:
     """Raise ``TooFewBots`` unless the active bots of ``variant`` fill a table of ``min_players`` bots of
     different authors (checked before a season is made, so that a refused one leaves nothing behind)."""
-    versions = active_versions(session, variant, seated=True)
-    enough_bots(name, variant, min_players, [(b, v) for b, v in versions if b.builtin] if builtin_only else versions)
+    versions = seated_versions(session, variant)
+    enough_bots(name, variant, min_players, [v for v in versions if v.builtin] if builtin_only else versions)
 
 
-def enough_bots(name: str, variant: str, min_players: int, versions: Sequence[tuple[Bot, BotVersion]]) -> None:
+def enough_bots(name: str, variant: str, min_players: int, versions: Sequence[SeatedVersion]) -> None:
     """``check_enough_bots`` of the active ``versions`` read already."""
     need = max(1, min_players)
     if len(versions) < need:
@@ -54,7 +54,7 @@ def enough_bots(name: str, variant: str, min_players: int, versions: Sequence[tu
         raise TooFewBots(f"season {name!r} needs at least {need} active "
                          f"{'bot that plays' if need == 1 else 'bots that play'} "
                          f"{variant}; {have} registered")
-    groups = [author_group(b) for b, _ in versions]
+    groups = [author_group(v) for v in versions]
     authors = len({g for g in groups if g is not None}) + groups.count(None)  # as ``distinct`` counts them
     if authors < need:
         raise TooFewBots(f"season {name!r} needs bots of at least {need} different authors that play {variant}; "
@@ -118,6 +118,26 @@ def get_or_create_season(session: Session, settings: SeasonSettings) -> Season:
     return season
 
 
+@dataclass(frozen=True, slots=True)
+class SeasonSpec:
+    """What a planner reads of its season, as a value (only a live season's ``games`` changes, and only by it)."""
+
+    id: int
+    name: str
+    variant: str
+    games: int
+    min_players: int
+    max_players: int
+    rotate: bool
+    seed: int
+    live: bool
+
+    @classmethod
+    def of(cls, season: Season) -> SeasonSpec:
+        return cls(stored_id(season), season.name, season.variant, season.games, season.min_players,
+                   season.max_players, season.rotate, season.seed, season.live)
+
+
 class Planner:
     """Plans the next matches of a season from the current ratings and schedule.
 
@@ -135,7 +155,8 @@ class Planner:
     def __init__(self, session: Session, season: Season, book: RatingBook, builtin_only: bool = False) -> None:
         self.session = session
         self.builtin_only = builtin_only
-        self.season = season
+        self.season = season  # the row, written by a live season; its settings are read from ``spec``
+        self.spec = SeasonSpec.of(season)  # read once: each commit expires the row, which a read would load again
         self.book = book
         self.rules = rules_for(season.variant)
         count = session.exec(select(func.count()).select_from(Match).where(Match.season_id == season.id)).one()
@@ -154,41 +175,40 @@ class Planner:
         taking turns chunk by chunk. A bot plays each deal once, whichever of its versions played it: a version
         entered while the season is open plays only the private deals its bot has not played yet, never the public
         half again (``private_deals``), so that a resubmission is no new draw on deals whose results it saw."""
-        seeds = solo_seeds(self.season.seed, self.season.games)
-        private = private_deals(self.season.seed, self.season.games)
+        seeds = solo_seeds(self.spec.seed, self.spec.games)
+        private = private_deals(self.spec.seed, self.spec.games)
         played: dict[int, set[int]] = {}  # bot id: the seeds any of its versions has a match for
         earlier: set[int] = set()  # bots that played this season under another version than the active one
         versions = self._versions()
-        active = {stored_id(v) for _, v in versions}
+        active = {v.version_id for v in versions}
         for version_id, bot_id, seed in self.session.exec(select(MatchSeat.version_id, BotVersion.bot_id, Match.seed)
                                                           .where(MatchSeat.match_id == Match.id,
                                                                  MatchSeat.version_id == BotVersion.id,
-                                                                 Match.season_id == self.season.id)).all():
+                                                                 Match.season_id == self.spec.id)).all():
             played.setdefault(bot_id, set()).add(seed)
             if version_id not in active:
                 earlier.add(bot_id)
         per_bot: list[list[tuple[int, list[int]]]] = []
-        if not versions and not self.season.live:  # a live season waits for its first bot
-            check_enough_bots(self.session, self.season.name, self.season.variant, 1, self.builtin_only)
-        for bot, version in versions:
-            version_id = stored_id(version)
-            mine = played.get(stored_id(bot), set())
-            todo = [seed for seed in seeds if seed not in mine and (stored_id(bot) not in earlier or seed in private)]
-            per_bot.append([(version_id, todo[k:k + SOLO_TABLE]) for k in range(0, len(todo), SOLO_TABLE)])
+        if not versions and not self.spec.live:  # a live season waits for its first bot
+            check_enough_bots(self.session, self.spec.name, self.spec.variant, 1, self.builtin_only)
+        for version in versions:
+            mine = played.get(version.bot_id, set())
+            todo = [seed for seed in seeds if seed not in mine and (version.bot_id not in earlier or seed in private)]
+            per_bot.append([(version.version_id, todo[k:k + SOLO_TABLE]) for k in range(0, len(todo), SOLO_TABLE)])
         tables: list[tuple[int, list[int]]] = []
         for round_ in range(max((len(chunks) for chunks in per_bot), default=0)):
             tables.extend(chunks[round_] for chunks in per_bot if round_ < len(chunks))
         return tables
 
-    def _versions(self) -> list[tuple[Bot, BotVersion]]:
-        versions = active_versions(self.session, self.season.variant, seated=True)
-        return [(b, v) for b, v in versions if b.builtin] if self.builtin_only else versions
+    def _versions(self) -> list[SeatedVersion]:
+        versions = seated_versions(self.session, self.spec.variant)
+        return [v for v in versions if v.builtin] if self.builtin_only else versions
 
     def refresh(self) -> None:
         """Take in what changed since the planner was made (a live season): the same deals of versions that
         entered since, and the starting ratings of versions the book does not know yet."""
         known = self.book.priors
-        fresh = {v: skill for v, skill in starting_skills(self.session, self.season.variant).items() if v not in known}
+        fresh = {v: skill for v, skill in starting_skills(self.session, self.spec.variant).items() if v not in known}
         known.update(fresh)
         if self.same_deals:
             self.missing_deals = self._missing_deals()
@@ -196,9 +216,9 @@ class Planner:
     def remaining(self) -> int:
         if self.same_deals:
             return sum(len(seeds) for _, seeds in self.missing_deals)
-        if self.season.live:  # plays until it is stopped
+        if self.spec.live:  # plays until it is stopped
             return LIVE_TABLES
-        return self.season.games - self.number
+        return self.spec.games - self.number
 
     def plan_deals(self) -> list[PlannedMatch]:
         """Plan one bot's next table of the same deals and store it."""
@@ -211,22 +231,22 @@ class Planner:
         if self.same_deals:
             return self.plan_deals()
         versions = self._versions()  # the active versions (read once for the check and the table)
-        enough_bots(self.season.name, self.season.variant, self.season.min_players, versions)
-        candidates = [Candidate(stored_id(v), self.book.get(stored_id(v)), self.season_seats[stored_id(v)],
-                                author_group(b)) for b, v in versions]
-        size = self.matchmaker.size(self.season.min_players, self.season.max_players, distinct(candidates))
+        enough_bots(self.spec.name, self.spec.variant, self.spec.min_players, versions)
+        candidates = [Candidate(v.version_id, self.book.get(v.version_id), self.season_seats[v.version_id],
+                                author_group(v)) for v in versions]
+        size = self.matchmaker.size(self.spec.min_players, self.spec.max_players, distinct(candidates))
         flags = flag_seating(self.session)
-        low = self.season.min_players
+        low = self.spec.min_players
         if placing is not None and any(c.version_id == placing for c in candidates):
             table = self.matchmaker.placement(placing, candidates, size, flags.apart, flags.receivers, low)
         else:
             table = self.matchmaker.table(candidates, size, flags.apart, flags.receivers, low)
-        if len(table) < self.season.min_players:
-            raise LadderError(f"season {self.season.name!r}: the pairs the audit flagged leave no table of "
-                              f"{self.season.min_players} bots (arena audit; arena audit clear A B)")
+        if len(table) < self.spec.min_players:
+            raise LadderError(f"season {self.spec.name!r}: the pairs the audit flagged leave no table of "
+                              f"{self.spec.min_players} bots (arena audit; arena audit clear A B)")
         size = len(table)
-        seed = match_seed(self.season.seed, self.number)
-        tables = [table[k:] + table[:k] for k in range(size)] if self.season.rotate else [table]
+        seed = match_seed(self.spec.seed, self.number)
+        tables = [table[k:] + table[:k] for k in range(size)] if self.spec.rotate else [table]
         return self.store_table(tables[: max(1, self.remaining())], seed)
 
     def store_table(self, seatings: Sequence[Sequence[int]], seed: int) -> list[PlannedMatch]:
@@ -238,7 +258,7 @@ class Planner:
         and one for their seats, and commit."""
         first, stamp, rules_id = self.number, now(), self.rules.id
         connection = self.session.connection()
-        rows = [{"season_id": stored_id(self.season), "number": first + k, "table": first, "seed": seed,
+        rows = [{"season_id": self.spec.id, "number": first + k, "table": first, "seed": seed,
                  "rules_id": rules_id, "status": MatchStatus.PLANNED, "planned_at": stamp}
                 for k, (seed, _) in enumerate(games)]
         ids = connection.execute(insert(MATCHES).returning(MATCHES.c.id, sort_by_parameter_order=True),
@@ -251,23 +271,28 @@ class Planner:
         for _, seating in games:
             self.season_seats.update(seating)
         self.number += len(games)
-        if self.season.live and not self.same_deals:  # a season of the same deals counts its deals in ``games``
+        if self.spec.live and not self.same_deals:  # a season of the same deals counts its deals in ``games``
             self.season.games = self.number
             self.session.add(self.season)
         self.session.commit()
         return matches
 
 
-def table_task(session: Session, matches: Sequence[PlannedMatch], limits: Limits, tier: Tier, key: bytes) -> TableTask:
+def table_task(session: Session, matches: Sequence[PlannedMatch], limits: Limits, tier: Tier, key: bytes,
+               entries: dict[int, SeatEntry] | None = None) -> TableTask:
     """The worker's task for the matches of one table (their bots, their seatings, the bots' seeds
-    keyed with the database's ``key``)."""
-    wanted = list({v for match in matches for v in match.versions})
-    entries = {version_id: SeatEntry(version_id, f"{name} v{number}" if number > 1 else name, source, language)
-               for version_id, number, source, language, name in session.execute(
-                   core_select(col(BotVersion.id), col(BotVersion.number), col(BotVersion.source),
-                               col(BotVersion.language), col(Bot.name))
-                   .where(col(BotVersion.id).in_(wanted), col(BotVersion.bot_id) == col(Bot.id))).all()
-               if version_id is not None}
+    keyed with the database's ``key``). ``entries`` keeps the bots read for earlier tables (a version's source
+    and name never change): only the versions it lacks are read, and added to it."""
+    entries = {} if entries is None else entries
+    wanted = list({v for match in matches for v in match.versions if v not in entries})
+    if wanted:
+        entries.update({version_id: SeatEntry(version_id, f"{name} v{number}" if number > 1 else name, source,
+                                              language)
+                        for version_id, number, source, language, name in session.execute(
+                            core_select(col(BotVersion.id), col(BotVersion.number), col(BotVersion.source),
+                                        col(BotVersion.language), col(Bot.name))
+                            .where(col(BotVersion.id).in_(wanted), col(BotVersion.bot_id) == col(Bot.id))).all()
+                        if version_id is not None})
     bots: list[SeatEntry] = []
     index: dict[int, int] = {}
     games = []

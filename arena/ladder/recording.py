@@ -47,13 +47,15 @@ def record_outcomes(session: Session, book: RatingBook, outcomes: Sequence[Match
     committed here; for each outcome, whether it was recorded (False: it was recorded already, or came twice)."""
     connection = session.connection()
     ids = list({o.match_id for o in outcomes})
-    planned = {match.id: match.rules_id for match in connection.execute(
-        select(MATCHES.c.id, MATCHES.c.rules_id).where(MATCHES.c.id.in_(ids),
-                                                      MATCHES.c.status == MatchStatus.PLANNED))}
+    planned: dict[int, str] = {}
     seated: dict[int, dict[int, int]] = {}
-    for placed in connection.execute(select(SEATS.c.match_id, SEATS.c.seat, SEATS.c.version_id)
-                                     .where(SEATS.c.match_id.in_(list(planned)))):
-        seated.setdefault(placed.match_id, {})[placed.seat] = placed.version_id
+    for match_id, rules_id, seat, version_id in connection.execute(  # the planned matches and their seats at once
+            select(MATCHES.c.id, MATCHES.c.rules_id, SEATS.c.seat, SEATS.c.version_id)
+            .select_from(MATCHES.outerjoin(SEATS, SEATS.c.match_id == MATCHES.c.id))
+            .where(MATCHES.c.id.in_(ids), MATCHES.c.status == MatchStatus.PLANNED)):
+        planned[match_id] = rules_id
+        if seat is not None:
+            seated.setdefault(match_id, {})[seat] = version_id
     recorded: list[bool] = []
     matches: list[dict[str, Any]] = []
     seats: list[dict[str, Any]] = []

@@ -26,7 +26,7 @@ from arena.db import (DatabaseError, Match, MatchSeat, MatchStatus, Season, Seat
                       stored_id)
 from arena.ladder.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
-from arena.play.tables import MatchOutcome
+from arena.play.tables import MatchOutcome, SeatEntry
 from arena.ladder.planning import (LadderError, Planner, SeasonSettings, TooFewBots, check_enough_bots,
                                    get_or_create_season, planned_tables, table_task)
 from arena.ladder.rankings import RankingError, Standing, load_book
@@ -151,12 +151,14 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                 elif planner.remaining() > 0 and not planner.same_deals and planner.seats_active:  # before any line
                     check_enough_bots(session, season.name, season.variant, season.min_players, settings.builtin_only)
                 on_progress(progress)
+                variant = planner.spec.variant
+                entries: dict[int, SeatEntry] = {}  # the bots of the tables sent so far, by version id
                 tables_in_flight = 0  # two per worker, so that no worker waits for the coordinator
                 while True:
                     while tables_in_flight < 2 * executor.slots() and (backlog or planner.remaining() > 0):
                         if not backlog:
                             backlog.append(planner.plan())
-                        task = table_task(session, backlog.pop(0), limits, tier, key)
+                        task = table_task(session, backlog.pop(0), limits, tier, key, entries)
                         executor.submit(task)
                         tables_in_flight += 1
                     if not tables_in_flight:
@@ -166,7 +168,7 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                     except ExecutorError as exc:
                         raise LadderError(str(exc)) from None
                     tables_in_flight -= 1
-                    for outcome, recorded in record_or_void(session, planner.book, season.variant, outcomes):
+                    for outcome, recorded in record_or_void(session, planner.book, variant, outcomes):
                         if recorded:
                             progress.count(outcome)
                             on_progress(progress)
