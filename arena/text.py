@@ -31,6 +31,8 @@ _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 def storable(value: str) -> str:
     """``value`` with every character a database cannot store replaced by U+FFFD."""
+    if value.isascii():  # the usual case, checked in C: no surrogate is ASCII, so only a NUL can be there
+        return value.replace("\x00", "\N{REPLACEMENT CHARACTER}") if "\x00" in value else value
     return _UNSTORABLE.sub("\N{REPLACEMENT CHARACTER}", value)
 
 

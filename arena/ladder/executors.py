@@ -51,6 +51,11 @@ class TableExecutor(ABC):
         """Block until a submitted table is finished; a table that could not be played comes back
         void (``void_table``), never as an exception: it costs those matches, not the season."""
 
+    def ready_results(self) -> list[list[MatchOutcome]]:
+        """The submitted tables finished already, each as ``next_result`` gives it, without waiting (a coordinator
+        records them in one transaction); an executor that cannot tell says none."""
+        return []
+
     @abstractmethod
     def close(self) -> None:
         """Stop the workers this executor started (or disconnect); safe to call twice."""
@@ -218,6 +223,15 @@ class LocalPoolExecutor(TableExecutor):
                         return outcomes
                 if worker.conn in ready or worker.process.sentinel in ready:
                     return self._replace(worker)
+
+    def ready_results(self) -> list[list[MatchOutcome]]:
+        found: list[list[MatchOutcome]] = []
+        while True:
+            busy = [w for w in self._pool if w.tasks]
+            if not busy or not multiprocessing.connection.wait([w.conn for w in busy] +
+                                                               [w.process.sentinel for w in busy], timeout=0):
+                return found
+            found.append(self.next_result())
 
     def _replace(self, worker: _Worker) -> list[MatchOutcome]:
         """A worker died: void the table it played, queue the one it had not started, start another

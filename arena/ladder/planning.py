@@ -261,8 +261,11 @@ class Planner:
         rows = [{"season_id": self.spec.id, "number": first + k, "table": first, "seed": seed,
                  "rules_id": rules_id, "status": MatchStatus.PLANNED, "planned_at": stamp}
                 for k, (seed, _) in enumerate(games)]
-        ids = connection.execute(insert(MATCHES).returning(MATCHES.c.id, sort_by_parameter_order=True),
-                                 rows).scalars().all()
+        # returned with their numbers, in no promised order: one statement for the lot (SQLAlchemy asked for the
+        # order inserts one row a statement on SQLite)
+        by_number = {number: match_id for number, match_id in
+                     connection.execute(insert(MATCHES).returning(MATCHES.c.number, MATCHES.c.id), rows)}
+        ids = [by_number[first + k] for k in range(len(games))]
         connection.execute(insert(SEATS), [{"match_id": match_id, "seat": seat, "version_id": version_id}
                                            for match_id, (_, seating) in zip(ids, games)
                                            for seat, version_id in enumerate(seating)])

@@ -165,9 +165,11 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                         break
                     try:
                         outcomes = executor.next_result()
+                        more = executor.ready_results()  # tables that finished meanwhile: one transaction for all
                     except ExecutorError as exc:
                         raise LadderError(str(exc)) from None
-                    tables_in_flight -= 1
+                    tables_in_flight -= 1 + len(more)
+                    outcomes = [outcome for table in [outcomes, *more] for outcome in table]
                     for outcome, recorded in record_or_void(session, planner.book, variant, outcomes):
                         if recorded:
                             progress.count(outcome)

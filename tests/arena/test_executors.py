@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Iterator
+from pathlib import Path
+from typing import Callable, Iterator
 
 import pytest
 
@@ -70,3 +71,36 @@ def test_close_reads_away_the_tables_nobody_will_record(monkeypatch: pytest.Monk
     executor.close()
     assert time.monotonic() - started < 5
     assert [p.exitcode for p in processes] == [0, 0]  # they ended by themselves, not killed
+
+
+def gated(gate: Path) -> Callable[[TableTask], list[MatchOutcome]]:
+    """A table player that finishes once ``gate`` exists."""
+    def play(task: TableTask) -> list[MatchOutcome]:
+        while not gate.exists():
+            time.sleep(0.01)
+        return [MatchOutcome(task.games[0].match_id, None, "played")]
+    return play
+
+
+def test_tables_finished_meanwhile_come_back_at_once_and_none_is_waited_for(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path) -> None:
+    """``ready_results``: what a coordinator records in one transaction with the table it waited for."""
+    gate = tmp_path / "gate"
+    monkeypatch.setattr(executors, "run_table", gated(gate))
+    executor = executors.LocalPoolExecutor(2)
+    executor.start()
+    try:
+        for match_id in range(1, 5):
+            executor.submit(task(match_id))
+        assert executor.ready_results() == []  # none is finished: it returns without waiting
+        gate.touch()
+        tables = [executor.next_result()]
+        deadline = time.monotonic() + 60
+        while sum(map(len, tables)) < 4 and time.monotonic() < deadline:
+            tables += executor.ready_results()
+            time.sleep(0.01)
+        assert sorted(o.match_id for table in tables for o in table) == [1, 2, 3, 4]
+        assert all(len(table) == 1 for table in tables)  # each table as next_result gives it
+        assert executor.ready_results() == []
+    finally:
+        executor.close()

@@ -107,6 +107,9 @@ def test_storable_replaces_what_no_database_holds_and_nothing_else() -> None:
 
     assert storable("a\x00b\udcff\ud800c") == "a\ufffdb\ufffd\ufffdc"
     assert storable("tab\there \x1b[31m é 🫘") == "tab\there \x1b[31m é 🫘"
+    assert storable("ascii\x00only\x00") == "ascii\ufffdonly\ufffd"  # the ASCII path
+    plain = "ascii, nothing to replace"
+    assert storable(plain) is plain
     assert terminal("x\x1b]0;t\x07\ry\n\tz\u202e") == "x\ufffd]0;t\ufffd\ufffdy\n\ufffdz\ufffd"
 
 
