@@ -101,6 +101,10 @@ class InstantExecutor(TableExecutor):
             outcomes.append(MatchOutcome(game.match_id, record, flows=self.flows, stored_replay=self.stored))
         return outcomes
 
+    def ready_results(self) -> list[list[MatchOutcome]]:
+        """Every other table handed over has ended too: the coordinator records them with the one it waited for."""
+        return [self.next_result() for _ in range(len(self.queued))]
+
     def close(self) -> None:
         self.queued.clear()
 
