@@ -207,6 +207,7 @@ class Planner:
     def refresh(self) -> None:
         """Take in what changed since the planner was made (a live season): the same deals of versions that
         entered since, and the starting ratings of versions the book does not know yet."""
+        self.spec = SeasonSpec.of(self.season)  # the row again: its deals may have grown since
         known = self.book.priors
         fresh = {v: skill for v, skill in starting_skills(self.session, self.spec.variant).items() if v not in known}
         known.update(fresh)
