@@ -137,17 +137,19 @@ class BotBoot:
 class ForkServerBoot:
     """A fork server's boot line (sandbox/fork_server.py): the control socket's descriptor, the trusted
     modules, those it imports before forking, whether it seals /proc and /dev and makes itself
-    undumpable (its children share its uid)."""
+    undumpable (its children share its uid); in the plain tier, ``parent``: the referee's pid, whose end
+    ends the template (its bots get no PID namespace then)."""
 
     control: int
     modules: Mapping[str, list[Any]]
     preload: tuple[str, ...]
     seal_mounts: bool
     undumpable: bool
+    parent: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"fork_server": True, "control": self.control, "modules": self.modules, "preload": list(self.preload),
-                "seal_mounts": self.seal_mounts, "undumpable": self.undumpable}
+                "seal_mounts": self.seal_mounts, "undumpable": self.undumpable, "parent": self.parent}
 
     @classmethod
     def from_json(cls, data: object) -> ForkServerBoot:
@@ -158,7 +160,8 @@ class ForkServerBoot:
         return cls(field(data, what, "control", is_int, "an integer"),
                    field(data, what, "modules", is_object, "a JSON object"),
                    tuple(field(data, what, "preload", list_of(lambda m: isinstance(m, str)), "a list of strings")),
-                   field(data, what, "seal_mounts", *flag), field(data, what, "undumpable", *flag))
+                   field(data, what, "seal_mounts", *flag), field(data, what, "undumpable", *flag),
+                   field(data, what, "parent", lambda v: v is None or is_int(v), "an integer or null", None))
 
 
 def _to_base64(data: bytes) -> str:

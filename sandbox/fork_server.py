@@ -29,8 +29,8 @@ from typing import Any, Mapping
 
 from . import isolation
 from .boot import boot_line, runner_argv, runner_line, start_runner
-from .cleanup import REAP_TIMEOUT_S, children, find_runner
-from .procscan import processes_of_uid
+from .cleanup import REAP_TIMEOUT_S, children, find_runner, sweep
+from .procscan import processes_of_uid, processes_with_tag
 from .framing import Event
 from .bootline import ForkServerBoot
 from .control import FORK_REQUEST, Exited, Forked, Report, report_from_line
@@ -63,16 +63,19 @@ def modules_digest(modules: Mapping[str, str]) -> str:
 
 
 class ForkServer:
-    """One template process in the strong tier, holding one uid slot for its whole life."""
+    """One template process: in the strong tier under bubblewrap, holding one uid slot for its whole life; in the
+    plain tier (``tier``) a plain runner of the referee's uid, which dies with the referee, whose bots each get a
+    session of their own below a keeper that kills whatever they leave (sandbox/inside/forks.py)."""
 
     def __init__(self, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None = None,
-                 startup_ms: float = 10_000.0, binds: tuple[str, ...] = ()) -> None:
+                 startup_ms: float = 10_000.0, binds: tuple[str, ...] = (), tier: Tier = Tier.STRONG) -> None:
         interp = isolation.interpreter(python)
-        problem = isolation.strong_tier_problem(interp)
+        self.plain = tier is Tier.PLAIN
+        problem = None if self.plain else isolation.strong_tier_problem(interp)
         if problem is not None:
             raise SandboxError(f"strong tier requested but unavailable: {problem}")
         self.tag = secrets.token_hex(8)
-        self.slot = isolation.acquire_slot()
+        self.slot = isolation.UidSlot(None, None) if self.plain else isolation.acquire_slot()
         self._popen: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._buffer = b""
@@ -83,13 +86,16 @@ class ForkServer:
         try:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             self._control = ours
-            cmd = isolation.bwrap_argv(interp, binds=binds) + ["--", *runner_argv(interp.executable, self.tag)]
+            cmd = runner_argv(interp.executable, self.tag)
+            if not self.plain:
+                cmd = isolation.bwrap_argv(interp, binds=binds) + ["--", *cmd]
             os.set_inheritable(theirs.fileno(), True)
             self._popen, pipes = start_runner(cmd, 4096, 16 * 1024, pass_fds=(theirs.fileno(),))
             control_fd = theirs.fileno()  # pass_fds keeps the number
             theirs.close()
-            boot = ForkServerBoot(control_fd, modules, tuple(preload), seal_mounts=True,
-                                  undumpable=self.slot.uid is None)
+            boot = ForkServerBoot(control_fd, modules, tuple(preload), seal_mounts=not self.plain,
+                                  undumpable=self.slot.uid is None and not self.plain,
+                                  parent=os.getpid() if self.plain else None)
             payload = runner_line(interp.same_as_parent) + boot_line(boot)
             outcome = pipes.exchange(payload, time.monotonic() + startup_ms / 1000.0, want_line=True)
             if outcome.event is not Event.LINE or outcome.line != READY_LINE:
@@ -101,8 +107,10 @@ class ForkServer:
             raise
 
     def _template_pid(self) -> int:
-        """Host pid of the template: the python below bubblewrap."""
+        """Host pid of the template: the python below bubblewrap (in the plain tier, the process started)."""
         assert self._popen is not None
+        if self.plain:
+            return self._popen.pid
         pid = find_runner(self._popen.pid, None)
         if pid is None:
             raise SandboxError("fork server process not found under bubblewrap")
@@ -159,7 +167,9 @@ class ForkServer:
         # the bot's host pid is found now, while it waits: once it has its pipes it may end at once (a bot that
         # fails to import), and the template forks the next child; a later look found that one, whom the
         # referee then killed as its crashed bot (the next start's "waiting child went away" under load)
-        pid = self._waiting_bot(reply.pid)
+        keeper = self._host_pid(reply.pid)
+        below = children(keeper) if keeper is not None else []
+        pid = below[0] if below else None  # the bot waiting below its keeper (None: either is gone)
         ends = [os.pipe() for _ in range(3)]
         theirs = [ends[0][0], ends[1][1], ends[2][1]]
         mine = (ends[0][1], ends[1][0], ends[2][0])
@@ -176,12 +186,15 @@ class ForkServer:
             waiting.close()
             for fd in theirs:
                 os.close(fd)
-        self._child = ForkedBot(self, pid)
+        self._child = ForkedBot(self, pid, group=self.plain, keeper=keeper)
         return self._child, mine, first
 
-    def _waiting_bot(self, keeper: int) -> int | None:
-        """Host pid of the bot waiting below the template's child ``keeper`` (its pid in the template's PID
-        namespace), which keeps it as pid 1 of a PID namespace of its own; None if either is gone."""
+    def _host_pid(self, keeper: int) -> int | None:
+        """Host pid of the template's child ``keeper`` (its pid in the template's PID namespace, the host's in the
+        plain tier), which keeps its bot as pid 1 of a PID namespace of its own (in the plain tier, in a session of
+        its own); None if it is gone."""
+        if self.plain:
+            return keeper
         assert self.pid is not None
         for host in children(self.pid):
             try:
@@ -190,8 +203,7 @@ class ForkServer:
             except OSError:
                 continue
             if nspids and int(nspids[-1]) == keeper:
-                bot = children(host)
-                return bot[0] if bot else None
+                return host
         return None
 
     def _read(self, deadline: float) -> Report:
@@ -238,7 +250,8 @@ class ForkServer:
         return not self._broken and self._popen is not None and self._popen.poll() is None
 
     def close(self) -> None:
-        """Kill the template (bubblewrap takes its namespace down) and release the slot."""
+        """Kill the template (bubblewrap takes its namespace down; in the plain tier, each keeper and bot dies with
+        its parent, and what carries the template's tag is swept) and release the slot."""
         self._close_sockets()
         if self._control is not None:
             self._control.close()
@@ -259,15 +272,19 @@ class ForkServer:
                     os.kill(pid, 9)
                 except OSError:
                     pass
+        if self.plain:  # every process forked from the template carries its tag in its argv
+            sweep(f"fork server {self.tag}", lambda: processes_with_tag(self.tag))
         self.slot.release()
 
 
 class ForkedBot:
     """A bot process forked by a template, with the bits of ``subprocess.Popen`` that BotProcess uses."""
 
-    def __init__(self, server: ForkServer, pid: int | None) -> None:
+    def __init__(self, server: ForkServer, pid: int | None, group: bool = False, keeper: int | None = None) -> None:
         self.server = server
+        self.keeper = keeper  # host pid of the process that forked it and reports its end
         self.pid = pid  # host pid (None if it could not be found: it then ran for no time at all)
+        self.group = group  # the plain tier: the bot leads a session, and is killed with its process group
         self.returncode: int | None = None
         self.stdin: Any = None  # the referee's ends of the child's pipes, as files (set by BotProcess)
         self.stdout: Any = None
@@ -276,8 +293,11 @@ class ForkedBot:
     def kill(self) -> None:
         if self.pid is not None and self.returncode is None:
             try:
-                os.kill(self.pid, 9)
-            except ProcessLookupError:
+                if self.group:
+                    os.killpg(self.pid, 9)
+                else:
+                    os.kill(self.pid, 9)
+            except (ProcessLookupError, PermissionError):
                 pass
 
     def wait(self, timeout: float | None = None) -> int:
@@ -311,7 +331,7 @@ class ForkServerPool:
         self._idle, self._order, self._pid = {}, [], os.getpid()
 
     def acquire(self, key: object, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None,
-                startup_ms: float, binds: tuple[str, ...] = ()) -> ForkServer:
+                startup_ms: float, binds: tuple[str, ...] = (), tier: Tier = Tier.STRONG) -> ForkServer:
         """An idle template for the bundle ``key`` (the same key, the same trusted modules) whose last child
         is reported gone, or a new one. A template whose last child's exit is not reported within
         ``REAP_TIMEOUT_S`` (or that went away) is closed: closing it ends every process of its slot."""
@@ -327,7 +347,7 @@ class ForkServerPool:
             if server.alive and server.settle(time.monotonic() + REAP_TIMEOUT_S):
                 return server
             server.close()
-        return ForkServer(modules, preload, python, startup_ms, binds)
+        return ForkServer(modules, preload, python, startup_ms, binds, tier)
 
     def release(self, key: object, server: ForkServer) -> None:
         """Give back a template whose child is gone or killed (its exit report is read before its next fork,
@@ -370,5 +390,5 @@ def close_fork_servers() -> None:
 
 
 def uses_fork_servers(tier: Tier, limits: Limits) -> bool:
-    """Whether bots of this tier start from fork servers (the strong tier, unless switched off)."""
-    return tier is Tier.STRONG and limits.fork_server
+    """Whether bots of this tier start from fork servers (both tiers, unless switched off)."""
+    return limits.fork_server

@@ -43,6 +43,8 @@ class BotProcess:
         self._slot: isolation.UidSlot | None = None
         self._server: fork_server.ForkServer | None = None  # the fork server this bot came from, if any
         self._server_key: object = None
+        self.server_tag: str | None = None  # the tag in the argv of its fork server's processes, kept after close
+        self.server_pid: int | None = None  # its fork server's template, kept after close
         self.language = languages.language_named(bundle.language)
         self._rest = Freezer(tier, limits.freeze, self.language.threads)  # keeps it still; knows its host pid
         self._failure: Reply | None = None
@@ -152,19 +154,22 @@ class BotProcess:
 
     def _spawn_forked(self, interp: isolation.Interpreter, boot: BotBoot, python: str | None,
                       binds: tuple[str, ...]) -> None:
-        """Strong tier from a fork server: a fresh child of a warmed template (sandbox/fork_server.py)."""
+        """A fresh child of a warmed template of this tier (sandbox/fork_server.py)."""
         modules = boot.modules
         assert modules is not None
         boot = dataclasses.replace(boot, modules=None)  # the template holds them
         # a program's template imports nothing and binds its runtime: one for every program of that runtime
-        key = (fork_server.modules_digest(self.bundle.modules) if self.language.is_python else binds, interp.executable)
+        key = (fork_server.modules_digest(self.bundle.modules) if self.language.is_python else binds, interp.executable,
+               self.tier)
         pool = fork_server.fork_server_pool()
         template = pool.acquire(key, modules, tuple(name for name in modules if name != BOT_MODULE), python,
-                                max(10_000.0, self.limits.startup_ms), binds)  # the template's start is not the bot's
-        self._server, self._server_key = template, key
+                                max(10_000.0, self.limits.startup_ms), binds,  # the template's start is not the bot's
+                                self.tier)
+        self._server, self._server_key, self.server_tag, self.server_pid = template, key, template.tag, template.pid
         self._slot = template.slot
-        boot = with_bot_code(isolation.confine(boot, self._slot, self._filter), interp.same_as_parent,
-                             self.limits.max_line_bytes)
+        if self.tier is Tier.STRONG:
+            boot = isolation.confine(boot, self._slot, self._filter)
+        boot = with_bot_code(boot, interp.same_as_parent, self.limits.max_line_bytes)
         started = time.monotonic()
         deadline = started + self.limits.startup_ms / 1000.0
         self._rest.before_running()  # bot code runs once the boot line is in: it goes in with the request
@@ -326,6 +331,11 @@ class BotProcess:
     def pid(self) -> int | None:
         """Host pid of the bot's python (for tests and diagnostics)."""
         return self._runner_pid
+
+    @property
+    def keeper_pid(self) -> int | None:
+        """Host pid of the process that forked this bot from its fork server and reports its end, if any."""
+        return self._popen.keeper if isinstance(self._popen, fork_server.ForkedBot) else None
 
     @property
     def uid(self) -> int | None:

@@ -55,7 +55,7 @@ class Limits:
     max_open_files: int = 32
     #: SIGSTOP the bot between requests so it cannot compute on other players' time.
     freeze: bool = True
-    #: strong tier: fork each bot from a warmed template (sandbox/fork_server.py) instead of a cold start
+    #: fork each bot from a warmed template of its tier (sandbox/fork_server.py) instead of a cold start
     fork_server: bool = True
 
     def __post_init__(self) -> None:

@@ -1,6 +1,9 @@
 """The runner as a fork server, one of its parts (sandbox/inside/runner.py; the referee's side is
 sandbox/fork_server.py): a template that imported the trusted modules once forks a fresh child per bot per
-game, each through a keeper that puts the bot in a PID namespace of its own.
+game, each through a keeper that puts the bot in a PID namespace of its own (the strong tier), or, in the plain
+tier, in a session of its own below a keeper that is its subreaper: whatever the bot leaves behind comes back to
+the keeper, which kills it before it reports the bot's end. There the template, each keeper and each bot die with
+their parent (``PR_SET_PDEATHSIG``), as a cold plain bot dies with its referee.
 
 The template itself never runs bot code and never sees a bot's source. It forks the next keeper and
 bot *before* the referee asks (as soon as the last one is gone) and reports on the control socket the
@@ -21,7 +24,7 @@ TYPE_CHECKING = False  # the type checker reads the imports below; the runner ne
 if TYPE_CHECKING:
     from _socket import socket
 
-    from .confine import PR_SET_DUMPABLE, Libc
+    from .confine import PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, PR_SET_PDEATHSIG, SIGKILL, Libc
     from .loader import Importer, Modules, install_importer
     from .output import EXIT_BAD_BOOT, die
 
@@ -33,21 +36,27 @@ class Inherited:
     libc: Libc | None = None
     proc: int | None = None
     importer: Importer | None = None
+    plain = False  # the plain tier: no PID namespace for a bot (``_keep``)
 
 
 INHERITED = Inherited()
 
 
 def warm_fork_server(control_fd: int, modules: Modules, preload: list[str], seal_mounts: bool,
-                     undumpable: bool) -> socket:
-    """Import the trusted modules once, seal /proc and /dev; the control socket, for ``serve_forks``."""
+                     undumpable: bool, parent: int | None = None) -> socket:
+    """Import the trusted modules once, seal /proc and /dev; the control socket, for ``serve_forks``. With
+    ``parent`` (the plain tier), the template dies with that process, its referee, and its bots get no PID
+    namespace."""
     import _socket
 
     control = _socket.socket(fileno=control_fd)
+    libc = INHERITED.libc = Libc()
+    if parent is not None:
+        INHERITED.plain = True
+        _die_with(libc, parent)
     INHERITED.importer = install_importer(modules)
     for name in preload:
         __import__(name)
-    libc = INHERITED.libc = Libc()
     if seal_mounts:
         try:
             INHERITED.proc = libc.seal_mounts()
@@ -91,6 +100,38 @@ def serve_forks(control: socket) -> None:
             os._exit(0)  # the referee closed the control socket (a bot still waiting sees its socket end)
 
 
+def _die_with(libc: Libc, parent: int) -> None:
+    """SIGKILL this process when ``parent`` (its parent now) ends; at once if it ended already."""
+    libc.prctl(PR_SET_PDEATHSIG, SIGKILL)
+    if os.getppid() != parent:
+        os._exit(EXIT_BAD_BOOT)
+
+
+def _reap_leftovers(me: int) -> None:
+    """In a plain keeper (a subreaper), once its bot ended: kill every process the bot left behind (they came
+    back to the keeper as orphans, even from a session of their own) and reap them, until none is left."""
+    import _signal
+
+    while True:
+        try:
+            with open(f"/proc/{me}/task/{me}/children") as f:
+                left = [int(pid) for pid in f.read().split()]
+        except OSError:
+            left = []
+        if not left:
+            return
+        for pid in left:
+            try:
+                os.kill(pid, _signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in left:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
 def _keep(chan: socket, forked: int) -> None:
     """Fork the bot into a new PID namespace (returns in the bot once its stdio are the three pipes that
     come over ``chan``), then wait for it and end as it ended (in the keeper, which never returns).
@@ -102,12 +143,20 @@ def _keep(chan: socket, forked: int) -> None:
 
     libc = INHERITED.libc
     assert libc is not None  # warm_fork_server made it
-    try:
-        libc.unshare_pid()
-    except OSError as exc:
-        die(EXIT_BAD_BOOT, "a PID namespace for the bot: " + repr(exc))
+    keeper = os.getpid()
+    if INHERITED.plain:
+        _die_with(libc, os.getppid())
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
+    else:
+        try:
+            libc.unshare_pid()
+        except OSError as exc:
+            die(EXIT_BAD_BOOT, "a PID namespace for the bot: " + repr(exc))
     bot = os.fork()
     if bot == 0:
+        if INHERITED.plain:  # killed with its group, and with its keeper
+            os.setsid()
+            _die_with(libc, keeper)
         os.close(forked)
         try:
             data, ancdata, _flags, _addr = chan.recvmsg(1, _socket.CMSG_SPACE(3 * 4))
@@ -127,6 +176,8 @@ def _keep(chan: socket, forked: int) -> None:
     chan.close()
     os.close(forked)
     _, status = os.waitpid(bot, 0)
+    if INHERITED.plain:
+        _reap_leftovers(keeper)
     code = os.waitstatus_to_exitcode(status)
     if code < 0:  # killed by a signal: so is its keeper, for the referee to read (with no core of its own)
         libc.prctl(PR_SET_DUMPABLE, 0)

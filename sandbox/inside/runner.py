@@ -105,7 +105,7 @@ def main(stdin: BinaryIO) -> NoReturn:
         die(EXIT_BAD_BOOT, "bad boot line: " + repr(exc))
     if boot.get("fork_server"):
         control = warm_fork_server(boot["control"], boot["modules"], boot.get("preload", ()), boot.get("seal_mounts"),
-                                   boot.get("undumpable"))
+                                   boot.get("undumpable"), boot.get("parent"))
         write_all(1, b'{"type":"ready"}\n')
         serve_forks(control)  # returns only in a forked child, whose stdin now carries its bot's boot line
         child_in = open(0, "rb", buffering=0, closefd=False)

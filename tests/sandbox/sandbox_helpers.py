@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +48,43 @@ def hostile_bundle(name: str) -> BotBundle:
     return BotBundle(path.stem, path.read_text(encoding="utf-8"), language=language.name)
 
 
+def parent_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except OSError:
+        return None
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
+
+
+def leftovers(bot: BotProcess, seconds: float = 10.0) -> set[int]:
+    """What a closed bot of a fork server left behind: once its keeper is gone (it kills them after its bot's end,
+    which ``BotProcess.close`` does not wait for; at most ``seconds``), the processes with its fork server's tag in
+    their argv but its template and the template's next keeper and bot."""
+    assert bot.server_tag is not None and bot.server_pid is not None
+    deadline = time.monotonic() + seconds
+    while bot.keeper_pid is not None and alive(bot.keeper_pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if bot.keeper_pid is not None and alive(bot.keeper_pid):
+        return {bot.keeper_pid}  # still there: what it holds is not known to be gone
+    carriers = {pid for pid in processes_with_tag(bot.server_tag) if alive(pid)}
+    keepers = {pid for pid in carriers if parent_of(pid) == bot.server_pid}
+    return {pid for pid in carriers if pid != bot.server_pid and pid not in keepers and parent_of(pid) not in keepers}
+
+
 def assert_gone(bot: BotProcess) -> None:
     """No process of this bot remains (tag in argv, or the slot uid in the strong tier). The slot is free
     once the bot is closed and another arena on the machine may take its uid at once: only this test
     process's descendants count (tests/conftest.py makes it the subreaper of its orphans)."""
     assert processes_with_tag(bot.tag) == []
+    if bot.server_tag is not None and bot.tier is Tier.PLAIN:  # a plain fork server's bot
+        assert leftovers(bot) == set()
     if bot.uid is not None:
         assert set(processes_of_uid(bot.uid)) & set(live_descendants(os.getpid())) == set()
