@@ -93,9 +93,11 @@ class ForkServer:
             self._popen, pipes = start_runner(cmd, 4096, 16 * 1024, pass_fds=(theirs.fileno(),))
             control_fd = theirs.fileno()  # pass_fds keeps the number
             theirs.close()
+            # undumpable where its children share its uid (the plain tier, or a user namespace): none of them may
+            # open its memory, which every later bot of it inherits. In the plain tier it dies with the thread that
+            # started it (PR_SET_PDEATHSIG): a pool's template found dead is replaced (``ForkServerPool.acquire``)
             boot = ForkServerBoot(control_fd, modules, tuple(preload), seal_mounts=not self.plain,
-                                  undumpable=self.slot.uid is None and not self.plain,
-                                  parent=os.getpid() if self.plain else None)
+                                  undumpable=self.slot.uid is None, parent=os.getpid() if self.plain else None)
             payload = runner_line(interp.same_as_parent) + boot_line(boot)
             outcome = pipes.exchange(payload, time.monotonic() + startup_ms / 1000.0, want_line=True)
             if outcome.event is not Event.LINE or outcome.line != READY_LINE:
