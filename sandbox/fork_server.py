@@ -94,8 +94,8 @@ class ForkServer:
             control_fd = theirs.fileno()  # pass_fds keeps the number
             theirs.close()
             # undumpable where its children share its uid (the plain tier, or a user namespace): none of them may
-            # open its memory, which every later bot of it inherits. In the plain tier it dies with the thread that
-            # started it (PR_SET_PDEATHSIG): a pool's template found dead is replaced (``ForkServerPool.acquire``)
+            # open its memory, which every later bot of it inherits (a bot running as root still can). In the plain
+            # tier it dies with the thread that started it (PR_SET_PDEATHSIG): only a main thread starts one
             boot = ForkServerBoot(control_fd, modules, tuple(preload), seal_mounts=not self.plain,
                                   undumpable=self.slot.uid is None, parent=os.getpid() if self.plain else None)
             payload = runner_line(interp.same_as_parent) + boot_line(boot)
@@ -392,5 +392,9 @@ def close_fork_servers() -> None:
 
 
 def uses_fork_servers(tier: Tier, limits: Limits) -> bool:
-    """Whether bots of this tier start from fork servers (both tiers, unless switched off)."""
-    return limits.fork_server
+    """Whether bots of this tier start from fork servers (unless switched off): always in the strong tier; in the
+    plain tier only from a process's main thread, because a plain template dies with the thread that started it
+    (``PR_SET_PDEATHSIG`` follows a thread) and the pool shares templates between threads."""
+    if not limits.fork_server:
+        return False
+    return tier is Tier.STRONG or threading.current_thread() is threading.main_thread()

@@ -34,22 +34,21 @@ class BotProcess:
     """One bot in its own subprocess. Misbehaviour becomes a status; only machine faults raise SandboxError."""
 
     def __init__(self, bundle: BotBundle, limits: Limits, tier: Tier) -> None:
-        self.bundle = bundle
-        self.limits = limits
-        self.tier = tier
+        self.bundle, self.limits, self.tier = bundle, limits, tier
         self.tag = secrets.token_hex(8)  # not a secret: finds this bot's processes in /proc
         self._popen: subprocess.Popen[bytes] | fork_server.ForkedBot | None = None
         self._pipes: Pipes | None = None
         self._slot: isolation.UidSlot | None = None
         self._server: fork_server.ForkServer | None = None  # the fork server this bot came from, if any
         self._server_key: object = None
-        self.server_tag: str | None = None  # the tag in the argv of its fork server's processes, kept after close
-        self.server_pid: int | None = None  # its fork server's template, kept after close
+        # its fork server's (kept after close): the tag in its processes' argv, its template's and its keeper's pid
+        self.server_tag: str | None = None
+        self.server_pid: int | None = None
+        self.keeper_pid: int | None = None
         self.language = languages.language_named(bundle.language)
         self._rest = Freezer(tier, limits.freeze, self.language.threads)  # keeps it still; knows its host pid
         self._failure: Reply | None = None
-        self._closed = False
-        self.startup_ms = 0.0
+        self._closed, self.startup_ms = False, 0.0
         self._clock = Clock(bundle.name, limits, tier)
         self._exit_code: int | None = None
         self._build_log = ""
@@ -161,10 +160,9 @@ class BotProcess:
         # a program's template imports nothing and binds its runtime: one for every program of that runtime
         key = (fork_server.modules_digest(self.bundle.modules) if self.language.is_python else binds, interp.executable,
                self.tier)
-        pool = fork_server.fork_server_pool()
-        template = pool.acquire(key, modules, tuple(name for name in modules if name != BOT_MODULE), python,
-                                max(10_000.0, self.limits.startup_ms), binds,  # the template's start is not the bot's
-                                self.tier)
+        template = fork_server.fork_server_pool().acquire(  # the template's start is not the bot's
+            key, modules, tuple(name for name in modules if name != BOT_MODULE), python,
+            max(10_000.0, self.limits.startup_ms), binds, self.tier)
         self._server, self._server_key, self.server_tag, self.server_pid = template, key, template.tag, template.pid
         self._slot = template.slot
         if self.tier is Tier.STRONG:
@@ -179,7 +177,7 @@ class BotProcess:
             raise SandboxError("fork server did not fork in time") from None
         child.stdin, child.stdout, child.stderr = (os.fdopen(stdin, "wb", 0), os.fdopen(stdout, "rb", 0),
                                                    os.fdopen(stderr, "rb", 0))  # closed with the bot
-        self._popen = child
+        self._popen, self.keeper_pid = child, child.keeper
         self._pipes = Pipes(stdin, stdout, stderr, self.limits.max_line_bytes, self.limits.max_stderr_bytes)
         self._runner_pid = child.pid
         outcome = self._pipes.exchange(rest, deadline, want_line=True)
@@ -331,11 +329,6 @@ class BotProcess:
     def pid(self) -> int | None:
         """Host pid of the bot's python (for tests and diagnostics)."""
         return self._runner_pid
-
-    @property
-    def keeper_pid(self) -> int | None:
-        """Host pid of the process that forked this bot from its fork server and reports its end, if any."""
-        return self._popen.keeper if isinstance(self._popen, fork_server.ForkedBot) else None
 
     @property
     def uid(self) -> int | None:

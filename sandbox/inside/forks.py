@@ -54,6 +54,7 @@ def warm_fork_server(control_fd: int, modules: Modules, preload: list[str], seal
     if parent is not None:
         INHERITED.plain = True
         _die_with(libc, parent)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
     INHERITED.importer = install_importer(modules)
     for name in preload:
         __import__(name)
@@ -73,6 +74,7 @@ def serve_forks(control: socket) -> None:
     and stderr (its stdin then carries its boot line)."""
     import _socket
 
+    template = os.getpid()
     while True:
         ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
         forked_r, forked_w = os.pipe()
@@ -81,7 +83,7 @@ def serve_forks(control: socket) -> None:
             control.close()
             ours.close()
             os.close(forked_r)
-            _keep(theirs, forked_w)
+            _keep(theirs, forked_w, template)
             import random
 
             random.seed()  # the template's state is shared by every child: give each its own
@@ -95,6 +97,8 @@ def serve_forks(control: socket) -> None:
                             [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, ours.fileno().to_bytes(4, sys.byteorder))])
             ours.close()
             _, status = os.waitpid(pid, 0)
+            if INHERITED.plain:  # a keeper the bot killed left its orphans to the template, a subreaper too
+                _reap_leftovers(template)
             control.sendall(b'{"exit":%d}\n' % os.waitstatus_to_exitcode(status))
         except OSError:
             os._exit(0)  # the referee closed the control socket (a bot still waiting sees its socket end)
@@ -108,8 +112,8 @@ def _die_with(libc: Libc, parent: int) -> None:
 
 
 def _reap_leftovers(me: int) -> None:
-    """In a plain keeper (a subreaper), once its bot ended: kill every process the bot left behind (they came
-    back to the keeper as orphans, even from a session of their own) and reap them, until none is left."""
+    """In a plain keeper or template (both subreapers), once its bot or keeper ended: kill every process left
+    behind (they came back to it as orphans, even from a session of their own) and reap them, until none is left."""
     import _signal
 
     while True:
@@ -132,7 +136,7 @@ def _reap_leftovers(me: int) -> None:
                 pass
 
 
-def _keep(chan: socket, forked: int) -> None:
+def _keep(chan: socket, forked: int, template: int) -> None:
     """Fork the bot into a new PID namespace (returns in the bot once its stdio are the three pipes that
     come over ``chan``), then wait for it and end as it ended (in the keeper, which never returns).
     Without it, every bot of a fork server would share one PID namespace, and the pids a bot's threads
@@ -145,7 +149,7 @@ def _keep(chan: socket, forked: int) -> None:
     assert libc is not None  # warm_fork_server made it
     keeper = os.getpid()
     if INHERITED.plain:
-        _die_with(libc, os.getppid())
+        _die_with(libc, template)
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
     else:
         try:

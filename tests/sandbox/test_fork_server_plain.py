@@ -7,9 +7,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+import pytest
 from sandbox_helpers import ECHO_SOURCE, STRONG_AVAILABLE, alive, assert_gone, fast_limits, leftovers
 
 from sandbox import BotBundle, BotProcess, Status, Tier, close_fork_servers
@@ -40,34 +42,65 @@ def test_a_plain_bot_comes_from_a_plain_template_that_serves_the_next_one() -> N
         strong.close()
 
 
-ESCAPER = """import os, time
+ESCAPER = """import os, signal, time
 def act(message):
     if message.get("type") != "decide":
-        return {}
+        return {{}}
     r, w = os.pipe()
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
             os.write(w, str(os.getpid()).encode() + b"\\n")
+            os.write(2, b"orphan %d\\n" % os.getpid())
+            if {kill_keeper}:  # its keeper shares its uid: without it, what is left goes up to the template
+                os.kill({keeper}, signal.SIGKILL)
+            if {exec_}:
+                os.execv("/bin/sleep", ["sleep", "600"])  # no tag of any kind in its argv any more
             time.sleep(600)
         os._exit(0)
     os.wait()
-    return {"orphan": int(os.read(r, 64).split()[0])}
+    return {{"orphan": int(os.read(r, 64).split()[0])}}
 """
 
-
-def test_what_a_plain_bot_leaves_in_a_session_of_its_own_dies_with_its_game() -> None:
-    bot = start("escaper", ESCAPER)
+@pytest.mark.parametrize("how", ["sleeps", "execs", "kills-its-keeper", "cold-start"])
+def test_what_a_plain_bot_leaves_in_a_session_of_its_own_dies_with_its_game(how: str) -> None:
+    """A double fork into a session of its own, then a sleep, an exec (no tag left in its argv), or the keeper
+    killed first; and the same escape from a cold start, whose tag sweep finds it."""
+    source = ESCAPER.format(kill_keeper=how == "kills-its-keeper", exec_=how == "execs", keeper="keeper")
+    source = source.replace("def act(message):", "keeper = os.getppid()  # read at import\ndef act(message):")
+    bot = BotProcess.start(BotBundle("escaper", source), fast_limits(fork_server=how != "cold-start"), Tier.PLAIN)
+    assert bot.pid is not None
     reply = bot.request({"type": "decide"})
-    assert reply.status is Status.OK and reply.message is not None, reply
-    orphan = reply.message["orphan"]
-    assert alive(orphan) and os.getsid(orphan) != os.getsid(bot.pid)  # out of the bot's session and group
-    bot.close()
-    assert leftovers(bot) == set()
+    if how == "kills-its-keeper":  # and with it the bot, soon (it dies with its keeper), before or after its reply
+        assert reply.status in (Status.OK, Status.CRASH), reply
+        bot.close()
+        said = reply.message["orphan"] if reply.message else bot.stderr_tail.split("orphan ")[1].split()[0]
+        orphan = int(said)  # in its reply, or, when it died first, on the stderr its orphan shares
+    else:
+        assert reply.status is Status.OK and reply.message is not None, reply
+        orphan = reply.message["orphan"]
+        assert os.getsid(orphan) != os.getsid(bot.pid)  # out of the bot's session and group
+        bot.close()
+    deadline = time.monotonic() + 10
+    while alive(orphan) and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert not alive(orphan)
-    after = start("after")  # its template is unharmed
-    assert after.server_pid == bot.server_pid and after.status is Status.OK
-    after.close()
+    if how != "cold-start":
+        assert leftovers(bot) == set()
+        after = start("after")  # its template is unharmed
+        assert after.server_pid == bot.server_pid and after.status is Status.OK
+        after.close()
+
+
+def test_a_plain_bot_started_from_another_thread_starts_cold() -> None:
+    """A plain template dies with the thread that started it: only a main thread starts one."""
+    found: list[BotProcess] = []
+    worker = threading.Thread(target=lambda: found.append(start("threaded")))
+    worker.start()
+    worker.join(60)
+    assert found and found[0].status is Status.OK and found[0].server_pid is None
+    found[0].close()
+    assert_gone(found[0])
 
 
 REFEREE = """import sys, time
