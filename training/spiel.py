@@ -73,6 +73,15 @@ def dealt_game(rules: Rules, draws: list[Bean], vine: list[str]) -> PrincesGame:
     return PrincesGame(rules, 2, 0, deck=draws, vine=vine)
 
 
+def player_to_move(game: PrincesGame | ClassicGame | None) -> int:
+    """OpenSpiel's player of a state whose engine game is ``game`` (None: still dealing, a chance node)."""
+    if game is None:
+        return int(pyspiel.PlayerId.CHANCE)
+    if game.over or game.decision is None:
+        return int(pyspiel.PlayerId.TERMINAL)
+    return game.decision.seat
+
+
 def zero_sum_returns(ranks: tuple[int, ...]) -> list[float]:
     """+1 for the first place down to -1 for the last; seats that share a rank share the mean of their places."""
     n = len(ranks)
@@ -142,12 +151,7 @@ class DuelState(pyspiel.State):
         return game
 
     def current_player(self) -> int:
-        game = self.engine_game
-        if game is None:
-            return int(pyspiel.PlayerId.CHANCE)
-        if game.over or game.decision is None:
-            return int(pyspiel.PlayerId.TERMINAL)
-        return game.decision.seat
+        return player_to_move(self.engine_game)
 
     def _legal_actions(self, player: int) -> list[int]:
         decision = self._game().decision

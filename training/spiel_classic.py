@@ -35,7 +35,7 @@ from engine.rules import Rules, classic_rules
 from engine.views import TradeView, View
 from strategy.determinize import build_game, sample_hidden
 from training.actions import N_ACTIONS, Choices, choices, describe
-from training.spiel import Observer, Table, zero_sum_returns
+from training.spiel import Observer, Table, player_to_move, zero_sum_returns
 
 SHORT_NAME = "python_bohnanza_classic"
 MAX_LENGTH = 20_000  # far beyond any game seen
@@ -141,12 +141,7 @@ class ClassicState(pyspiel.State):
         return game
 
     def current_player(self) -> int:
-        game = self.engine_game
-        if game is None:
-            return int(pyspiel.PlayerId.CHANCE)
-        if game.over or game.decision is None:
-            return int(pyspiel.PlayerId.TERMINAL)
-        return game.decision.seat
+        return player_to_move(self.engine_game)
 
     def choices(self) -> Choices:
         """The indexed choices of the decision now (``training.actions.choices``)."""
