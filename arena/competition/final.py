@@ -97,7 +97,8 @@ class FinalPlanner(Planner):
                                   apart_pairs(session, competition)))
 
     def _versions(self) -> list[SeatedVersion]:
-        return [SeatedVersion(stored_id(b), stored_id(v), b.name, b.author, b.builtin) for b, v in self.finalists]
+        return [SeatedVersion(stored_id(b), stored_id(v), v.number, b.name, b.author, b.builtin)
+                for b, v in self.finalists]
 
     def plan(self, placing: int | None = None) -> list[PlannedMatch]:
         if self.same_deals:

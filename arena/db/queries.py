@@ -62,13 +62,11 @@ def stored_id(row: _Row) -> int:
     return row.id
 
 
-def active_versions(session: Session, variant: str | None = None, seated: bool = False) -> list[tuple[Bot, BotVersion]]:
-    """The current version of every bot, by bot name; with ``variant``, only those that play it; with ``seated``,
-    only those that take seats (a version a live season paused is listed on the boards, but seated nowhere)."""
-    query = select(Bot, BotVersion).where(BotVersion.bot_id == Bot.id, BotVersion.active == True)  # noqa: E712
-    if seated:
-        query = query.where(col(BotVersion.paused).is_(None))
-    rows = session.exec(query.order_by(col(Bot.name))).all()
+def active_versions(session: Session, variant: str | None = None) -> list[tuple[Bot, BotVersion]]:
+    """The current version of every bot, by bot name; with ``variant``, only those that play it (a version a live
+    season paused is listed: the boards show it; ``seated_versions`` leaves it out)."""
+    rows = session.exec(select(Bot, BotVersion).where(BotVersion.bot_id == Bot.id, BotVersion.active == True)  # noqa: E712
+                        .order_by(col(Bot.name))).all()
     if variant is None:
         return list(rows)
     playing = set(session.exec(select(VersionFormat.version_id).where(
@@ -82,21 +80,25 @@ class SeatedVersion:
 
     bot_id: int
     version_id: int
+    number: int
     name: str
     author: str
     builtin: bool
 
 
-def seated_versions(session: Session, variant: str) -> list[SeatedVersion]:
-    """``active_versions(session, variant, seated=True)`` as values, by bot name, in one statement that loads no
-    source: a planner asks for them before every table."""
-    rows = session.execute(core_select(col(Bot.id), col(BotVersion.id), col(Bot.name), col(Bot.author),
-                                       col(Bot.builtin)).where(
+def seated_versions(session: Session, variant: str, builtin_only: bool = False) -> list[SeatedVersion]:
+    """The active versions that take seats in ``variant`` (not paused by a live season; with ``builtin_only``, only
+    the built-in bots'), by bot name, as values: one statement that loads no source, asked before every table."""
+    query = core_select(col(Bot.id), col(BotVersion.id), col(BotVersion.number), col(Bot.name), col(Bot.author),
+                        col(Bot.builtin)).where(
         col(BotVersion.bot_id) == col(Bot.id), col(BotVersion.active) == True,  # noqa: E712
         col(BotVersion.paused).is_(None), col(VersionFormat.version_id) == col(BotVersion.id),
-        col(VersionFormat.variant) == variant, col(VersionFormat.plays) == True).order_by(col(Bot.name))).all()  # noqa: E712
-    return [SeatedVersion(bot_id, version_id, name, author, builtin)
-            for bot_id, version_id, name, author, builtin in rows if bot_id is not None and version_id is not None]
+        col(VersionFormat.variant) == variant, col(VersionFormat.plays) == True)  # noqa: E712
+    if builtin_only:
+        query = query.where(col(Bot.builtin) == True)  # noqa: E712
+    return [SeatedVersion(bot_id, version_id, number, name, author, builtin)
+            for bot_id, version_id, number, name, author, builtin in session.execute(query.order_by(col(Bot.name)))
+            if bot_id is not None and version_id is not None]
 
 
 def prior_means(session: Session, variant: str) -> dict[int, float]:

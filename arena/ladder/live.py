@@ -25,8 +25,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
 from arena.audit.words import givers_of, pair_words
-from arena.db import (AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, SeatStatus, active_versions,
-                      exclusive_run, now, one_line, stored_id)
+from arena.db import (AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, SeatStatus, exclusive_run, now,
+                      one_line, seated_versions, stored_id)
 from arena.formats import format_of
 from arena.ladder.executors import ExecutorError, TableExecutor
 from arena.ladder.live_seasons import LiveProgress, LiveSettings, current_live_season, prepare_live
@@ -172,17 +172,18 @@ class LiveLoop:
             for variant, name in closed.items():
                 self.note(f"live: {name} was closed; {variant} goes on in {self.planners[variant].season.name}")
         for variant, planner in self.planners.items():
-            versions = active_versions(self.session, variant, seated=True)
-            if self.settings.builtin_only:
-                versions = [(b, v) for b, v in versions if b.builtin]
-            roster = frozenset(stored_id(v) for _, v in versions)
+            versions = seated_versions(self.session, variant, self.settings.builtin_only)
+            roster = frozenset(v.version_id for v in versions)
             if roster != self.roster.get(variant):
                 planner.refresh()
                 entered = roster - self.roster.get(variant, frozenset())
                 if variant in self.roster and entered:
-                    shown = ", ".join(sorted(f"{b.name} v{v.number}" for b, v in versions if stored_id(v) in entered))
+                    shown = ", ".join(sorted(f"{v.name} v{v.number}" for v in versions if v.version_id in entered))
                     self.note(f"live: {shown} entered {variant}")
                 self.roster[variant] = roster
+                # the bots of the tables to come: a version that left keeps no source in memory for the rest of the run
+                seated = frozenset().union(*self.roster.values())
+                self.entries = {v: entry for v, entry in self.entries.items() if v in seated}
 
     def placing(self, variant: str) -> list[int]:
         """Versions still placing in ``variant`` that are not already seated in enough planned games, the

@@ -42,8 +42,7 @@ class TooFewBots(LadderError):
 def check_enough_bots(session: Session, name: str, variant: str, min_players: int, builtin_only: bool = False) -> None:
     """Raise ``TooFewBots`` unless the active bots of ``variant`` fill a table of ``min_players`` bots of
     different authors (checked before a season is made, so that a refused one leaves nothing behind)."""
-    versions = seated_versions(session, variant)
-    enough_bots(name, variant, min_players, [v for v in versions if v.builtin] if builtin_only else versions)
+    enough_bots(name, variant, min_players, seated_versions(session, variant, builtin_only))
 
 
 def enough_bots(name: str, variant: str, min_players: int, versions: Sequence[SeatedVersion]) -> None:
@@ -201,8 +200,7 @@ class Planner:
         return tables
 
     def _versions(self) -> list[SeatedVersion]:
-        versions = seated_versions(self.session, self.spec.variant)
-        return [v for v in versions if v.builtin] if self.builtin_only else versions
+        return seated_versions(self.session, self.spec.variant, self.builtin_only)
 
     def refresh(self) -> None:
         """Take in what changed since the planner was made (a live season): the same deals of versions that
