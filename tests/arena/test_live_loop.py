@@ -10,11 +10,11 @@ import sqlite3
 import subprocess
 import time
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from arena_helpers import ARENA, colluder_source, db_url, descendants, process_tree, run_arena
 from sqlmodel import Session
+from waiting import wait_for
 
 from arena.submissions.accounts import ensure_author
 from arena.db import make_engine
@@ -26,15 +26,6 @@ BOTS = Path(__file__).resolve().parents[2] / "bots"
 def rows(db: Path, query: str, *args: object) -> list[tuple]:
     with sqlite3.connect(db, timeout=30) as conn:
         return list(conn.execute(query, args))
-
-
-def wait_for(what: str, check: Callable[[], bool], seconds: float = 300) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"still not true after {seconds:.0f} s: {what}")
 
 
 def done(db: Path) -> int:
@@ -81,7 +72,7 @@ def test_a_killed_worker_costs_its_table_and_the_loop_plays_on(tmp_path: Path) -
     log = tmp_path / "live.err"
     process = live(db, "--variant", "classic", "--workers", "2", log=log)
     try:
-        wait_for("the loop plays", lambda: done(db) >= 10)
+        wait_for("the loop plays", lambda: done(db) >= 10, process=process, log=log)
         tree = process_tree()
         workers = [p for p in descendants(process.pid, tree) if tree[p][0] == process.pid and "python" in tree[p][1]
                    and "site" not in tree[p][2] and "audit" not in tree[p][2]]
@@ -89,9 +80,10 @@ def test_a_killed_worker_costs_its_table_and_the_loop_plays_on(tmp_path: Path) -
         victim = workers[0]
         os.kill(victim, signal.SIGKILL)
         wait_for("a table void for the worker's death",
-                 lambda: bool(rows(db, "SELECT id FROM match WHERE void_reason LIKE ?", f"%(pid {victim}) died%")))
+                 lambda: bool(rows(db, "SELECT id FROM match WHERE void_reason LIKE ?", f"%(pid {victim}) died%")),
+                 process=process, log=log)
         after = done(db)
-        wait_for("the loop plays on", lambda: done(db) >= after + 10)
+        wait_for("the loop plays on", lambda: done(db) >= after + 10, process=process, log=log)
     finally:
         stop(process, log)
 
@@ -108,7 +100,7 @@ def test_the_loop_plays_every_format_on_dask(tmp_path: Path) -> None:
             counts = dict(rows(db, "SELECT season.variant, count(*) FROM match JOIN season ON season.id = "
                                    "match.season_id WHERE match.status = 'done' GROUP BY season.variant"))
             return all(counts.get(f, 0) >= 5 for f in formats)
-        wait_for("games of every format on Dask", every_format, 400)
+        wait_for("games of every format on Dask", every_format, 400, process=process, log=log)
     finally:
         stop(process, log, tracebacks=True)
     assert {name for (name,) in rows(db, "SELECT name FROM season WHERE live")} == {f"live-{f}" for f in formats}
@@ -120,10 +112,12 @@ def test_the_audit_flags_a_colluding_pair_while_the_loop_runs_and_keeps_it_apart
     log = tmp_path / "live.err"
     process = live(db, "--variant", "classic", "--workers", "1", "--audit-every", "5", log=log)
     try:
-        wait_for("the audit flags the pair", lambda: bool(rows(db, "SELECT id FROM auditflag")), 600)
+        wait_for("the audit flags the pair", lambda: bool(rows(db, "SELECT id FROM auditflag")), 600,
+                 process=process, log=log)
         flagged_after = int(rows(db, "SELECT max(id) FROM match")[0][0])
         wait_for("30 more games planned",
-                 lambda: int(rows(db, "SELECT max(id) FROM match")[0][0]) >= flagged_after + 30)
+                 lambda: int(rows(db, "SELECT max(id) FROM match")[0][0]) >= flagged_after + 30,
+                 process=process, log=log)
     finally:
         said = stop(process, log)
     assert f"audit: {FEEDER} gave away value to {PARTNER}" in said and "no longer seated together" in said
@@ -163,7 +157,7 @@ def test_a_full_disk_costs_tables_never_the_loop(tmp_path: Path) -> None:
         log = tmp_path / "live.err"
         process = live(db, "--variant", "classic", "--workers", "1", "--retry-after", "1", log=log)
         try:
-            wait_for("the loop plays", lambda: done(db) >= 10)
+            wait_for("the loop plays", lambda: done(db) >= 10, process=process, log=log)
             stats = os.statvfs(disk)
             filler = disk / "filler"
             with open(filler, "wb") as out:  # every block left, so that the next write is refused
@@ -172,12 +166,12 @@ def test_a_full_disk_costs_tables_never_the_loop(tmp_path: Path) -> None:
                 except OSError:
                     pass
             wait_for("the loop says the database refused a write",
-                     lambda: "the database refused a write" in log.read_text(), 120)
+                     lambda: "the database refused a write" in log.read_text(), 120, process=process, log=log)
             time.sleep(3)
             assert process.poll() is None, log.read_text()  # the loop lives on
             filler.unlink()
             after = done(db)
-            wait_for("the loop records games again", lambda: done(db) >= after + 10, 120)
+            wait_for("the loop records games again", lambda: done(db) >= after + 10, 120, process=process, log=log)
         finally:
             said = stop(process, log)
         assert said.count("the database refused a write") >= 1 and "new tables wait 1 s" in said
@@ -198,12 +192,12 @@ def test_a_closed_solo_season_goes_on_in_the_next_one(tmp_path: Path) -> None:
     log = tmp_path / "live.err"
     process = live(db, "--variant", "solo", "--workers", "1", log=log)
     try:
-        wait_for("solo games", lambda: done(db) >= 5)
+        wait_for("solo games", lambda: done(db) >= 5, process=process, log=log)
         closed = run_arena("season", "close", "live-solo", db=db)
         assert closed.returncode == 0, closed.stderr
         wait_for("games of live-solo-2", lambda: bool(rows(
             db, "SELECT match.id FROM match JOIN season ON season.id = match.season_id "
-                "WHERE season.name = 'live-solo-2' AND match.status = 'done'")))
+                "WHERE season.name = 'live-solo-2' AND match.status = 'done'")), process=process, log=log)
     finally:
         said = stop(process, log)
     assert "live: live-solo was closed; solo goes on in live-solo-2" in said

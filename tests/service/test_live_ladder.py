@@ -12,11 +12,12 @@ import sqlite3
 import subprocess
 import time
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import pytest
 from service_helpers import ARENA, BOTS, Server, add_author, client, start_server
 from sqlmodel import Session
+from waiting import wait_for
 
 from arena.submissions.accounts import Actor
 from arena.db import make_engine
@@ -41,15 +42,6 @@ def rated_games(db: Path, bot: str, variant: str = "classic") -> int:
                      "JOIN bot ON bot.id = botversion.bot_id WHERE bot.name = ? AND rating.variant = ? "
                      "AND botversion.active", bot, variant)
     return int(found[0][0]) if found else 0
-
-
-def wait_for(what: str, check: Callable[[], bool], seconds: float = 300) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"still not true after {seconds:.0f} s: {what}")
 
 
 class Live:
@@ -101,7 +93,8 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
 
         # both are ranked with no other command: 10 rated games each, and the built site lists them ranked
         wait_for("annbot and bobbot have 10 rated classic games",
-                 lambda: min(rated_games(db, "annbot"), rated_games(db, "bobbot")) >= 10)
+                 lambda: min(rated_games(db, "annbot"), rated_games(db, "bobbot")) >= 10,
+                 process=live.process, log=live.log)
 
         def listed() -> bool:
             try:
@@ -110,11 +103,12 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
                 return False
             ranked = {row["name"] for row in board if row["rank"] is not None and not row["provisional"]}
             return {"annbot", "bobbot"} <= ranked
-        wait_for("the site lists annbot and bobbot ranked", listed, 120)
+        wait_for("the site lists annbot and bobbot ranked", listed, 120, process=live.process, log=live.log)
 
         # the crasher failed every game it played and was paused: it takes no seat any more
         wait_for("crasher is paused", lambda: rows(db, "SELECT paused FROM botversion JOIN bot ON bot.id = "
-                                                      "botversion.bot_id WHERE bot.name = 'crasher'")[0][0] is not None)
+                                                      "botversion.bot_id WHERE bot.name = 'crasher'")[0][0] is not None,
+                 process=live.process, log=live.log)
         reason = rows(db, "SELECT paused FROM botversion JOIN bot ON bot.id = botversion.bot_id "
                           "WHERE bot.name = 'crasher'")[0][0]
         assert reason.startswith("its latest 3 games all failed (crash 3); the last: exited with code")
@@ -134,7 +128,8 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
         def page_says_paused() -> bool:
             text = crasher_page.read_text() if crasher_page.exists() else ""
             return "is paused by the live ladder: its latest 3 games all failed (crash 3)" in text
-        wait_for("the crasher's page on the site says it is paused", page_says_paused, 120)
+        wait_for("the crasher's page on the site says it is paused", page_says_paused, 120,
+                 process=live.process, log=live.log)
         assert "crasher gives up at once" not in crasher_page.read_text()
 
         # a retired bot stops taking seats: no table planned after its retirement seats it
@@ -142,7 +137,8 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
                                  capture_output=True, text=True, timeout=60)
         assert retired.returncode == 0, retired.stderr
         after = rows(db, "SELECT max(id) FROM match")[0][0]
-        wait_for("40 more games were planned", lambda: rows(db, "SELECT max(id) FROM match")[0][0] >= after + 40)
+        wait_for("40 more games were planned", lambda: rows(db, "SELECT max(id) FROM match")[0][0] >= after + 40,
+                 process=live.process, log=live.log)
         late = rows(db, "SELECT match.id FROM matchseat JOIN match ON match.id = matchseat.match_id "
                         "JOIN botversion ON botversion.id = matchseat.version_id "
                         "JOIN bot ON bot.id = botversion.bot_id "
@@ -159,7 +155,8 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
         recorded = {m for (m,) in rows(db, "SELECT id FROM match WHERE status = 'done'")}
         live = Live(db, folder, "--variant", "classic", "--workers", "1")
         wait_for("the tables left planned are played",
-                 lambda: planned <= {m for (m,) in rows(db, "SELECT id FROM match WHERE status = 'done'")})
+                 lambda: planned <= {m for (m,) in rows(db, "SELECT id FROM match WHERE status = 'done'")},
+                 process=live.process, log=live.log)
         code, said = live.stop()
         assert code == 0 and "live: resuming" in said, said
         now_done = {m for (m,) in rows(db, "SELECT id FROM match WHERE status = 'done'")}
