@@ -9,9 +9,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Collection, Sequence
 
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
-from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, stored_id
+from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, stored_id, table_of
+
+_ANY_FLAG = core_select(table_of(AuditFlag).c.id).limit(1)  # asked at every recording: made once
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,7 @@ def is_taken(session: Session, match_id: int, version_ids: Collection[int]) -> b
 def taken_games(session: Session, games: Sequence[tuple[int, Collection[int]]]) -> set[int]:
     """The match ids of ``games`` (match id, its version ids: games recorded now) that a flag takes out of the
     ratings (``is_taken`` of each, with one look at the flags: none at all, the usual case, costs one query)."""
-    if session.exec(select(AuditFlag.id).limit(1)).first() is None:
+    if session.connection().execute(_ANY_FLAG).first() is None:
         return set()
     flags = taking_flags(session)
     if not flags:

@@ -8,19 +8,25 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from sqlalchemy import func
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from arena.audit.report import AuditReport, audit
 from arena.audit.stats import AuditGame, PairFinding, audit_game, flows_from_json, table_scores
 from arena.audit.teams import TeamFinding
 from arena.audit.words import givers_of
-from arena.db import AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, author_group, now, stored_id
+from arena.db import (AuditFlag, Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, author_group, now, stored_id,
+                      table_of)
 from arena.formats import formats
 from engine.actions import action_from_json
 from engine.replay import Replay
 
 
 log = logging.getLogger(__name__)
+
+_FLAGS = table_of(AuditFlag)
+#: the flags that stand or were confirmed, as the planner asks before every table: a statement made once
+_STANDING_FLAGS = core_select(_FLAGS.c.bot_a, _FLAGS.c.bot_b, _FLAGS.c.evidence).where(_FLAGS.c.cleared_at.is_(None))
 
 
 class AuditError(ValueError):
@@ -234,7 +240,7 @@ class Seating:
 
 def flag_seating(session: Session) -> Seating:
     """The pairs kept apart and the pure receivers, from the flags that stand or were confirmed."""
-    flags = session.exec(select(AuditFlag).where(AuditFlag.cleared_at == None)).all()  # noqa: E711
+    flags = session.connection().execute(_STANDING_FLAGS).all()
     if not flags:
         return Seating()
     flagged = {f.bot_a for f in flags} | {f.bot_b for f in flags}

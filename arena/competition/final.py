@@ -100,16 +100,16 @@ class FinalPlanner(Planner):
         return [SeatedVersion(stored_id(b), stored_id(v), v.number, b.name, b.author, b.builtin)
                 for b, v in self.finalists]
 
-    def plan(self, placing: int | None = None) -> list[PlannedMatch]:
+    def plan(self, placing: int | None = None, commit: bool = True) -> list[PlannedMatch]:
         if self.same_deals:
-            return self.plan_deals()
+            return self.plan_deals(commit)
         assert self.schedule is not None
         table = self.number // self.schedule.size
         round_, group = divmod(table, len(self.schedule.groups))
         order = list(self.schedule.groups[group])
         derived_random(self.spec.seed, "final", table).shuffle(order)  # who sits beside whom changes by round
         seed = match_seed(self.spec.seed, self.number)
-        return self.store_table([order[k:] + order[:k] for k in range(len(order))], seed)
+        return self.store_table([order[k:] + order[:k] for k in range(len(order))], seed, commit)
 
 
 def start_final(session: Session, name: str) -> tuple[Competition, list[str]]:

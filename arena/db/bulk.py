@@ -1,7 +1,7 @@
 """Many rows in one statement: a row class's table for Core statements, and an upsert of many rows."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from sqlalchemy import Connection, Table, bindparam, insert, inspect, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
@@ -17,6 +17,12 @@ def table_of(model: type[SQLModel]) -> Table:
     return table
 
 
+_UPSERTS: dict[str, Callable[[Table], Any]] = {"sqlite": sqlite_insert, "postgresql": postgresql_insert}
+#: each upsert's statement, made once for its shape (dialect, table, key, fixed columns, columns): a statement
+#: built again for every recording cost more CPU than its execution (bench/coordinator.py)
+_UPSERT_STATEMENTS: dict[tuple[str, str, str, tuple[str, ...], tuple[str, ...]], Any] = {}
+
+
 def upsert(connection: Connection, table: Table, fixed: dict[str, Any], key: str,
             rows: dict[Any, dict[str, Any]]) -> None:
     """Write ``rows`` (key value: the other columns) into ``table`` where the ``fixed`` columns have their values
@@ -25,16 +31,16 @@ def upsert(connection: Connection, table: Table, fixed: dict[str, Any], key: str
     if not rows:
         return
     values = [{key: k, **fixed, **row} for k, row in rows.items()]
-    columns = list(next(iter(rows.values())))
-    if connection.dialect.name == "sqlite":
-        lite = sqlite_insert(table)
-        connection.execute(lite.on_conflict_do_update(index_elements=[key, *fixed],
-                                                      set_={name: lite.excluded[name] for name in columns}), values)
-        return
-    if connection.dialect.name == "postgresql":
-        pg = postgresql_insert(table)
-        connection.execute(pg.on_conflict_do_update(index_elements=[key, *fixed],
-                                                    set_={name: pg.excluded[name] for name in columns}), values)
+    columns = tuple(next(iter(rows.values())))
+    dialect = connection.dialect.name
+    if dialect in _UPSERTS:
+        shape = (dialect, table.name, key, tuple(fixed), columns)
+        statement = _UPSERT_STATEMENTS.get(shape)
+        if statement is None:
+            made = _UPSERTS[dialect](table)
+            statement = _UPSERT_STATEMENTS[shape] = made.on_conflict_do_update(
+                index_elements=[key, *fixed], set_={name: made.excluded[name] for name in columns})
+        connection.execute(statement, values)
         return
     where = [table.c[name] == value for name, value in fixed.items()]
     there = set(connection.execute(select(table.c[key]).where(table.c[key].in_(list(rows)), *where)).scalars())

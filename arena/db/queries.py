@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
+from sqlalchemy import bindparam
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
@@ -89,16 +90,25 @@ class SeatedVersion:
 def seated_versions(session: Session, variant: str, builtin_only: bool = False) -> list[SeatedVersion]:
     """The active versions that take seats in ``variant`` (not paused by a live season; with ``builtin_only``, only
     the built-in bots'), by bot name, as values: one statement that loads no source, asked before every table."""
+    return [SeatedVersion(bot_id, version_id, number, name, author, builtin)
+            for bot_id, version_id, number, name, author, builtin in session.connection().execute(
+                _SEATED[builtin_only], {"variant": variant})
+            if bot_id is not None and version_id is not None]
+
+
+def _seated(builtin_only: bool) -> Any:
     query = core_select(col(Bot.id), col(BotVersion.id), col(BotVersion.number), col(Bot.name), col(Bot.author),
                         col(Bot.builtin)).where(
         col(BotVersion.bot_id) == col(Bot.id), col(BotVersion.active) == True,  # noqa: E712
         col(BotVersion.paused).is_(None), col(VersionFormat.version_id) == col(BotVersion.id),
-        col(VersionFormat.variant) == variant, col(VersionFormat.plays) == True)  # noqa: E712
+        col(VersionFormat.variant) == bindparam("variant"), col(VersionFormat.plays) == True)  # noqa: E712
     if builtin_only:
         query = query.where(col(Bot.builtin) == True)  # noqa: E712
-    return [SeatedVersion(bot_id, version_id, number, name, author, builtin)
-            for bot_id, version_id, number, name, author, builtin in session.execute(query.order_by(col(Bot.name)))
-            if bot_id is not None and version_id is not None]
+    return query.order_by(col(Bot.name))
+
+
+#: ``seated_versions``' statements (all bots, built-in bots only), made once: it is asked before every table
+_SEATED = {only: _seated(only) for only in (False, True)}
 
 
 def prior_means(session: Session, variant: str) -> dict[int, float]:

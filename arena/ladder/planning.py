@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 
 MATCHES, SEATS = table_of(Match), table_of(MatchSeat)
+_INSERT_MATCHES = insert(MATCHES).returning(MATCHES.c.number, MATCHES.c.id)
+_INSERT_SEATS = insert(SEATS)
 
 
 class LadderError(RuntimeError):
@@ -219,16 +221,17 @@ class Planner:
             return LIVE_TABLES
         return self.spec.games - self.number
 
-    def plan_deals(self) -> list[PlannedMatch]:
+    def plan_deals(self, commit: bool = True) -> list[PlannedMatch]:
         """Plan one bot's next table of the same deals and store it."""
         version_id, seeds = self.missing_deals.pop(0)
-        return self.store([(seed, (version_id,)) for seed in seeds])
+        return self.store([(seed, (version_id,)) for seed in seeds], commit)
 
-    def plan(self, placing: int | None = None) -> list[PlannedMatch]:
-        """Plan one table (several matches when deals are seat-rotated) and store it; ``placing`` (a version
-        id) anchors a placement table: that version against a spread of the ladder."""
+    def plan(self, placing: int | None = None, commit: bool = True) -> list[PlannedMatch]:
+        """Plan one table (several matches when deals are seat-rotated) and store it, committed unless ``commit`` is
+        False (the caller commits); ``placing`` (a version id) anchors a placement table: that version against a
+        spread of the ladder."""
         if self.same_deals:
-            return self.plan_deals()
+            return self.plan_deals(commit)
         versions = self._versions()  # the active versions (read once for the check and the table)
         enough_bots(self.spec.name, self.spec.variant, self.spec.min_players, versions)
         candidates = [Candidate(v.version_id, self.book.get(v.version_id), self.season_seats[v.version_id],
@@ -246,15 +249,15 @@ class Planner:
         size = len(table)
         seed = match_seed(self.spec.seed, self.number)
         tables = [table[k:] + table[:k] for k in range(size)] if self.spec.rotate else [table]
-        return self.store_table(tables[: max(1, self.remaining())], seed)
+        return self.store_table(tables[: max(1, self.remaining())], seed, commit)
 
-    def store_table(self, seatings: Sequence[Sequence[int]], seed: int) -> list[PlannedMatch]:
+    def store_table(self, seatings: Sequence[Sequence[int]], seed: int, commit: bool = True) -> list[PlannedMatch]:
         """Store one table: a match of deck ``seed`` for each seating (version ids in seat order)."""
-        return self.store([(seed, tuple(seating)) for seating in seatings])
+        return self.store([(seed, tuple(seating)) for seating in seatings], commit)
 
-    def store(self, games: Sequence[tuple[int, tuple[int, ...]]]) -> list[PlannedMatch]:
+    def store(self, games: Sequence[tuple[int, tuple[int, ...]]], commit: bool = True) -> list[PlannedMatch]:
         """Store one table's matches, (deck seed, version ids in seat order) each, in a statement for the matches
-        and one for their seats, and commit."""
+        and one for their seats, and commit (unless ``commit`` is False)."""
         first, stamp, rules_id = self.number, now(), self.rules.id
         connection = self.session.connection()
         rows = [{"season_id": self.spec.id, "number": first + k, "table": first, "seed": seed,
@@ -263,9 +266,9 @@ class Planner:
         # returned with their numbers, in no promised order: one statement for the lot (SQLAlchemy asked for the
         # order inserts one row a statement on SQLite)
         by_number = {number: match_id for number, match_id in
-                     connection.execute(insert(MATCHES).returning(MATCHES.c.number, MATCHES.c.id), rows)}
+                     connection.execute(_INSERT_MATCHES, rows)}
         ids = [by_number[first + k] for k in range(len(games))]
-        connection.execute(insert(SEATS), [{"match_id": match_id, "seat": seat, "version_id": version_id}
+        connection.execute(_INSERT_SEATS, [{"match_id": match_id, "seat": seat, "version_id": version_id}
                                            for match_id, (_, seating) in zip(ids, games)
                                            for seat, version_id in enumerate(seating)])
         matches = [PlannedMatch(match_id, first + k, first, seed, rules_id, seating)
@@ -276,7 +279,8 @@ class Planner:
         if self.spec.live and not self.same_deals:  # a season of the same deals counts its deals in ``games``
             self.season.games = self.number
             self.session.add(self.season)
-        self.session.commit()
+        if commit:
+            self.session.commit()
         return matches
 
 

@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Sequence, TypeVar
 
-from sqlalchemy import insert
+from sqlalchemy import bindparam, insert
 from sqlmodel import Session, col, select
 
 from arena.db import (BotVersion, Competition, Match, MatchSeat, MatchStatus, Meta, Rating, RatingSnapshot, Season,
@@ -81,8 +81,7 @@ def _generation_key(variant: str) -> str:
 def _locked_generation(session: Session, variant: str) -> int:
     """The token of the latest recompute, read under a lock on its row (PostgreSQL; SQLite's writer holds the
     whole file): a recompute and a recording of one format never interleave."""
-    row = session.exec(select(Meta).where(Meta.key == _generation_key(variant)).with_for_update()).first()
-    return int(row.value) if row else 0
+    return int(session.connection().execute(_GENERATION, {"key": _generation_key(variant)}).scalar() or 0)
 
 
 def _set_meta(session: Session, key: str, value: int) -> None:
@@ -95,6 +94,7 @@ def _set_meta(session: Session, key: str, value: int) -> None:
 
 
 RATINGS, SNAPSHOTS, METAS = table_of(Rating), table_of(RatingSnapshot), table_of(Meta)
+_GENERATION = select(METAS.c.value).where(METAS.c.key == bindparam("key")).with_for_update()
 
 
 def _recorded_rank(seat: MatchSeat) -> int:

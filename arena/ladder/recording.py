@@ -36,23 +36,31 @@ _SEAT_COLUMNS = ("coins", "rank", "status", "detail", "decisions", "time_ms", "f
                  "failure_log")
 _UPDATE_SEAT = (update(SEATS).where(SEATS.c.match_id == bindparam("b_match"), SEATS.c.seat == bindparam("b_seat"))
                 .values({name: bindparam("b_" + name) for name in _SEAT_COLUMNS}))
+#: the planned matches of a batch and their seats, at once
+_PLANNED = (select(MATCHES.c.id, MATCHES.c.rules_id, SEATS.c.seat, SEATS.c.version_id)
+            .select_from(MATCHES.outerjoin(SEATS, SEATS.c.match_id == MATCHES.c.id))
+            .where(MATCHES.c.id.in_(bindparam("ids", expanding=True)), MATCHES.c.status == MatchStatus.PLANNED))
+_LAST_RATED = select(func.max(MATCHES.c.rated_order))
 
 #: what a database says of one record's content (a value it cannot hold), unlike a full disk or a lost
 #: server: the game is void and the season goes on, else every resume would stop at the same table
 REFUSED_RECORD = (DataError, ValueError)
 
 
-def record_outcomes(session: Session, book: RatingBook, outcomes: Sequence[MatchOutcome]) -> list[bool]:
+def record_outcomes(session: Session, book: RatingBook, outcomes: Sequence[MatchOutcome],
+                    commit: bool = True) -> list[bool]:
     """Store finished matches, their seats' logs (``arena.ladder.seat_logs``) and their ratings in one transaction,
-    committed here; for each outcome, whether it was recorded (False: it was recorded already, or came twice)."""
+    committed here unless ``commit`` is False (the caller commits it with what it writes next); for each outcome,
+    whether it was recorded (False: it was recorded already, or came twice)."""
+    if not outcomes:
+        if commit:
+            session.commit()
+        return []
     connection = session.connection()
     ids = list({o.match_id for o in outcomes})
     planned: dict[int, str] = {}
     seated: dict[int, dict[int, int]] = {}
-    for match_id, rules_id, seat, version_id in connection.execute(  # the planned matches and their seats at once
-            select(MATCHES.c.id, MATCHES.c.rules_id, SEATS.c.seat, SEATS.c.version_id)
-            .select_from(MATCHES.outerjoin(SEATS, SEATS.c.match_id == MATCHES.c.id))
-            .where(MATCHES.c.id.in_(ids), MATCHES.c.status == MatchStatus.PLANNED)):
+    for match_id, rules_id, seat, version_id in connection.execute(_PLANNED, {"ids": ids}):
         planned[match_id] = rules_id
         if seat is not None:
             seated.setdefault(match_id, {})[seat] = version_id
@@ -95,7 +103,7 @@ def record_outcomes(session: Session, book: RatingBook, outcomes: Sequence[Match
         connection.execute(_UPDATE_SEAT, seats)
         store_many_logs(session, logs)
     if games:
-        orders = count((connection.execute(select(func.max(MATCHES.c.rated_order))).scalar() or 0) + 1)
+        orders = count((connection.execute(_LAST_RATED).scalar() or 0) + 1)
         rated = {game.match_id: next(orders) for _, game in games}
         for row in matches:
             row["b_rated_order"] = rated.get(row["b_id"])
@@ -103,7 +111,8 @@ def record_outcomes(session: Session, book: RatingBook, outcomes: Sequence[Match
         connection.execute(_UPDATE_MATCH, matches)
     for name, group in groupby(games, key=lambda pair: format_of(pair[0]).name):  # in order; one run: one format
         format_of(name).ranking.record(session, book, name, [game for _, game in group])
-    session.commit()
+    if commit:
+        session.commit()
     return recorded
 
 
@@ -112,14 +121,16 @@ def record_outcome(session: Session, book: RatingBook, outcome: MatchOutcome) ->
     return record_outcomes(session, book, [outcome])[0]
 
 
-def record_or_void(session: Session, book: RatingBook, variant: str,
-                   outcomes: Sequence[MatchOutcome]) -> list[tuple[MatchOutcome, bool]]:
+def record_or_void(session: Session, book: RatingBook, variant: str, outcomes: Sequence[MatchOutcome],
+                   commit: bool = True) -> list[tuple[MatchOutcome, bool]]:
     """Record ``outcomes`` together (``record_outcomes``); each outcome as recorded, with whether it was (not: it came
     back twice). If the database refuses the batch for a record's content, the batch is rolled back, ``book`` (of
     ``variant``) read again, and its games recorded one at a time: the one refused is void instead, so that the
-    season goes on. Another error is raised, the batch rolled back: its games stay planned, and are played again."""
+    season goes on. Another error is raised, the batch rolled back: its games stay planned, and are played again.
+    ``commit`` False leaves the batch's transaction open for the caller (games recorded one at a time are committed
+    one at a time)."""
     try:
-        return list(zip(outcomes, record_outcomes(session, book, outcomes)))
+        return list(zip(outcomes, record_outcomes(session, book, outcomes, commit)))
     except REFUSED_RECORD as exc:
         refused: Exception = exc
     except Exception:

@@ -26,7 +26,7 @@ from arena.db import (DatabaseError, Match, MatchSeat, MatchStatus, Season, Seat
                       stored_id)
 from arena.ladder.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
-from arena.play.tables import MatchOutcome, SeatEntry
+from arena.play.tables import MatchOutcome, SeatEntry, TableTask
 from arena.ladder.planning import (LadderError, Planner, SeasonSettings, TooFewBots, check_enough_bots,
                                    get_or_create_season, planned_tables, table_task)
 from arena.ladder.rankings import RankingError, Standing, load_book
@@ -37,6 +37,11 @@ from engine.rules import rules_for
 from sandbox import Limits, Status, Tier
 
 log = logging.getLogger(__name__)
+
+#: the most tables a season records in one transaction (as many as it has workers, up to this): each transaction
+#: costs the coordinator about as much as the games in it (bench/coordinator.py), and a killed coordinator plays
+#: the tables it had not recorded again
+RECORD_TABLES = 4
 
 
 def deals_secret(season: Season) -> bool:
@@ -153,29 +158,51 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                 on_progress(progress)
                 variant = planner.spec.variant
                 entries: dict[int, SeatEntry] = {}  # the bots of the tables sent so far, by version id
-                tables_in_flight = 0  # two per worker, so that no worker waits for the coordinator
+                batch = max(1, min(executor.slots(), RECORD_TABLES))
+                # two per worker, so that no worker waits for the coordinator, and the tables a batch waits for
+                in_flight_goal = 2 * executor.slots() + batch - 1
+                tables_in_flight = 0
                 while True:
-                    while tables_in_flight < 2 * executor.slots() and (backlog or planner.remaining() > 0):
-                        if not backlog:
-                            backlog.append(planner.plan())
-                        task = table_task(session, backlog.pop(0), limits, tier, key, entries)
+                    # the tables that replace those just recorded are planned in the recording's transaction, and
+                    # committed with it before they are handed over: one commit a round (bench/coordinator.py)
+                    tasks: list[TableTask] = []
+                    try:
+                        while tables_in_flight + len(tasks) < in_flight_goal and (backlog or planner.remaining() > 0):
+                            if not backlog:
+                                backlog.append(planner.plan(commit=False))
+                            tasks.append(table_task(session, backlog.pop(0), limits, tier, key, entries))
+                    except LadderError:  # no table can be planned (a flag left too few bots): what was recorded stays
+                        session.commit()
+                        raise
+                    session.commit()
+                    for task in tasks:
                         executor.submit(task)
-                        tables_in_flight += 1
+                    tables_in_flight += len(tasks)
                     if not tables_in_flight:
                         break
-                    try:
-                        outcomes = executor.next_result()
-                        more = executor.ready_results()  # tables that finished meanwhile: one transaction for all
-                    except ExecutorError as exc:
-                        raise LadderError(str(exc)) from None
-                    tables_in_flight -= 1 + len(more)
-                    outcomes = [outcome for table in [outcomes, *more] for outcome in table]
-                    for outcome, recorded in record_or_void(session, planner.book, variant, outcomes):
+                    finished: list[MatchOutcome] = []  # the games of ``batch`` tables (or the last), recorded together
+                    tables_back = 0
+                    stop: BaseException | None = None
+                    while tables_in_flight and tables_back < batch:
+                        try:
+                            tables = [executor.next_result(), *executor.ready_results()]  # and those done meanwhile
+                        except (ExecutorError, KeyboardInterrupt) as exc:  # what came back is recorded first
+                            stop = exc
+                            break
+                        tables_back += len(tables)
+                        tables_in_flight -= len(tables)
+                        finished += [outcome for table in tables for outcome in table]
+                    for outcome, recorded in record_or_void(session, planner.book, variant, finished,
+                                                            commit=stop is not None):
                         if recorded:
                             progress.count(outcome)
                             on_progress(progress)
                         else:
                             log.warning("match %d came back again; it was recorded once already", outcome.match_id)
+                    if isinstance(stop, ExecutorError):
+                        raise LadderError(str(stop)) from None
+                    if stop is not None:
+                        raise stop
                 season.finished_at = now()
                 session.add(season)
                 session.commit()

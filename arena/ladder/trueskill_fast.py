@@ -40,17 +40,35 @@ def _mu(pi: float, tau: float) -> float:
     return pi and tau / pi
 
 
-def _sum(terms: Sequence[tuple[float, float, float, float, float]]) -> tuple[float, float]:
-    """A sum factor's message to its target: (value pi, value tau, message pi, message tau, coefficient) a term."""
-    pi_inv: float = 0
-    mu: float = 0
-    for val_pi, val_tau, msg_pi, msg_tau, coeff in terms:
-        div_pi, div_tau = val_pi - msg_pi, val_tau - msg_tau
-        mu += coeff * _mu(div_pi, div_tau)
-        if pi_inv == INF:
-            continue
+def _sum1(val: list[float], msg: list[float]) -> tuple[float, float]:
+    """A sum factor's message to its target from one term of coefficient 1 (``_sum2`` of one term): a variable's
+    value and the message it holds from the factor."""
+    div_pi, div_tau = val[0] - msg[0], val[1] - msg[1]
+    mu = 0 + 1.0 * _mu(div_pi, div_tau)
+    try:
+        pi_inv = 0 + 1.0 / float(div_pi)
+    except ZeroDivisionError:
+        pi_inv = INF
+    pi = 1. / pi_inv
+    return pi, pi * mu
+
+
+def _sum2(val_a: list[float], msg_a: list[float], coeff_a: float, val_b: list[float], msg_b: list[float],
+          coeff_b: float) -> tuple[float, float]:
+    """A sum factor's message to its target from two terms (a variable's value, the message it holds from the
+    factor, the coefficient), summed in the package's order: the mean of each term, then its precision's share
+    unless a term's precision was zero (infinite variance)."""
+    div_pi, div_tau = val_a[0] - msg_a[0], val_a[1] - msg_a[1]
+    mu = 0 + coeff_a * _mu(div_pi, div_tau)
+    try:
+        pi_inv = 0 + coeff_a ** 2 / float(div_pi)
+    except ZeroDivisionError:
+        pi_inv = INF
+    div_pi, div_tau = val_b[0] - msg_b[0], val_b[1] - msg_b[1]
+    mu += coeff_b * _mu(div_pi, div_tau)
+    if pi_inv != INF:
         try:
-            pi_inv += coeff ** 2 / float(div_pi)
+            pi_inv += coeff_b ** 2 / float(div_pi)
         except ZeroDivisionError:
             pi_inv = INF
     pi = 1. / pi_inv
@@ -104,27 +122,28 @@ def rate(mus: Sequence[float], sigmas: Sequence[float], ranks: Sequence[int], dr
         a = 1. / (1. + variance * msg_pi)
         update_message(p[k], pl[k], a * msg_pi, a * msg_tau)
     for k in range(n):  # a team of one: its performance
-        update_message(t[k], ts[k], *_sum([(p[k][0], p[k][1], ps[k][0], ps[k][1], 1)]))
+        update_message(t[k], ts[k], *_sum1(p[k], ps[k]))
 
     def diff_down(k: int) -> None:
-        update_message(d[k], dd[k], *_sum([(t[k][0], t[k][1], left[k][0], left[k][1], 1),
-                                           (t[k + 1][0], t[k + 1][1], right[k + 1][0], right[k + 1][1], -1)]))
+        update_message(d[k], dd[k], *_sum2(t[k], left[k], 1, t[k + 1], right[k + 1], -1))
 
     def diff_up(k: int, index: int) -> None:
         if index == 0:  # to t[k]: the difference plus the second term
-            update_message(t[k], left[k], *_sum([(d[k][0], d[k][1], dd[k][0], dd[k][1], 1.0),
-                                                 (t[k + 1][0], t[k + 1][1], right[k + 1][0], right[k + 1][1], 1.0)]))
+            update_message(t[k], left[k], *_sum2(d[k], dd[k], 1.0, t[k + 1], right[k + 1], 1.0))
         else:  # to t[k + 1]: the first term minus the difference
-            update_message(t[k + 1], right[k + 1], *_sum([(t[k][0], t[k][1], left[k][0], left[k][1], 1.0),
-                                                          (d[k][0], d[k][1], dd[k][0], dd[k][1], -1.0)]))
+            update_message(t[k + 1], right[k + 1], *_sum2(t[k], left[k], 1.0, d[k], dd[k], -1.0))
 
     def truncate_up(k: int) -> float:
         div_pi, div_tau = d[k][0] - dt[k][0], d[k][1] - dt[k][1]
         sqrt_pi = math.sqrt(div_pi)
         args = (div_tau / sqrt_pi, margin * sqrt_pi)
-        tied = ranks[order[k]] == ranks[order[k + 1]]
-        v = (_FUNCTIONS.v_draw if tied else _FUNCTIONS.v_win)(*args)
-        w = (_FUNCTIONS.w_draw if tied else _FUNCTIONS.w_win)(*args)
+        if ranks[order[k]] == ranks[order[k + 1]]:
+            v, w = _FUNCTIONS.v_draw(*args), _FUNCTIONS.w_draw(*args)
+        else:  # the package's w of a win is v * (v + x) with its own v: that v, computed once
+            v = _FUNCTIONS.v_win(*args)
+            w = v * (v + (args[0] - args[1]))
+            if not 0 < w < 1:
+                w = _FUNCTIONS.w_win(*args)  # raises the package's own error
         denom = (1. - w)
         return update_value(d[k], dt[k], div_pi / denom, (div_tau + sqrt_pi * v) / denom)
 
@@ -148,7 +167,7 @@ def rate(mus: Sequence[float], sigmas: Sequence[float], ranks: Sequence[int], dr
     diff_up(0, 0)
     diff_up(diffs - 1, 1)
     for k in range(n):  # back to each performance, then each skill
-        update_message(p[k], ps[k], *_sum([(t[k][0], t[k][1], ts[k][0], ts[k][1], 1.0)]))
+        update_message(p[k], ps[k], *_sum1(t[k], ts[k]))
     for k in range(n):
         msg_pi, msg_tau = p[k][0] - pl[k][0], p[k][1] - pl[k][1]
         a = 1. / (1. + variance * msg_pi)
