@@ -38,14 +38,16 @@ class TeamGiver:
     excess: float
     to_others: float
     big: int  # shared games in which this giver alone gave the receiver over BIG coins beyond each other opponent
+    trusted: bool = False  # a built-in bot: nobody's account, so never a feeder of a team
 
     def margin(self) -> float:
         return (self.excess - self.to_others) / self.games if self.games else 0.0
 
     def named(self) -> bool:
         """A member of the team: it gave the receiver more than ``TEAM_GIVER`` coins a shared game beyond each
-        other opponent, concentrated as a flagged pair's direction is."""
-        return (self.games >= TEAM_GIVER_GAMES and self.margin() > TEAM_GIVER
+        other opponent, concentrated as a flagged pair's direction is, and it is no built-in bot (what a receiver
+        takes from the operator's bots, by begging say, is its own play: no Sybil account gave it)."""
+        return (not self.trusted and self.games >= TEAM_GIVER_GAMES and self.margin() > TEAM_GIVER
                 and self.excess >= CONCENTRATION * self.to_others)
 
     def to_json(self) -> dict[str, Any]:
@@ -99,8 +101,8 @@ def team_findings(games: Sequence[AuditGame], groups: Mapping[str, str | None], 
     other authors of (excess a gave r) - (mean excess a gave each of its other opponents): a t test of its mean
     beyond ``TEAM_MARGIN``, and the count of games whose sum is over ``BIG`` against every other receiver's rate;
     both Bonferroni-bounded over the receivers tested (two tests each). A pair in ``explained`` (flagged by the
-    pair test) is left out: a team is what the pairs do not explain. A team of ``trusted`` bots alone is never
-    flagged (``audit``)."""
+    pair test) is left out: a team is what the pairs do not explain. A ``trusted`` bot (built in) is never named a
+    giver, so a receiver whose givers are built-in bots alone is never flagged (``audit``)."""
 
     def other_author(a: str, b: str) -> bool:
         return groups.get(a) is None or groups.get(b) is None or groups.get(a) != groups.get(b)
@@ -147,13 +149,13 @@ def team_findings(games: Sequence[AuditGame], groups: Mapping[str, str | None], 
         else:
             t = 0.0
         threshold = t_quantile(1 - ALPHA / tests, n - 1)
-        contributions = tuple(sorted((TeamGiver(a, int(p[0]), p[1], p[2], int(p[3])) for a, p in parts[r].items()
+        contributions = tuple(sorted((TeamGiver(a, int(p[0]), p[1], p[2], int(p[3]), a in trusted)
+                                      for a, p in parts[r].items()
                                       if p[1] > p[2]), key=lambda c: (-(c.excess - c.to_others), c.giver)))
         excess, to_others = sum(p[1] for p in parts[r].values()), sum(p[2] for p in parts[r].values())
         finding = TeamFinding(r, n, excess, to_others, t, threshold, big, big_z, big_threshold, False, contributions)
         flagged = (n >= TEAM_MIN_GAMES and (t >= threshold or big_z >= big_threshold)
-                   and excess >= CONCENTRATION * to_others and bool(finding.givers)
-                   and not {r, *finding.givers} <= trusted)
+                   and excess >= CONCENTRATION * to_others and bool(finding.givers))
         found.append(replace(finding, flagged=flagged))
     found.sort(key=lambda f: (not f.flagged, -f.t))
     return tuple(found)

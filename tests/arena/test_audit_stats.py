@@ -290,6 +290,13 @@ def test_a_pair_or_team_of_built_in_bots_alone_is_tested_but_never_flagged(tmp_p
     team = audit(team_season(100, feeding=5.0), trusted=trusted)
     assert team.flagged_teams == () and [t.receiver for t in team.teams][:1] == ["r"]  # tested, not flagged
     assert [t.receiver for t in audit(team_season(100, feeding=5.0), trusted=trusted - {"z"}).flagged_teams] == ["r"]
+    # a built-in bot is nobody's account: never named a giver, so a receiver fed by built-in bots alone is not
+    # flagged (a begging bot takes ~2 coins a game from greedy: a real season named greedy its team once)
+    some = audit(team_season(100, feeding=5.0), trusted={"x", "y"})
+    assert [(t.receiver, t.givers) for t in some.flagged_teams] == [("r", ("z",))]
+    assert {c.giver: c.to_json()["named"] for c in some.flagged_teams[0].contributions if c.giver in "xyz"} == {
+        "x": False, "y": False, "z": True}
+    assert audit(team_season(100, feeding=5.0), trusted={"x", "y", "z"}).flagged_teams == ()
     fed = made_up_season(100, feeding=3.0)
     assert [p.bots for p in audit(fed).flagged] == [("a", "b")]
     pairs = audit(fed, trusted=trusted)
