@@ -4,8 +4,6 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from sqlalchemy import Connection, Table, bindparam, insert, inspect, select, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import SQLModel
 
 
@@ -17,7 +15,18 @@ def table_of(model: type[SQLModel]) -> Table:
     return table
 
 
-_UPSERTS: dict[str, Callable[[Table], Any]] = {"sqlite": sqlite_insert, "postgresql": postgresql_insert}
+def _upsert_insert(dialect: str) -> Callable[[Table], Any] | None:
+    """The dialect's own INSERT with ON CONFLICT, if it has one; imported when first asked (the PostgreSQL
+    dialect's modules cost ~50 ms of every command's start, ``bench/cli_start.py``)."""
+    if dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+        return sqlite_insert
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+        return postgresql_insert
+    return None
+
+
 #: each upsert's statement, made once for its shape (dialect, table, key, fixed columns, columns): a statement
 #: built again for every recording cost more CPU than its execution (bench/coordinator.py)
 _UPSERT_STATEMENTS: dict[tuple[str, str, str, tuple[str, ...], tuple[str, ...]], Any] = {}
@@ -33,11 +42,12 @@ def upsert(connection: Connection, table: Table, fixed: dict[str, Any], key: str
     values = [{key: k, **fixed, **row} for k, row in rows.items()]
     columns = tuple(next(iter(rows.values())))
     dialect = connection.dialect.name
-    if dialect in _UPSERTS:
+    make = _upsert_insert(dialect)
+    if make is not None:
         shape = (dialect, table.name, key, tuple(fixed), columns)
         statement = _UPSERT_STATEMENTS.get(shape)
         if statement is None:
-            made = _UPSERTS[dialect](table)
+            made = make(table)
             statement = _UPSERT_STATEMENTS[shape] = made.on_conflict_do_update(
                 index_elements=[key, *fixed], set_={name: made.excluded[name] for name in columns})
         connection.execute(statement, values)
