@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Collection, Sequence
+from typing import Collection, Iterator, Sequence
 
 from sqlalchemy import func, insert
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
-from arena.audit.store import flag_seating
+from arena.audit.store import Seating, flag_seating
 from arena.db import (Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, SeatedVersion, author_group, now,
                       seated_versions, stored_id, table_of)
 from arena.formats import default_format, format_of
@@ -169,6 +170,8 @@ class Planner:
         self.season_seats = Counter(session.exec(select(MatchSeat.version_id).where(
             MatchSeat.match_id == Match.id, Match.season_id == season.id)).all())
         self.same_deals = format_of(season.variant).same_deals
+        self._in_round = False  # within ``one_round``: ``_read`` keeps what the round's first table read
+        self._read: tuple[list[SeatedVersion], Seating] | None = None
         self.missing_deals: list[tuple[int, list[int]]] = self._missing_deals() if self.same_deals else []
 
     def _missing_deals(self) -> list[tuple[int, list[int]]]:
@@ -204,6 +207,16 @@ class Planner:
     def _versions(self) -> list[SeatedVersion]:
         return seated_versions(self.session, self.spec.variant, self.builtin_only)
 
+    @contextmanager
+    def one_round(self) -> Iterator[None]:
+        """Within it, the tables planned read the seated versions and the flags once, for the first (a
+        coordinator's round, planned in one transaction: nothing else writes them meanwhile)."""
+        self._in_round = True
+        try:
+            yield
+        finally:
+            self._in_round, self._read = False, None
+
     def refresh(self) -> None:
         """Take in what changed since the planner was made (a live season): the same deals of versions that
         entered since, and the starting ratings of versions the book does not know yet."""
@@ -232,12 +245,16 @@ class Planner:
         spread of the ladder."""
         if self.same_deals:
             return self.plan_deals(commit)
-        versions = self._versions()  # the active versions (read once for the check and the table)
+        if self._read is not None:
+            versions, flags = self._read
+        else:  # the active versions (read once for the check and the table) and the flags
+            versions, flags = self._versions(), flag_seating(self.session)
+            if self._in_round:
+                self._read = versions, flags
         enough_bots(self.spec.name, self.spec.variant, self.spec.min_players, versions)
         candidates = [Candidate(v.version_id, self.book.get(v.version_id), self.season_seats[v.version_id],
                                 author_group(v)) for v in versions]
         size = self.matchmaker.size(self.spec.min_players, self.spec.max_players, distinct(candidates))
-        flags = flag_seating(self.session)
         low = self.spec.min_players
         if placing is not None and any(c.version_id == placing for c in candidates):
             table = self.matchmaker.placement(placing, candidates, size, flags.apart, flags.receivers, low)

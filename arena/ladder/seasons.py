@@ -167,10 +167,12 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                     # committed with it before they are handed over: one commit a round (bench/coordinator.py)
                     tasks: list[TableTask] = []
                     try:
-                        while tables_in_flight + len(tasks) < in_flight_goal and (backlog or planner.remaining() > 0):
-                            if not backlog:
-                                backlog.append(planner.plan(commit=False))
-                            tasks.append(table_task(session, backlog.pop(0), limits, tier, key, entries))
+                        with planner.one_round():
+                            while tables_in_flight + len(tasks) < in_flight_goal and (
+                                    backlog or planner.remaining() > 0):
+                                if not backlog:
+                                    backlog.append(planner.plan(commit=False))
+                                tasks.append(table_task(session, backlog.pop(0), limits, tier, key, entries))
                     except LadderError:  # no table can be planned (a flag left too few bots): what was recorded stays
                         session.commit()
                         raise
