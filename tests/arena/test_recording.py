@@ -8,20 +8,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlmodel import Session, select
 
-from arena.db import Match, MatchStatus, make_engine
+from arena.db import Match, MatchStatus, Season, make_engine
 from arena.formats import format_of
 from arena.ladder import rankings
 from arena.ladder.planning import Planner, PlannedMatch, SeasonSettings, get_or_create_season
 from arena.ladder.rankings import load_book
 from arena.ladder.recording import record_or_void, record_outcome, record_outcomes
-from arena.ladder.seasons import rerate
+from arena.ladder.executors import TableExecutor
+from arena.ladder.seasons import rerate, run_season
 from arena.play.records import Failure, GameRecord, SeatOutcome
-from arena.play.tables import MatchOutcome
+from arena.play.tables import MatchOutcome, TableTask
 from arena.submissions.versions import register
-from sandbox import Status
+from sandbox import Limits, Status, Tier
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
@@ -123,3 +124,73 @@ def test_a_batch_that_fails_before_its_commit_leaves_every_game_planned(tmp_path
         for game in games:
             record_outcome(session, book, game)
     assert stored(engine) == stored(one)
+
+
+class OneThenCtrlC(TableExecutor):
+    """Two slots; the first table handed over ends at once (made-up games), then Ctrl-C comes while the season
+    waits for the next."""
+
+    name = "one, then Ctrl-C"
+
+    def __init__(self) -> None:
+        self.tasks: list[TableTask] = []
+        self.answered = 0
+
+    def start(self) -> None:
+        pass
+
+    def slots(self) -> int:
+        return 2
+
+    def submit(self, task: TableTask) -> None:
+        self.tasks.append(task)
+
+    def next_result(self) -> list[MatchOutcome]:
+        self.answered += 1
+        if self.answered > 1:
+            raise KeyboardInterrupt
+        task = self.tasks[0]
+        return [MatchOutcome(game.match_id, GameRecord(task.rules_id, game.seed, tuple(
+            SeatOutcome(f"b{seat}", seat, 4 - seat, Status.OK, "", 1, 0.0) for seat in range(4)), "{}", 0.1),
+            flows="{}") for game in task.games]
+
+    def close(self) -> None:
+        pass
+
+
+def test_ctrl_c_while_a_round_waits_records_the_tables_that_came_back_first(tmp_path: Path) -> None:
+    """Two workers: a round waits for two tables before it records them; Ctrl-C while it waits for the second
+    still records the first (finished games are saved), and the rest stay planned."""
+    engine, _ = planned(tmp_path, "ctrl-c.sqlite")
+    executor = OneThenCtrlC()
+    with pytest.raises(KeyboardInterrupt):
+        run_season(engine, SeasonSettings("s", games=40), executor, Limits(), Tier.PLAIN)
+    first = {game.match_id for game in executor.tasks[0].games}
+    with Session(engine) as session:
+        status = {m.id: m.status for m in session.exec(select(Match)).all()}
+    assert executor.answered == 2 and len(first) == 4
+    assert {m for m, s in status.items() if s == MatchStatus.DONE} == first
+    assert all(s == MatchStatus.PLANNED for m, s in status.items() if m not in first) and len(status) > 4
+
+
+def test_the_tables_of_a_round_read_the_seated_versions_and_the_flags_once(tmp_path: Path) -> None:
+    engine, _ = planned(tmp_path, "round.sqlite")
+    asked: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda *args: asked.append(args[2]))
+
+    def reads() -> tuple[int, int]:
+        return (sum("FROM auditflag" in sql and "cleared_at IS NULL" in sql for sql in asked),
+                sum("botversion.active" in sql for sql in asked))
+    with Session(engine) as session:
+        season = session.exec(select(Season)).one()
+        planner = Planner(session, season, load_book(session, "classic"))
+        asked.clear()
+        planner.plan(commit=False), planner.plan(commit=False)
+        assert reads() == (2, 2)
+        asked.clear()
+        with planner.one_round():
+            planner.plan(commit=False), planner.plan(commit=False)
+        assert reads() == (1, 1)
+        asked.clear()
+        planner.plan(commit=False)  # the round is over: read again
+        assert reads() == (1, 1)
