@@ -42,14 +42,13 @@ def upsert(connection: Connection, table: Table, fixed: dict[str, Any], key: str
     values = [{key: k, **fixed, **row} for k, row in rows.items()]
     columns = tuple(next(iter(rows.values())))
     dialect = connection.dialect.name
-    make = _upsert_insert(dialect)
-    if make is not None:
-        shape = (dialect, table.name, key, tuple(fixed), columns)
-        statement = _UPSERT_STATEMENTS.get(shape)
-        if statement is None:
-            made = make(table)
-            statement = _UPSERT_STATEMENTS[shape] = made.on_conflict_do_update(
-                index_elements=[key, *fixed], set_={name: made.excluded[name] for name in columns})
+    shape = (dialect, table.name, key, tuple(fixed), columns)
+    statement = _UPSERT_STATEMENTS.get(shape)
+    if statement is None and (make := _upsert_insert(dialect)) is not None:
+        made = make(table)
+        statement = _UPSERT_STATEMENTS[shape] = made.on_conflict_do_update(
+            index_elements=[key, *fixed], set_={name: made.excluded[name] for name in columns})
+    if statement is not None:
         connection.execute(statement, values)
         return
     where = [table.c[name] == value for name, value in fixed.items()]

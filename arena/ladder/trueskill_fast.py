@@ -40,30 +40,29 @@ def _mu(pi: float, tau: float) -> float:
     return pi and tau / pi
 
 
-def _sum1(val: list[float], msg: list[float]) -> tuple[float, float]:
-    """A sum factor's message to its target from one term of coefficient 1 (``_sum2`` of one term): a variable's
-    value and the message it holds from the factor."""
+def _first_term(val: list[float], msg: list[float], coeff: float) -> tuple[float, float]:
+    """A sum factor's first term (a variable's value, the message it holds from the factor, the coefficient): its
+    share of the mean, and of the inverse precision (infinite where the term's precision is zero)."""
     div_pi, div_tau = val[0] - msg[0], val[1] - msg[1]
-    mu = 0 + 1.0 * _mu(div_pi, div_tau)
+    mu = 0 + coeff * _mu(div_pi, div_tau)
     try:
-        pi_inv = 0 + 1.0 / float(div_pi)
+        return mu, 0 + coeff ** 2 / float(div_pi)
     except ZeroDivisionError:
-        pi_inv = INF
+        return mu, INF
+
+
+def _sum1(val: list[float], msg: list[float]) -> tuple[float, float]:
+    """A sum factor's message to its target from one term of coefficient 1."""
+    mu, pi_inv = _first_term(val, msg, 1.0)
     pi = 1. / pi_inv
     return pi, pi * mu
 
 
 def _sum2(val_a: list[float], msg_a: list[float], coeff_a: float, val_b: list[float], msg_b: list[float],
           coeff_b: float) -> tuple[float, float]:
-    """A sum factor's message to its target from two terms (a variable's value, the message it holds from the
-    factor, the coefficient), summed in the package's order: the mean of each term, then its precision's share
-    unless a term's precision was zero (infinite variance)."""
-    div_pi, div_tau = val_a[0] - msg_a[0], val_a[1] - msg_a[1]
-    mu = 0 + coeff_a * _mu(div_pi, div_tau)
-    try:
-        pi_inv = 0 + coeff_a ** 2 / float(div_pi)
-    except ZeroDivisionError:
-        pi_inv = INF
+    """A sum factor's message to its target from two terms, summed in the package's order: the mean of each term,
+    then its precision's share unless a term's precision was zero (infinite variance)."""
+    mu, pi_inv = _first_term(val_a, msg_a, coeff_a)
     div_pi, div_tau = val_b[0] - msg_b[0], val_b[1] - msg_b[1]
     mu += coeff_b * _mu(div_pi, div_tau)
     if pi_inv != INF:
