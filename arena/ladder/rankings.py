@@ -94,6 +94,7 @@ def _set_meta(session: Session, key: str, value: int) -> None:
 
 
 RATINGS, SNAPSHOTS, METAS = table_of(Rating), table_of(RatingSnapshot), table_of(Meta)
+_INSERT_SNAPSHOTS = insert(SNAPSHOTS)  # built once: a statement built per record costs its coercions again
 _GENERATION = select(METAS.c.value).where(METAS.c.key == bindparam("key")).with_for_update()
 
 
@@ -242,7 +243,7 @@ class TrueSkill:
                                   "mu": skill.mu, "sigma": skill.sigma, "games": skill.games})
         connection = session.connection()
         if snapshots:
-            connection.execute(insert(SNAPSHOTS), snapshots)
+            connection.execute(_INSERT_SNAPSHOTS, snapshots)
         upsert(connection, RATINGS, {"variant": variant}, "version_id",
                {v: {"mu": s.mu, "sigma": s.sigma, "games": s.games} for v, s in rated.items()})
         upsert(connection, METAS, {}, "key", {f"ties:{variant}": {"value": str(book.tied_pairs)},

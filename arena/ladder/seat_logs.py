@@ -16,6 +16,7 @@ from arena.play.records import MAX_SEAT_LOG
 KEEP_GAMES = 50
 #: a log's bound, its last characters (at most 4 bytes each in UTF-8, stored compressed)
 MAX_LOG_CHARS = MAX_SEAT_LOG
+_INSERT_LOGS = insert(table_of(SeatLog))
 
 
 def clip_log(text: str) -> str:
@@ -34,7 +35,7 @@ def store_many_logs(session: Session, logs: Sequence[tuple[int, int, int, str]])
     commits, with the games. How many logs were added."""
     kept = [(m, seat, v, text) for m, seat, v, text in logs if text.strip()]
     if kept:
-        session.connection().execute(insert(table_of(SeatLog)), [
+        session.connection().execute(_INSERT_LOGS, [
             {"match_id": m, "seat": seat, "version_id": v, "text": clip_log(text)} for m, seat, v, text in kept])
     for version_id in {v for _, _, v, _ in kept}:
         prune(session, version_id)

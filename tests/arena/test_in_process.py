@@ -10,15 +10,15 @@ import pytest
 from arena.submissions.accounts import ensure_author
 from arena_helpers import ARENA, IN_PROCESS, command_of, db_url, fix_seed_key, run_arena, run_in_process
 
+#: one command of each group of IN_PROCESS (a real process costs ~1 s of CPU): what differs between the two ways
+#: is the harness (exit codes, standard output and error, the files it writes), not the command; ok, usage
+#: errors (2) and the commands' own errors (1) are all here
 COMMANDS = [
-    ("leaderboard",), ("leaderboard", "--json"), ("leaderboard", "--variant", "nope"), ("bots",),
-    ("bots", "retire", "ghost"), ("game", "show", "7"), ("game", "show", "x"), ("season", "list"),
-    ("season", "show", "ghost"), ("season", "close", "ghost"), ("audit",), ("audit", "list"),
-    ("audit", "--json"), ("test", "list"), ("replay", "missing.json"), ("backup", "/nonexistent/dir/copy.sqlite"),
-    ("submit", "/no/such/bot.py"), ("play", "nobody", "greedy"), ("season", "run", "--games", "2"),
-    ("test", "nobody", "greedy"), ("test", "resume", "9"), ("authors",), ("authors", "remove", "ghost"),
-    ("authors", "add", "  "), ("ladder",), ("ladder", "set", "bots-per-author", "0"), ("competition", "list"),
-    ("competition", "show", "ghost"), ("competition", "create", "x", "--deadline", "never"),
+    ("leaderboard", "--variant", "nope"), ("bots",), ("game", "show", "x"), ("season", "list"),
+    ("season", "show", "ghost"), ("season", "close", "ghost"), ("season", "run", "--games", "2"), ("audit", "--json"),
+    ("test", "resume", "9"), ("replay", "missing.json"), ("backup", "/nonexistent/dir/copy.sqlite"),
+    ("submit", "/no/such/bot.py"), ("play", "nobody", "greedy"), ("authors", "add", "  "),
+    ("ladder", "set", "bots-per-author", "0"), ("competition", "create", "x", "--deadline", "never"),
 ]
 BOTS = Path(__file__).parents[2] / "bots"
 
@@ -27,7 +27,7 @@ def test_every_in_process_command_is_compared_here() -> None:
     assert {command_of(c)[:2] for c in COMMANDS} | {command_of(c)[:1] for c in COMMANDS} >= IN_PROCESS
 
 
-@pytest.mark.slow  # a real `python -m arena` for each of the 29 commands: the harness's check, not a user's path
+@pytest.mark.slow  # a real `python -m arena` for each of the 16 commands: the harness's check, not a user's path
 @pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
 def test_in_process_gives_what_the_real_command_gives(tmp_path: Path, args: tuple[str, ...]) -> None:
     (tmp_path / "real").mkdir()
