@@ -6,16 +6,19 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import click
-from sqlalchemy.engine import Engine, make_url
 
-from arena.db import DB_ENV, DEFAULT_DB, DatabaseError, database_url, make_engine, shown_url
-from arena.formats import format_of
+from arena.db import DB_ENV, DEFAULT_DB, database_url, shown_url
 from arena.paths import new_file_refused
-from arena.ladder.rankings import Standing, WinRateStanding
 from arena.text import plural, terminal
+
+if TYPE_CHECKING:  # the database, the formats and their boards are imported by the commands that use them: an
+    # author's client (`arena submit --to`, `arena status --to`) starts without SQLAlchemy (arena/db/__init__.py)
+    from sqlalchemy.engine import Engine
+
+    from arena.ladder.rankings import Standing
 
 
 class UserError(click.ClickException):
@@ -71,7 +74,7 @@ COMMAND_MODULES: dict[str, str] = {
     "audit": "audit", "authors": "authors", "backup": "backup", "bots": "bots", "competition": "competition",
     "demo": "demo", "game": "game", "ladder": "ladder", "leaderboard": "season", "play": "play",
     "replay": "game", "season": "season", "serve": "serve", "site": "site", "status": "status",
-    "submit": "bots", "test": "testrun",
+    "submit": "submit", "test": "testrun",
 }
 
 
@@ -135,6 +138,8 @@ class Context:
         url = database_url(self.db_url)
         if not url.startswith("sqlite"):
             return True
+        from sqlalchemy.engine import make_url
+
         name = make_url(url).database or ""
         return name == ":memory:" or (bool(name) and Path(name).exists())
 
@@ -144,6 +149,8 @@ class Context:
     @property
     def engine(self) -> Engine:
         if self._engine is None:
+            from arena.db import DatabaseError, make_engine
+
             try:
                 self._engine = make_engine(self.db_url, on_upgrade=self._upgraded)
             except DatabaseError as exc:
@@ -158,6 +165,9 @@ pass_context = click.make_pass_decorator(Context)
 
 def board_table(rows: Sequence[Standing], variant: str | None = None) -> str:
     """A format's board as text (its ranking says which columns; None: the default format's)."""
+    from arena.formats import format_of
+    from arena.ladder.rankings import WinRateStanding
+
     variant = variant or format_of(variant).name
     if not rows:
         return "no bots on the ladder yet"

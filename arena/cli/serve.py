@@ -12,7 +12,7 @@ import click
 from arena.db import database_url
 from arena.service.spool import Spool
 from arena.service.worker import WorkerSettings, supervise
-from arena.submissions.submit import BUDGET_SECONDS
+from arena.submissions import BUDGET_SECONDS
 from arena.text import plural
 from sandbox import Limits
 

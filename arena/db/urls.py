@@ -5,9 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
 from arena.paths import new_file_refused
 
 DEFAULT_DB = "sqlite:///arena.sqlite"
@@ -23,6 +20,9 @@ def driver_url(url: str) -> str:
 
 def shown_url(url: str) -> str:
     """``url`` as error messages show it: the password masked."""
+    from sqlalchemy.engine import make_url  # here: a command that never opens a database does not import SQLAlchemy
+    from sqlalchemy.exc import ArgumentError
+
     try:
         return make_url(url).render_as_string(hide_password=True)
     except (ArgumentError, ValueError):
@@ -39,6 +39,8 @@ def database_url(value: str) -> str:
 def sqlite_file_problem(url: str) -> str | None:
     """Why the SQLite file of ``url`` cannot be opened or made, said plainly (None if it can, or if
     ``url`` is not a file database). ``sqlite:///x`` is relative to the working folder, ``sqlite:////x`` absolute."""
+    from sqlalchemy.engine import make_url
+
     name = make_url(url).database if url.startswith("sqlite") else None
     if not name or name == ":memory:":
         return None

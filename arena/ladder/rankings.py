@@ -241,12 +241,11 @@ class TrueSkill:
                 rated[version_id] = skill
                 snapshots.append({"match_id": game.match_id, "version_id": version_id, "variant": variant,
                                   "mu": skill.mu, "sigma": skill.sigma, "games": skill.games})
-        connection = session.connection()
         if snapshots:
-            connection.execute(_INSERT_SNAPSHOTS, snapshots)
-        upsert(connection, RATINGS, {"variant": variant}, "version_id",
+            session.connection().execute(_INSERT_SNAPSHOTS, snapshots)
+        upsert(session.connection(), RATINGS, {"variant": variant}, "version_id",
                {v: {"mu": s.mu, "sigma": s.sigma, "games": s.games} for v, s in rated.items()})
-        upsert(connection, METAS, {}, "key", {f"ties:{variant}": {"value": str(book.tied_pairs)},
+        upsert(session.connection(), METAS, {}, "key", {f"ties:{variant}": {"value": str(book.tied_pairs)},
                                               f"pairs:{variant}": {"value": str(book.pairs)}})
 
     def rerate(self, session: Session, variant: str, write: bool) -> list[str]:

@@ -20,7 +20,7 @@ import click
 from arena.service.owner_text import game_lines, placing_line, standing_text, status_lines
 from arena.submissions.bot_file import read_bot_file
 from arena.submissions.errors import SubmissionError
-from arena.submissions.names import check_name
+from arena.submissions.name_form import check_name_form
 from arena.text import shown, terminal
 
 TOKEN_ENV = "ARENA_TOKEN"
@@ -115,7 +115,7 @@ def submit_remote(url: str, file: Path, name: str | None, token_file: str | None
     token = read_token(token_file)
     try:
         data = read_bot_file(file)
-        name = check_name(name or file.stem)
+        name = check_name_form(name or file.stem)  # a reserved or taken name: the service says so
     except SubmissionError as exc:
         raise ServiceError(str(exc)) from None
     query = urllib.parse.urlencode({"filename": file.name})

@@ -20,7 +20,8 @@ from arena.submissions.accounts import Actor
 from arena.db import DatabaseError
 from arena.ladder.executors import die_with_parent
 from arena.service.spool import Claim, Spool, Ticket, TicketState, Verdict
-from arena.submissions.submit import BUDGET_SECONDS, submit_bytes
+from arena.submissions import BUDGET_SECONDS
+from arena.submissions.submit import submit_bytes
 from sandbox import Limits, SandboxError, Tier
 
 log = logging.getLogger(__name__)

@@ -14,16 +14,13 @@ from arena.formats import formats
 from arena.paths import data_dir
 from arena.submissions.accounts import AccountError, Actor, account, check_owner
 from arena.submissions.errors import NameTaken, SubmissionError
+from arena.submissions.name_form import check_name_form
 from arena.text import shown
-
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
 
 def check_name(name: str, builtin: bool = False) -> str:
     """``name`` if a bot may take it; only a built-in bot may take a reserved name (``reserved_for``)."""
-    if not NAME.fullmatch(name):
-        raise SubmissionError(f"bot name {name!r} must be 1-40 letters, digits, '_', '.' or '-', "
-                              "starting with a letter or digit")
+    check_name_form(name)
     boss = None if builtin else reserved_for(name)
     if boss is not None:
         raise SubmissionError(f"bot name {name!r} is reserved: it reads as the built-in bot {boss!r}; "

@@ -19,11 +19,8 @@ from arena.submissions.names import check_may_change, check_name, version_hint
 from arena.submissions.smoke import smoke_verdict
 from arena.submissions.versions import check_program, check_tickets, plays_formats, register
 from arena.submissions.tickets import TicketError
+from arena.submissions import BUDGET_SECONDS
 from sandbox import Limits, Tier
-
-#: the wall-clock seconds one submission's checks and smoke games may take, by default (`arena serve
-#: --upload-budget`, `arena submit --budget`): an honest bot takes a few seconds, a slow one would hold a worker
-BUDGET_SECONDS = 120.0
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import subprocess
 import sys
@@ -38,3 +39,25 @@ def test_help_lists_every_command_and_an_unknown_one_is_refused_in_one_line(tmp_
     wrong = subprocess.run([sys.executable, "-m", "arena", "sesaon"], capture_output=True, text=True, timeout=60,
                            cwd=tmp_path)
     assert wrong.returncode == 2 and "No such command 'sesaon'" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_an_authors_client_starts_without_the_database_libraries(tmp_path: Path) -> None:
+    """`arena submit --to URL` and `arena status --to URL` run on an author's machine and only speak HTTP: neither
+    imports SQLAlchemy, SQLModel or pydantic (arena/db/__init__.py loads its names lazily), which cost ~0.5 s of CPU
+    at every start. Here each stops at its first check (no token), having imported what its command module needs."""
+    bot = Path(__file__).resolve().parents[2] / "bots" / "greedy_bot.py"
+    script = ("import sys\nfrom arena.cli import main\nsys.argv = ['arena', *sys.argv[1:]]\n"
+              "try:\n    main()\nexcept SystemExit as end:\n    print('exit:', end.code)\n"
+              "print('loaded:', *sorted(m.split('.')[0] for m in sys.modules))\n")
+    environment = {k: v for k, v in os.environ.items() if k not in ("ARENA_TOKEN", "ARENA_DB")}
+    for args in (["status", "--to", "http://127.0.0.1:9"], ["submit", str(bot), "--to", "http://127.0.0.1:9"]):
+        ran = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=60,
+                             cwd=tmp_path, env=environment)
+        assert "exit: 2" in ran.stdout and "no token" in ran.stderr, (args, ran.stdout[-500:], ran.stderr[-1000:])
+        loaded = set(ran.stdout.rsplit("loaded:", 1)[1].split())
+        assert "arena" in loaded and "click" in loaded  # the listing is this command's
+        assert not loaded & {"sqlalchemy", "sqlmodel", "pydantic"}, args
+    local = subprocess.run([sys.executable, "-c", script, "--db", f"sqlite:///{tmp_path / 'l.sqlite'}", "bots"],
+                           capture_output=True, text=True, timeout=60, cwd=tmp_path, env=environment)
+    assert "exit: 0" in local.stdout or "exit: None" in local.stdout, local.stderr[-1000:]
+    assert "sqlalchemy" in local.stdout.rsplit("loaded:", 1)[1].split()  # a command on the database does load it
