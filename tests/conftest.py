@@ -88,8 +88,8 @@ FIRST = ("unprivileged", "browser", "hostile", "slow")
 #: longest first: a long file started last finishes alone while the other worker idles. A stale figure only
 #: costs balance, never a verdict.
 LONGEST: dict[str, int] = {
+    "packaging/test_unprivileged.py": 100,
     "arena/test_live_loop.py": 85,
-    "packaging/test_unprivileged.py": 80,
     "arena/test_scaling.py": 50,
     "arena/test_audit.py": 50,
     "service/test_service_fair.py": 40,

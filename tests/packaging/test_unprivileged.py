@@ -149,7 +149,9 @@ def test_an_ordinary_user_gets_the_strong_tier_in_user_namespaces(account: Path)
 
 def test_the_hostile_battery_passes_as_an_ordinary_user_with_nothing_skipped(account: Path) -> None:
     hostile = sorted(p.relative_to(PROJECT).as_posix() for p in PROJECT.glob("tests/sandbox/test_hostile*.py"))
-    battery = as_user("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", *hostile,
+    # in one process (-n 0): the suite's other workers keep the cores busy meanwhile, and 3 more workers would each
+    # import the tests and the arena again (about 6 s of CPU; docs/benchmarks.md, "Where the suite's CPU goes")
+    battery = as_user("python", "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-rs", *hostile,
                       "tests/arena/test_hostile_ladder.py", cwd=account, src=account)
     summary = battery.stdout.strip().splitlines()[-1]
     assert battery.returncode == 0, battery.stdout[-3000:] + battery.stderr[-2000:]
