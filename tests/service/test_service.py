@@ -162,8 +162,12 @@ def test_the_client_says_each_failure_in_one_line(served: tuple[Server, dict[str
         ((server.url, tokens["bob"], str(bot)), "belongs to another author ('ann')"),
         ((server.url, tokens["bob"], str(big)), "the limit is 262144"),
         ((down, tokens["bob"], str(bot)), "cannot reach the submission service"),
+        # the client checks a name's spelling itself, before any request (the service is down here) ...
+        ((down, tokens["bob"], str(bot), "--name", "bad name"), "must be 1-40 letters"),
+        # ... and leaves reserved names to the service, which refuses one in the same words as a local submit
+        ((server.url, tokens["bob"], str(bot), "--name", "Trader-2"), "bot name 'Trader-2' is reserved"),
     ]
-    for (url, token, path), words in cases:
-        done = client(url, token, path)
+    for (url, token, path, *rest), words in cases:
+        done = client(url, token, path, *rest)
         assert done.returncode == 2 and words in done.stderr, (url, done.stderr)
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
