@@ -13,7 +13,7 @@ from arena.submissions.versions import retire
 
 from arena.cli.base import Context, UserError, cli, echo, format_table, pass_context
 from arena.cli.helps import bots_help
-from arena.cli.submit import acting
+from arena.cli.trust import acting
 
 
 @cli.group("bots", invoke_without_command=True, help=bots_help())

@@ -4,7 +4,6 @@ local path imports when it runs; arena/submissions/submit.py holds the flow)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -12,9 +11,6 @@ from arena.service.client import submit_remote
 from arena.submissions import BUDGET_SECONDS
 
 from arena.cli.base import Context, UserError, cli, echo
-
-if TYPE_CHECKING:
-    from arena.submissions.accounts import Actor
 
 
 @cli.command()
@@ -62,7 +58,7 @@ def submit(click_ctx: click.Context, path: str, name: str | None, author: str, o
     from arena.submissions.submit import submit_bytes
     from sandbox import Limits, SandboxError
 
-    from arena.cli.trust import sandbox_tier
+    from arena.cli.trust import acting, sandbox_tier
 
     ctx = click_ctx.ensure_object(Context)
     try:
@@ -81,9 +77,3 @@ def submit(click_ctx: click.Context, path: str, name: str | None, author: str, o
     if outcome.refusal is not None:
         raise UserError(outcome.refusal)
 
-
-def acting(author: str, operator: bool) -> Actor:
-    """Who a command acts as: ``--operator`` (with ``--author``: for that account), else the author named."""
-    from arena.submissions.accounts import Actor
-
-    return Actor.operator(author) if operator else Actor.author(author)

@@ -11,6 +11,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.db import Bot, BotVersion
+from arena.submissions.accounts import Actor
 from arena.submissions.bot_file import read_bot, read_bot_file
 from arena.submissions.errors import SubmissionError
 from arena.submissions.names import builtin_bots, did_you_mean
@@ -86,3 +87,8 @@ def sandbox_tier(unsafe: bool, tier: Tier | None = None) -> Tier:
         raise click.ClickException(f"no strong sandbox is available on this machine ({strong_tier_missing()}); "
                                    "refusing to run submitted bots without --unsafe")
     return tier
+
+
+def acting(author: str, operator: bool) -> Actor:
+    """Who a command acts as: ``--operator`` (with ``--author``: for that account), else the author named."""
+    return Actor.operator(author) if operator else Actor.author(author)

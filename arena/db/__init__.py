@@ -1,10 +1,9 @@
 """The ladder's database (SQLModel): bots and versions, seasons, matches, seats, ratings.
 
-One job a module: ``schema`` (the tables and the schema version), ``values`` (the statuses they store),
-``urls`` (what ``--db`` names, and why an SQLite file cannot be used), ``connect`` (``make_engine``),
-``migrations`` (upgrading an older schema), ``lock`` (one writer at a time), ``queries`` (reading rows), ``bulk``
-(many rows a statement),
-``errors``. Import every name from here: ``from arena.db import X``.
+One job a module: ``schema`` (the tables and the schema version), ``columns`` (their column types and the
+statuses they store), ``urls`` (what ``--db`` names, and why an SQLite file cannot be used), ``connect``
+(``make_engine``), ``migrations`` (upgrading an older schema), ``lock`` (one writer at a time), ``queries`` (reading
+rows), ``bulk`` (many rows a statement), ``errors``. Import every name from here: ``from arena.db import X``.
 
 Names are imported lazily (PEP 562, as ``engine`` does): a command that never opens the database (``arena status
 --to URL``, ``arena submit --to URL``, an author's client) does not import SQLAlchemy and SQLModel (~0.5 s of CPU
@@ -59,11 +58,20 @@ if TYPE_CHECKING:  # explicit re-exports (``X as X``): the names a type checker 
 def _load(name: str) -> Any:
     """The exported ``name``, imported from its module the first time it is asked for."""
     module = _WHERE.get(name)
-    if module is None:
+    if module is None:  # a submodule (``arena.db.schema``), as an eager package would have it once imported
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
         raise AttributeError(f"module 'arena.db' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 if not TYPE_CHECKING:  # hidden from the type checker, so that it refuses a name arena.db does not export

@@ -1,5 +1,5 @@
-"""Bot names and their rules: the allowed spelling, the names reserved for built-in bots, look-alikes of
-another author's bot, and who may change a bot of a given name."""
+"""Bot names and their rules: the allowed spelling (``name_form``, all that an author's client checks), the names
+reserved for built-in bots, look-alikes of another author's bot, and who may change a bot of a given name."""
 from __future__ import annotations
 
 import difflib
