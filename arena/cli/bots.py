@@ -2,7 +2,6 @@
 `arena submit` is arena/cli/submit.py)."""
 from __future__ import annotations
 
-
 import click
 from sqlmodel import Session
 

@@ -85,12 +85,7 @@ def _locked_generation(session: Session, variant: str) -> int:
 
 
 def _set_meta(session: Session, key: str, value: int) -> None:
-    row = session.get(Meta, key)
-    if row is None:
-        session.add(Meta(key=key, value=str(value)))
-    else:
-        row.value = str(value)
-        session.add(row)
+    session.merge(Meta(key=key, value=str(value)))  # the row by its key, updated, or added
 
 
 RATINGS, SNAPSHOTS, METAS = table_of(Rating), table_of(RatingSnapshot), table_of(Meta)
@@ -241,11 +236,12 @@ class TrueSkill:
                 rated[version_id] = skill
                 snapshots.append({"match_id": game.match_id, "version_id": version_id, "variant": variant,
                                   "mu": skill.mu, "sigma": skill.sigma, "games": skill.games})
+        connection = session.connection()
         if snapshots:
-            session.connection().execute(_INSERT_SNAPSHOTS, snapshots)
-        upsert(session.connection(), RATINGS, {"variant": variant}, "version_id",
+            connection.execute(_INSERT_SNAPSHOTS, snapshots)
+        upsert(connection, RATINGS, {"variant": variant}, "version_id",
                {v: {"mu": s.mu, "sigma": s.sigma, "games": s.games} for v, s in rated.items()})
-        upsert(session.connection(), METAS, {}, "key", {f"ties:{variant}": {"value": str(book.tied_pairs)},
+        upsert(connection, METAS, {}, "key", {f"ties:{variant}": {"value": str(book.tied_pairs)},
                                               f"pairs:{variant}": {"value": str(book.pairs)}})
 
     def rerate(self, session: Session, variant: str, write: bool) -> list[str]:
