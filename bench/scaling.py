@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")  # before Dask is imported, here and in its workers
@@ -46,24 +47,37 @@ import common  # noqa: E402
 TABLE_EVERY_MS = 1.0  # the coordinator-only target: a table's end every millisecond
 
 
-def one_run(folder: str, executor: TableExecutor, games: int, tier: Tier) -> tuple[float, float, int, float]:
-    """(seconds until the workers were up, games per minute after that, games, the coordinator's CPU seconds) of
-    one season."""
+class Run(NamedTuple):
+    """One season: seconds until the workers were up, games per minute after that, games, and the coordinator's
+    CPU seconds in all and until its last game was recorded (the rest: the season's audit at its end)."""
+
+    start_s: float
+    rate: float
+    done: int
+    cpu: float
+    cpu_recording: float
+
+
+def one_run(folder: str, executor: TableExecutor, games: int, tier: Tier, players: int = 4) -> Run:
     engine = make_engine(f"sqlite:///{folder}/{executor.name.split()[0]}-{time.monotonic_ns()}.sqlite")
     common.register_example_bots(engine)
     marks: list[float] = []
+    recorded_cpu: list[float] = []
 
     def progress(p: SeasonProgress) -> None:
         marks.append(time.perf_counter())
+        recorded_cpu[:] = [cpu_s()]
 
     started = time.perf_counter()
     cpu_before = cpu_s()
-    settings = SeasonSettings(name="bench", games=games, min_players=4, max_players=4, rotate=True, seed=7)
+    settings = SeasonSettings(name="bench", games=games, min_players=players, max_players=players, rotate=True,
+                              seed=7)
     result = run_season(engine, settings, executor, Limits(), tier, progress)
     ended = time.perf_counter()
     cpu = cpu_s() - cpu_before
     engine.dispose()
-    return marks[0] - started, result.done / (ended - marks[0]) * 60, result.done, cpu
+    return Run(marks[0] - started, result.done / (ended - marks[0]) * 60, result.done, cpu,
+               recorded_cpu[0] - cpu_before)
 
 
 def cpu_s() -> float:
@@ -112,13 +126,13 @@ class InstantExecutor(TableExecutor):
         return Tier.PLAIN  # nothing is started: the tier only goes into the tasks
 
 
-def one_game() -> tuple[GameRecord, str, Compressed]:
-    """A 4-player game of the example bots played in-process, its trade flows and its compressed replay: what the
-    instant executor hands back for every game."""
-    bots = [common.BOTS / f"{stem}_bot.py" for stem in ("random", "greedy", "random", "greedy")]
-    players = [InProcessPlayer(path, f"seat{n}") for n, path in enumerate(bots)]
+def one_game(players: int = 4) -> tuple[GameRecord, str, Compressed]:
+    """A game of the example bots played in-process, its trade flows and its compressed replay: what the instant
+    executor hands back for every game."""
+    bots = [common.BOTS / f"{stem}_bot.py" for stem in ("random", "greedy", "random", "greedy", "random")[:players]]
+    seated = [InProcessPlayer(path, f"seat{n}") for n, path in enumerate(bots)]
     flows = TradeFlows()
-    record = play_game(rules_for("classic"), 1, players, watch=flows.seen)
+    record = play_game(rules_for("classic"), 1, seated, watch=flows.seen)
     return record, flows.to_json(), compressed(record.replay_text)
 
 
@@ -130,6 +144,19 @@ def efficiency_lines(kind: str, rates: dict[int, float]) -> list[str]:
             f"efficiency {rate / n / per_base:4.2f} (against {base})" for n, rate in sorted(rates.items())]
 
 
+def coordinator_line(slots: int, run: Run, players: int) -> str:
+    """What ``--coordinator-only`` prints of one season: its pace, the coordinator's CPU a game and a table while
+    tables end (the verdict against a table's end every ``TABLE_EVERY_MS``), and the audit at the season's end."""
+    per_game = run.cpu_recording / run.done * 1000
+    per_table = per_game * players
+    verdict = "keeps up" if per_table <= TABLE_EVERY_MS else "does not keep up"
+    return (f"coordinator only, {slots} slots: {run.done} games, {run.rate:9.1f} games/min; its CPU while tables end "
+            f"{per_game:.3f} ms a game, {per_table:.2f} ms a {players}-game table: {verdict} with a table's end every "
+            f"{TABLE_EVERY_MS:g} ms (ceiling ~{60_000 / per_game:,.0f} games/min); the audit at the season's end "
+            f"{(run.cpu - run.cpu_recording) * 1000:.0f} ms ({(run.cpu - run.cpu_recording) / run.done * 1000:.3f} ms "
+            f"a game)")
+
+
 def main() -> None:
     parser = common.parser(__doc__, 96)
     parser.add_argument("--workers", default="1,2,4", help="comma list of worker counts, local pool and Dask alike")
@@ -137,6 +164,8 @@ def main() -> None:
     parser.add_argument("--no-dask", action="store_true", help="skip Dask")
     parser.add_argument("--coordinator-only", action="store_true",
                         help="only the coordinator: tables that end at once (see above)")
+    parser.add_argument("--players", type=int, choices=(3, 4, 5), default=4,
+                        help="players a table with --coordinator-only (seat-rotated: as many games a table)")
     args = parser.parse_args()
     counts = [int(n) for n in args.workers.split(",")]
     tier = detect_tier()
@@ -144,15 +173,10 @@ def main() -> None:
                          f"{args.games} 4-player games (random, greedy and copies)", "seat-rotated deals"))
     with tempfile.TemporaryDirectory() as folder:
         if args.coordinator_only:
-            game = one_game()
+            game = one_game(args.players)
             for n in counts:
-                start_s, rate, done, cpu = one_run(folder, InstantExecutor(n, game), args.games, Tier.PLAIN)
-                per_game = cpu / done * 1000
-                per_table = per_game * 4
-                verdict = "keeps up" if per_table <= TABLE_EVERY_MS else "does not keep up"
-                print(f"coordinator only, {n} slots: {done} games, {rate:9.1f} games/min; its CPU {per_game:.2f} ms "
-                      f"a game, {per_table:.2f} ms a 4-game table: {verdict} with a table's end every "
-                      f"{TABLE_EVERY_MS:g} ms (ceiling ~{60_000 / per_game:,.0f} games/min)", flush=True)
+                run = one_run(folder, InstantExecutor(n, game), args.games, Tier.PLAIN, args.players)
+                print(coordinator_line(n, run, args.players), flush=True)
             return
         kinds: list[tuple[str, list[TableExecutor]]] = []
         if not args.no_local:
@@ -165,9 +189,10 @@ def main() -> None:
         for kind, executors in kinds:
             rates: dict[int, float] = {}
             for n, executor in zip(counts, executors):
-                start_s, rate, done, _ = one_run(folder, executor, args.games, tier)
-                rates[n] = rate
-                print(f"{executor.name:28} start {start_s:5.1f} s   {done} games   {rate:8.1f} games/min", flush=True)
+                run = one_run(folder, executor, args.games, tier)
+                rates[n] = run.rate
+                print(f"{executor.name:28} start {run.start_s:5.1f} s   {run.done} games   {run.rate:8.1f} games/min",
+                      flush=True)
             summary += efficiency_lines(kind, rates)
         print("\n".join(summary))
 

@@ -84,6 +84,26 @@ class AuditGame:
     def given(self, seat: int) -> float:
         return sum(v for (g, _), v in self.flows.items() if g == seat)
 
+    @functools.cached_property
+    def beyond(self) -> dict[tuple[int, int], tuple[float, float]]:
+        """(giver seat, receiver seat) -> (the excess the giver's deals gave the receiver, the mean excess they gave
+        each of the giver's other opponents): what the pair test and the team test both measure, once a game."""
+        seats = range(len(self.bots))
+        flows = self.flows
+        givers = {giver for giver, _ in flows}
+        table = {}
+        for me in seats:
+            for them in seats:
+                if me == them:
+                    continue
+                if me not in givers:  # most seats give nothing beyond fair value
+                    table[(me, them)] = (0.0, 0.0)
+                    continue
+                others = [flows.get((me, k), 0.0) for k in seats if k not in (me, them)]
+                # fmean's own sum and division, without its checks (the same float)
+                table[(me, them)] = (flows.get((me, them), 0.0), math.fsum(others) / len(others) if others else 0.0)
+        return table
+
 
 @dataclass(frozen=True)
 class Direction:
@@ -236,10 +256,7 @@ def direction_of(common: Sequence[AuditGame], giver: str, receiver: str) -> Dire
     differences = []
     excess = to_others = 0.0
     for g in common:
-        me, them = g.bots.index(giver), g.bots.index(receiver)
-        x = g.flows.get((me, them), 0.0)
-        others = [g.flows.get((me, k), 0.0) for k in range(len(g.bots)) if k not in (me, them)]
-        rest = fmean(others) if others else 0.0
+        x, rest = g.beyond[(g.bots.index(giver), g.bots.index(receiver))]
         excess += x
         to_others += rest
         differences.append(x - rest)

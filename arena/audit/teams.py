@@ -116,9 +116,7 @@ def team_findings(games: Sequence[AuditGame], groups: Mapping[str, str | None], 
                 if (a == r or not other_author(a, r) or g.match_id <= since.get(frozenset((a, r)), -1)
                         or frozenset((a, r)) in explained):
                     continue
-                x = g.flows.get((a_seat, r_seat), 0.0)
-                others = [g.flows.get((a_seat, k), 0.0) for k in range(len(g.bots)) if k not in (a_seat, r_seat)]
-                rest = fmean(others) if others else 0.0
+                x, rest = g.beyond[(a_seat, r_seat)]
                 part = parts[r][a]
                 part[0] += 1
                 part[1] += x

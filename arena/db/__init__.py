@@ -19,7 +19,7 @@ _EXPORTS = {
     "arena.db.lock": ("ADVISORY_KEY", "exclusive_run"),
     "arena.db.queries": ("SeatedVersion", "active_versions", "author_group", "author_key", "bot_key", "name_key",
                          "played_formats", "prior_means", "seated_versions", "stored_id"),
-    "arena.db.bulk": ("table_of", "upsert"),
+    "arena.db.bulk": ("execute_many", "table_of", "upsert"),
     "arena.db.schema": ("SCHEMA_VERSION", "AuditFlag", "Author", "Bot", "BotVersion", "Competition",
                         "CompetitionEntry", "Match", "MatchSeat", "Meta", "Rating", "RatingSnapshot", "Season",
                         "SeatLog", "TestRun", "TestRunBot", "TestRunGame", "TestRunPair", "VersionFormat", "now",
@@ -32,7 +32,7 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE)
 
 if TYPE_CHECKING:  # explicit re-exports (``X as X``): the names a type checker sees here
-    from arena.db.bulk import table_of as table_of, upsert as upsert
+    from arena.db.bulk import execute_many as execute_many, table_of as table_of, upsert as upsert
     from arena.db.columns import MatchStatus as MatchStatus, SeatStatus as SeatStatus
     from arena.db.connect import make_engine as make_engine
     from arena.db.errors import DatabaseError as DatabaseError, one_line as one_line

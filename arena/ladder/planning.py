@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 from arena.audit.store import Seating, flag_seating
 from arena.db import (Bot, BotVersion, Match, MatchSeat, MatchStatus, Season, SeatedVersion, author_group, now,
-                      seated_versions, stored_id, table_of)
+                      execute_many, seated_versions, stored_id, table_of)
 from arena.formats import default_format, format_of
 from arena.play.tables import GameSpec, SeatEntry, TableTask
 from arena.ladder.matchmaking import Candidate, Matchmaker, distinct
@@ -285,7 +285,7 @@ class Planner:
         by_number = {number: match_id for number, match_id in
                      connection.execute(_INSERT_MATCHES, rows)}
         ids = [by_number[first + k] for k in range(len(games))]
-        connection.execute(_INSERT_SEATS, [{"match_id": match_id, "seat": seat, "version_id": version_id}
+        execute_many(connection, _INSERT_SEATS, [{"match_id": match_id, "seat": seat, "version_id": version_id}
                                            for match_id, (_, seating) in zip(ids, games)
                                            for seat, version_id in enumerate(seating)])
         matches = [PlannedMatch(match_id, first + k, first, seed, rules_id, seating)

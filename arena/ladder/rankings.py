@@ -15,7 +15,7 @@ from sqlalchemy import bindparam, insert
 from sqlmodel import Session, col, select
 
 from arena.db import (BotVersion, Competition, Match, MatchSeat, MatchStatus, Meta, Rating, RatingSnapshot, Season,
-                      active_versions, prior_means, stored_id, table_of, upsert)
+                      active_versions, execute_many, prior_means, stored_id, table_of, upsert)
 from arena.audit.flag_games import not_rated, taken_games
 from arena.ladder.random_seeds import private_deals
 from arena.ladder.ratings import MU, RatedGame, RatingBook, Skill
@@ -238,7 +238,7 @@ class TrueSkill:
                                   "mu": skill.mu, "sigma": skill.sigma, "games": skill.games})
         connection = session.connection()
         if snapshots:
-            connection.execute(_INSERT_SNAPSHOTS, snapshots)
+            execute_many(connection, _INSERT_SNAPSHOTS, snapshots)
         upsert(connection, RATINGS, {"variant": variant}, "version_id",
                {v: {"mu": s.mu, "sigma": s.sigma, "games": s.games} for v, s in rated.items()})
         upsert(connection, METAS, {}, "key", {f"ties:{variant}": {"value": str(book.tied_pairs)},

@@ -18,7 +18,7 @@ from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.exc import DataError
 from sqlmodel import Session
 
-from arena.db import Match, MatchSeat, MatchStatus, SeatStatus, now, one_line, table_of
+from arena.db import Match, MatchSeat, MatchStatus, SeatStatus, execute_many, now, one_line, table_of
 from arena.formats import format_of
 from arena.ladder.rankings import load_book
 from arena.ladder.ratings import RatedGame, RatingBook
@@ -100,7 +100,7 @@ def record_outcomes(session: Session, book: RatingBook, outcomes: Sequence[Match
             games.append((rules_id, RatedGame(outcome.match_id, tuple(versions[s] for s in range(len(record.seats))),
                                               tuple(result.rank for result in record.seats))))
     if seats:  # a write first: the write lock is this session's before the reads that follow
-        connection.execute(_UPDATE_SEAT, seats)
+        execute_many(connection, _UPDATE_SEAT, seats)
         store_many_logs(session, logs)
     if games:
         orders = count((connection.execute(_LAST_RATED).scalar() or 0) + 1)
@@ -108,7 +108,7 @@ def record_outcomes(session: Session, book: RatingBook, outcomes: Sequence[Match
         for row in matches:
             row["b_rated_order"] = rated.get(row["b_id"])
     if matches:
-        connection.execute(_UPDATE_MATCH, matches)
+        execute_many(connection, _UPDATE_MATCH, matches)
     for name, group in groupby(games, key=lambda pair: format_of(pair[0]).name):  # in order; one run: one format
         format_of(name).ranking.record(session, book, name, [game for _, game in group])
     if commit:

@@ -9,7 +9,7 @@ from typing import Sequence
 from sqlalchemy import delete, insert
 from sqlmodel import Session, col, select
 
-from arena.db import SeatLog, table_of
+from arena.db import SeatLog, execute_many, table_of
 from arena.play.records import MAX_SEAT_LOG
 
 #: the games with output whose logs each version keeps; an older one's log is deleted when a newer one comes
@@ -35,7 +35,7 @@ def store_many_logs(session: Session, logs: Sequence[tuple[int, int, int, str]])
     commits, with the games. How many logs were added."""
     kept = [(m, seat, v, text) for m, seat, v, text in logs if text.strip()]
     if kept:
-        session.connection().execute(_INSERT_LOGS, [
+        execute_many(session.connection(), _INSERT_LOGS, [
             {"match_id": m, "seat": seat, "version_id": v, "text": clip_log(text)} for m, seat, v, text in kept])
     for version_id in {v for _, _, v, _ in kept}:
         prune(session, version_id)
