@@ -66,7 +66,8 @@ def one_run(folder: str, executor: TableExecutor, games: int, tier: Tier, player
 
     def progress(p: SeasonProgress) -> None:
         marks.append(time.perf_counter())
-        recorded_cpu[:] = [cpu_s()]
+        if p.done + p.void >= p.planned:  # the last game recorded: the audit comes next
+            recorded_cpu[:] = [cpu_s()]
 
     started = time.perf_counter()
     cpu_before = cpu_s()

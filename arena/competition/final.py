@@ -22,7 +22,7 @@ from arena.audit.store import flag_seating
 from arena.db import Bot, BotVersion, Competition, CompetitionEntry, Season, SeatedVersion, author_group, now, stored_id
 from arena.formats import format_of
 from arena.ladder.executors import TableExecutor
-from arena.ladder.planning import LadderError, PlannedMatch, Planner, SeasonSettings, get_or_create_season
+from arena.ladder.planning import Game, LadderError, Planner, SeasonSettings, get_or_create_season
 from arena.ladder.random_seeds import derived_random, match_seed
 from arena.ladder.ratings import RatingBook
 from arena.ladder.seasons import SeasonProgress, run_season
@@ -100,16 +100,17 @@ class FinalPlanner(Planner):
         return [SeatedVersion(stored_id(b), stored_id(v), v.number, b.name, b.author, b.builtin)
                 for b, v in self.finalists]
 
-    def plan(self, placing: int | None = None, commit: bool = True) -> list[PlannedMatch]:
+    def choose(self, placing: int | None = None) -> list[Game]:
+        """The schedule's next group, seat-rotated (a final of the same deals: each finalist's next deals)."""
         if self.same_deals:
-            return self.plan_deals(commit)
+            return super().choose(placing)
         assert self.schedule is not None
         table = self.number // self.schedule.size
         round_, group = divmod(table, len(self.schedule.groups))
         order = list(self.schedule.groups[group])
         derived_random(self.spec.seed, "final", table).shuffle(order)  # who sits beside whom changes by round
         seed = match_seed(self.spec.seed, self.number)
-        return self.store_table([order[k:] + order[:k] for k in range(len(order))], seed, commit)
+        return [(seed, tuple(order[k:] + order[:k])) for k in range(len(order))]
 
 
 def start_final(session: Session, name: str) -> tuple[Competition, list[str]]:

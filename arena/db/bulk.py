@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Callable, Mapping, Sequence
 
 from sqlalchemy import Connection, Table, bindparam, insert, inspect, select, update
@@ -52,7 +53,8 @@ def execute_many(connection: Connection, statement: UpdateBase, rows: Sequence[M
     if prepared.defaults.keys() - rows[0].keys():
         rows = [{**prepared.defaults, **row} for row in rows]
     names = prepared.names
-    values: list[Any] = [tuple(row[name] for name in names) for row in rows]
+    values: list[Any] = [(value,) for value in map(itemgetter(*names), rows)] if len(names) == 1 else list(
+        map(itemgetter(*names), rows))  # each row's values in the statement's order, in C
     if prepared.processors:
         for k, row_values in enumerate(values):
             converted = list(row_values)

@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 MATCHES, SEATS = table_of(Match), table_of(MatchSeat)
 _INSERT_MATCHES = insert(MATCHES).returning(MATCHES.c.number, MATCHES.c.id)
 _INSERT_SEATS = insert(SEATS)
+#: a planned match: its deck's seed and its version ids in seat order
+Game = tuple[int, tuple[int, ...]]
 
 
 class LadderError(RuntimeError):
@@ -234,17 +236,26 @@ class Planner:
             return LIVE_TABLES
         return self.spec.games - self.number
 
-    def plan_deals(self, commit: bool = True) -> list[PlannedMatch]:
-        """Plan one bot's next table of the same deals and store it."""
-        version_id, seeds = self.missing_deals.pop(0)
-        return self.store([(seed, (version_id,)) for seed in seeds], commit)
-
     def plan(self, placing: int | None = None, commit: bool = True) -> list[PlannedMatch]:
         """Plan one table (several matches when deals are seat-rotated) and store it, committed unless ``commit`` is
         False (the caller commits); ``placing`` (a version id) anchors a placement table: that version against a
         spread of the ladder."""
+        return self._insert([self._stage(self.choose(placing))], commit)[0]
+
+    def plan_many(self, count: int, commit: bool = True) -> list[list[PlannedMatch]]:
+        """Plan up to ``count`` tables (fewer when fewer are left) and store them together: one statement for their
+        matches and one for their seats (a coordinator's round: bench/scaling.py --coordinator-only)."""
+        staged: list[tuple[int, Sequence[Game]]] = []
+        while len(staged) < count and self.remaining() > 0:
+            staged.append(self._stage(self.choose()))
+        return self._insert(staged, commit)
+
+    def choose(self, placing: int | None = None) -> list[Game]:
+        """The next table's matches, (deck seed, version ids in seat order) each, not yet stored: a bot's next deals
+        (a format of the same deals), else a table the matchmaker seats."""
         if self.same_deals:
-            return self.plan_deals(commit)
+            version_id, seeds = self.missing_deals.pop(0)
+            return [(seed, (version_id,)) for seed in seeds]
         if self._read is not None:
             versions, flags = self._read
         else:  # the active versions (read once for the check and the table) and the flags
@@ -266,39 +277,44 @@ class Planner:
         size = len(table)
         seed = match_seed(self.spec.seed, self.number)
         tables = [table[k:] + table[:k] for k in range(size)] if self.spec.rotate else [table]
-        return self.store_table(tables[: max(1, self.remaining())], seed, commit)
+        return [(seed, tuple(seating)) for seating in tables[: max(1, self.remaining())]]
 
-    def store_table(self, seatings: Sequence[Sequence[int]], seed: int, commit: bool = True) -> list[PlannedMatch]:
-        """Store one table: a match of deck ``seed`` for each seating (version ids in seat order)."""
-        return self.store([(seed, tuple(seating)) for seating in seatings], commit)
+    def store(self, games: Sequence[Game], commit: bool = True) -> list[PlannedMatch]:
+        """Store one table's matches, (deck seed, version ids in seat order) each, and commit (unless ``commit`` is
+        False)."""
+        return self._insert([self._stage(games)], commit)[0]
 
-    def store(self, games: Sequence[tuple[int, tuple[int, ...]]], commit: bool = True) -> list[PlannedMatch]:
-        """Store one table's matches, (deck seed, version ids in seat order) each, in a statement for the matches
-        and one for their seats, and commit (unless ``commit`` is False)."""
-        first, stamp, rules_id = self.number, now(), self.rules.id
-        connection = self.session.connection()
-        rows = [{"season_id": self.spec.id, "number": first + k, "table": first, "seed": seed,
-                 "rules_id": rules_id, "status": MatchStatus.PLANNED, "planned_at": stamp}
-                for k, (seed, _) in enumerate(games)]
-        # returned with their numbers, in no promised order: one statement for the lot (SQLAlchemy asked for the
-        # order inserts one row a statement on SQLite)
-        by_number = {number: match_id for number, match_id in
-                     connection.execute(_INSERT_MATCHES, rows)}
-        ids = [by_number[first + k] for k in range(len(games))]
-        execute_many(connection, _INSERT_SEATS, [{"match_id": match_id, "seat": seat, "version_id": version_id}
-                                           for match_id, (_, seating) in zip(ids, games)
-                                           for seat, version_id in enumerate(seating)])
-        matches = [PlannedMatch(match_id, first + k, first, seed, rules_id, seating)
-                   for k, (match_id, (seed, seating)) in enumerate(zip(ids, games))]
+    def _stage(self, games: Sequence[Game]) -> tuple[int, Sequence[Game]]:
+        """Number one table's matches and count their seats (the next table is chosen knowing them); (its first
+        number, its matches), for ``_insert``."""
+        first = self.number
         for _, seating in games:
             self.season_seats.update(seating)
         self.number += len(games)
         if self.spec.live and not self.same_deals:  # a season of the same deals counts its deals in ``games``
             self.season.games = self.number
             self.session.add(self.season)
+        return first, games
+
+    def _insert(self, tables: Sequence[tuple[int, Sequence[Game]]], commit: bool) -> list[list[PlannedMatch]]:
+        """Store staged tables in a statement for their matches and one for their seats, and commit (unless
+        ``commit`` is False)."""
+        stamp, rules_id = now(), self.rules.id
+        connection = self.session.connection()
+        rows = [{"season_id": self.spec.id, "number": first + k, "table": first, "seed": seed, "rules_id": rules_id,
+                 "status": MatchStatus.PLANNED, "planned_at": stamp}
+                for first, games in tables for k, (seed, _) in enumerate(games)]
+        # returned with their numbers, in no promised order: one statement for the lot (SQLAlchemy asked for the
+        # order inserts one row a statement on SQLite)
+        by_number = {number: match_id for number, match_id in connection.execute(_INSERT_MATCHES, rows)} if rows else {}
+        planned = [[PlannedMatch(by_number[first + k], first + k, first, seed, rules_id, seating)
+                    for k, (seed, seating) in enumerate(games)] for first, games in tables]
+        execute_many(connection, _INSERT_SEATS, [{"match_id": match.id, "seat": seat, "version_id": version_id}
+                                                 for table in planned for match in table
+                                                 for seat, version_id in enumerate(match.versions)])
         if commit:
             self.session.commit()
-        return matches
+        return planned
 
 
 def table_task(session: Session, matches: Sequence[PlannedMatch], limits: Limits, tier: Tier, key: bytes,

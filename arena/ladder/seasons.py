@@ -168,11 +168,11 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                     tasks: list[TableTask] = []
                     try:
                         with planner.one_round():
-                            while tables_in_flight + len(tasks) < in_flight_goal and (
-                                    backlog or planner.remaining() > 0):
-                                if not backlog:
-                                    backlog.append(planner.plan(commit=False))
+                            while tables_in_flight + len(tasks) < in_flight_goal and backlog:
                                 tasks.append(table_task(session, backlog.pop(0), limits, tier, key, entries))
+                            wanted = in_flight_goal - tables_in_flight - len(tasks)
+                            tasks += [table_task(session, table, limits, tier, key, entries)
+                                      for table in (planner.plan_many(wanted, commit=False) if wanted > 0 else ())]
                     except LadderError:  # no table can be planned (a flag left too few bots): what was recorded stays
                         session.commit()
                         raise

@@ -127,7 +127,7 @@ def _differences(t: list[list[float]], diffs: int, margin: float, tie: list[bool
 
     The hot part of a season's coordinator (~60 % of its rating): written out with each variable and message as
     two floats in flat lists and every factor's message computed in line, the same operations in the same order
-    as ``_sum2``/``update_message`` (a 4-player game 2.9x faster than with those calls, docs/benchmarks.md)."""
+    as ``_sum2``/``update_message`` (a 4-player game's update 1.8x faster than with those calls, docs/benchmarks.md)."""
     n = diffs + 1
     tpi, ttau = [v[0] for v in t], [v[1] for v in t]
     lpi, ltau = [0.] * n, [0.] * n   # from difference k to t[k] (t[k] is its first term)

@@ -26,3 +26,18 @@ def test_derived_seeds_differ_by_part_and_keyed_ones_by_key() -> None:
     assert derived(1, 5) == match_seed(1, 5) and 0 <= derived(1, 5) < 2 ** 63
     assert keyed(b"a" * 32, "play", 1) != keyed(b"b" * 32, "play", 1)
     assert keyed(b"a" * 32, "play", 1) == keyed(b"a" * 32, "play", 1) < 2 ** 63
+
+
+def test_keyed_seeds_and_deal_names_are_hmac_sha256_as_before() -> None:
+    """The bots' seeds and the deals' public names of stored games stay what they were (written out here as the
+    HMAC they were first made with)."""
+    import hashlib
+    import hmac
+
+    from arena.ladder.random_seeds import bot_seeds, deal_id
+
+    key = bytes(range(32))
+    before = [int.from_bytes(hmac.new(key, f"bot/77/{seat}".encode(), hashlib.sha256).digest()[:8], "big") >> 1
+              for seat in range(4)]
+    assert bot_seeds(key, 77, 4) == tuple(before)
+    assert deal_id(key, 77) == hmac.new(key, b"deal/77", hashlib.sha256).hexdigest()[:12]
