@@ -1,7 +1,7 @@
 """Season throughput as workers are added, on the local pool and on a Dask LocalCluster alike, and the coordinator's
 own ceiling.
 
-    python3 bench/scaling.py [--games N] [--workers 1,2,4] [--no-local] [--no-dask] [--coordinator-only]
+    python3 bench/scaling.py [--games N] [--workers 1,2,4] [--no-local] [--no-dask] [--coordinator-only [--players 3]]
 
 4-player games of random and greedy (and renamed copies, so that a table has 4 different bots) in the full sandbox,
 seat-rotated deals (a table plays 4 games, every bot afresh in each), a fresh SQLite file per run. For each executor
@@ -12,8 +12,10 @@ whole pace; what issue 46 asks of 16 workers is 0.9).
 ``--coordinator-only`` simulates as many workers as the coordinator can be fed: an executor whose tables end at once
 (each game a copy of one game played beforehand in-process, renamed to the table's bots), so that the season's pace is
 the coordinator's alone: planning, recording, rating and the database. It prints the coordinator's CPU a game and a
-table, and whether it keeps up with a table's end every 1 ms (a 4-game table a millisecond: ~240,000 games/min, what a
-very large pool of workers would hand it).
+table while tables end, and whether that keeps up with a table's end every 1 ms (a 4-player table, 4 seat-rotated
+games, a millisecond: ~240,000 games/min, what a very large pool of workers would hand it; ``--players 3``: the
+3-player tables of issue 46's 16-core runs, 3 games a millisecond), then apart the season's audit at its end, which
+runs once after the last table, not once a table.
 """
 from __future__ import annotations
 

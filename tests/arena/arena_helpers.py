@@ -28,14 +28,14 @@ def db_url(db: Path | str) -> str:
 
 
 #: commands that run inside the test's process (0.7 s of interpreter start and imports saved each): the
-#: read-only ones, accounts and ladder settings (authors, ladder), and those that play (submit, play, season
-#: run, test) with the same sandboxes, worker processes and files; site build, demo, serve, status and every
-#: other command run as a real `python -m arena`, and so
+#: read-only ones, accounts and ladder settings (authors, ladder), those that play (submit, play, season
+#: run, test) with the same sandboxes, worker processes and files, and the site build with its forked
+#: children; demo, serve, status and every other command run as a real `python -m arena`, and so
 #: does each of these at least once (tests/arena/test_in_process.py compares both ways, and the tests that
 #: signal or kill a command start it themselves)
 IN_PROCESS = {("audit",), ("authors",), ("backup",), ("bots",), ("competition",), ("game",), ("ladder",),
               ("leaderboard",), ("replay",), ("season", "close"), ("season", "list"), ("season", "show"),
-              ("season", "run"), ("test",), ("submit",), ("play",)}
+              ("season", "run"), ("test",), ("submit",), ("play",), ("site",)}
 GLOBAL_OPTIONS_WITH_VALUE = {"--db", "--log-file"}
 #: what of the environment the arena reads (tools on PATH, its own and Dask's settings, where Python finds
 #: modules; not PYTHONHASHSEED, which importing Dask's nanny sets for good):
@@ -76,11 +76,12 @@ def _as_text(raw: bytes) -> str:
     return io.TextIOWrapper(io.BytesIO(raw), encoding=locale.getpreferredencoding(False)).read()
 
 
-def run_in_process(args: list[str]) -> subprocess.CompletedProcess[str]:
-    """`arena ARGS` in this process, as the real command would run: file descriptors 1 and 2 go to files
-    for the command and every process it starts (a forked worker's traceback lands there too), an
-    escaping exception prints its traceback and exits 1, and the logging, signal handlers, environment
-    and fork servers the command set up are put back or closed afterwards."""
+def run_in_process(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`arena ARGS` in this process, as the real command would run: in the working folder ``cwd`` (None: this
+    process's), file descriptors 1 and 2 go to files for the command and every process it starts (a forked
+    worker's traceback lands there too), an escaping exception prints its traceback and exits 1, and the working
+    folder, logging, signal handlers, environment and fork servers the command set up are put back or closed
+    afterwards."""
     import logging
     import tempfile
     import traceback
@@ -93,6 +94,7 @@ def run_in_process(args: list[str]) -> subprocess.CompletedProcess[str]:
     signals = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     streams, unraisable = (sys.stdout, sys.stderr, sys.stdin), sys.unraisablehook
     code = 0
+    folder = os.getcwd()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, open(os.devnull, "rb") as null:
         for stream in streams[:2]:
             stream.flush()
@@ -103,6 +105,8 @@ def run_in_process(args: list[str]) -> subprocess.CompletedProcess[str]:
         sys.stdout = open(1, "w", closefd=False, encoding="utf-8")
         sys.stderr = open(2, "w", closefd=False, encoding="utf-8", errors="backslashreplace")
         try:
+            if cwd is not None:
+                os.chdir(cwd)
             cli.main(args, prog_name="arena")
         except SystemExit as stop:
             code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
@@ -112,6 +116,7 @@ def run_in_process(args: list[str]) -> subprocess.CompletedProcess[str]:
             traceback.print_exception(exc, file=sys.stderr)
             code = 1
         finally:
+            os.chdir(folder)
             close_fork_servers()
             for stream in (sys.stdout, sys.stderr, sys.stdin):
                 stream.close()  # flushed; the descriptor stays (closefd=False)
@@ -131,15 +136,16 @@ def run_in_process(args: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.CompletedProcess(["arena", *args], code, _as_text(out.read()), _as_text(err.read()))
 
 
-def run_arena(*args: str, db: Path | str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """`arena ARGS` (with ``--db`` for ``db``): in this process for a command of ``IN_PROCESS`` while the
-    environment is the worker's own, else as a real process."""
+def run_arena(*args: str, db: Path | str | None = None, timeout: float = 300,
+              cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`arena ARGS` (with ``--db`` for ``db``) in the working folder ``cwd``: in this process for a command of
+    ``IN_PROCESS`` while the environment is the worker's own, else as a real process."""
     prefix = ["--db", db_url(db)] if db else []
     words = command_of(args)
     in_process = os.environ.get("ARENA_TESTS_IN_PROCESS", "1") != "0"  # 0: every command a real process
     if in_process and (words in IN_PROCESS or words[:1] in IN_PROCESS) and arena_environment() == START_ENVIRONMENT:
-        return run_in_process([*prefix, *args])
-    return subprocess.run([*ARENA, *prefix, *args], capture_output=True, text=True, timeout=timeout)
+        return run_in_process([*prefix, *args], cwd)
+    return subprocess.run([*ARENA, *prefix, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 def missing(what: str) -> None:

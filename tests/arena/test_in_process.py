@@ -19,6 +19,7 @@ COMMANDS = [
     ("test", "resume", "9"), ("replay", "missing.json"), ("backup", "/nonexistent/dir/copy.sqlite"),
     ("submit", "/no/such/bot.py"), ("play", "nobody", "greedy"), ("authors", "add", "  "),
     ("ladder", "set", "bots-per-author", "0"), ("competition", "create", "x", "--deadline", "never"),
+    ("site", "build", "--out", "/nonexistent/dir/site"),
 ]
 BOTS = Path(__file__).parents[2] / "bots"
 
@@ -27,7 +28,7 @@ def test_every_in_process_command_is_compared_here() -> None:
     assert {command_of(c)[:2] for c in COMMANDS} | {command_of(c)[:1] for c in COMMANDS} >= IN_PROCESS
 
 
-@pytest.mark.slow  # a real `python -m arena` for each of the 16 commands: the harness's check, not a user's path
+@pytest.mark.slow  # a real `python -m arena` for each of the 17 commands: the harness's check, not a user's path
 @pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
 def test_in_process_gives_what_the_real_command_gives(tmp_path: Path, args: tuple[str, ...]) -> None:
     (tmp_path / "real").mkdir()
@@ -42,7 +43,7 @@ def test_in_process_gives_what_the_real_command_gives(tmp_path: Path, args: tupl
 def test_other_commands_and_a_changed_environment_run_a_real_process(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     assert command_of(("--db", "x", "-q", "season", "run", "--games", "2")) == ("season", "run")
-    result = run_arena("site", "build", "--bogus", db=tmp_path / "l.sqlite")
+    result = run_arena("demo", "--bogus", db=tmp_path / "l.sqlite")
     assert isinstance(result.args, list) and result.args[:len(ARENA)] == ARENA
     assert result.returncode == 2 and "No such option '--bogus'" in result.stderr
     assert run_arena("season", "run", "--games", "x", db=tmp_path / "l.sqlite").args[0] == "arena"

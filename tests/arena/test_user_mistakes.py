@@ -5,17 +5,18 @@ new files even to root, so these hold for any user."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from arena_helpers import run_arena
 
-ARENA = [sys.executable, "-m", "arena"]
 UNWRITABLE = Path("/sys")  # exists, is a folder, refuses new files to everyone
 
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+    """`arena ARGS` in ``cwd``: in the test's process for a command the tests run there (arena_helpers.IN_PROCESS,
+    checked against a real process in test_in_process.py), else a real `python -m arena`."""
+    return run_arena(*args, timeout=120, cwd=cwd)
 
 
 def one_line(result: subprocess.CompletedProcess[str]) -> str:
