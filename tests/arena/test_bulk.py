@@ -40,9 +40,9 @@ def two_urls(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[s
 
 
 def season_played(url: str) -> dict[str, list[tuple[Any, ...]]]:
-    """Four bots, three planned tables of four seat-rotated games, recorded with ties, a failed seat and a log;
-    then every row of the tables written, as the database returns it (the times of the writes checked for their
-    form and left out)."""
+    """Four bots, three planned tables of four seat-rotated games, recorded with ties, a failed seat (a NUL in its
+    detail, which no database column holds) and a log; then every row of the tables written, as the database
+    returns it (the times of the writes checked for their form and left out)."""
     engine = make_engine(url)
     with Session(engine) as session:
         session.merge(Meta(key=KEY_NAME, value="5e" * 32))
@@ -57,8 +57,8 @@ def season_played(url: str) -> dict[str, list[tuple[Any, ...]]]:
         for k, match in enumerate(matches):
             ranks = [(1, 2, 3, 4), (2, 1, 1, 4), (4, 3, 2, 1), (1, 1, 3, 3)][k % 4]
             seats = tuple(SeatOutcome(f"b{seat}", coins=10 - rank, rank=rank,
-                                      status=Status.OK if seat else Status.TIMEOUT, detail="" if seat else "too slow",
-                                      decisions=40 + seat, time_ms=1.5 * seat,
+                                      status=Status.OK if seat else Status.TIMEOUT,
+                                      detail="" if seat else "too\x00slow", decisions=40 + seat, time_ms=1.5 * seat,
                                       failure=None if seat else Failure("decide", 7, "late"),
                                       log=f"game {match.id} seat {seat}\n" if seat == 1 else "")
                           for seat, rank in enumerate(ranks))
@@ -92,6 +92,7 @@ def test_the_hot_writes_store_what_connection_execute_stores(two_urls: tuple[str
     assert fast == plain
     assert len(fast["matchseat"]) == 48 and len(fast["ratingsnapshot"]) == 48 and len(fast["seatlog"]) == 12
     assert {row[-1] for row in fast["rating"]} == {12}  # every version rated in each of the 12 games
+    assert sum("too\N{REPLACEMENT CHARACTER}slow" in row for row in fast["matchseat"]) == 12  # the door for text
 
 
 def test_a_statement_with_a_default_to_compute_goes_through_connection_execute(tmp_path: Path) -> None:
