@@ -119,11 +119,12 @@ def cmdline(pid: int) -> bytes:
 
 
 def sample_live(coordinator: int, db: Path, games: int, started: float) -> dict[str, float]:
-    """As ``sample``, with the workers (forks: the coordinator's own argv) and the side jobs told apart."""
+    """As ``sample``, with the workers (forks: the coordinator's own argv) and the side jobs (the children of its
+    side jobs' fork server, arena/ladder/side_jobs.py) told apart."""
     mine = cmdline(coordinator)
     kids = children(coordinator)
     workers = [p for p in kids if cmdline(p) == mine]
-    jobs = [p for p in kids if b"--quiet" in cmdline(p)]
+    jobs = [job for p in kids if b"multiprocessing.forkserver" in cmdline(p) for job in children(p)]
     taken = sample(coordinator, db, games, started)
     taken.update({"worker MB": max((status_kb(p, "VmRSS") / 1024 for p in workers), default=0.0),
                   "worker fds": max((fds(p) for p in workers), default=0),

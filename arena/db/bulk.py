@@ -30,8 +30,8 @@ class _Prepared:
     processors: tuple[tuple[int, Callable[[Any], Any]], ...] = ()
 
 
-#: by statement (its id: the statements are made once, at import) and dialect
-_PREPARED: dict[tuple[int, str], _Prepared] = {}
+#: by statement (its id: the statements are made once, at import), dialect, driver and parameter style
+_PREPARED: dict[tuple[int, str, str, str], _Prepared] = {}
 
 
 def execute_many(connection: Connection, statement: UpdateBase, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -44,9 +44,10 @@ def execute_many(connection: Connection, statement: UpdateBase, rows: Sequence[M
     if not rows:
         return
     dialect = connection.dialect
-    prepared = _PREPARED.get((id(statement), dialect.name))
+    key = (id(statement), dialect.name, dialect.driver, dialect.paramstyle)  # the SQL's form is the driver's
+    prepared = _PREPARED.get(key)
     if prepared is None or prepared.statement is not statement:
-        prepared = _PREPARED[(id(statement), dialect.name)] = _prepare(statement, dialect, list(rows[0]))
+        prepared = _PREPARED[key] = _prepare(statement, dialect, list(rows[0]))
     if prepared.sql is None:
         connection.execute(statement, list(rows))
         return

@@ -279,11 +279,6 @@ class Planner:
         tables = [table[k:] + table[:k] for k in range(size)] if self.spec.rotate else [table]
         return [(seed, tuple(seating)) for seating in tables[: max(1, self.remaining())]]
 
-    def store(self, games: Sequence[Game], commit: bool = True) -> list[PlannedMatch]:
-        """Store one table's matches, (deck seed, version ids in seat order) each, and commit (unless ``commit`` is
-        False)."""
-        return self._insert([self._stage(games)], commit)[0]
-
     def _stage(self, games: Sequence[Game]) -> tuple[int, Sequence[Game]]:
         """Number one table's matches and count their seats (the next table is chosen knowing them); (its first
         number, its matches), for ``_insert``."""
