@@ -8,10 +8,21 @@ import os
 import socket
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from arena.ladder.side_jobs import SideJob, arena_command
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _stop_the_server() -> Iterator[None]:
+    """The side jobs' server these tests start ends with them, so that no later test of this worker finds it among
+    its descendants (multiprocessing's own way to stop it, as its tests do)."""
+    yield
+    from multiprocessing import forkserver
+
+    getattr(forkserver._forkserver, "_stop")()
 
 
 def ended(job: SideJob, codes: list[int], timeout: float = 120) -> int:
