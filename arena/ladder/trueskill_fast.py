@@ -51,16 +51,19 @@ def _sum1(val: list[float], msg: list[float]) -> tuple[float, float]:
     return pi, pi * mu
 
 
-def _sum2(val_a: list[float], msg_a: list[float], coeff_a: float, val_b: list[float], msg_b: list[float],
-          coeff_b: float) -> tuple[float, float]:
-    """A sum factor's message to its target from two terms, summed in the package's order: the mean of each term,
-    then its precision's share unless a term's precision was zero (infinite variance)."""
-    mu, pi_inv = _first_term(val_a, msg_a, coeff_a)
-    div_pi, div_tau = val_b[0] - msg_b[0], val_b[1] - msg_b[1]
-    mu += coeff_b * _mu(div_pi, div_tau)
+def _sum2(a_pi: float, a_tau: float, b_pi: float, b_tau: float, coeff_b: float) -> tuple[float, float]:
+    """A sum factor's message to its target from two terms, each given as its value less the message it holds from
+    the factor (the first of coefficient 1.0, the second of ``coeff_b``), summed in the package's order: the mean of
+    each term, then its precision's share unless a term's precision was zero (infinite variance)."""
+    mu = 0 + 1.0 * _mu(a_pi, a_tau)
+    try:
+        pi_inv = 0 + 1.0 ** 2 / a_pi
+    except ZeroDivisionError:
+        pi_inv = INF
+    mu += coeff_b * _mu(b_pi, b_tau)
     if pi_inv != INF:
         try:
-            pi_inv += coeff_b ** 2 / float(div_pi)
+            pi_inv += coeff_b ** 2 / b_pi
         except ZeroDivisionError:
             pi_inv = INF
     pi = 1. / pi_inv
@@ -125,9 +128,9 @@ def _differences(t: list[list[float]], diffs: int, margin: float, tie: list[bool
     """The schedule's loop over the differences of neighbouring team performances ``t`` (updated in place with
     what the differences send them back), until no truncation moves by more than ``MIN_DELTA`` or 10 sweeps.
 
-    The hot part of a season's coordinator (~60 % of its rating): written out with each variable and message as
-    two floats in flat lists and every factor's message computed in line, the same operations in the same order
-    as ``_sum2``/``update_message`` (a 4-player game's update 1.8x faster than with those calls, docs/benchmarks.md)."""
+    The hot part of a season's coordinator (~60 % of its rating): each variable and message as two floats in flat
+    lists, the truncation and the messages' updates in line, the same operations in the same order as the package
+    (a 4-player game's update 1.8x faster than with a list and a call for each, docs/benchmarks.md)."""
     n = diffs + 1
     tpi, ttau = [v[0] for v in t], [v[1] for v in t]
     lpi, ltau = [0.] * n, [0.] * n   # from difference k to t[k] (t[k] is its first term)
@@ -145,22 +148,8 @@ def _differences(t: list[list[float]], diffs: int, margin: float, tie: list[bool
     for _ in range(10):
         delta = 0.
         for k, up in sweeps:
-            # the sum factor to difference k: t[k] (coefficient 1) less t[k+1] (coefficient -1)
-            a_pi, a_tau = tpi[k] - lpi[k], ttau[k] - ltau[k]
-            mu = 0 + 1 * (a_pi and a_tau / a_pi)
-            try:
-                pi_inv = 0 + 1 / a_pi
-            except ZeroDivisionError:
-                pi_inv = INF
-            b_pi, b_tau = tpi[k + 1] - rpi[k + 1], ttau[k + 1] - rtau[k + 1]
-            mu += -1 * (b_pi and b_tau / b_pi)
-            if pi_inv != INF:
-                try:
-                    pi_inv += 1 / b_pi
-                except ZeroDivisionError:
-                    pi_inv = INF
-            pi = 1. / pi_inv
-            tau_ = pi * mu
+            j = k + 1  # the sum factor to difference k: t[k] less t[k+1]
+            pi, tau_ = _sum2(tpi[k] - lpi[k], ttau[k] - ltau[k], tpi[j] - rpi[j], ttau[j] - rtau[j], -1.0)
             new_pi, new_tau = (dpi[k] - ddpi[k]) + pi, (dtau[k] - ddtau[k]) + tau_
             ddpi[k], ddtau[k], dpi[k], dtau[k] = pi, tau_, new_pi, new_tau
             # the truncation of difference k
@@ -206,42 +195,14 @@ def _differences(t: list[list[float]], diffs: int, margin: float, tie: list[bool
 
 def _up_own(k: int, tpi: list[float], ttau: list[float], lpi: list[float], ltau: list[float], rpi: list[float],
             rtau: list[float], dpi: list[float], dtau: list[float], ddpi: list[float], ddtau: list[float]) -> None:
-    """Difference k's sum factor to t[k]: the difference (coefficient 1.0) plus t[k+1] (coefficient 1.0)."""
-    a_pi, a_tau = dpi[k] - ddpi[k], dtau[k] - ddtau[k]
-    mu = 0 + 1.0 * (a_pi and a_tau / a_pi)
-    try:
-        pi_inv = 0 + 1.0 ** 2 / a_pi
-    except ZeroDivisionError:
-        pi_inv = INF
-    b_pi, b_tau = tpi[k + 1] - rpi[k + 1], ttau[k + 1] - rtau[k + 1]
-    mu += 1.0 * (b_pi and b_tau / b_pi)
-    if pi_inv != INF:
-        try:
-            pi_inv += 1.0 ** 2 / b_pi
-        except ZeroDivisionError:
-            pi_inv = INF
-    pi = 1. / pi_inv
-    tau_ = pi * mu
+    """Difference k's sum factor to t[k]: the difference plus t[k+1]."""
+    pi, tau_ = _sum2(dpi[k] - ddpi[k], dtau[k] - ddtau[k], tpi[k + 1] - rpi[k + 1], ttau[k + 1] - rtau[k + 1], 1.0)
     tpi[k], ttau[k], lpi[k], ltau[k] = (tpi[k] - lpi[k]) + pi, (ttau[k] - ltau[k]) + tau_, pi, tau_
 
 
 def _up_next(k: int, tpi: list[float], ttau: list[float], lpi: list[float], ltau: list[float], rpi: list[float],
              rtau: list[float], dpi: list[float], dtau: list[float], ddpi: list[float], ddtau: list[float]) -> None:
-    """Difference k's sum factor to t[k+1]: t[k] (coefficient 1.0) less the difference (coefficient -1.0)."""
-    a_pi, a_tau = tpi[k] - lpi[k], ttau[k] - ltau[k]
-    mu = 0 + 1.0 * (a_pi and a_tau / a_pi)
-    try:
-        pi_inv = 0 + 1.0 ** 2 / a_pi
-    except ZeroDivisionError:
-        pi_inv = INF
-    b_pi, b_tau = dpi[k] - ddpi[k], dtau[k] - ddtau[k]
-    mu += -1.0 * (b_pi and b_tau / b_pi)
-    if pi_inv != INF:
-        try:
-            pi_inv += (-1.0) ** 2 / b_pi
-        except ZeroDivisionError:
-            pi_inv = INF
-    pi = 1. / pi_inv
-    tau_ = pi * mu
+    """Difference k's sum factor to t[k+1]: t[k] less the difference."""
+    pi, tau_ = _sum2(tpi[k] - lpi[k], ttau[k] - ltau[k], dpi[k] - ddpi[k], dtau[k] - ddtau[k], -1.0)
     j = k + 1
     tpi[j], ttau[j], rpi[j], rtau[j] = (tpi[j] - rpi[j]) + pi, (ttau[j] - rtau[j]) + tau_, pi, tau_

@@ -8,21 +8,15 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+from recording_helpers import made_up_outcome, planned_ladder
 from sqlalchemy import Column, Integer, MetaData, String, Table, insert, text
 from sqlmodel import Session
 
-from arena.db import Meta, make_engine
+from arena.db import make_engine
 from arena.db import bulk
-from arena.ladder.planning import Planner, SeasonSettings, get_or_create_season
-from arena.ladder.random_seeds import KEY_NAME
 from arena.ladder.rankings import load_book
 from arena.ladder.recording import record_outcomes
-from arena.play.records import Failure, GameRecord, SeatOutcome
-from arena.play.tables import MatchOutcome
-from arena.submissions.versions import register
-from sandbox import Status
 
-BOTS = Path(__file__).resolve().parents[2] / "bots"
 #: the tables a season's planning and recording write, each with the columns that hold the time of the write
 WRITTEN = {"match": ("planned_at", "finished_at"), "matchseat": (), "seatlog": (), "ratingsnapshot": (), "rating": (),
            "meta": ()}
@@ -43,28 +37,10 @@ def season_played(url: str) -> dict[str, list[tuple[Any, ...]]]:
     """Four bots, three planned tables of four seat-rotated games, recorded with ties, a failed seat (a NUL in its
     detail, which no database column holds) and a log; then every row of the tables written, as the database
     returns it (the times of the writes checked for their form and left out)."""
-    engine = make_engine(url)
+    engine, matches = planned_ladder(url)
     with Session(engine) as session:
-        session.merge(Meta(key=KEY_NAME, value="5e" * 32))
-        for stem, copy in (("random_bot", "dice"), ("greedy_bot", "glutton")):
-            source = (BOTS / f"{stem}.py").read_text()
-            register(session, stem, source, builtin=True)
-            register(session, copy, source + "\n# copy\n")
-        season = get_or_create_season(session, SeasonSettings("s", games=12, min_players=4, max_players=4, seed=5))
-        planner = Planner(session, season, load_book(session, "classic"))
-        matches = [m for _ in range(3) for m in planner.plan()]
-        outcomes = []
-        for k, match in enumerate(matches):
-            ranks = [(1, 2, 3, 4), (2, 1, 1, 4), (4, 3, 2, 1), (1, 1, 3, 3)][k % 4]
-            seats = tuple(SeatOutcome(f"b{seat}", coins=10 - rank, rank=rank,
-                                      status=Status.OK if seat else Status.TIMEOUT,
-                                      detail="" if seat else "too\x00slow", decisions=40 + seat, time_ms=1.5 * seat,
-                                      failure=None if seat else Failure("decide", 7, "late"),
-                                      log=f"game {match.id} seat {seat}\n" if seat == 1 else "")
-                          for seat, rank in enumerate(ranks))
-            outcomes.append(MatchOutcome(match.id, GameRecord(match.rules_id, match.seed, seats, '{"k": %d}' % k,
-                                                              0.25), flows="{}"))
-        assert record_outcomes(session, planner.book, outcomes) == [True] * 12
+        outcomes = [made_up_outcome(match, k, failed_detail="too\x00slow") for k, match in enumerate(matches)]
+        assert record_outcomes(session, load_book(session, "classic"), outcomes) == [True] * 12
     rows: dict[str, list[tuple[Any, ...]]] = {}
     with engine.connect() as connection:
         for table, stamps in WRITTEN.items():

@@ -8,37 +8,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from recording_helpers import made_up_outcome, planned_ladder
 from sqlalchemy import event, text
 from sqlmodel import Session, select
 
 from arena.db import Match, MatchStatus, Season, make_engine
 from arena.formats import format_of
 from arena.ladder import rankings
-from arena.ladder.planning import Planner, PlannedMatch, SeasonSettings, get_or_create_season
+from arena.ladder.planning import Planner, PlannedMatch, SeasonSettings
 from arena.ladder.rankings import load_book
 from arena.ladder.recording import record_or_void, record_outcome, record_outcomes
 from arena.ladder.executors import TableExecutor
 from arena.ladder.seasons import rerate, run_season
-from arena.play.records import Failure, GameRecord, SeatOutcome
+from arena.play.records import GameRecord, SeatOutcome
 from arena.play.tables import MatchOutcome, TableTask
-from arena.submissions.versions import register
 from sandbox import Limits, Status, Tier
 
-BOTS = Path(__file__).resolve().parents[2] / "bots"
 
 
 def planned(tmp_path: Path, name: str) -> tuple[Any, list[PlannedMatch]]:
     """A database of four bots and three planned tables of four seat-rotated games."""
-    engine = make_engine(f"sqlite:///{tmp_path / name}")
-    with Session(engine) as session:
-        for stem, copy in (("random_bot", "dice"), ("greedy_bot", "glutton")):
-            source = (BOTS / f"{stem}.py").read_text()
-            register(session, stem, source, builtin=True)
-            register(session, copy, source + "\n# copy\n")
-        season = get_or_create_season(session, SeasonSettings("s", games=12, min_players=4, max_players=4, seed=5))
-        planner = Planner(session, season, load_book(session, "classic"))
-        matches = [m for _ in range(3) for m in planner.plan()]
-    return engine, matches
+    return planned_ladder(f"sqlite:///{tmp_path / name}")
 
 
 def copy(engine: Any, tmp_path: Path, name: str) -> Any:
@@ -49,15 +39,8 @@ def copy(engine: Any, tmp_path: Path, name: str) -> Any:
 
 
 def outcome(match: PlannedMatch, k: int) -> MatchOutcome:
-    """A made-up finished game: ranks vary with ``k`` (ties too), one seat failed, one wrote to stderr."""
-    ranks = [(1, 2, 3, 4), (2, 1, 1, 4), (4, 3, 2, 1), (1, 1, 3, 3)][k % 4]
-    seats = tuple(SeatOutcome(f"b{seat}", coins=10 - rank, rank=rank, status=Status.OK if seat else Status.TIMEOUT,
-                              detail="" if seat else "too slow", decisions=40 + seat, time_ms=1.5 * seat,
-                              failure=None if seat else Failure("decide", 7, "late"),
-                              log=f"game {match.id} seat {seat}\n" if seat == 1 else "")
-                  for seat, rank in enumerate(ranks))
-    return MatchOutcome(match.id, GameRecord(match.rules_id, match.seed, seats, '{"replay": %d}' % k, 0.25),
-                        flows="{}")
+    """A made-up finished game (``recording_helpers.made_up_outcome``)."""
+    return made_up_outcome(match, k)
 
 
 def stored(engine: Any) -> dict[str, list[tuple[Any, ...]]]:
