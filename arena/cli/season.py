@@ -251,12 +251,14 @@ def season_close(ctx: Context, name: str) -> None:
     """Close a season: it plays no more games (help: ``season_close_help``)."""
     with Session(ctx.engine) as session:
         try:
-            closed = close_season(session, name)
+            closed, voided = close_season(session, name)
         except LadderError as exc:
             raise UserError(str(exc)) from None
         what = ("its deals are published by the next 'arena site build'" if format_of(closed.variant).same_deals
                 else "it plays no more games")
-        echo(f"season {name} closed on {closed.closed_at:%Y-%m-%d %H:%M}: {what}")
+        verb = "is" if voided == 1 else "are"
+        unplayed = f"; {plural(voided, 'game')} it had not played {verb} void" if voided else ""
+        echo(f"season {name} closed on {closed.closed_at:%Y-%m-%d %H:%M}: {what}{unplayed}")
 
 
 @season.command("list")

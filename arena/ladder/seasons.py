@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from sqlalchemy import func
+from sqlalchemy import func, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
@@ -50,16 +50,27 @@ def deals_secret(season: Season) -> bool:
     return format_of(season.variant).same_deals and season.closed_at is None
 
 
-def close_season(session: Session, name: str) -> Season:
-    """Close season ``name``: it plays no more games, and its deals may be published."""
+#: why a game of a season closed before it was played is void
+CLOSED_UNPLAYED = "its season was closed before it was played"
+
+
+def close_season(session: Session, name: str) -> tuple[Season, int]:
+    """Close season ``name``: it plays no more games, and its deals may be published. Its games still planned
+    (none, unless a run was stopped or is still playing it, as the live ladder does) become void in the same
+    transaction, so that its board stands as it was at the close and no game waits for ever; returns the season
+    and how many became void. A game in flight at the close is not recorded when it ends."""
     season = session.exec(select(Season).where(Season.name == name)).first()
     if season is None:
         raise LadderError(f"no season named {name!r}")
+    voided = 0
     if season.closed_at is None:
         season.closed_at = now()
         session.add(season)
+        voided = session.execute(
+            update(Match).where(col(Match.season_id) == season.id, col(Match.status) == MatchStatus.PLANNED)
+            .values(status=MatchStatus.VOID, void_reason=CLOSED_UNPLAYED, finished_at=season.closed_at)).rowcount
         session.commit()
-    return season
+    return season, voided
 
 
 def rerate(session: Session, variant: str, write: bool) -> list[str]:

@@ -18,6 +18,7 @@ from waiting import wait_for
 
 from arena.submissions.accounts import ensure_author
 from arena.db import make_engine
+from arena.ladder.seasons import CLOSED_UNPLAYED
 from arena.submissions.versions import register, register_bosses
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
@@ -205,3 +206,14 @@ def test_a_closed_solo_season_goes_on_in_the_next_one(tmp_path: Path) -> None:
                                                  "match.season_id WHERE season.name = ?", name)}
              for name in ("live-solo", "live-solo-2")}
     assert seeds["live-solo"] and seeds["live-solo-2"] and not seeds["live-solo"] & seeds["live-solo-2"]
+    # the tables of live-solo still planned at the close (those in flight among them) are void, none waits for
+    # ever, and the close said how many
+    left = dict(rows(db, "SELECT match.status, count(*) FROM match JOIN season ON season.id = match.season_id "
+                         "WHERE season.name = 'live-solo' AND match.status <> 'done' GROUP BY match.status"))
+    assert set(left) <= {"void"}, left
+    voided = rows(db, "SELECT count(*) FROM match JOIN season ON season.id = match.season_id "
+                      "WHERE season.name = 'live-solo' AND match.void_reason = ?", CLOSED_UNPLAYED)[0][0]
+    assert voided == left.get("void", 0)
+    said_void = f"; {voided} game{'s' if voided != 1 else ''} it had not played {'is' if voided == 1 else 'are'} void"
+    assert (said_void in closed.stdout) == (voided > 0) and ("had not played" in closed.stdout) == (voided > 0), \
+        closed.stdout
