@@ -172,8 +172,9 @@ def main() -> None:
     args = parser.parse_args()
     counts = [int(n) for n in args.workers.split(",")]
     tier = detect_tier()
+    players = args.players if args.coordinator_only else 4  # --players is --coordinator-only's
     print(common.machine(f"{os.cpu_count()} cores", f"tier {tier.value}",
-                         f"{args.games} 4-player games (random, greedy and copies)", "seat-rotated deals"))
+                         f"{args.games} {players}-player games (random, greedy and copies)", "seat-rotated deals"))
     with tempfile.TemporaryDirectory() as folder:
         if args.coordinator_only:
             game = one_game(args.players)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
@@ -23,12 +25,16 @@ def test_efficiency_is_a_workers_rate_against_a_workers_rate_at_2() -> None:
     assert only_one[1].endswith("efficiency 0.50 (against 1)")
 
 
-def test_the_coordinator_alone_records_every_game_of_a_season(tmp_path: Path) -> None:
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_coordinator_alone_records_every_game_of_a_season(tmp_path: Path, players: int) -> None:
     ran = subprocess.run([sys.executable, str(BENCH / "scaling.py"), "--coordinator-only", "--games", "8",
-                          "--workers", "3"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+                          "--workers", "3", "--players", str(players)], capture_output=True, text=True, timeout=300,
+                         cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
-    line = ran.stdout.strip().splitlines()[-1]
+    first, *_, line = ran.stdout.strip().splitlines()
+    assert f", 8 {players}-player games (random, greedy and copies), " in first, first
     assert re.fullmatch(r"coordinator only, 3 slots: 8 games, +[\d.]+ games/min; its CPU while tables end [\d.]+ ms a "
-                        r"game, [\d.]+ ms a 4-game table: (keeps up|does not keep up) with a table's end every 1 ms "
-                        r"\(ceiling ~[\d,]+ games/min\); the audit at the season's end \d+ ms \([\d.]+ ms a game\)",
+                        rf"game, [\d.]+ ms a {players}-game table: (keeps up|does not keep up) with a table's end "
+                        r"every 1 ms \(ceiling ~[\d,]+ games/min\); the audit at the season's end \d+ ms "
+                        r"\([\d.]+ ms a game\)",
                         line), line
