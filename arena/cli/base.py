@@ -5,6 +5,7 @@ import importlib
 import logging
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -69,34 +70,64 @@ def setup_logging(verbose: int, quiet: bool, log_file: str | None) -> None:
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", logging.getLevelName(level).lower())
 
 
-#: each command of the group and the module of ``arena.cli`` that defines it (imported when the command is run)
-COMMAND_MODULES: dict[str, str] = {
-    "audit": "audit", "authors": "authors", "backup": "backup", "bots": "bots", "competition": "competition",
-    "demo": "demo", "game": "game", "ladder": "ladder", "leaderboard": "season", "play": "play",
-    "replay": "game", "season": "season", "serve": "serve", "site": "site", "status": "status",
-    "submit": "submit", "test": "testrun",
+@dataclass(frozen=True)
+class Listed:
+    """A command of the group as ``arena --help`` lists it without importing it: the module of ``arena.cli`` that
+    defines it (imported when the command is run or asked for its own help) and its line in the list."""
+
+    module: str
+    summary: str
+
+
+#: each command of the group: ``arena --help`` lists them from here (importing every command's module for its
+#: docstring cost ~1 s), each command's own help is its docstring
+COMMANDS: dict[str, Listed] = {
+    "audit": Listed("audit", "Audit the recorded games for colluding pairs and teams."),
+    "authors": Listed("authors", "Author accounts: who owns which bot."),
+    "backup": Listed("backup", "Copy the SQLite database, consistently, even while it runs."),
+    "bots": Listed("bots", "List bots, their versions and their standing."),
+    "competition": Listed("competition", "Competitions: an open ladder, then a final."),
+    "demo": Listed("demo", "Register the example bots, play a season, build the site."),
+    "game": Listed("game", "Look at one recorded game."),
+    "ladder": Listed("ladder", "The ladder's settings."),
+    "leaderboard": Listed("season", "A format's board: each bot's current version ranked."),
+    "play": Listed("play", "Play one game between bots, or take a seat yourself."),
+    "replay": Listed("game", "Show a replay file: its seats, result and steps."),
+    "season": Listed("season", "Run and inspect ladder seasons."),
+    "serve": Listed("serve", "Run the submission service for authors' uploads."),
+    "site": Listed("site", "Build the static leaderboard site."),
+    "status": Listed("status", "Your bots on the ladder: ranks, pauses, failures."),
+    "submit": Listed("submit", "Check a bot file and add it to the ladder."),
+    "test": Listed("testrun", "Is NEW better than OLD? A stored sequential test."),
 }
 
 
 class LazyGroup(click.Group):
-    """A group that imports a command's module only when that command is run or listed: ``arena status`` or
-    ``arena play`` does not pay for importing the site builder, the audit's statistics and every other command
-    (docs/benchmarks.md, "The command line's start")."""
+    """A group that imports a command's module only when that command is run or asked for its help: ``arena
+    status`` or ``arena play`` does not pay for importing the site builder, the audit's statistics and every other
+    command (docs/benchmarks.md, "The command line's start"), nor does ``arena --help``."""
 
-    def __init__(self, *args: Any, modules: dict[str, str], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, listed: dict[str, Listed], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.modules = modules
+        self.listed = listed
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands and cmd_name in self.modules:
-            importlib.import_module(f"arena.cli.{self.modules[cmd_name]}")  # its decorators register it here
+        if cmd_name not in self.commands and cmd_name in self.listed:
+            importlib.import_module(f"arena.cli.{self.listed[cmd_name].module}")  # its decorators register it here
         return super().get_command(ctx, cmd_name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*self.commands, *self.modules})
+        return sorted({*self.commands, *self.listed})
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, self.listed[name].summary if name in self.listed else
+                 self.commands[name].get_short_help_str(formatter.width)) for name in self.list_commands(ctx)
+                if name in self.listed or not self.commands[name].hidden]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, modules=COMMAND_MODULES, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, listed=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", "db_url", envvar=DB_ENV, default=DEFAULT_DB, show_default=True,
               help=f"Database URL (also from ${DB_ENV}).")
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for protocol lines).")

@@ -1,4 +1,5 @@
-"""The command group imports a command's module only when that command is run (arena/cli/base.py LazyGroup)."""
+"""The command group imports a command's module only when that command is run or asked for its help, and lists
+them all without importing any (arena/cli/base.py LazyGroup)."""
 from __future__ import annotations
 
 import importlib
@@ -9,14 +10,14 @@ import sys
 from pathlib import Path
 
 import arena.cli
-from arena.cli.base import COMMAND_MODULES, cli
+from arena.cli.base import COMMANDS, cli
 
 
 def test_every_command_is_defined_in_the_module_the_group_names_and_none_is_missing() -> None:
     for info in pkgutil.iter_modules(arena.cli.__path__):
         importlib.import_module(f"arena.cli.{info.name}")
     defined = {name: command.callback.__module__ for name, command in cli.commands.items() if command.callback}
-    assert defined == {name: f"arena.cli.{module}" for name, module in COMMAND_MODULES.items()}
+    assert defined == {name: f"arena.cli.{listed.module}" for name, listed in COMMANDS.items()}
 
 
 def test_running_a_command_imports_its_own_module_and_not_the_others(tmp_path: Path) -> None:
@@ -31,11 +32,25 @@ def test_running_a_command_imports_its_own_module_and_not_the_others(tmp_path: P
     assert not loaded & {"arena.cli.site", "arena.cli.audit", "arena.cli.season", "arena.cli.serve", "arena.cli.play"}
 
 
-def test_help_lists_every_command_and_an_unknown_one_is_refused_in_one_line(tmp_path: Path) -> None:
-    shown = subprocess.run([sys.executable, "-m", "arena", "--help"], capture_output=True, text=True, timeout=60,
-                           cwd=tmp_path)
-    listed = shown.stdout.split("Commands:")[1].split()
-    assert shown.returncode == 0 and all(name in listed for name in COMMAND_MODULES)
+def test_help_lists_every_command_with_its_summary_whole_and_imports_none(tmp_path: Path) -> None:
+    script = ("import sys\nfrom arena.cli import main\nsys.argv = ['arena', '--help']\n"
+              "try:\n    main()\nexcept SystemExit as end:\n    assert not end.code, end.code\n"
+              "print('loaded:', *sorted(m for m in sys.modules if m.startswith('arena.cli.')))\n")
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                         env={**os.environ, "COLUMNS": "80"})
+    assert ran.returncode == 0, ran.stderr
+    shown, loaded = ran.stdout.rsplit("loaded:", 1)
+    assert set(loaded.split()) == {"arena.cli.base"}  # no command's module
+    rows = shown.split("Commands:\n")[1].splitlines()
+    assert [row.split(None, 1)[0] for row in rows] == sorted(COMMANDS)
+    for row, (name, listed) in zip(rows, sorted(COMMANDS.items())):  # whole, on one line of 80 columns
+        assert row.split(None, 1)[1] == listed.summary and len(row) <= 80, row
+
+
+def test_a_commands_own_help_is_its_docstring_and_an_unknown_one_is_refused_in_one_line(tmp_path: Path) -> None:
+    shown = subprocess.run([sys.executable, "-m", "arena", "backup", "--help"], capture_output=True, text=True,
+                           timeout=60, cwd=tmp_path)
+    assert shown.returncode == 0 and "Copy the SQLite database into a new file" in shown.stdout, shown.stderr
     wrong = subprocess.run([sys.executable, "-m", "arena", "sesaon"], capture_output=True, text=True, timeout=60,
                            cwd=tmp_path)
     assert wrong.returncode == 2 and "No such command 'sesaon'" in wrong.stderr and "Traceback" not in wrong.stderr
