@@ -66,7 +66,7 @@ def close_season(session: Session, name: str) -> tuple[Season, int]:
     if season.closed_at is None:
         season.closed_at = now()
         session.add(season)
-        voided = session.execute(
+        voided = session.connection().execute(
             update(Match).where(col(Match.season_id) == season.id, col(Match.status) == MatchStatus.PLANNED)
             .values(status=MatchStatus.VOID, void_reason=CLOSED_UNPLAYED, finished_at=season.closed_at)).rowcount
         session.commit()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from arena_helpers import run_arena
 from recording_helpers import made_up_outcome, planned_ladder
+from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.db import Match, MatchStatus, Rating
@@ -15,13 +16,13 @@ from arena.ladder.recording import record_outcomes
 from arena.ladder.seasons import CLOSED_UNPLAYED
 
 
-def statuses(engine: object) -> dict[int, tuple[MatchStatus, str | None]]:
-    with Session(engine) as session:  # type: ignore[arg-type]
+def statuses(engine: Engine) -> dict[int, tuple[MatchStatus, str | None]]:
+    with Session(engine) as session:
         return {m.id: (m.status, m.void_reason) for m in session.exec(select(Match)).all() if m.id is not None}
 
 
-def ratings(engine: object) -> dict[int, tuple[float, float, int]]:
-    with Session(engine) as session:  # type: ignore[arg-type]
+def ratings(engine: Engine) -> dict[int, tuple[float, float, int]]:
+    with Session(engine) as session:
         return {r.version_id: (r.mu, r.sigma, r.games) for r in session.exec(select(Rating)).all()}
 
 
