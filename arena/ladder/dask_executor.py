@@ -152,27 +152,43 @@ class DaskExecutor(TableExecutor):
 
     def next_result(self) -> list[MatchOutcome]:
         while True:
-            future = next(self._completed)
-            task = self._tables.pop(future.key)
-            matches = [game.match_id for game in task.games]
-            try:
-                outcomes: list[MatchOutcome] = future.result()
+            outcomes = self._take(next(self._completed))
+            if outcomes is not None:
                 return outcomes
-            except TableRefused as refused:  # a worker without the strong tier: the table goes elsewhere
-                self._refused_by(refused.worker, refused.why)
-                tries = self._refusals.pop(future.key, 0) + 1
-                if tries >= MAX_REFUSALS or not self._strong:
-                    return void_table(matches, f"no Dask worker with a strong sandbox took the table "
-                                               f"({tries} refusals)")
-                again = f"{future.key.split('-again')[0]}-again{tries}"
-                self._refusals[again] = tries
-                # only a strong worker now: an idle weak one took it again at once while they were busy
-                self.submit(task, again, strict=True)
-            except Exception as exc:  # KilledWorker after too many lost workers: the arena's fault, void the table
-                return void_table(matches, f"the table failed on the Dask cluster: "
-                                           f"{' '.join(str(exc).split()) or type(exc).__name__}")
-            finally:
-                future.release()
+
+    def ready_results(self) -> list[list[MatchOutcome]]:
+        """The tables whose tasks are done already, without waiting (a table a worker refused goes elsewhere and
+        comes back later)."""
+        found: list[list[MatchOutcome]] = []
+        while self._completed.has_ready():
+            outcomes = self._take(next(self._completed))
+            if outcomes is not None:
+                found.append(outcomes)
+        return found
+
+    def _take(self, future: Any) -> list[MatchOutcome] | None:
+        """The games of a finished task's table; None if a worker refused it and it went to another."""
+        task = self._tables.pop(future.key)
+        matches = [game.match_id for game in task.games]
+        try:
+            outcomes: list[MatchOutcome] = future.result()
+            return outcomes
+        except TableRefused as refused:  # a worker without the strong tier: the table goes elsewhere
+            self._refused_by(refused.worker, refused.why)
+            tries = self._refusals.pop(future.key, 0) + 1
+            if tries >= MAX_REFUSALS or not self._strong:
+                return void_table(matches, f"no Dask worker with a strong sandbox took the table "
+                                           f"({tries} refusals)")
+            again = f"{future.key.split('-again')[0]}-again{tries}"
+            self._refusals[again] = tries
+            # only a strong worker now: an idle weak one took it again at once while they were busy
+            self.submit(task, again, strict=True)
+            return None
+        except Exception as exc:  # KilledWorker after too many lost workers: the arena's fault, void the table
+            return void_table(matches, f"the table failed on the Dask cluster: "
+                                       f"{' '.join(str(exc).split()) or type(exc).__name__}")
+        finally:
+            future.release()
 
     def close(self) -> None:
         if self._client is not None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
+from arena_helpers import missing
 
 import arena.ladder.executors as executors
 from arena.play.tables import GameSpec, MatchOutcome, TableTask
@@ -104,3 +105,36 @@ def test_tables_finished_meanwhile_come_back_at_once_and_none_is_waited_for(monk
         assert executor.ready_results() == []
     finally:
         executor.close()
+
+
+def test_a_dask_clusters_tables_finished_meanwhile_come_back_at_once(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    """The Dask executor's ``ready_results``, on a cluster of two worker threads in this process (so that they play
+    the scripted tables): nothing while no table is done, then every table once, each as ``next_result`` gives it."""
+    try:
+        import distributed
+    except ImportError:
+        missing("dask distributed is not installed (pip install -e '.[test]')")
+    from arena.ladder import dask_executor
+
+    gate = tmp_path / "gate"
+    monkeypatch.setattr(dask_executor, "_run_table_on_worker", gated(gate))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        executor = dask_executor.DaskExecutor(cluster.scheduler_address)
+        executor.start()
+        try:
+            for match_id in range(1, 5):
+                executor.submit(task(match_id))
+            assert executor.ready_results() == []  # none is finished: it returns without waiting
+            gate.touch()
+            tables = [executor.next_result()]
+            deadline = time.monotonic() + 60
+            while sum(map(len, tables)) < 4 and time.monotonic() < deadline:
+                tables += executor.ready_results()
+                time.sleep(0.01)
+            assert sorted(o.match_id for table in tables for o in table) == [1, 2, 3, 4]
+            assert all(len(table) == 1 for table in tables)
+            assert executor.ready_results() == []
+        finally:
+            executor.close()
