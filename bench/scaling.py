@@ -1,7 +1,8 @@
 """Season throughput as workers are added, on the local pool and on a Dask LocalCluster alike, and the coordinator's
 own ceiling.
 
-    python3 bench/scaling.py [--games N] [--workers 1,2,4] [--no-local] [--no-dask] [--coordinator-only [--players 3]]
+    python3 bench/scaling.py [--games N] [--workers 1,2,4] [--no-local] [--no-dask]
+                             [--coordinator-only [--players 3] [--live]]
 
 4-player games of random and greedy (and renamed copies, so that a table has 4 different bots) in the full sandbox,
 seat-rotated deals (a table plays 4 games, every bot afresh in each), a fresh SQLite file per run. For each executor
@@ -15,7 +16,8 @@ the coordinator's alone: planning, recording, rating and the database. It prints
 table while tables end, and whether that keeps up with a table's end every 1 ms (a 4-player table, 4 seat-rotated
 games, a millisecond: ~240,000 games/min, what a very large pool of workers would hand it; ``--players 3``: the
 3-player tables of issue 46's 16-core runs, 3 games a millisecond), then apart the season's audit at its end, which
-runs once after the last table, not once a table.
+runs once after the last table, not once a table. With ``--live`` the coordinator is the living ladder's loop
+(`arena season run --live`, one format, its side jobs not due) playing ``--games`` games after its first rounds.
 """
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ from arena.audit.stats import TradeFlows  # noqa: E402
 from arena.db import make_engine  # noqa: E402
 from arena.db.columns import Compressed, compressed  # noqa: E402
 from arena.ladder.executors import LocalPoolExecutor, TableExecutor  # noqa: E402
+from arena.ladder.live import LiveLoop  # noqa: E402
+from arena.ladder.live_seasons import LiveProgress, LiveSettings, prepare_live  # noqa: E402
 from arena.ladder.planning import SeasonSettings  # noqa: E402
 from arena.ladder.seasons import SeasonProgress, run_season  # noqa: E402
 from arena.play.players import InProcessPlayer  # noqa: E402
@@ -81,6 +85,31 @@ def one_run(folder: str, executor: TableExecutor, games: int, tier: Tier, player
     engine.dispose()
     return Run(marks[0] - started, result.done / (ended - marks[0]) * 60, result.done, cpu,
                recorded_cpu[0] - cpu_before)
+
+
+def live_run(folder: str, executor: InstantExecutor, games: int, players: int) -> tuple[int, float, float]:
+    """The living ladder's loop on ``executor`` (classic, ``players`` a table, the audit and the site never due):
+    the games it recorded after its first rounds, and its CPU seconds and wall seconds for them."""
+    engine = make_engine(f"sqlite:///{folder}/live-{time.monotonic_ns()}.sqlite")
+    common.register_example_bots(engine)
+    settings = LiveSettings(name="bench", variants=("classic",), min_players=players, max_players=players,
+                            audit_every=1e9)
+    prepare_live(engine, settings)
+    executor.start()
+    progress = LiveProgress()
+    loop = LiveLoop(engine, settings, executor, Limits(), Tier.PLAIN, progress, lambda line: None)
+    try:
+        for _ in range(3):  # its first rounds, and its first audit (due at the start), left out
+            loop.step()
+        loop.stop_jobs()
+        first, cpu_before, started = progress.games["classic"], cpu_s(), time.perf_counter()
+        while progress.games["classic"] - first < games:
+            loop.step()
+        return progress.games["classic"] - first, cpu_s() - cpu_before, time.perf_counter() - started
+    finally:
+        executor.close()
+        loop.session.close()
+        engine.dispose()
 
 
 def cpu_s() -> float:
@@ -169,6 +198,7 @@ def main() -> None:
                         help="only the coordinator: tables that end at once (see above)")
     parser.add_argument("--players", type=int, choices=(3, 4, 5), default=4,
                         help="players a table with --coordinator-only (seat-rotated: as many games a table)")
+    parser.add_argument("--live", action="store_true", help="with --coordinator-only: the living ladder's loop")
     args = parser.parse_args()
     counts = [int(n) for n in args.workers.split(",")]
     tier = detect_tier()
@@ -179,6 +209,14 @@ def main() -> None:
         if args.coordinator_only:
             game = one_game(args.players)
             for n in counts:
+                if args.live:
+                    done, cpu, wall = live_run(folder, InstantExecutor(n, game), args.games, args.players)
+                    per_game = cpu / done * 1000
+                    print(f"live loop only, {n} slots: {done} games, {done / wall * 60:9.1f} games/min (its commits "
+                          f"waited for the disk included); its CPU {per_game:.3f} ms a game, "
+                          f"{per_game * args.players:.2f} ms a {args.players}-game table (ceiling "
+                          f"~{60_000 / per_game:,.0f} games/min)", flush=True)
+                    continue
                 run = one_run(folder, InstantExecutor(n, game), args.games, Tier.PLAIN, args.players)
                 print(coordinator_line(n, run, args.players), flush=True)
             return

@@ -91,28 +91,37 @@ class LiveLoop:
         self.stale = False
 
     def step(self) -> None:
-        """One round: plan what the free workers can take, then record the next table that finishes."""
+        """One round: plan what the free workers can take (stored in one commit before any is handed over), then
+        record the next table that finishes with those that finished meanwhile (one commit a format)."""
+        planned: list[tuple[str, list[PlannedMatch]]] = []
         try:
             if time.monotonic() >= self.fault_until:
                 if self.stale:
                     self._load()
                 self.refresh()
                 while self.tables_in_flight.total() < 2 * self.executor.slots():
-                    planned = self.next_table()
-                    if planned is None:
+                    chosen = self.next_table()
+                    if chosen is None:
                         break
-                    self.submit(*planned)
+                    self.track(*chosen)  # counted now: the next table's placement knows it
+                    planned.append(chosen)
+                self.session.commit()
         except DBAPIError as exc:
+            for variant, table in planned:  # none was handed over; the next round plans from the database again
+                self.untrack(variant, table)
+            planned = []
             self.fault(exc)
+        for _, table in planned:
+            self.executor.submit(table_task(self.session, table, self.limits, self.tier, self.key, self.entries))
         self.poll_jobs()
         if not self.tables_in_flight.total():
             time.sleep(IDLE_SECONDS)  # nothing to play: look again for bots (or a database back) soon
             return
         try:
-            outcomes = self.executor.next_result()
+            tables = [self.executor.next_result(), *self.executor.ready_results()]
         except ExecutorError as exc:
             raise LadderError(str(exc)) from None
-        self.take(outcomes)
+        self.take(tables)
         self.poll_jobs()
 
     def fault(self, exc: DBAPIError) -> None:
@@ -223,10 +232,10 @@ class LiveLoop:
         for variant in sorted(placing or eligible, key=self._share):
             planner = self.planners[variant]
             newcomers = self.placing(variant)
-            try:
-                return variant, planner.plan(newcomers[0] if newcomers else None)
-            except LadderError as exc:  # e.g. the pairs the audit flagged leave no table: this format waits
-                self.session.rollback()
+            try:  # stored with the round's other tables (``step`` commits them)
+                return variant, planner.plan(newcomers[0] if newcomers else None, commit=False)
+            except LadderError as exc:  # e.g. the pairs the audit flagged leave no table: this format waits (its
+                # table was refused before anything of it was written: the round's tables planned so far stay)
                 if self.waiting.get(variant) != str(exc):
                     self.note(f"live: {variant} plans no table now: {exc}")
                 self.waiting[variant] = str(exc)
@@ -236,49 +245,61 @@ class LiveLoop:
         """The workers' time ``variant`` had in this run, its tables in flight counted at their latest length."""
         return self.busy[variant] / 1000 + self.tables_in_flight[variant] * self.table_seconds.get(variant, 1.0)
 
-    def submit(self, variant: str, table: list[PlannedMatch]) -> None:
+    def track(self, variant: str, table: list[PlannedMatch]) -> None:
+        """Count a table as in flight (it is handed over once the round's tables are stored)."""
         for match in table:
             self.in_flight[match.id] = (variant, match.versions)
         self.tables_in_flight[variant] += 1
-        self.executor.submit(table_task(self.session, table, self.limits, self.tier, self.key, self.entries))
+
+    def untrack(self, variant: str, table: list[PlannedMatch]) -> None:
+        for match in table:
+            self.in_flight.pop(match.id, None)
+        self.tables_in_flight[variant] -= 1
 
     # ------------------------------------------------------------- recording
-    def take(self, outcomes: list[MatchOutcome]) -> None:
-        """Record a finished table's games; a database that refuses the writes costs this table (it stays
-        planned, and is played again), never the loop."""
-        variants = {self.in_flight[o.match_id][0] for o in outcomes if o.match_id in self.in_flight}
-        variant = variants.pop() if variants else None
-        if variant is not None:
-            self.tables_in_flight[variant] -= 1
-            seconds = sum(o.record.seconds for o in outcomes if o.record is not None)
-            self.busy[variant] += round(seconds * 1000)
-            self.table_seconds[variant] = max(seconds, 0.01)
-        entries = {o.match_id: self.in_flight.pop(o.match_id, None) for o in outcomes}
-        if self.stale or not outcomes:  # since a refused write, the ratings held here may be ahead of the stored
-            return      # ones: the games stay planned, and are played again once the planners are reloaded (``_load``)
-        planner = self.planners[variant or self._format_of(outcomes[0].match_id)]
-        try:
-            recorded = record_or_void(self.session, planner.book, planner.spec.variant, outcomes)
-        except DBAPIError as exc:
-            self.fault(exc)
-            return
-        for outcome, done in recorded:
-            entry = entries.get(outcome.match_id)
-            record = outcome.record
-            if not done:
-                continue
-            if record is None or record.void is not None:
-                self.progress.void += 1
-                continue
-            self.progress.games[planner.spec.variant] += 1
-            for job in self.jobs.values():
-                if job.name in ("the site build", f"the audit of {planner.spec.variant}"):
-                    job.wanted = True
-            failed = [seat for seat, result in zip(entry[1] if entry else (), record.seats)
-                      if result.status is not Status.OK]
-            self.progress.failures += len(failed)
-            for version_id in failed:
-                self._maybe_pause(version_id)
+    def take(self, tables: list[list[MatchOutcome]]) -> None:
+        """Record finished tables' games, those of a format in one transaction; a database that refuses the writes
+        costs those tables (they stay planned, and are played again), never the loop."""
+        by_format: dict[str, tuple[list[MatchOutcome], dict[int, tuple[str, tuple[int, ...]] | None]]] = {}
+        for outcomes in tables:
+            variants = {self.in_flight[o.match_id][0] for o in outcomes if o.match_id in self.in_flight}
+            variant = variants.pop() if variants else None
+            if variant is not None:
+                self.tables_in_flight[variant] -= 1
+                seconds = sum(o.record.seconds for o in outcomes if o.record is not None)
+                self.busy[variant] += round(seconds * 1000)
+                self.table_seconds[variant] = max(seconds, 0.01)
+            entries = {o.match_id: self.in_flight.pop(o.match_id, None) for o in outcomes}
+            if outcomes:
+                group = by_format.setdefault(variant or self._format_of(outcomes[0].match_id), ([], {}))
+                group[0].extend(outcomes)
+                group[1].update(entries)
+        if self.stale:  # since a refused write, the ratings held here may be ahead of the stored ones: the games
+            return      # stay planned, and are played again once the planners are reloaded (``_load``)
+        for variant, (outcomes, entries) in by_format.items():
+            planner = self.planners[variant]
+            try:
+                recorded = record_or_void(self.session, planner.book, planner.spec.variant, outcomes)
+            except DBAPIError as exc:
+                self.fault(exc)
+                return
+            for outcome, done in recorded:
+                entry = entries.get(outcome.match_id)
+                record = outcome.record
+                if not done:
+                    continue
+                if record is None or record.void is not None:
+                    self.progress.void += 1
+                    continue
+                self.progress.games[planner.spec.variant] += 1
+                for job in self.jobs.values():
+                    if job.name in ("the site build", f"the audit of {planner.spec.variant}"):
+                        job.wanted = True
+                failed = [seat for seat, result in zip(entry[1] if entry else (), record.seats)
+                          if result.status is not Status.OK]
+                self.progress.failures += len(failed)
+                for version_id in failed:
+                    self._maybe_pause(version_id)
 
     def _format_of(self, match_id: int) -> str:
         """The format of a match that came back without being in flight (a Dask task run twice)."""

@@ -38,3 +38,14 @@ def test_the_coordinator_alone_records_every_game_of_a_season(tmp_path: Path, pl
                         r"every 1 ms \(ceiling ~[\d,]+ games/min\); the audit at the season's end \d+ ms "
                         r"\([\d.]+ ms a game\)",
                         line), line
+
+
+def test_the_live_loop_alone_records_its_games(tmp_path: Path) -> None:
+    ran = subprocess.run([sys.executable, str(BENCH / "scaling.py"), "--coordinator-only", "--live", "--games", "8",
+                          "--workers", "3"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    line = ran.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"live loop only, 3 slots: (\d+) games, +[\d.]+ games/min \(its commits waited for the disk "
+                        r"included\); its CPU [\d.]+ ms a game, [\d.]+ ms a 4-game table \(ceiling ~[\d,]+ games/min\)",
+                        line), line
+    assert int(line.split(": ")[1].split()[0]) >= 8

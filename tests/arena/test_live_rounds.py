@@ -1,0 +1,93 @@
+"""The living ladder's loop a round at a time (arena/ladder/live.py), with a scripted executor whose tables end at
+once (no sandbox): a round's new tables are stored in one commit before any is handed over, and the tables that
+ended together are recorded together, one commit for their format; no game is lost or recorded twice."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlmodel import Session
+
+from arena.db import make_engine
+from arena.ladder.executors import TableExecutor
+from arena.ladder.live import LiveLoop
+from arena.ladder.live_seasons import LiveProgress, LiveSettings, prepare_live
+from arena.play.records import GameRecord, SeatOutcome
+from arena.play.tables import MatchOutcome, TableTask
+from arena.submissions.versions import register_bosses
+from sandbox import Limits, Status, Tier
+
+
+class EndsAtOnce(TableExecutor):
+    """Tables that end as soon as they are handed over, each game a made-up result; it notes, at each hand-over,
+    whether the table's matches are already stored (committed) as planned."""
+
+    name = "scripted"
+
+    def __init__(self, db: Path, slots: int) -> None:
+        self.db, self.workers = db, slots
+        self.queued: list[TableTask] = []
+        self.stored_when_handed: list[bool] = []
+        self.handed: list[int] = []
+
+    def start(self) -> None:
+        pass
+
+    def slots(self) -> int:
+        return self.workers
+
+    def submit(self, task: TableTask) -> None:
+        ids = [game.match_id for game in task.games]
+        with sqlite3.connect(self.db) as other:  # another connection: sees only what was committed
+            found = other.execute(f"SELECT count(*) FROM match WHERE status = 'planned' AND id IN "
+                                  f"({','.join('?' * len(ids))})", ids).fetchone()[0]
+        self.stored_when_handed.append(found == len(ids))
+        self.handed += ids
+        self.queued.append(task)
+
+    def next_result(self) -> list[MatchOutcome]:
+        task = self.queued.pop(0)
+        return [MatchOutcome(game.match_id, GameRecord(
+            task.rules_id, game.seed, tuple(SeatOutcome(task.bots[i].name, coins=3 + seat, rank=len(game.seating) - seat,
+                                                        status=Status.OK, detail="", decisions=10, time_ms=1.0)
+                                            for seat, i in enumerate(game.seating)), '{"replay": 1}', 0.01))
+            for game in task.games]
+
+    def ready_results(self) -> list[list[MatchOutcome]]:
+        return [self.next_result() for _ in range(len(self.queued))]
+
+    def close(self) -> None:
+        self.queued.clear()
+
+
+def test_a_round_is_stored_in_one_commit_and_tables_ended_together_are_recorded_together(tmp_path: Path) -> None:
+    db = tmp_path / "live.sqlite"
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        register_bosses(session, ["random", "greedy", "trader"])
+    settings = LiveSettings(name="live", variants=("classic",), min_players=3, max_players=3)
+    prepare_live(engine, settings)
+    executor = EndsAtOnce(db, slots=4)
+    progress = LiveProgress()
+    loop = LiveLoop(engine, settings, executor, Limits(), Tier.PLAIN, progress, lambda line: None)
+    loop.jobs = {}  # no side job (the audit, the site): this test is the loop's rounds alone
+    commits: list[int] = []
+    event.listen(engine, "commit", lambda connection: commits.append(1))
+    try:
+        for round_ in range(1, 4):
+            before = len(commits)
+            loop.step()
+            # planned: 2 tables a slot (8 tables of 3 games), then the 8 that ended together: 2 commits in all
+            assert len(commits) - before == 2, round_
+            assert len(executor.handed) == 24 * round_
+            assert progress.games["classic"] == 24 * round_  # all eight tables recorded in the round
+    finally:
+        loop.session.close()
+    assert all(executor.stored_when_handed)  # every table was stored before it was handed over
+    with sqlite3.connect(db) as conn:
+        statuses = dict(conn.execute("SELECT status, count(*) FROM match GROUP BY status").fetchall())
+        snapshots = conn.execute("SELECT count(DISTINCT match_id) FROM ratingsnapshot").fetchone()[0]
+    assert statuses == {"done": 72}  # no game lost, none left planned
+    assert snapshots == 72 and sorted(executor.handed) == list(range(1, 73))  # each rated once
+    engine.dispose()
