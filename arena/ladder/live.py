@@ -111,8 +111,15 @@ class LiveLoop:
                 self.untrack(variant, table)
             planned = []
             self.fault(exc)
-        for _, table in planned:
-            self.executor.submit(table_task(self.session, table, self.limits, self.tier, self.key, self.entries))
+        handed = 0
+        try:
+            for _, table in planned:
+                self.executor.submit(table_task(self.session, table, self.limits, self.tier, self.key, self.entries))
+                handed += 1
+        except DBAPIError as exc:  # reading a bot's source failed: the tables not handed over stay planned, and the
+            for variant, table in planned[handed:]:  # next round's ``_load`` finds them again
+                self.untrack(variant, table)
+            self.fault(exc)
         self.poll_jobs()
         if not self.tables_in_flight.total():
             time.sleep(IDLE_SECONDS)  # nothing to play: look again for bots (or a database back) soon
