@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from sqlalchemy import event
 from sqlmodel import Session
@@ -48,11 +51,11 @@ class EndsAtOnce(TableExecutor):
 
     def next_result(self) -> list[MatchOutcome]:
         task = self.queued.pop(0)
-        return [MatchOutcome(game.match_id, GameRecord(
-            task.rules_id, game.seed, tuple(SeatOutcome(task.bots[i].name, coins=3 + seat, rank=len(game.seating) - seat,
-                                                        status=Status.OK, detail="", decisions=10, time_ms=1.0)
-                                            for seat, i in enumerate(game.seating)), '{"replay": 1}', 0.01))
-            for game in task.games]
+        def seats(seating: tuple[int, ...]) -> tuple[SeatOutcome, ...]:
+            return tuple(SeatOutcome(task.bots[i].name, coins=3 + seat, rank=len(seating) - seat, status=Status.OK,
+                                     detail="", decisions=10, time_ms=1.0) for seat, i in enumerate(seating))
+        return [MatchOutcome(game.match_id, GameRecord(task.rules_id, game.seed, seats(game.seating), '{"replay": 1}',
+                                                       0.01)) for game in task.games]
 
     def ready_results(self) -> list[list[MatchOutcome]]:
         return [self.next_result() for _ in range(len(self.queued))]
@@ -90,4 +93,49 @@ def test_a_round_is_stored_in_one_commit_and_tables_ended_together_are_recorded_
         snapshots = conn.execute("SELECT count(DISTINCT match_id) FROM ratingsnapshot").fetchone()[0]
     assert statuses == {"done": 72}  # no game lost, none left planned
     assert snapshots == 72 and sorted(executor.handed) == list(range(1, 73))  # each rated once
+    engine.dispose()
+
+
+def test_a_table_not_handed_over_after_the_rounds_commit_is_played_in_a_later_round(tmp_path: Path,
+                                                                                  monkeypatch: pytest.MonkeyPatch
+                                                                                  ) -> None:
+    """Reading a table's bots fails after the round's commit (the database lost for a moment): the tables not handed
+    over are not counted in flight, the loop faults (what came back meanwhile stays planned, to be played again) and
+    a later round plays them all; every game is recorded once and none waits for ever."""
+    import arena.ladder.live as live
+    from sqlalchemy.exc import OperationalError
+
+    db = tmp_path / "live.sqlite"
+    engine = make_engine(f"sqlite:///{db}")
+    with Session(engine) as session:
+        register_bosses(session, ["random", "greedy", "trader"])
+    settings = LiveSettings(name="live", variants=("classic",), min_players=3, max_players=3, retry_after=0.0)
+    prepare_live(engine, settings)
+    executor = EndsAtOnce(db, slots=4)
+    calls = iter(range(10**6))
+    real = live.table_task
+
+    def fails_once(*args: Any, **kwargs: Any) -> Any:
+        if next(calls) == 3:
+            raise OperationalError("SELECT source FROM botversion", {}, Exception("disk I/O error"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(live, "table_task", fails_once)
+    progress = LiveProgress()
+    loop = LiveLoop(engine, settings, executor, Limits(), Tier.PLAIN, progress, lambda line: None)
+    loop.jobs = {}
+    try:
+        loop.step()  # 8 tables stored, 3 handed over and back, then the fault: none recorded
+        assert len(executor.handed) == 9 and progress.games["classic"] == 0 and loop.stale
+        assert loop.tables_in_flight.total() == 0 and not loop.in_flight
+        loop.step()  # the 8 planned tables again (the 3 that came back are played again), recorded; none new
+        loop.step()
+    finally:
+        loop.session.close()
+    with sqlite3.connect(db) as conn:
+        statuses = dict(conn.execute("SELECT status, count(*) FROM match GROUP BY status").fetchall())
+        rated = conn.execute("SELECT count(*), count(DISTINCT match_id) FROM ratingsnapshot").fetchone()
+    assert statuses == {"done": progress.games["classic"]} and progress.games["classic"] >= 24, statuses
+    assert rated == (3 * progress.games["classic"], progress.games["classic"])  # each game rated once, 3 seats
+    assert set(executor.handed) == set(range(1, progress.games["classic"] + 1))
     engine.dispose()
