@@ -103,6 +103,7 @@ def test_a_table_not_handed_over_after_the_rounds_commit_is_played_in_a_later_ro
     over are not counted in flight, the loop faults (what came back meanwhile stays planned, to be played again) and
     a later round plays them all; every game is recorded once and none waits for ever."""
     import arena.ladder.live as live
+    import arena.ladder.planning as planning
     from sqlalchemy.exc import OperationalError
 
     db = tmp_path / "live.sqlite"
@@ -113,7 +114,7 @@ def test_a_table_not_handed_over_after_the_rounds_commit_is_played_in_a_later_ro
     prepare_live(engine, settings)
     executor = EndsAtOnce(db, slots=4)
     calls = iter(range(10**6))
-    real = live.table_task
+    real = planning.table_task  # what the loop calls by its own name, ``live.table_task``
 
     def fails_once(*args: Any, **kwargs: Any) -> Any:
         if next(calls) == 3:
