@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import click
+from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
 from arena.audit.words import season_audit_lines
@@ -16,8 +17,8 @@ from arena.ladder.live import run_live
 from arena.ladder.live_seasons import (AUDIT_EVERY, PAUSE_AFTER, RETRY_AFTER, SITE_EVERY, LiveProgress,
                                        LiveSettings)
 from arena.paths import new_file_refused
-from arena.ladder.seasons import (LadderError, SeasonProgress, TooFewBots, SeasonSettings, close_season, deals_secret,
-                          leaderboard, rerate, run_season)
+from arena.ladder.seasons import (CLOSED_UNPLAYED, LadderError, SeasonProgress, TooFewBots, SeasonSettings,
+                                  close_season, deals_secret, leaderboard, rerate, run_season)
 from arena.ladder.progress import ProgressReporter, earlier_rate
 from arena.ladder.random_seeds import database_key, deal_id
 from arena.text import TextError, check_text, plural, shown
@@ -290,15 +291,19 @@ def season_show(ctx: Context, name: str) -> None:
         counts = season_counts(session, s)
         done = (f"{plural(counts.get(MatchStatus.DONE, 0), 'game')} done on {plural(s.games, 'deal')} per bot"
                 if format_of(s.variant).same_deals else f"{counts.get(MatchStatus.DONE, 0)}/{s.games} games done")
-        echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, "
-                   f"{done}, {counts.get(MatchStatus.VOID, 0)} void, "
-                   f"{counts.get(MatchStatus.PLANNED, 0)} planned{', seat-rotated deals' if s.rotate else ''}")
+        unplayed = session.exec(select(func.count()).select_from(Match).where(
+            Match.season_id == s.id, Match.void_reason == CLOSED_UNPLAYED)).one()
+        void = f"{counts.get(MatchStatus.VOID, 0)} void" + (f" ({unplayed} not played: the season was closed)"
+                                                             if unplayed else "")
+        echo(f"season {s.name}: {s.variant}, {s.min_players}-{s.max_players} players, {done}, {void}, "
+             f"{counts.get(MatchStatus.PLANNED, 0)} planned{', seat-rotated deals' if s.rotate else ''}")
         if deals_secret(s):  # a bot entered later would play these deals knowing them
             echo(f"its games stay secret until 'arena season close {s.name}'; "
                        f"'arena leaderboard --variant {s.variant} --season {s.name}' shows the standings")
             return
         key = database_key(session)
-        matches = session.exec(select(Match).where(Match.season_id == s.id, Match.status != MatchStatus.PLANNED)
+        played = or_(col(Match.void_reason).is_(None), col(Match.void_reason) != CLOSED_UNPLAYED)  # not the close's
+        matches = session.exec(select(Match).where(Match.season_id == s.id, Match.status != MatchStatus.PLANNED, played)
                                .order_by(col(Match.number).desc()).limit(10)).all()
         rows = [("match", "deal", "status", "seats (coins, status)")]
         for m in matches:
@@ -312,7 +317,6 @@ def season_show(ctx: Context, name: str) -> None:
 
 
 def season_counts(session: Session, s: Season) -> dict[MatchStatus, int]:
-    from sqlalchemy import func
 
     return {MatchStatus(status): count for status, count in session.exec(
         select(Match.status, func.count()).where(Match.season_id == s.id).group_by(Match.status)).all()}

@@ -34,7 +34,7 @@ from arena.ladder.planning import (LadderError, PlannedMatch, Planner, TooFewBot
                                    planned_tables, table_task)
 from arena.ladder.random_seeds import database_key
 from arena.ladder.rankings import load_book
-from arena.ladder.recording import record_or_void
+from arena.ladder.recording import record_or_void, void_unplayed
 from arena.ladder.side_jobs import SideJob, arena_command
 from arena.play.tables import MatchOutcome, SeatEntry
 from sandbox import Limits, Status, Tier
@@ -184,6 +184,9 @@ class LiveLoop:
         self.session.expire_all()
         closed = {v: p.season.name for v, p in self.planners.items() if p.season.closed_at is not None}
         if closed:  # the operator closed a season of the same deals: its format goes on in the next one
+            for variant in closed:  # what this loop planned there as the close committed is void too
+                void_unplayed(self.session, self.planners[variant].spec.id)
+            self.session.commit()
             self._load()
             for variant, name in closed.items():
                 self.note(f"live: {name} was closed; {variant} goes on in {self.planners[variant].season.name}")

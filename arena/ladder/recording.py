@@ -18,7 +18,7 @@ from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.exc import DataError
 from sqlmodel import Session
 
-from arena.db import Match, MatchSeat, MatchStatus, SeatStatus, execute_many, now, one_line, table_of
+from arena.db import Match, MatchSeat, MatchStatus, Season, SeatStatus, execute_many, now, one_line, table_of
 from arena.formats import format_of
 from arena.ladder.rankings import load_book
 from arena.ladder.ratings import RatedGame, RatingBook
@@ -27,7 +27,7 @@ from arena.play.tables import MatchOutcome
 
 log = logging.getLogger(__name__)
 
-MATCHES, SEATS = table_of(Match), table_of(MatchSeat)
+MATCHES, SEATS, SEASONS = table_of(Match), table_of(MatchSeat), table_of(Season)
 #: a match's columns a recording writes (bound as ``b_<name>``)
 _RECORDED = ("status", "void_reason", "finished_at", "seconds", "replay", "flows", "rated_order")
 _UPDATE_MATCH = (update(MATCHES).where(MATCHES.c.id == bindparam("b_id"))
@@ -36,10 +36,30 @@ _SEAT_COLUMNS = ("coins", "rank", "status", "detail", "decisions", "time_ms", "f
                  "failure_log")
 _UPDATE_SEAT = (update(SEATS).where(SEATS.c.match_id == bindparam("b_match"), SEATS.c.seat == bindparam("b_seat"))
                 .values({name: bindparam("b_" + name) for name in _SEAT_COLUMNS}))
-#: the planned matches of a batch and their seats, at once
+#: the planned matches of a batch and their seats, at once (a match of a closed season is not recorded)
 _PLANNED = (select(MATCHES.c.id, MATCHES.c.rules_id, SEATS.c.seat, SEATS.c.version_id)
-            .select_from(MATCHES.outerjoin(SEATS, SEATS.c.match_id == MATCHES.c.id))
-            .where(MATCHES.c.id.in_(bindparam("ids", expanding=True)), MATCHES.c.status == MatchStatus.PLANNED))
+            .select_from(MATCHES.join(SEASONS, SEASONS.c.id == MATCHES.c.season_id)
+                         .outerjoin(SEATS, SEATS.c.match_id == MATCHES.c.id))
+            .where(MATCHES.c.id.in_(bindparam("ids", expanding=True)), MATCHES.c.status == MatchStatus.PLANNED,
+                   SEASONS.c.closed_at.is_(None)))
+#: whether a season of the batch's matches was closed (asked once the batch's writes hold the write lock)
+_CLOSED = (select(MATCHES.c.id).select_from(MATCHES.join(SEASONS, SEASONS.c.id == MATCHES.c.season_id))
+           .where(MATCHES.c.id.in_(bindparam("ids", expanding=True)), SEASONS.c.closed_at.is_not(None)).limit(1))
+#: why a game of a season closed before it was played is void
+CLOSED_UNPLAYED = "its season was closed before it was played"
+
+
+class ClosedMeanwhile(Exception):
+    """A season of the batch was closed between the batch's read of its planned matches and its writes."""
+
+
+def void_unplayed(session: Session, season_id: int) -> int:
+    """Make the season's games still planned void (``CLOSED_UNPLAYED``; not finished: no pace counts them), in the
+    session's transaction; how many."""
+    result = session.connection().execute(
+        update(MATCHES).where(MATCHES.c.season_id == season_id, MATCHES.c.status == MatchStatus.PLANNED)
+        .values(status=MatchStatus.VOID, void_reason=CLOSED_UNPLAYED))
+    return int(result.rowcount)
 _LAST_RATED = select(func.max(MATCHES.c.rated_order))
 
 #: what a database says of one record's content (a value it cannot hold), unlike a full disk or a lost
@@ -109,6 +129,10 @@ def record_outcomes(session: Session, book: RatingBook, outcomes: Sequence[Match
             row["b_rated_order"] = rated.get(row["b_id"])
     if matches:
         execute_many(connection, _UPDATE_MATCH, matches)
+        # the write lock is this transaction's now: a close that committed since the read above is seen here (its
+        # games void), and the batch is read again (``record_or_void``)
+        if connection.execute(_CLOSED, {"ids": [row["b_id"] for row in matches]}).first() is not None:
+            raise ClosedMeanwhile()
     for name, group in groupby(games, key=lambda pair: format_of(pair[0]).name):  # in order; one run: one format
         format_of(name).ranking.record(session, book, name, [game for _, game in group])
     if commit:
@@ -133,6 +157,10 @@ def record_or_void(session: Session, book: RatingBook, variant: str, outcomes: S
         return list(zip(outcomes, record_outcomes(session, book, outcomes, commit)))
     except REFUSED_RECORD as exc:
         refused: Exception = exc
+    except ClosedMeanwhile:  # read again: the closed season's games are void now, and not recorded
+        session.rollback()
+        book.take(load_book(session, variant))
+        return record_or_void(session, book, variant, outcomes, commit)
     except Exception:
         session.rollback()
         raise

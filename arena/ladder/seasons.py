@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from sqlalchemy import func, update
+from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
@@ -31,7 +31,7 @@ from arena.ladder.planning import (LadderError, Planner, SeasonSettings, TooFewB
                                    get_or_create_season, planned_tables, table_task)
 from arena.ladder.rankings import RankingError, Standing, load_book
 from arena.ladder.ratings import RatingBook
-from arena.ladder.recording import record_or_void, record_outcome
+from arena.ladder.recording import CLOSED_UNPLAYED, record_or_void, record_outcome, void_unplayed
 from arena.ladder.random_seeds import database_key
 from engine.rules import rules_for
 from sandbox import Limits, Status, Tier
@@ -50,15 +50,12 @@ def deals_secret(season: Season) -> bool:
     return format_of(season.variant).same_deals and season.closed_at is None
 
 
-#: why a game of a season closed before it was played is void
-CLOSED_UNPLAYED = "its season was closed before it was played"
-
-
 def close_season(session: Session, name: str) -> tuple[Season, int]:
     """Close season ``name``: it plays no more games, and its deals may be published. Its games still planned
     (none, unless a run was stopped or is still playing it, as the live ladder does) become void in the same
-    transaction, so that its board stands as it was at the close and no game waits for ever; returns the season
-    and how many became void. A game in flight at the close is not recorded when it ends."""
+    transaction (``void_unplayed``), so that its board stands as it was at the close and no game waits for ever;
+    returns the season and how many became void. A game in flight at the close is not recorded when it ends
+    (arena/ladder/recording.py records no game of a closed season)."""
     season = session.exec(select(Season).where(Season.name == name)).first()
     if season is None:
         raise LadderError(f"no season named {name!r}")
@@ -66,9 +63,7 @@ def close_season(session: Session, name: str) -> tuple[Season, int]:
     if season.closed_at is None:
         season.closed_at = now()
         session.add(season)
-        voided = session.connection().execute(
-            update(Match).where(col(Match.season_id) == season.id, col(Match.status) == MatchStatus.PLANNED)
-            .values(status=MatchStatus.VOID, void_reason=CLOSED_UNPLAYED, finished_at=season.closed_at)).rowcount
+        voided = void_unplayed(session, stored_id(season))
         session.commit()
     return season, voided
 
@@ -174,6 +169,12 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                 in_flight_goal = 2 * executor.slots() + batch - 1
                 tables_in_flight = 0
                 while True:
+                    if session.exec(select(Season.closed_at).where(Season.id == season_id)).one() is not None:
+                        voided = void_unplayed(session, stored_id(season))  # planned by this run as the close committed
+                        session.commit()
+                        raise LadderError(f"season {season.name!r} was closed while it ran: it plays no more games"
+                                          + (f" ({voided} planned game{'s' if voided != 1 else ''} void)"
+                                             if voided else ""))
                     # the tables that replace those just recorded are planned in the recording's transaction, and
                     # committed with it before they are handed over: one commit a round (bench/coordinator.py)
                     tasks: list[TableTask] = []
@@ -211,7 +212,8 @@ def _run_season(engine: Engine, settings: SeasonSettings, executor: TableExecuto
                             progress.count(outcome)
                             on_progress(progress)
                         else:
-                            log.warning("match %d came back again; it was recorded once already", outcome.match_id)
+                            log.warning("match %d was not recorded: it was recorded once already, or its season "
+                                        "was closed", outcome.match_id)
                     if isinstance(stop, ExecutorError):
                         raise LadderError(str(stop)) from None
                     if stop is not None:
@@ -247,5 +249,5 @@ def leaderboard(session: Session, variant: str | None = None, season: str | None
         raise LadderError(str(exc)) from None
 
 
-__all__ = ["DatabaseError", "LadderError", "SeasonProgress", "SeasonSettings", "TooFewBots", "close_season",
-           "deals_secret", "leaderboard", "record_outcome", "rerate", "run_season"]
+__all__ = ["CLOSED_UNPLAYED", "DatabaseError", "LadderError", "SeasonProgress", "SeasonSettings", "TooFewBots",
+           "close_season", "deals_secret", "leaderboard", "record_outcome", "rerate", "run_season"]
