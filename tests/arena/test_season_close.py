@@ -3,6 +3,7 @@ become void with their reason in the same transaction, the command says how many
 the close, and a game that was in flight at the close is not recorded when it ends."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,13 @@ def test_closing_voids_the_games_not_played_and_a_late_one_is_not_recorded(tmp_p
         in shown.stdout.splitlines()[0], shown.stdout
     listed = [line.split()[0] for line in shown.stdout.splitlines()[2:]]
     assert sorted(map(int, listed)) == sorted(m.id for m in played), shown.stdout
+
+    site = tmp_path / "site"  # the site shows the games played, not those the close voided
+    built = run_arena("site", "build", "--out", str(site), db=db)
+    assert built.returncode == 0, built.stderr
+    listed_games = re.findall(r"<tr><td>(?:<a [^>]*>)?#(\d+)\b", (site / "games" / "page-1.html").read_text())
+    assert sorted(map(int, listed_games)) == sorted(m.id for m in played)
+    assert CLOSED_UNPLAYED not in " ".join(page.read_text() for page in site.rglob("*.html"))
 
     again = run_arena("season", "close", "s", db=db)  # already closed: nothing more becomes void
     assert again.returncode == 0, again.stderr
