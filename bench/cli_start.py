@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
+PACKAGES = ("arena", "engine", "sandbox", "strategy")  # what an `arena` command imports of a tree
 COMMANDS = (("--help",), ("ladder",), ("bots",), ("leaderboard",), ("season", "list"),
             ("replay", "--help"), ("play", "--help"))
 
@@ -42,6 +43,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     options = parser.parse_args()
     trees = {"new": HERE, **({"old": options.old.resolve()} if options.old else {})}
+    for tree in trees.values():  # both compiled alike: where PYTHONDONTWRITEBYTECODE is set (some machines set it),
+        # a tree without __pycache__ would compile every module at every start, and its figures would be that
+        subprocess.run([sys.executable, "-m", "compileall", "-q", *(str(tree / package) for package in PACKAGES)],
+                       check=True, capture_output=True)
     with tempfile.TemporaryDirectory() as work:
         cwd = Path(work)
         db = f"sqlite:///{cwd / 'ladder.sqlite'}"
