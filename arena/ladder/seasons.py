@@ -22,8 +22,8 @@ from arena.audit.report import AuditReport
 from arena.audit.stats import PairFinding
 from arena.audit.teams import TeamFinding
 from arena.audit.store import run_audit
-from arena.db import (DatabaseError, Match, MatchSeat, MatchStatus, Season, SeatStatus, exclusive_run, now, one_line,
-                      stored_id)
+from arena.db import (Competition, DatabaseError, Match, MatchSeat, MatchStatus, Season, SeatStatus, exclusive_run, now,
+                      one_line, stored_id)
 from arena.ladder.executors import ExecutorError, LocalPoolExecutor, TableExecutor
 from arena.formats import format_of
 from arena.play.tables import MatchOutcome, SeatEntry, TableTask
@@ -59,6 +59,10 @@ def close_season(session: Session, name: str) -> tuple[Season, int]:
     season = session.exec(select(Season).where(Season.name == name)).first()
     if season is None:
         raise LadderError(f"no season named {name!r}")
+    final_of = session.exec(select(Competition.name).where(Competition.season_id == season.id)).first()
+    if final_of is not None and season.closed_at is None:  # closed by hand, it would void the final's games
+        raise LadderError(f"season {name!r} is the final of competition {final_of!r}: "
+                          f"'arena competition close {final_of}' closes it once its final is over")
     voided = 0
     if season.closed_at is None:
         season.closed_at = now()

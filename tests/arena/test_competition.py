@@ -25,7 +25,7 @@ from arena.db import (AuditFlag, Bot, BotVersion, Competition, Match, MatchSeat,
                       make_engine, now)
 from arena.db.queries import stored_id
 from arena.ladder.rankings import WinRateStanding, load_book
-from arena.ladder.seasons import leaderboard
+from arena.ladder.seasons import LadderError, close_season, leaderboard
 from arena.service.owner import owner_report
 from arena.service.owner_text import status_lines
 from arena.submissions.accounts import ensure_author
@@ -244,6 +244,13 @@ def test_a_same_deals_final_is_secret_until_closed(db: Path) -> None:
         finalists = {ids["ann"], ids["bob"]}  # the first two by name: no ladder games, equal places
         assert {s.version_id for s in seats.values()} == finalists and len(matches) == 6
         assert Counter(m.seed for m in matches) == {seed: 2 for seed in {m.seed for m in matches}}  # the same deals
+        with pytest.raises(LadderError) as refused:  # closed by hand, the final's games would be void
+            close_season(session, season.name)
+        assert str(refused.value) == (f"season {season.name!r} is the final of competition 'solo-cup': "
+                                      "'arena competition close solo-cup' closes it once its final is over")
+        assert session.exec(select(Season.closed_at).where(Season.id == season.id)).one() is None
+        assert {m.status for m in session.exec(select(Match).where(Match.season_id == season.id)).all()} == \
+            {MatchStatus.PLANNED}
         for m in matches:  # as record_outcome stores them: ann wins every deal, bob none
             seat = seats[m.id]
             seat.rank, seat.coins = (1, 9) if seat.version_id == ids["ann"] else (2, 3)
@@ -260,6 +267,7 @@ def test_a_same_deals_final_is_secret_until_closed(db: Path) -> None:
         assert hidden.to_json()["standings"] == [] and hidden.to_json()["podium"] == []
         assert {(e["score"], e["games"]) for e in hidden.to_json()["entries"]} == {(None, None)}  # private deals
         close_competition(session, "solo-cup")
+        assert close_season(session, season.name)[1] == 0  # closed with its competition: nothing to say, none void
         shown = result(session, "solo-cup").to_json()
     assert shown["phase"] == "closed" and [p["name"] for p in shown["podium"]] == ["ann-bot", "bob-bot"]
     assert [(s["name"], s["value"], s["games"]) for s in shown["standings"]] == [("ann-bot", 1.0, 3),
