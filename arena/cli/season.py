@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import click
-from sqlalchemy import func, or_
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from arena.audit.words import season_audit_lines
@@ -17,8 +17,8 @@ from arena.ladder.live import run_live
 from arena.ladder.live_seasons import (AUDIT_EVERY, PAUSE_AFTER, RETRY_AFTER, SITE_EVERY, LiveProgress,
                                        LiveSettings)
 from arena.paths import new_file_refused
-from arena.ladder.seasons import (CLOSED_UNPLAYED, LadderError, SeasonProgress, TooFewBots, SeasonSettings,
-                                  close_season, deals_secret, leaderboard, rerate, run_season)
+from arena.ladder.seasons import (CLOSED_UNPLAYED, NOT_CLOSE_VOIDED, LadderError, SeasonProgress, TooFewBots,
+                                  SeasonSettings, close_season, deals_secret, leaderboard, rerate, run_season)
 from arena.ladder.progress import ProgressReporter, earlier_rate
 from arena.ladder.random_seeds import database_key, deal_id
 from arena.text import TextError, check_text, plural, shown
@@ -302,8 +302,8 @@ def season_show(ctx: Context, name: str) -> None:
                        f"'arena leaderboard --variant {s.variant} --season {s.name}' shows the standings")
             return
         key = database_key(session)
-        played = or_(col(Match.void_reason).is_(None), col(Match.void_reason) != CLOSED_UNPLAYED)  # not the close's
-        matches = session.exec(select(Match).where(Match.season_id == s.id, Match.status != MatchStatus.PLANNED, played)
+        matches = session.exec(select(Match).where(Match.season_id == s.id, Match.status != MatchStatus.PLANNED,
+                                                   NOT_CLOSE_VOIDED)
                                .order_by(col(Match.number).desc()).limit(10)).all()
         rows = [("match", "deal", "status", "seats (coins, status)")]
         for m in matches:

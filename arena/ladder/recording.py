@@ -14,7 +14,7 @@ from dataclasses import replace
 from itertools import count, groupby
 from typing import Any, Sequence
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, func, or_, select, update
 from sqlalchemy.exc import DataError
 from sqlmodel import Session
 
@@ -47,6 +47,8 @@ _CLOSED = (select(MATCHES.c.id).select_from(MATCHES.join(SEASONS, SEASONS.c.id =
            .where(MATCHES.c.id.in_(bindparam("ids", expanding=True)), SEASONS.c.closed_at.is_not(None)).limit(1))
 #: why a game of a season closed before it was played is void
 CLOSED_UNPLAYED = "its season was closed before it was played"
+#: a match its season's close did not void: played, planned, or void for a reason of its own (what pages list)
+NOT_CLOSE_VOIDED = or_(MATCHES.c.void_reason.is_(None), MATCHES.c.void_reason != CLOSED_UNPLAYED)
 
 
 class ClosedMeanwhile(Exception):

@@ -31,7 +31,8 @@ from arena.ladder.planning import (LadderError, Planner, SeasonSettings, TooFewB
                                    get_or_create_season, planned_tables, table_task)
 from arena.ladder.rankings import RankingError, Standing, load_book
 from arena.ladder.ratings import RatingBook
-from arena.ladder.recording import CLOSED_UNPLAYED, record_or_void, record_outcome, void_unplayed
+from arena.ladder.recording import (CLOSED_UNPLAYED, NOT_CLOSE_VOIDED, record_or_void, record_outcome,
+                                    void_unplayed)
 from arena.ladder.random_seeds import database_key
 from engine.rules import rules_for
 from sandbox import Limits, Status, Tier
@@ -253,5 +254,5 @@ def leaderboard(session: Session, variant: str | None = None, season: str | None
         raise LadderError(str(exc)) from None
 
 
-__all__ = ["CLOSED_UNPLAYED", "DatabaseError", "LadderError", "SeasonProgress", "SeasonSettings", "TooFewBots",
-           "close_season", "deals_secret", "leaderboard", "record_outcome", "rerate", "run_season"]
+__all__ = ["CLOSED_UNPLAYED", "NOT_CLOSE_VOIDED", "DatabaseError", "LadderError", "SeasonProgress", "SeasonSettings",
+           "TooFewBots", "close_season", "deals_secret", "leaderboard", "record_outcome", "rerate", "run_season"]

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Sequence
 
-from sqlalchemy import literal, or_
+from sqlalchemy import literal
 from sqlalchemy import select as select_columns  # sqlmodel's select is typed for at most four columns
 from sqlmodel import Session, col, select
 
@@ -13,7 +13,7 @@ from arena.db import Bot, BotVersion, Match, MatchSeat, Season, prior_means, sto
 from arena.audit.flag_games import not_rated
 from arena.ladder.ratings import MU
 from arena.formats import formats
-from arena.ladder.seasons import CLOSED_UNPLAYED, deals_secret, leaderboard
+from arena.ladder.seasons import NOT_CLOSE_VOIDED, deals_secret, leaderboard
 from arena.ladder.rankings import Standing
 from arena.text import shown
 
@@ -129,11 +129,10 @@ def load_ladder(session: Session, variant: str, logs: bool = False) -> Ladder:
     secret = {s.id for s in seasons if deals_secret(s)}  # their standings are shown, never their games
     games: dict[int, GameRow] = {}
     taken = not_rated(session)
-    played = or_(col(Match.void_reason).is_(None), col(Match.void_reason) != CLOSED_UNPLAYED)  # not the close's
     for row in session.execute(select_columns(
             col(Match.id), col(Match.season_id), col(Match.number), col(Match.status),
             col(Match.rules_id), col(Match.finished_at), col(Match.seconds),
-            col(Match.void_reason)).where(col(Match.status) != "planned", played)).all():
+            col(Match.void_reason)).where(col(Match.status) != "planned", NOT_CLOSE_VOIDED)).all():
         if row[1] not in secret:
             made = GameRow(*row)
             out = taken.get(made.id)

@@ -1,4 +1,5 @@
-"""A small planned ladder and made-up finished games, for the tests of recording (test_recording.py, test_bulk.py)."""
+"""A small planned ladder, made-up finished games and an executor whose tables end at once, for the tests of
+recording (test_recording.py, test_bulk.py, test_season_close.py, test_live_rounds.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,7 +12,8 @@ from arena.ladder.planning import PlannedMatch, Planner, SeasonSettings, get_or_
 from arena.ladder.random_seeds import KEY_NAME
 from arena.ladder.rankings import load_book
 from arena.play.records import Failure, GameRecord, SeatOutcome
-from arena.play.tables import MatchOutcome
+from arena.ladder.executors import TableExecutor
+from arena.play.tables import MatchOutcome, TableTask
 from arena.submissions.versions import register
 from sandbox import Status
 
@@ -45,3 +47,41 @@ def made_up_outcome(match: PlannedMatch, k: int, failed_detail: str = "too slow"
                   for seat, rank in enumerate(ranks))
     return MatchOutcome(match.id, GameRecord(match.rules_id, match.seed, seats, '{"replay": %d}' % k, 0.25),
                         flows="{}")
+
+
+def made_up_table(task: TableTask) -> list[MatchOutcome]:
+    """The games of a handed-over table, made up: every seat ok, the first seat first."""
+    def seats(seating: tuple[int, ...]) -> tuple[SeatOutcome, ...]:
+        return tuple(SeatOutcome(task.bots[i].name, 10 - seat, seat + 1, Status.OK, "", 10, 1.0)
+                     for seat, i in enumerate(seating))
+    return [MatchOutcome(game.match_id, GameRecord(task.rules_id, game.seed, seats(game.seating), '{"replay": 1}',
+                                                   0.01), flows="{}") for game in task.games]
+
+
+class EndsAtOnce(TableExecutor):
+    """Tables that end as soon as they are handed over (``made_up_table``), ``slots`` at a time: by the next look,
+    every table handed over has ended (``ready_results``)."""
+
+    name = "ends at once"
+
+    def __init__(self, slots: int) -> None:
+        self.workers = slots
+        self.queued: list[TableTask] = []
+
+    def start(self) -> None:
+        pass
+
+    def slots(self) -> int:
+        return self.workers
+
+    def submit(self, task: TableTask) -> None:
+        self.queued.append(task)
+
+    def next_result(self) -> list[MatchOutcome]:
+        return made_up_table(self.queued.pop(0))
+
+    def ready_results(self) -> list[list[MatchOutcome]]:
+        return [self.next_result() for _ in range(len(self.queued))]
+
+    def close(self) -> None:
+        self.queued.clear()

@@ -91,26 +91,32 @@ def test_tables_finished_meanwhile_come_back_at_once_and_none_is_waited_for(monk
     executor = executors.LocalPoolExecutor(2)
     executor.start()
     try:
-        for match_id in range(1, 5):
-            executor.submit(task(match_id))
-        assert executor.ready_results() == []  # none is finished: it returns without waiting
-        gate.touch()
-        tables = [executor.next_result()]
-        deadline = time.monotonic() + 60
-        while sum(map(len, tables)) < 4 and time.monotonic() < deadline:
-            tables += executor.ready_results()
-            time.sleep(0.01)
-        assert sorted(o.match_id for table in tables for o in table) == [1, 2, 3, 4]
-        assert all(len(table) == 1 for table in tables)  # each table as next_result gives it
-        assert executor.ready_results() == []
+        check_ready_results(executor, gate)
     finally:
         executor.close()
+
+
+def check_ready_results(executor: executors.TableExecutor, gate: Path) -> None:
+    """Four tables handed to ``executor`` (tables that end once ``gate`` exists): ``ready_results`` gives none while
+    none has ended, without waiting, then every table once besides the one ``next_result`` waited for."""
+    for match_id in range(1, 5):
+        executor.submit(task(match_id))
+    assert executor.ready_results() == []  # none is finished: it returns without waiting
+    gate.touch()
+    tables = [executor.next_result()]
+    deadline = time.monotonic() + 60
+    while sum(map(len, tables)) < 4 and time.monotonic() < deadline:
+        tables += executor.ready_results()
+        time.sleep(0.01)
+    assert sorted(o.match_id for table in tables for o in table) == [1, 2, 3, 4]
+    assert all(len(table) == 1 for table in tables)  # each table as next_result gives it
+    assert executor.ready_results() == []
 
 
 def test_a_dask_clusters_tables_finished_meanwhile_come_back_at_once(monkeypatch: pytest.MonkeyPatch,
                                                                     tmp_path: Path) -> None:
     """The Dask executor's ``ready_results``, on a cluster of two worker threads in this process (so that they play
-    the scripted tables): nothing while no table is done, then every table once, each as ``next_result`` gives it."""
+    the scripted tables): ``check_ready_results``."""
     try:
         import distributed
     except ImportError:
@@ -124,17 +130,6 @@ def test_a_dask_clusters_tables_finished_meanwhile_come_back_at_once(monkeypatch
         executor = dask_executor.DaskExecutor(cluster.scheduler_address)
         executor.start()
         try:
-            for match_id in range(1, 5):
-                executor.submit(task(match_id))
-            assert executor.ready_results() == []  # none is finished: it returns without waiting
-            gate.touch()
-            tables = [executor.next_result()]
-            deadline = time.monotonic() + 60
-            while sum(map(len, tables)) < 4 and time.monotonic() < deadline:
-                tables += executor.ready_results()
-                time.sleep(0.01)
-            assert sorted(o.match_id for table in tables for o in table) == [1, 2, 3, 4]
-            assert all(len(table) == 1 for table in tables)
-            assert executor.ready_results() == []
+            check_ready_results(executor, gate)
         finally:
             executor.close()

@@ -8,37 +8,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
+from recording_helpers import EndsAtOnce
 from sqlalchemy import event
 from sqlmodel import Session
 
 from arena.db import make_engine
-from arena.ladder.executors import TableExecutor
 from arena.ladder.live import LiveLoop
 from arena.ladder.live_seasons import LiveProgress, LiveSettings, prepare_live
-from arena.play.records import GameRecord, SeatOutcome
-from arena.play.tables import MatchOutcome, TableTask
+from arena.play.tables import TableTask
 from arena.submissions.versions import register_bosses
-from sandbox import Limits, Status, Tier
+from sandbox import Limits, Tier
 
 
-class EndsAtOnce(TableExecutor):
-    """Tables that end as soon as they are handed over, each game a made-up result; it notes, at each hand-over,
-    whether the table's matches are already stored (committed) as planned."""
-
-    name = "scripted"
+class NotesHandOvers(EndsAtOnce):
+    """Tables that end at once (``EndsAtOnce``); it notes, at each hand-over, whether the table's matches are already
+    stored (committed) as planned."""
 
     def __init__(self, db: Path, slots: int) -> None:
-        self.db, self.workers = db, slots
-        self.queued: list[TableTask] = []
+        super().__init__(slots)
+        self.db = db
         self.stored_when_handed: list[bool] = []
         self.handed: list[int] = []
-
-    def start(self) -> None:
-        pass
-
-    def slots(self) -> int:
-        return self.workers
 
     def submit(self, task: TableTask) -> None:
         ids = [game.match_id for game in task.games]
@@ -47,21 +37,7 @@ class EndsAtOnce(TableExecutor):
                                   f"({','.join('?' * len(ids))})", ids).fetchone()[0]
         self.stored_when_handed.append(found == len(ids))
         self.handed += ids
-        self.queued.append(task)
-
-    def next_result(self) -> list[MatchOutcome]:
-        task = self.queued.pop(0)
-        def seats(seating: tuple[int, ...]) -> tuple[SeatOutcome, ...]:
-            return tuple(SeatOutcome(task.bots[i].name, coins=3 + seat, rank=len(seating) - seat, status=Status.OK,
-                                     detail="", decisions=10, time_ms=1.0) for seat, i in enumerate(seating))
-        return [MatchOutcome(game.match_id, GameRecord(task.rules_id, game.seed, seats(game.seating), '{"replay": 1}',
-                                                       0.01)) for game in task.games]
-
-    def ready_results(self) -> list[list[MatchOutcome]]:
-        return [self.next_result() for _ in range(len(self.queued))]
-
-    def close(self) -> None:
-        self.queued.clear()
+        super().submit(task)
 
 
 def test_a_round_is_stored_in_one_commit_and_tables_ended_together_are_recorded_together(tmp_path: Path) -> None:
@@ -71,7 +47,7 @@ def test_a_round_is_stored_in_one_commit_and_tables_ended_together_are_recorded_
         register_bosses(session, ["random", "greedy", "trader"])
     settings = LiveSettings(name="live", variants=("classic",), min_players=3, max_players=3)
     prepare_live(engine, settings)
-    executor = EndsAtOnce(db, slots=4)
+    executor = NotesHandOvers(db, slots=4)
     progress = LiveProgress()
     loop = LiveLoop(engine, settings, executor, Limits(), Tier.PLAIN, progress, lambda line: None)
     loop.jobs = {}  # no side job (the audit, the site): this test is the loop's rounds alone
@@ -112,7 +88,7 @@ def test_a_table_not_handed_over_after_the_rounds_commit_is_played_in_a_later_ro
         register_bosses(session, ["random", "greedy", "trader"])
     settings = LiveSettings(name="live", variants=("classic",), min_players=3, max_players=3, retry_after=0.0)
     prepare_live(engine, settings)
-    executor = EndsAtOnce(db, slots=4)
+    executor = NotesHandOvers(db, slots=4)
     calls = iter(range(10**6))
     real = planning.table_task  # what the loop calls by its own name, ``live.table_task``
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from recording_helpers import made_up_outcome, planned_ladder
+from recording_helpers import made_up_outcome, made_up_table, planned_ladder
 from sqlalchemy import event, text
 from sqlmodel import Session, select
 
@@ -20,9 +20,8 @@ from arena.ladder.rankings import load_book
 from arena.ladder.recording import record_or_void, record_outcome, record_outcomes
 from arena.ladder.executors import TableExecutor
 from arena.ladder.seasons import rerate, run_season
-from arena.play.records import GameRecord, SeatOutcome
 from arena.play.tables import MatchOutcome, TableTask
-from sandbox import Limits, Status, Tier
+from sandbox import Limits, Tier
 
 
 
@@ -132,10 +131,7 @@ class OneThenCtrlC(TableExecutor):
         self.answered += 1
         if self.answered > 1:
             raise KeyboardInterrupt
-        task = self.tasks[0]
-        return [MatchOutcome(game.match_id, GameRecord(task.rules_id, game.seed, tuple(
-            SeatOutcome(f"b{seat}", seat, 4 - seat, Status.OK, "", 1, 0.0) for seat in range(4)), "{}", 0.1),
-            flows="{}") for game in task.games]
+        return made_up_table(self.tasks[0])
 
     def close(self) -> None:
         pass

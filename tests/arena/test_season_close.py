@@ -8,20 +8,18 @@ from pathlib import Path
 
 import pytest
 from arena_helpers import run_arena
-from recording_helpers import made_up_outcome, planned_ladder
+from recording_helpers import EndsAtOnce, made_up_outcome, planned_ladder
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.db import Match, MatchStatus, Rating, make_engine
-from arena.ladder.executors import TableExecutor
 from arena.ladder.planning import LadderError, SeasonSettings
 from arena.ladder.rankings import load_book
 from arena.ladder.recording import record_or_void, record_outcomes
 from arena.ladder.seasons import CLOSED_UNPLAYED, close_season, run_season
-from arena.play.records import GameRecord, SeatOutcome
-from arena.play.tables import MatchOutcome, TableTask
-from sandbox import Limits, Status, Tier
+from arena.play.tables import MatchOutcome
+from sandbox import Limits, Tier
 
 
 def statuses(engine: Engine) -> dict[int, tuple[MatchStatus, str | None]]:
@@ -107,39 +105,25 @@ def test_a_close_between_a_recordings_read_and_its_writes_leaves_its_games_void(
     engine.dispose()
 
 
-class ClosesMidway(TableExecutor):
-    """Plays nothing: each table's games come back made up; as the second table comes back, the season is closed
-    from another connection (the operator's `arena season close` while the run goes on)."""
-
-    name = "scripted"
+class ClosesMidway(EndsAtOnce):
+    """One table at a time, each ending at once (``EndsAtOnce``); as the second comes back, the season is closed from
+    another connection (the operator's `arena season close` while the run goes on)."""
 
     def __init__(self, db: Path) -> None:
+        super().__init__(slots=1)
         self.db, self.returned = db, 0
-        self.queued: list[TableTask] = []
-
-    def start(self) -> None:
-        pass
-
-    def slots(self) -> int:
-        return 1
-
-    def submit(self, task: TableTask) -> None:
-        self.queued.append(task)
 
     def next_result(self) -> list[MatchOutcome]:
-        task = self.queued.pop(0)
         self.returned += 1
         if self.returned == 2:
             other = make_engine(f"sqlite:///{self.db}")
             with Session(other) as session:
                 close_season(session, "s")
             other.dispose()
-        return [MatchOutcome(g.match_id, GameRecord(task.rules_id, g.seed, tuple(
-            SeatOutcome(task.bots[i].name, 5, seat + 1, Status.OK, "", 10, 1.0) for seat, i in enumerate(g.seating)),
-            '{"replay": 1}', 0.01)) for g in task.games]
+        return super().next_result()
 
-    def close(self) -> None:
-        self.queued.clear()
+    def ready_results(self) -> list[list[MatchOutcome]]:
+        return []  # the run waits for each table
 
 
 def test_a_batch_season_closed_while_it_runs_stops_with_one_line_and_leaves_nothing_planned(tmp_path: Path) -> None:
