@@ -31,7 +31,7 @@ from . import isolation
 from .boot import boot_line, runner_argv, runner_line, start_runner
 from .cleanup import REAP_TIMEOUT_S, children, find_runner, sweep
 from .procscan import processes_of_uid, processes_with_tag
-from .framing import Event
+from .framing import Event, Pipes
 from .bootline import ForkServerBoot
 from .control import FORK_REQUEST, Exited, Forked, Report, report_from_line
 from .protocol import READY_LINE, MalformedMessage
@@ -68,7 +68,11 @@ class ForkServer:
     session of their own below a keeper that kills whatever they leave (sandbox/inside/forks.py)."""
 
     def __init__(self, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None = None,
-                 startup_ms: float = 10_000.0, binds: tuple[str, ...] = (), tier: Tier = Tier.STRONG) -> None:
+                 startup_ms: float = 10_000.0, binds: tuple[str, ...] = (), tier: Tier = Tier.STRONG,
+                 wait: bool = True) -> None:
+        """Start the template; with ``wait`` False, return once it has its boot line (its imports under way) and
+        leave the wait for its ``ready`` line to ``ready()``: templates started one after another then warm up
+        together (``ForkServerPool.warm``)."""
         interp = isolation.interpreter(python)
         self.plain = tier is Tier.PLAIN
         problem = None if self.plain else isolation.strong_tier_problem(interp)
@@ -83,6 +87,7 @@ class ForkServer:
         self._child: ForkedBot | None = None  # its last child, until its exit report is read
         self._sockets: list[int] = []  # to the waiting bots of the "pid" reports received, in their order
         self._broken = False  # a fork failed: what it reports next is not known, so it forks no more
+        self._starting: tuple[Pipes, float] | None = None  # until ``ready``: its pipes and its start-up deadline
         try:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             self._control = ours
@@ -99,7 +104,23 @@ class ForkServer:
             boot = ForkServerBoot(control_fd, modules, tuple(preload), seal_mounts=not self.plain,
                                   undumpable=self.slot.uid is None, parent=os.getpid() if self.plain else None)
             payload = runner_line(interp.same_as_parent) + boot_line(boot)
-            outcome = pipes.exchange(payload, time.monotonic() + startup_ms / 1000.0, want_line=True)
+            self._starting = (pipes, time.monotonic() + startup_ms / 1000.0)
+            pipes.exchange(payload, self._starting[1], want_line=False)
+        except BaseException:
+            self.close()
+            raise
+        if wait:
+            self.ready()
+
+    def ready(self) -> None:
+        """Wait for the template's ``ready`` line (at once if it came already); a template that does not say it
+        before its start-up deadline is closed, and raises SandboxError with the end of its stderr."""
+        if self._starting is None:
+            return
+        pipes, deadline = self._starting
+        self._starting = None
+        try:
+            outcome = pipes.exchange(b"", deadline, want_line=True)
             if outcome.event is not Event.LINE or outcome.line != READY_LINE:
                 pipes.drain_stderr(time.monotonic() + 0.5)
                 raise SandboxError(f"fork server did not start ({outcome.event.value}): {pipes.err.text()[-500:]!r}")
@@ -350,6 +371,37 @@ class ForkServerPool:
                 return server
             server.close()
         return ForkServer(modules, preload, python, startup_ms, binds, tier)
+
+    def warm(self, key: object, count: int, modules: Mapping[str, list[Any]], preload: tuple[str, ...],
+             python: str | None, startup_ms: float, binds: tuple[str, ...] = (), tier: Tier = Tier.STRONG) -> int:
+        """Have ``count`` idle templates for the bundle ``key`` (at most ``max_idle``): those missing are started
+        one after another without waiting, then waited for, so that they import their modules at the same time
+        and a table's first bots wait for the slowest start rather than the sum of them. A template that does not
+        start is left out (the bot that needs one starts its own and reports why); returns how many were started."""
+        with self._lock:
+            missing = min(count, self.max_idle) - len(self._idle.get(key, ()))
+        started: list[ForkServer] = []
+        try:
+            try:
+                for _ in range(missing):
+                    started.append(ForkServer(modules, preload, python, startup_ms, binds, tier, wait=False))
+            except SandboxError as exc:
+                log.warning("fork servers started ahead: %s", exc)
+            ready = 0
+            while started:
+                server = started[0]
+                try:
+                    server.ready()
+                except SandboxError as exc:
+                    log.warning("a fork server started ahead: %s", exc)
+                else:
+                    self.release(key, server)
+                    ready += 1
+                started.pop(0)
+            return ready
+        finally:
+            for server in started:  # interrupted: none of them is left holding its uid slot
+                server.close()
 
     def release(self, key: object, server: ForkServer) -> None:
         """Give back a template whose child is gone or killed (its exit report is read before its next fork,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from engine.quoting import quote
-from sandbox import BotBundle, BotProcess, Limits, Reply, Tier, modules_from_package
+from sandbox import BotBundle, BotProcess, Limits, Reply, Tier, modules_from_package, warm_fork_servers
 from sandbox.languages import language_named
 from sandbox.protocol import HelloMessage, Message, dumps, encode
 from sandbox.values import Status
@@ -68,6 +68,13 @@ def bundle_for(name: str, source: str, language: str = "python") -> BotBundle:
     """A Python bot with the SDK it may import, or a program in another language (sandbox/languages.py)."""
     return BotBundle(name=name, source=source,
                      modules=sdk_modules() if language_named(language).is_python else NO_MODULES, language=language)
+
+
+def warm_sandboxes(languages: Sequence[str], limits: Limits, tier: Tier) -> None:
+    """Start at once the sandboxes a game's seats of these languages are about to take (``warm_fork_servers``: the
+    Python seats' fork servers), so that its bots wait for about one start rather than one after another."""
+    warm_fork_servers(bundle_for("", "", "python"), limits, tier,
+                      sum(language_named(language).is_python for language in languages))
 
 
 class SandboxPlayer:

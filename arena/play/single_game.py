@@ -10,7 +10,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena.formats import format_of
-from arena.play.players import InProcessPlayer, Player, SandboxPlayer
+from arena.play.players import InProcessPlayer, Player, SandboxPlayer, warm_sandboxes
 from arena.play.records import GameRecord
 from arena.ladder.random_seeds import bot_seeds, database_key, keyed, random_seed
 from arena.text import failure_text, solo_result
@@ -96,6 +96,7 @@ def sandbox_players(seats: Sequence[Seat], unsafe: bool, limits: Limits, players
     if tier is Tier.PLAIN and not unsafe and not all(seat.trusted for seat in seats):
         raise PlayError(f"no strong sandbox is available on this machine ({strong_tier_missing()}); "
                         "refusing to run bots that are not built in without --unsafe")
+    warm_sandboxes([seat.language for seat in seats if not seat.argv], limits, tier)
     for seat in seats:
         if seat.argv:
             try:

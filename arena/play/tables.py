@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from arena.audit.stats import TradeFlows
 from arena.db.columns import Compressed, compressed
-from arena.play.players import SandboxPlayer
+from arena.play.players import SandboxPlayer, warm_sandboxes
 from arena.play.referee import OutOfTime, play_game
 from arena.play.records import GameRecord
 from engine.rules import rules_for
@@ -73,6 +73,7 @@ def run_table(task: TableTask) -> list[MatchOutcome]:
     for game in task.games:
         players: list[SandboxPlayer] = []
         try:
+            warm_sandboxes([task.bots[index].language for index in game.seating], task.limits, task.tier)
             for index in game.seating:
                 bot = task.bots[index]
                 players.append(SandboxPlayer(bot.name, bot.source, task.limits, task.tier, bot.language))
