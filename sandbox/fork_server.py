@@ -16,6 +16,7 @@ table it plays; ``fork_server_pool()`` hands them out, one bot at a time each.
 from __future__ import annotations
 
 import atexit
+import fcntl
 import hashlib
 import logging
 import os
@@ -88,6 +89,7 @@ class ForkServer:
         self._sockets: list[int] = []  # to the waiting bots of the "pid" reports received, in their order
         self._broken = False  # a fork failed: what it reports next is not known, so it forks no more
         self._starting: tuple[Pipes, float] | None = None  # until ``ready``: its pipes and its start-up deadline
+        self._closed = False
         try:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             self._control = ours
@@ -104,6 +106,8 @@ class ForkServer:
             boot = ForkServerBoot(control_fd, modules, tuple(preload), seal_mounts=not self.plain,
                                   undumpable=self.slot.uid is None, parent=os.getpid() if self.plain else None)
             payload = runner_line(interp.same_as_parent) + boot_line(boot)
+            if not wait:  # the boot line (~600 KB with the modules) fits in the pipe: the next start need not wait
+                _widen_pipe(pipes.stdin, len(payload))
             self._starting = (pipes, time.monotonic() + startup_ms / 1000.0)
             pipes.exchange(payload, self._starting[1], want_line=False)
         except BaseException:
@@ -115,6 +119,8 @@ class ForkServer:
     def ready(self) -> None:
         """Wait for the template's ``ready`` line (at once if it came already); a template that does not say it
         before its start-up deadline is closed, and raises SandboxError with the end of its stderr."""
+        if self._closed:
+            raise SandboxError("fork server was closed before it was ready")
         if self._starting is None:
             return
         pipes, deadline = self._starting
@@ -270,11 +276,18 @@ class ForkServer:
 
     @property
     def alive(self) -> bool:
-        return not self._broken and self._popen is not None and self._popen.poll() is None
+        """Started, ready (``ready``), not broken, and its process running."""
+        return (not self._broken and self.pid is not None and self._popen is not None
+                and self._popen.poll() is None)
 
     def close(self) -> None:
         """Kill the template (bubblewrap takes its namespace down; in the plain tier, each keeper and bot dies with
-        its parent, and what carries the template's tag is swept) and release the slot."""
+        its parent, and what carries the template's tag is swept) and release the slot. Once only: a second call
+        does nothing (the slot may be another template's by then, whose processes it must not kill)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._starting = None
         self._close_sockets()
         if self._control is not None:
             self._control.close()
@@ -334,6 +347,15 @@ class ForkedBot:
                 self.server._child = None
         return self.returncode
 
+
+
+def _widen_pipe(fd: int, size: int) -> None:
+    """Let the pipe ``fd`` hold ``size`` bytes if the system allows it (Linux ``F_SETPIPE_SZ``, at most
+    /proc/sys/fs/pipe-max-size for an unprivileged process); otherwise it stays as it is."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)
+    except OSError:
+        pass
 
 
 class ForkServerPool:

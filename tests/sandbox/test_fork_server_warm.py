@@ -38,7 +38,8 @@ def test_templates_started_without_waiting_are_all_under_way_before_the_first_is
         # none is waited for yet: each holds its own slot, its process runs, and its pid is known only once ready
         assert all(server.pid is None and server._popen is not None and server._popen.poll() is None
                    for server in started)
-        assert len({server.slot.uid for server in started}) == 3
+        uids = {server.slot.uid for server in started}
+        assert uids == {None} or len(uids) == 3  # a uid slot each (as root; in user namespaces, no uid is held)
         for server in started:
             server.ready()
             server.ready()  # a second call has nothing left to wait for
@@ -134,4 +135,72 @@ def test_a_tables_seats_take_templates_started_together(monkeypatch: pytest.Monk
         # the first game: 3 ready before its first bot, then one taken a seat; the second game finds them again
         assert seen[:3] == [3, 2, 1] and seen[3] >= 1
     finally:
+        close_fork_servers()
+
+
+def test_an_interrupted_warm_closes_what_it_started_once_and_keeps_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    close_fork_servers()
+    real_ready, real_close = fork_server.ForkServer.ready, fork_server.ForkServer.close
+    closed: list[int] = []
+    calls = 0
+
+    def interrupted(self: fork_server.ForkServer) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise KeyboardInterrupt
+        real_ready(self)
+
+    def counted(self: fork_server.ForkServer) -> None:
+        if not self._closed:
+            closed.append(id(self))
+        real_close(self)
+
+    monkeypatch.setattr(fork_server.ForkServer, "ready", interrupted)
+    monkeypatch.setattr(fork_server.ForkServer, "close", counted)
+    made: list[fork_server.ForkServer] = []
+    real_init = fork_server.ForkServer.__init__
+
+    def recorded(self: fork_server.ForkServer, *args: object, **kwargs: object) -> None:
+        made.append(self)
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fork_server.ForkServer, "__init__", recorded)
+    with pytest.raises(KeyboardInterrupt):
+        process.warm_fork_servers(BotBundle("echo", ECHO_SOURCE), fast_limits(fork_server=True), Tier.STRONG, 3)
+    # the first (ready, in the pool) stays; the two others are closed, each once, their slots given back
+    assert len(made) == 3 and [server.alive for server in made] == [True, False, False]
+    assert sorted(closed) == sorted(id(server) for server in made[1:])
+    assert all(server.slot._fd is None for server in made[1:])  # the flock on each slot dropped
+    with pytest.raises(SandboxError, match="closed before it was ready"):
+        real_ready(made[1])
+    made[1].close()  # a second close does nothing
+    assert closed.count(id(made[1])) == 1
+    close_fork_servers()
+
+
+def test_arena_play_starts_its_seats_templates_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`arena play`'s seats (``sandbox_players``) find a ready template each when the first bot starts."""
+    from arena.play.single_game import Seat, sandbox_players
+    from sandbox import isolation
+
+    close_fork_servers()
+    key = process._template_key(bundle_for("x", ""), isolation.interpreter(None), Tier.STRONG)
+    seen: list[int] = []
+    real_init = arena_players.SandboxPlayer.__init__
+
+    def counting(self: arena_players.SandboxPlayer, *args: object, **kwargs: object) -> None:
+        seen.append(len(idle(key)))
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(arena_players.SandboxPlayer, "__init__", counting)
+    source = (Path(__file__).resolve().parents[2] / "bots" / "greedy_bot.py").read_text(encoding="utf-8")
+    players: list[arena_players.Player] = []
+    try:
+        sandbox_players([Seat(f"greedy{n}", source, True, "python") for n in range(4)], False,
+                        fast_limits(fork_server=True), players)
+        assert len(players) == 4 and seen == [4, 3, 2, 1]
+    finally:
+        for player in players:
+            player.close()
         close_fork_servers()
