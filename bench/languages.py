@@ -19,7 +19,7 @@ from arena.play.players import SandboxPlayer  # noqa: E402
 from arena.play.referee import play_game  # noqa: E402
 from engine import classic_rules  # noqa: E402
 from sandbox import Limits, Tier, detect_tier  # noqa: E402
-from sandbox.fork_server import close_fork_servers  # noqa: E402
+from sandbox.fork_server_pool import close_fork_servers  # noqa: E402
 
 import common  # noqa: E402
 

@@ -5,8 +5,8 @@ It knows the protocol framing (one JSON object per line, one reply per request),
 from __future__ import annotations
 
 from .tiers import detect_tier, strong_tier_missing, strong_tier_summary
-from .process import BotProcess, warm_fork_servers
-from .fork_server import close_fork_servers
+from .process import BotProcess
+from .fork_server_pool import close_fork_servers, warm_fork_servers
 from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier, modules_from_package
 
 __all__ = [

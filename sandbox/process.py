@@ -10,10 +10,10 @@ import subprocess
 import time
 from typing import Any, Mapping, Sequence
 
-from . import fork_server, isolation, languages
+from . import fork_server, fork_server_pool, isolation, languages
 from .cleanup import describe_exit, find_runner, kill_bot, sweep_bot
-from .boot import (BOT_MODULE, CLEAN_ENV, boot_line, boot_message, bundle_modules, limit_child, runner_argv,
-                   runner_line, start_runner, take_code_line, with_bot_code)
+from .boot import (BOT_MODULE, CLEAN_ENV, boot_line, boot_message, limit_child, runner_argv, runner_line, start_runner,
+                   take_code_line, with_bot_code)
 from .framing import Event, FramingError, Outcome, Pipes, decode
 from .freezing import Freezer
 from .bootline import BotBoot
@@ -21,34 +21,7 @@ from .protocol import READY_LINE, Message, encode
 from .timing import Clock
 from .values import BotBundle, Limits, Reply, SandboxError, Status, Tier
 
-__all__ = ["BotProcess", "BOT_MODULE", "warm_fork_servers"]
-
-
-def _template_key(bundle: BotBundle, interp: isolation.Interpreter, tier: Tier) -> tuple[Any, ...]:
-    """The fork-server pool's key of a Python bot's template: the same trusted modules, interpreter and tier."""
-    return fork_server.modules_digest(bundle.modules), interp.executable, tier
-
-
-def _preload(modules: Mapping[str, list[Any]]) -> tuple[str, ...]:
-    return tuple(name for name in modules if name != BOT_MODULE)
-
-
-def _template_startup_ms(limits: Limits) -> float:
-    return max(10_000.0, limits.startup_ms)
-
-
-def warm_fork_servers(bundle: BotBundle, limits: Limits, tier: Tier, count: int, python: str | None = None) -> int:
-    """Start at once the fork servers that ``count`` Python bots of ``bundle``'s trusted modules are about to take
-    (``ForkServerPool.warm``): the bots of a table then wait for about one template's start, not for one after
-    another's. Nothing where they start cold (a program, a tier or limits without fork servers) or for one bot;
-    returns how many templates were started."""
-    if count < 2 or not languages.language_named(bundle.language).is_python or \
-            not fork_server.uses_fork_servers(tier, limits):
-        return 0
-    interp = isolation.interpreter(python)
-    modules = bundle_modules(bundle.modules, interp.same_as_parent)
-    return fork_server.fork_server_pool().warm(_template_key(bundle, interp, tier), count, modules, _preload(modules),
-                                               python, _template_startup_ms(limits), (), tier)
+__all__ = ["BotProcess", "BOT_MODULE"]
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +109,7 @@ class BotProcess:
                             self._clock.cpu_follows)
         cmd = runner_argv(interp.executable, self.tag)
         binds = program.binds if program is not None else ()
-        if fork_server.uses_fork_servers(self.tier, self.limits):
+        if fork_server_pool.uses_fork_servers(self.tier, self.limits):
             self._spawn_forked(interp, boot, python, binds)
             return
         if self.tier is Tier.STRONG:
@@ -185,10 +158,11 @@ class BotProcess:
         assert modules is not None
         boot = dataclasses.replace(boot, modules=None)  # the template holds them
         # a program's template imports nothing and binds its runtime: one for every program of that runtime
-        key = _template_key(self.bundle, interp, self.tier) if self.language.is_python else (
+        key = fork_server_pool.template_key(self.bundle, interp, self.tier) if self.language.is_python else (
             binds, interp.executable, self.tier)
-        template = fork_server.fork_server_pool().acquire(  # the template's start is not the bot's
-            key, modules, _preload(modules), python, _template_startup_ms(self.limits), binds, self.tier)
+        template = fork_server_pool.fork_server_pool().acquire(  # the template's start is not the bot's
+            key, modules, fork_server_pool.preload(modules), python, fork_server_pool.template_startup_ms(self.limits),
+            binds, self.tier)
         self._server, self._server_key, self.server_tag, self.server_pid = template, key, template.tag, template.pid
         self._slot = template.slot
         if self.tier is Tier.STRONG:
@@ -407,7 +381,7 @@ class BotProcess:
                 if not left and self._exit_code is None and self._popen is not None and self._popen.returncode is None:
                     template.close()
                 else:
-                    fork_server.fork_server_pool().release(self._server_key, template)
+                    fork_server_pool.fork_server_pool().release(self._server_key, template)
             if self._slot is not None:
                 self._slot.release()
                 self._slot = None

@@ -7,7 +7,7 @@ import threading
 from . import isolation
 from .process import BotProcess
 from .values import BotBundle, Limits, Status, SandboxError, Tier
-from .fork_server import close_fork_servers
+from .fork_server_pool import close_fork_servers
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sandbox_helpers import ECHO_SOURCE, assert_gone, fast_limits, needs_strong
 
-from sandbox import BotBundle, BotProcess, Status, Tier, close_fork_servers, fork_server, process
+from sandbox import BotBundle, BotProcess, Status, Tier, close_fork_servers, fork_server, fork_server_pool, process
 from sandbox.bootline import BootLimits, BotBoot
 from sandbox.cleanup import children
 from sandbox.boot import BOT_MODULE, with_bot_code
@@ -71,7 +71,7 @@ def test_a_closed_bot_is_gone_before_its_uid_slot_serves_the_next_bot() -> None:
 
 
 def test_a_fork_server_whose_last_bot_is_not_reported_gone_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fork_server, "REAP_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(fork_server_pool, "REAP_TIMEOUT_S", 0.5)
     close_fork_servers()
     first = start("first")
     assert first.pid is not None

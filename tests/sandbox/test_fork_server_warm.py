@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sandbox_helpers import ECHO_SOURCE, alive, fast_limits, needs_strong
@@ -13,19 +14,20 @@ from arena.play import players as arena_players
 from arena.play.players import bundle_for
 from arena.play.tables import GameSpec, SeatEntry, TableTask, run_table
 from engine import rules_for
-from sandbox import BotBundle, BotProcess, SandboxError, Status, Tier, close_fork_servers, fork_server, process
+from sandbox import (BotBundle, BotProcess, SandboxError, Status, Tier, close_fork_servers, fork_server,
+                     fork_server_pool)
 
 pytestmark = needs_strong
 
 
 def idle(key: object) -> list[fork_server.ForkServer]:
-    return list(fork_server.fork_server_pool()._idle.get(key, ()))
+    return list(fork_server_pool.fork_server_pool()._idle.get(key, ()))
 
 
 def echo_key() -> tuple[object, ...]:
     from sandbox import isolation
 
-    return process._template_key(BotBundle("echo", ECHO_SOURCE), isolation.interpreter(None), Tier.STRONG)
+    return fork_server_pool.template_key(BotBundle("echo", ECHO_SOURCE), isolation.interpreter(None), Tier.STRONG)
 
 
 def test_templates_started_without_waiting_are_all_under_way_before_the_first_is_ready() -> None:
@@ -55,13 +57,12 @@ def test_templates_started_without_waiting_are_all_under_way_before_the_first_is
 def test_warmed_templates_are_the_ones_the_next_bots_take() -> None:
     close_fork_servers()
     key = echo_key()
-    assert process.warm_fork_servers(BotBundle("echo", ECHO_SOURCE), fast_limits(fork_server=True), Tier.STRONG,
-                                     3) == 3
+    echo, limits = BotBundle("echo", ECHO_SOURCE), fast_limits(fork_server=True)
+    assert fork_server_pool.warm_fork_servers(echo, limits, Tier.STRONG, 3) == 3
     warmed = {server.tag for server in idle(key)}
     assert len(warmed) == 3
     # enough idle ones: nothing more is started
-    assert process.warm_fork_servers(BotBundle("echo", ECHO_SOURCE), fast_limits(fork_server=True), Tier.STRONG,
-                                     3) == 0
+    assert fork_server_pool.warm_fork_servers(echo, limits, Tier.STRONG, 3) == 0
     bots = [BotProcess.start(BotBundle(f"echo{n}", ECHO_SOURCE), fast_limits(fork_server=True), Tier.STRONG)
             for n in range(3)]
     try:
@@ -77,10 +78,10 @@ def test_warmed_templates_are_the_ones_the_next_bots_take() -> None:
 def test_nothing_is_started_ahead_for_one_bot_a_program_or_bots_that_start_cold() -> None:
     close_fork_servers()
     bundle = BotBundle("echo", ECHO_SOURCE)
-    assert process.warm_fork_servers(bundle, fast_limits(fork_server=True), Tier.STRONG, 1) == 0
-    assert process.warm_fork_servers(bundle, fast_limits(fork_server=False), Tier.STRONG, 4) == 0
+    assert fork_server_pool.warm_fork_servers(bundle, fast_limits(fork_server=True), Tier.STRONG, 1) == 0
+    assert fork_server_pool.warm_fork_servers(bundle, fast_limits(fork_server=False), Tier.STRONG, 4) == 0
     program = BotBundle("c", "int main(void) { return 0; }", language="c")
-    assert process.warm_fork_servers(program, fast_limits(fork_server=True), Tier.STRONG, 4) == 0
+    assert fork_server_pool.warm_fork_servers(program, fast_limits(fork_server=True), Tier.STRONG, 4) == 0
     assert idle(echo_key()) == []
 
 
@@ -101,8 +102,8 @@ def test_a_template_that_cannot_start_is_left_out_with_a_warning(monkeypatch: py
 
     monkeypatch.setattr(fork_server.ForkServer, "ready", fails_once)
     with caplog.at_level(logging.WARNING, logger="sandbox.fork_server"):
-        started = process.warm_fork_servers(BotBundle("echo", ECHO_SOURCE), fast_limits(fork_server=True),
-                                            Tier.STRONG, 3)
+        started = fork_server_pool.warm_fork_servers(BotBundle("echo", ECHO_SOURCE),
+                                                     fast_limits(fork_server=True), Tier.STRONG, 3)
     try:
         assert started == 2 and len(idle(echo_key())) == 2
         assert "a fork server started ahead: fork server did not start (eof): 'made up'" in caplog.text
@@ -116,13 +117,13 @@ def test_a_tables_seats_take_templates_started_together(monkeypatch: pytest.Monk
     close_fork_servers()
     from sandbox import isolation
 
-    key = process._template_key(bundle_for("x", ""), isolation.interpreter(None), Tier.STRONG)
+    key = fork_server_pool.template_key(bundle_for("x", ""), isolation.interpreter(None), Tier.STRONG)
     seen: list[int] = []
     real_init = arena_players.SandboxPlayer.__init__
 
-    def counting(self: arena_players.SandboxPlayer, *args: object, **kwargs: object) -> None:
+    def counting(self: Any, *args: Any, **kwargs: Any) -> None:
         seen.append(len(idle(key)))
-        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+        real_init(self, *args, **kwargs)
 
     monkeypatch.setattr(arena_players.SandboxPlayer, "__init__", counting)
     source = (Path(__file__).resolve().parents[2] / "bots" / "random_bot.py").read_text(encoding="utf-8")
@@ -161,13 +162,14 @@ def test_an_interrupted_warm_closes_what_it_started_once_and_keeps_nothing(monke
     made: list[fork_server.ForkServer] = []
     real_init = fork_server.ForkServer.__init__
 
-    def recorded(self: fork_server.ForkServer, *args: object, **kwargs: object) -> None:
+    def recorded(self: Any, *args: Any, **kwargs: Any) -> None:
         made.append(self)
-        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+        real_init(self, *args, **kwargs)
 
     monkeypatch.setattr(fork_server.ForkServer, "__init__", recorded)
     with pytest.raises(KeyboardInterrupt):
-        process.warm_fork_servers(BotBundle("echo", ECHO_SOURCE), fast_limits(fork_server=True), Tier.STRONG, 3)
+        fork_server_pool.warm_fork_servers(BotBundle("echo", ECHO_SOURCE), fast_limits(fork_server=True),
+                                           Tier.STRONG, 3)
     # the first (ready, in the pool) stays; the two others are closed, each once, their slots given back
     assert len(made) == 3 and [server.alive for server in made] == [True, False, False]
     assert sorted(closed) == sorted(id(server) for server in made[1:])
@@ -185,13 +187,13 @@ def test_arena_play_starts_its_seats_templates_together(monkeypatch: pytest.Monk
     from sandbox import isolation
 
     close_fork_servers()
-    key = process._template_key(bundle_for("x", ""), isolation.interpreter(None), Tier.STRONG)
+    key = fork_server_pool.template_key(bundle_for("x", ""), isolation.interpreter(None), Tier.STRONG)
     seen: list[int] = []
     real_init = arena_players.SandboxPlayer.__init__
 
-    def counting(self: arena_players.SandboxPlayer, *args: object, **kwargs: object) -> None:
+    def counting(self: Any, *args: Any, **kwargs: Any) -> None:
         seen.append(len(idle(key)))
-        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+        real_init(self, *args, **kwargs)
 
     monkeypatch.setattr(arena_players.SandboxPlayer, "__init__", counting)
     source = (Path(__file__).resolve().parents[2] / "bots" / "greedy_bot.py").read_text(encoding="utf-8")
