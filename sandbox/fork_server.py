@@ -11,7 +11,7 @@ child has its own new pipes, the file system is read-only, and the seccomp filte
 object that would outlive the child (SysV IPC, message queues, locks, watches).
 
 Fork servers live as long as the process that started them (a season's worker) and are reused by every
-table it plays; ``fork_server_pool()`` hands them out, one bot at a time each.
+table it plays; their pool (sandbox/fork_server_pool.py) hands them out, one bot at a time each.
 """
 from __future__ import annotations
 
