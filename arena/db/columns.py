@@ -51,9 +51,17 @@ class TextEnum(TypeDecorator[_Set]):
     def __init__(self, kind: type[_Set]) -> None:
         super().__init__()
         self.kind = kind
+        #: each member's text, found by the member or by the text (a member hashes and compares as its text)
+        self._texts = {member.value: str(member.value) for member in kind}
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
-        return None if value is None else self.kind(value).value
+        if value is None:
+            return None
+        try:
+            text = self._texts.get(value)
+        except TypeError:  # unhashable: not a member either
+            text = None
+        return text if text is not None else self.kind(value).value  # not a member: the set's own error
 
     def process_result_value(self, value: Any, dialect: Dialect) -> _Set | None:
         return None if value is None else self.kind(value)

@@ -88,7 +88,23 @@ def _storable_parameters(conn: Any, cursor: Any, statement: str, parameters: Any
 _HOLDS_TEXT = (str, dict, list, tuple)
 
 
+def _plain_rows(rows: list[Any]) -> bool:
+    """Whether many rows' texts are all ASCII without a NUL (what a coordinator's rows are), checked in one pass
+    over their values rather than a call a row: False where one may need a change or holds a container."""
+    kind = type(rows[0])
+    if kind is not tuple and kind is not dict:
+        return False
+    try:
+        joined = "".join([item for row in rows for item in (row.values() if kind is dict else row)
+                          if isinstance(item, _HOLDS_TEXT)])
+    except (TypeError, AttributeError):  # a container among the values, or rows of mixed kinds
+        return False
+    return joined.isascii() and "\x00" not in joined
+
+
 def _storable(value: Any) -> Any:
+    if type(value) is list and value and _plain_rows(value):
+        return value
     if isinstance(value, str):
         return storable(value)
     if isinstance(value, dict):

@@ -330,6 +330,7 @@ def table_task(session: Session, matches: Sequence[PlannedMatch], limits: Limits
     bots: list[SeatEntry] = []
     index: dict[int, int] = {}
     games = []
+    seeds: dict[tuple[int, int], tuple[int, ...]] = {}  # a seat-rotated table deals one deck seed to all its games
     for match in matches:
         seating = []
         for version_id in match.versions:
@@ -337,7 +338,10 @@ def table_task(session: Session, matches: Sequence[PlannedMatch], limits: Limits
                 index[version_id] = len(bots)
                 bots.append(entries[version_id])
             seating.append(index[version_id])
-        games.append(GameSpec(match.id, match.seed, tuple(seating), bot_seeds(key, match.seed, len(seating))))
+        dealt = (match.seed, len(seating))
+        if dealt not in seeds:
+            seeds[dealt] = bot_seeds(key, *dealt)
+        games.append(GameSpec(match.id, match.seed, tuple(seating), seeds[dealt]))
     return TableTask(matches[0].rules_id, tuple(bots), tuple(games), limits, tier)
 
 

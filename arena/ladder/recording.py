@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 MATCHES, SEATS, SEASONS = table_of(Match), table_of(MatchSeat), table_of(Season)
 #: a match's columns a recording writes (bound as ``b_<name>``)
 _RECORDED = ("status", "void_reason", "finished_at", "seconds", "replay", "flows", "rated_order")
+#: a recorded match's columns that only some outcomes set (a void one: no replay, no rating)
+_UNSET = {f"b_{name}": None for name in ("void_reason", "seconds", "replay", "flows", "rated_order")}
 _UPDATE_MATCH = (update(MATCHES).where(MATCHES.c.id == bindparam("b_id"))
                  .values({name: bindparam("b_" + name) for name in _RECORDED}))
 _SEAT_COLUMNS = ("coins", "rank", "status", "detail", "decisions", "time_ms", "failure_request", "failure_step",
@@ -87,6 +89,7 @@ def record_outcomes(session: Session, book: RatingBook, outcomes: Sequence[Match
         if seat is not None:
             seated.setdefault(match_id, {})[seat] = version_id
     recorded: list[bool] = []
+    stamp = now()  # the batch's games are recorded together
     matches: list[dict[str, Any]] = []
     seats: list[dict[str, Any]] = []
     logs: list[tuple[int, int, int, str]] = []
@@ -96,8 +99,7 @@ def record_outcomes(session: Session, book: RatingBook, outcomes: Sequence[Match
         recorded.append(rules_id is not None)
         if rules_id is None:
             continue
-        row: dict[str, Any] = {"b_id": outcome.match_id, "b_finished_at": now(), **{
-            f"b_{name}": None for name in ("void_reason", "seconds", "replay", "flows", "rated_order")}}
+        row: dict[str, Any] = {"b_id": outcome.match_id, "b_finished_at": stamp, **_UNSET}
         matches.append(row)
         record = outcome.record
         if record is None:  # the machine or the referee could not play it: void, the season goes on

@@ -6,6 +6,7 @@ the coordinator rates every game with: the package builds a graph of objects and
 of a season's coordinator CPU a game (docs/benchmarks.md, "The coordinator's CPU a game, cut")."""
 from __future__ import annotations
 
+import functools
 import math
 from typing import Sequence
 
@@ -18,6 +19,7 @@ MIN_DELTA = trueskill.DELTA
 _FUNCTIONS = trueskill.TrueSkill()
 
 
+@functools.lru_cache(maxsize=256)  # a ladder's draw probability moves with its tie counts: few values a season
 def _draw_margin(draw_probability: float, beta: float) -> float:
     """``trueskill.calc_draw_margin`` for two players, without an environment made for it."""
     return float(_FUNCTIONS.ppf((draw_probability + 1) / 2.) * math.sqrt(2) * beta)
@@ -33,20 +35,15 @@ def _mu(pi: float, tau: float) -> float:
     return pi and tau / pi
 
 
-def _first_term(val: list[float], msg: list[float], coeff: float) -> tuple[float, float]:
-    """A sum factor's first term (a variable's value, the message it holds from the factor, the coefficient): its
-    share of the mean, and of the inverse precision (infinite where the term's precision is zero)."""
-    div_pi, div_tau = val[0] - msg[0], val[1] - msg[1]
-    mu = 0 + coeff * _mu(div_pi, div_tau)
+def _sum1(val_pi: float, val_tau: float, msg_pi: float, msg_tau: float) -> tuple[float, float]:
+    """A sum factor's message to its target from one term of coefficient 1 (a variable's value, the message it
+    holds from the factor): the term's mean, then its precision's share (infinite where that precision is zero)."""
+    div_pi, div_tau = val_pi - msg_pi, val_tau - msg_tau
+    mu = 0 + 1.0 * _mu(div_pi, div_tau)
     try:
-        return mu, 0 + coeff ** 2 / float(div_pi)
+        pi_inv = 0 + 1.0 ** 2 / float(div_pi)
     except ZeroDivisionError:
-        return mu, INF
-
-
-def _sum1(val: list[float], msg: list[float]) -> tuple[float, float]:
-    """A sum factor's message to its target from one term of coefficient 1."""
-    mu, pi_inv = _first_term(val, msg, 1.0)
+        pi_inv = INF
     pi = 1. / pi_inv
     return pi, pi * mu
 
@@ -79,60 +76,47 @@ def rate(mus: Sequence[float], sigmas: Sequence[float], ranks: Sequence[int], dr
     n = len(order)
     margin = _draw_margin(draw_probability, beta)
     variance = beta ** 2
-    # each variable's value, and the message each factor sent it (all zero at first, as the package starts them)
-    r = [[0., 0.] for _ in range(n)]        # skill; messages: prior rp, likelihood rl
-    rp = [[0., 0.] for _ in range(n)]
-    rl = [[0., 0.] for _ in range(n)]
-    p = [[0., 0.] for _ in range(n)]        # performance; messages: likelihood pl, team sum ps
-    pl = [[0., 0.] for _ in range(n)]
-    ps = [[0., 0.] for _ in range(n)]
-    t = [[0., 0.] for _ in range(n)]        # team performance; messages: its sum ts (the differences: below)
-    ts = [[0., 0.] for _ in range(n)]
-
-    def update_value(var: list[float], msg: list[float], pi: float, tau_: float) -> None:
-        msg[0], msg[1] = (pi + msg[0]) - var[0], (tau_ + msg[1]) - var[1]
-        var[0], var[1] = pi, tau_
-
-    def update_message(var: list[float], msg: list[float], pi: float, tau_: float) -> None:
-        new_pi, new_tau = (var[0] - msg[0]) + pi, (var[1] - msg[1]) + tau_
-        msg[0], msg[1] = pi, tau_
-        var[0], var[1] = new_pi, new_tau
-
-    for k, i in enumerate(order):  # the priors, with the dynamics
+    # each variable's value and the message each factor sent it, as a precision and a precision-adjusted mean
+    # (all zero at first, as the package starts them): skill r (from the likelihood: rl), performance p (from the
+    # likelihood: pl; the team's sum sends it nothing before the differences), team performance t (from its sum:
+    # ts; the differences' messages: ``_differences``)
+    r_pi, r_tau = [0.] * n, [0.] * n
+    p_pi, p_tau, pl_pi, pl_tau = [0.] * n, [0.] * n, [0.] * n, [0.] * n
+    t_pi, t_tau, ts_pi, ts_tau = [0.] * n, [0.] * n, [0.] * n, [0.] * n
+    for k, i in enumerate(order):  # the priors, with the dynamics (the prior's own message is never read again)
         mu, sigma = _roundtrip(mus[i], sigmas[i])
         s = math.sqrt(sigma ** 2 + tau ** 2)
         pi = s ** -2
-        update_value(r[k], rp[k], pi, pi * mu)
-    for k in range(n):  # performance from skill
-        msg_pi, msg_tau = r[k][0] - rl[k][0], r[k][1] - rl[k][1]
+        r_pi[k], r_tau[k] = pi, pi * mu
+    for k in range(n):  # performance from skill (the likelihood's message to the skill is still zero)
+        msg_pi, msg_tau = r_pi[k] - 0., r_tau[k] - 0.
         a = 1. / (1. + variance * msg_pi)
-        update_message(p[k], pl[k], a * msg_pi, a * msg_tau)
+        pi, tau_ = a * msg_pi, a * msg_tau
+        p_pi[k], p_tau[k], pl_pi[k], pl_tau[k] = (0. - 0.) + pi, (0. - 0.) + tau_, pi, tau_
     for k in range(n):  # a team of one: its performance
-        update_message(t[k], ts[k], *_sum1(p[k], ps[k]))
+        pi, tau_ = _sum1(p_pi[k], p_tau[k], 0., 0.)
+        t_pi[k], t_tau[k], ts_pi[k], ts_tau[k] = (0. - 0.) + pi, (0. - 0.) + tau_, pi, tau_
     tie = [ranks[order[k]] == ranks[order[k + 1]] for k in range(n - 1)]
-    _differences(t, n - 1, margin, tie)
-    for k in range(n):  # back to each performance, then each skill
-        update_message(p[k], ps[k], *_sum1(t[k], ts[k]))
-    for k in range(n):
-        msg_pi, msg_tau = p[k][0] - pl[k][0], p[k][1] - pl[k][1]
-        a = 1. / (1. + variance * msg_pi)
-        update_message(r[k], rl[k], a * msg_pi, a * msg_tau)
+    _differences(t_pi, t_tau, n - 1, margin, tie)
     out: list[tuple[float, float]] = [(0., 0.)] * n
-    for k, i in enumerate(order):
-        pi, tau_ = r[k]
+    for k, i in enumerate(order):  # back to each performance, then each skill
+        pi, tau_ = _sum1(t_pi[k], t_tau[k], ts_pi[k], ts_tau[k])
+        p_pi[k], p_tau[k] = (p_pi[k] - 0.) + pi, (p_tau[k] - 0.) + tau_
+        msg_pi, msg_tau = p_pi[k] - pl_pi[k], p_tau[k] - pl_tau[k]
+        a = 1. / (1. + variance * msg_pi)
+        pi, tau_ = (r_pi[k] - 0.) + a * msg_pi, (r_tau[k] - 0.) + a * msg_tau
         out[i] = _roundtrip(_mu(pi, tau_), math.sqrt(1 / pi) if pi else INF)
     return out
 
 
-def _differences(t: list[list[float]], diffs: int, margin: float, tie: list[bool]) -> None:
-    """The schedule's loop over the differences of neighbouring team performances ``t`` (updated in place with
+def _differences(tpi: list[float], ttau: list[float], diffs: int, margin: float, tie: list[bool]) -> None:
+    """The schedule's loop over the differences of neighbouring team performances ``tpi``, ``ttau`` (updated in place with
     what the differences send them back), until no truncation moves by more than ``MIN_DELTA`` or 10 sweeps.
 
     The hot part of a season's coordinator (~60 % of its rating): each variable and message as two floats in flat
     lists, the truncation and the messages' updates in line, the same operations in the same order as the package
     (a 4-player game's update 1.8x faster than with a list and a call for each, docs/benchmarks.md)."""
     n = diffs + 1
-    tpi, ttau = [v[0] for v in t], [v[1] for v in t]
     lpi, ltau = [0.] * n, [0.] * n   # from difference k to t[k] (t[k] is its first term)
     rpi, rtau = [0.] * n, [0.] * n   # from difference k-1 to t[k] (t[k] is its second term)
     dpi, dtau = [0.] * diffs, [0.] * diffs        # difference
@@ -189,8 +173,6 @@ def _differences(t: list[list[float]], diffs: int, margin: float, tie: list[bool
             break
     _up_own(0, tpi, ttau, lpi, ltau, rpi, rtau, dpi, dtau, ddpi, ddtau)
     _up_next(diffs - 1, tpi, ttau, lpi, ltau, rpi, rtau, dpi, dtau, ddpi, ddtau)
-    for k in range(n):
-        t[k][0], t[k][1] = tpi[k], ttau[k]
 
 
 def _up_own(k: int, tpi: list[float], ttau: list[float], lpi: list[float], ltau: list[float], rpi: list[float],

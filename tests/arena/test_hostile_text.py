@@ -113,6 +113,31 @@ def test_storable_replaces_what_no_database_holds_and_nothing_else() -> None:
     assert terminal("x\x1b]0;t\x07\ry\n\tz\u202e") == "x\ufffd]0;t\ufffd\ufffdy\n\ufffdz\ufffd"
 
 
+@pytest.mark.parametrize("bad", ["late\x00nul", "a surrogate \udcff", "é then \ud800"])
+@pytest.mark.parametrize("shape", ["tuples", "dicts", "nested"])
+def test_many_rows_pass_the_door_as_they_are_only_while_every_text_is_storable(bad: str, shape: str) -> None:
+    """A statement's many rows (the coordinator's executemany) are checked in one pass: rows of plain text are
+    handed on as they are, and one text the database cannot hold, in any row, gets every row checked."""
+    from arena.db.connect import _storable
+    from arena.text import storable
+
+    def rows(last: str) -> list[object]:
+        values = [(k, f"seat {k}", None, b"\x00raw bytes", 1.5) for k in range(50)] + [(50, last, None, b"", 0.0)]
+        if shape == "dicts":
+            return [dict(zip("abcde", row)) for row in values]
+        if shape == "nested":
+            return [(row[0], (row[1],)) for row in values]
+        return list(values)
+
+    plain = rows("plain ascii text")
+    stored = _storable(plain)
+    assert stored == plain and (shape == "nested" or stored is plain)
+    fixed = _storable(rows(bad))
+    assert fixed != rows(bad) and fixed[:50] == rows(bad)[:50]
+    last = fixed[50]
+    text = last["b"] if isinstance(last, dict) else last[1][0] if shape == "nested" else last[1]
+    assert text == storable(bad) and "\ufffd" in text
+
 @strong
 def test_a_nul_writer_does_not_stop_a_postgresql_season(pg_url: str) -> None:
     engine = make_engine(pg_url)
