@@ -92,12 +92,13 @@ def _plain_rows(rows: list[Any]) -> bool:
     """Whether many rows' texts are all ASCII without a NUL (what a coordinator's rows are), checked in one pass
     over their values rather than a call a row: False where one may need a change or holds a container."""
     kind = type(rows[0])
-    if kind is not tuple and kind is not dict:
+    if (kind is not tuple and kind is not dict) or not all(type(row) is kind for row in rows):
         return False
+    texts: list[Any] = [item for row in rows for item in (row.values() if kind is dict else row)
+                        if isinstance(item, _HOLDS_TEXT)]
     try:
-        joined = "".join([item for row in rows for item in (row.values() if kind is dict else row)
-                          if isinstance(item, _HOLDS_TEXT)])
-    except (TypeError, AttributeError):  # a container among the values, or rows of mixed kinds
+        joined = "".join(texts)
+    except TypeError:  # a container among the values
         return False
     return joined.isascii() and "\x00" not in joined
 

@@ -110,8 +110,8 @@ def rate(mus: Sequence[float], sigmas: Sequence[float], ranks: Sequence[int], dr
 
 
 def _differences(tpi: list[float], ttau: list[float], diffs: int, margin: float, tie: list[bool]) -> None:
-    """The schedule's loop over the differences of neighbouring team performances ``tpi``, ``ttau`` (updated in place with
-    what the differences send them back), until no truncation moves by more than ``MIN_DELTA`` or 10 sweeps.
+    """The schedule's loop over the differences of neighbouring team performances ``tpi``, ``ttau`` (updated in
+    place with what the differences send them back), until no truncation moves by more than ``MIN_DELTA`` or 10 sweeps.
 
     The hot part of a season's coordinator (~60 % of its rating): each variable and message as two floats in flat
     lists, the truncation and the messages' updates in line, the same operations in the same order as the package
