@@ -2,7 +2,7 @@
 own ceiling.
 
     python3 bench/scaling.py [--games N] [--workers 1,2,4] [--no-local] [--no-dask]
-                             [--coordinator-only [--players 3] [--live]]
+                             [--coordinator-only [--players 3] [--live] [--rounds R] [--old /tmp/wt-old]]
 
 4-player games of random and greedy (and renamed copies, so that a table has 4 different bots) in the full sandbox,
 seat-rotated deals (a table plays 4 games, every bot afresh in each), a fresh SQLite file per run. For each executor
@@ -18,12 +18,19 @@ games, a millisecond: ~240,000 games/min, what a very large pool of workers woul
 3-player tables of issue 46's 16-core runs, 3 games a millisecond), then apart the season's audit at its end, which
 runs once after the last table, not once a table. With ``--live`` the coordinator is the living ladder's loop
 (`arena season run --live`, one format, its side jobs not due) playing ``--games`` games after its first rounds.
+With ``--rounds R`` each season is run R times, each in a process of its own, and ``--old`` (a checkout of another
+commit, e.g. a git worktree) runs that tree's bench in turn with this one's: the coordinator's CPU a game, least
+and median of the rounds for each tree and worker count, and the ratio of the medians (this VM's pace drifts by
+half within minutes: only figures taken in turn compare).
 """
 from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -189,6 +196,37 @@ def coordinator_line(slots: int, run: Run, players: int) -> str:
             f"a game)")
 
 
+#: the coordinator's CPU a game in a ``--coordinator-only`` line, by its slots (workers)
+_CPU_A_GAME = re.compile(r"only, (\d+) slots: .*?its CPU (?:while tables end )?([\d.]+) ms a game")
+
+
+def in_turn(trees: dict[str, Path], rounds: int, argv: list[str], players: int) -> list[str]:
+    """``--rounds``/``--old``: each tree's ``--coordinator-only`` bench (``argv``) run ``rounds`` times, the trees
+    in turn, each run a process of its own; a line a tree and worker count (least and median CPU a game), then the
+    ratio of the medians of the last tree to the first's."""
+    figures: dict[tuple[str, int], list[float]] = {}
+    for _ in range(rounds):
+        for name, tree in trees.items():
+            ran = subprocess.run([sys.executable, str(tree / "bench" / "scaling.py"), *argv], capture_output=True,
+                                 text=True, timeout=1800)
+            if ran.returncode != 0:
+                raise SystemExit(f"{tree}/bench/scaling.py failed:\n{ran.stderr[-2000:]}")
+            for slots, per_game in _CPU_A_GAME.findall(ran.stdout):
+                figures.setdefault((name, int(slots)), []).append(float(per_game))
+    lines = []
+    for (name, slots), values in sorted(figures.items(), key=lambda item: (item[0][1], list(trees).index(item[0][0]))):
+        low, mid = min(values), statistics.median(values)
+        lines.append(f"{name:4} {slots:3} slots, {len(values)} rounds: its CPU a game least {low:.3f} median {mid:.3f} "
+                     f"ms ({low * players:.2f} / {mid * players:.2f} ms a {players}-game table); each: "
+                     + " ".join(f"{v:.3f}" for v in values))
+    if len(trees) == 2:
+        first, last = list(trees)
+        for slots in sorted({slots for _, slots in figures}):
+            ratio = statistics.median(figures[(last, slots)]) / statistics.median(figures[(first, slots)])
+            lines.append(f"{slots} slots: median {last}/{first} {ratio:.2f}")
+    return lines
+
+
 def main() -> None:
     parser = common.parser(__doc__, 96)
     parser.add_argument("--workers", default="1,2,4", help="comma list of worker counts, local pool and Dask alike")
@@ -199,7 +237,15 @@ def main() -> None:
     parser.add_argument("--players", type=int, choices=(3, 4, 5), default=4,
                         help="players a table with --coordinator-only (seat-rotated: as many games a table)")
     parser.add_argument("--live", action="store_true", help="with --coordinator-only: the living ladder's loop")
+    parser.add_argument("--rounds", type=int, default=1, help="with --coordinator-only: runs of each season, in turn")
+    parser.add_argument("--old", type=Path, help="with --coordinator-only: another checkout, run in turn with this one")
     args = parser.parse_args()
+    if args.coordinator_only and (args.rounds > 1 or args.old):
+        argv = ["--coordinator-only", "--games", str(args.games), "--workers", args.workers, "--players",
+                str(args.players), *(["--live"] if args.live else [])]
+        trees = {**({"old": args.old.resolve()} if args.old else {}), "new": Path(__file__).resolve().parent.parent}
+        print("\n".join(in_turn(trees, max(1, args.rounds), argv, args.players)))
+        return
     counts = [int(n) for n in args.workers.split(",")]
     tier = detect_tier()
     players = args.players if args.coordinator_only else 4  # --players is --coordinator-only's
