@@ -114,15 +114,17 @@ def test_storable_replaces_what_no_database_holds_and_nothing_else() -> None:
 
 
 @pytest.mark.parametrize("bad", ["late\x00nul", "a surrogate \udcff", "é then \ud800"])
+@pytest.mark.parametrize("where", [0, 25, 50])
 @pytest.mark.parametrize("shape", ["tuples", "dicts", "nested"])
-def test_many_rows_pass_the_door_as_they_are_only_while_every_text_is_storable(bad: str, shape: str) -> None:
+def test_many_rows_pass_the_door_as_they_are_only_while_every_text_is_storable(bad: str, where: int,
+                                                                               shape: str) -> None:
     """A statement's many rows (the coordinator's executemany) are checked in one pass: rows of plain text are
     handed on as they are, and one text the database cannot hold, in any row, gets every row checked."""
     from arena.db.connect import _storable
     from arena.text import storable
 
-    def rows(last: str) -> list[object]:
-        values = [(k, f"seat {k}", None, b"\x00raw bytes", 1.5) for k in range(50)] + [(50, last, None, b"", 0.0)]
+    def rows(odd: str) -> list[object]:
+        values = [(k, odd if k == where else f"seat {k}", None, b"\x00raw bytes", 1.5) for k in range(51)]
         if shape == "dicts":
             return [dict(zip("abcde", row)) for row in values]
         if shape == "nested":
@@ -133,10 +135,19 @@ def test_many_rows_pass_the_door_as_they_are_only_while_every_text_is_storable(b
     stored = _storable(plain)
     assert stored == plain and (shape == "nested" or stored is plain)
     fixed = _storable(rows(bad))
-    assert fixed != rows(bad) and fixed[:50] == rows(bad)[:50]
-    last = fixed[50]
-    text = last["b"] if isinstance(last, dict) else last[1][0] if shape == "nested" else last[1]
+    assert fixed != rows(bad) and fixed[:where] + fixed[where + 1:] == (rows(bad)[:where] + rows(bad)[where + 1:])
+    row = fixed[where]
+    text = row["b"] if isinstance(row, dict) else row[1][0] if shape == "nested" else row[1]
     assert text == storable(bad) and "\ufffd" in text
+
+
+def test_rows_of_mixed_kinds_are_looked_into_row_by_row() -> None:
+    """A dict among tuples: its values, not its keys, are what reach the database."""
+    from arena.db.connect import _storable
+
+    assert _storable([(1, "a"), (2, "b"), {"b": "x\x00"}]) == [(1, "a"), (2, "b"), {"b": "x\ufffd"}]
+    assert _storable([{"a": "x"}, (1, "y\udcff")]) == [{"a": "x"}, (1, "y\ufffd")]
+
 
 @strong
 def test_a_nul_writer_does_not_stop_a_postgresql_season(pg_url: str) -> None:
