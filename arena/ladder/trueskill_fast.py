@@ -19,7 +19,8 @@ MIN_DELTA = trueskill.DELTA
 _FUNCTIONS = trueskill.TrueSkill()
 
 
-@functools.lru_cache(maxsize=256, typed=True)  # a ladder's draw probability moves with its tie counts: few values a season
+# a ladder's draw probability moves with its tie counts: few values a season
+@functools.lru_cache(maxsize=256, typed=True)
 def _draw_margin(draw_probability: float, beta: float) -> float:
     """``trueskill.calc_draw_margin`` for two players, without an environment made for it."""
     return float(_FUNCTIONS.ppf((draw_probability + 1) / 2.) * math.sqrt(2) * beta)
