@@ -8,12 +8,16 @@ import hashlib
 import io
 import re
 import tokenize
+from itertools import accumulate
+from typing import Iterator
 
 #: Python tokens that carry no meaning once the logical lines are kept (NEWLINE, INDENT and DEDENT are kept:
 #: an indentation's width is not a token, so re-indenting a file changes nothing)
 _LAYOUT = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
 _MARKS = {tokenize.NEWLINE: "<newline>", tokenize.INDENT: "<indent>", tokenize.DEDENT: "<dedent>"}
 _WORD = re.compile(r"[A-Za-z0-9_$]")
+#: an f-string's first and last tokens, from Python 3.12 on (before, an f-string is one STRING token)
+_FSTRING_START, _FSTRING_END = getattr(tokenize, "FSTRING_START", -1), getattr(tokenize, "FSTRING_END", -1)
 
 
 def program_text(source: str, language: str) -> str:
@@ -34,9 +38,28 @@ def program_hash(source: str, language: str) -> str:
     return hashlib.sha256(f"{language}\0{program_text(source, language)}".encode("utf-8")).hexdigest()
 
 
+def _tokens(source: str) -> Iterator[tokenize.TokenInfo]:
+    """Python's tokens of ``source``, each f-string one string token of its source text, as Python 3.11 reads it:
+    3.12 splits an f-string into its parts, and a program's hash must not change with the Python that reads it
+    (a copy must be found after the server's Python is upgraded)."""
+    offsets = list(accumulate((len(line) for line in io.StringIO(source).readlines()), initial=0))
+    depth, opened = 0, (0, 0)
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == _FSTRING_START:
+            depth, opened = depth + 1, (opened if depth else token.start)
+        elif depth:  # a part of the f-string that is open (an f-string may hold another)
+            if token.type == _FSTRING_END:
+                depth -= 1
+                if not depth:
+                    text = source[offsets[opened[0] - 1] + opened[1]:offsets[token.end[0] - 1] + token.end[1]]
+                    yield tokenize.TokenInfo(tokenize.STRING, text, opened, token.end, token.line)
+        else:
+            yield token
+
+
 def _python_text(source: str) -> str:
     lines: list[list[str]] = [[]]
-    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+    for token in _tokens(source):
         if token.type not in _LAYOUT:
             lines[-1].append(_MARKS.get(token.type) or (
                 _string(token.string) if token.type == tokenize.STRING else token.string))
