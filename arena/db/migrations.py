@@ -235,6 +235,29 @@ def _upgrade_to_14_competitions(engine: Engine) -> None:
         conn.execute(text("UPDATE meta SET value = '14' WHERE key = 'schema_version'"))
 
 
+def _upgrade_to_16_program_hashes(engine: Engine) -> None:
+    """Schema 15 -> 16: every version's program hash computed again. Under Python 3.12 and later the hash of a
+    program with an f-string was made of the f-string's parts (``arena.submissions.programs``): such a database
+    would not find a copy submitted now. A database made under 3.11 keeps every hash as it was."""
+    from sqlalchemy import text
+
+    from arena.submissions.programs import program_hash
+
+    with engine.begin() as conn:
+        last = -1
+        while True:  # in batches: a source is up to 256 KiB
+            rows = conn.execute(text("SELECT id, source, language, program_sha256 FROM botversion WHERE id > :last "
+                                     "ORDER BY id LIMIT 200"), {"last": last}).all()
+            if not rows:
+                break
+            for version_id, source, language, stored in rows:
+                if (digest := program_hash(source, language)) != stored:
+                    conn.execute(text("UPDATE botversion SET program_sha256 = :h WHERE id = :i"),
+                                 {"h": digest, "i": version_id})
+            last = rows[-1][0]
+        conn.execute(text("UPDATE meta SET value = '16' WHERE key = 'schema_version'"))
+
+
 def _upgrade_to_15_test_games(engine: Engine) -> None:
     """Schema 14 -> 15: the games of `arena test`'s pairs; their table (``testrungame``) is made by create_all. A
     pair counted before has no games stored: its test page lists it without links."""

@@ -11,7 +11,7 @@ from sqlmodel import Field, SQLModel
 
 from arena.db.columns import CompressedText, MatchStatus, SeatStatus, TextEnum
 
-SCHEMA_VERSION = 15  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+SCHEMA_VERSION = 16  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (TestRun, TestRunBot, TestRunPair: new tables, made by create_all)
 #                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
@@ -29,6 +29,8 @@ SCHEMA_VERSION = 15  # 2: what a version plays and starts from, per format, in V
 #                       record, played again by the audit)
 #                   14: competitions (Competition, CompetitionEntry: new tables, made by create_all)
 #                   15: the games of every counted `arena test` pair (TestRunGame: a new table, made by create_all)
+#                   16: every program hash computed again (an f-string is one string on every Python: a database
+#                       made under Python 3.12 hashed its parts)
 
 
 def now() -> datetime:

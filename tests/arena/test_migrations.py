@@ -62,7 +62,7 @@ def drop_language_column(engine: Engine) -> None:
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "15"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}

@@ -203,7 +203,7 @@ def test_a_schema_10_databases_flags_are_unconfirmed(url: str) -> None:
     engine = make_engine(url)
     assert "confirmed_at" in {c["name"] for c in inspect(engine).get_columns("auditflag")}
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "15"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
         assert [(f.scope, f.confirmed_at) for f in session.exec(select(AuditFlag)).all()] == [("variant classic", None)]
     engine.dispose()
 
@@ -236,7 +236,7 @@ def test_a_schema_11_database_hashes_its_programs_and_reserves_removed_names(url
     old_database(url, 11, fill, before_one_ticket)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "15"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
         for name, (source, language) in sources.items():
             version = session.exec(select(BotVersion).join(Bot).where(Bot.name == name)).one()
             assert version.program_sha256 == program_hash(source, language), name
@@ -288,7 +288,7 @@ def test_a_schema_12_databases_games_are_audited_from_their_replays(url: str) ->
     old_database(url, 12, fill, before_flows)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "15"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
         match = session.exec(select(Match)).one()
         assert match.flows is None
         [game] = recorded_games(session, season="s")
@@ -318,7 +318,7 @@ def test_a_schema_13_database_gains_the_competition_tables(url: str) -> None:
     engine = make_engine(url)
     assert {"competition", "competitionentry"} <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "15"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
         assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
         session.add(Competition(name="cup", variant="classic", deadline=datetime(2026, 1, 1, tzinfo=timezone.utc),
                                 finalists=3, final_games=12))
@@ -349,7 +349,7 @@ def test_a_schema_14_databases_pairs_keep_their_scores_and_new_pairs_store_their
     engine = make_engine(url)
     assert "testrungame" in inspect(engine).get_table_names()
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "15"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
         stored = load_test(session, "t")
         assert stored is not None and stored.scores == [(1.0, 0.5)] and stored.games == 0
     replay = played_replay(3).dumps()
@@ -362,5 +362,43 @@ def test_a_schema_14_databases_pairs_keep_their_scores_and_new_pairs_store_their
         assert (game.pair, game.game, game.deal, game.seed, game.seats, game.replay) == (1, 0, 0, 2**62 + 1, seats,
                                                                                          replay)
         assert session.exec(select(TestRunGame.pair)).all() == [1]
+    engine.dispose()
+    make_engine(url).dispose()  # opening it again changes nothing
+
+
+def test_a_schema_15_database_hashes_its_programs_again_alike_on_every_python(url: str) -> None:
+    """Schema 16: every program hash is computed again, so that one made under Python 3.12 of a program with an
+    f-string (its parts hashed) becomes the hash every Python makes now, and a copy of that bot is refused; a hash
+    that was right already is left as it was."""
+    from arena.submissions.programs import program_hash
+    from arena.submissions.tickets import TicketError
+    from arena.submissions.versions import check_program
+
+    fstring = "def act(message):\n    return {'say': f\"{message['type']}!\"}\n"
+    plain = "def act(message):\n    return {}\n"
+    made_under_312 = "3" * 64  # not what this arena computes for the program: to be computed again
+
+    def fill(session: Session) -> None:
+        session.add(Author(name="ann", key="ann"))
+        session.add(Author(name="bob", key="bob"))
+        right = program_hash(plain, "python")
+        for name, source, digest in (("sayer", fstring, made_under_312), ("quiet", plain, right)):
+            bot = Bot(name=name, author="ann")
+            session.add(bot)
+            session.flush()
+            session.add(BotVersion(bot_id=stored_id(bot), number=1, source=source, language="python",
+                                   sha256=name.ljust(64, "0"), prior_sigma=2.0, program_sha256=digest))
+
+    old_database(url, 15, fill)
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
+        hashes = {bot.name: version.program_sha256 for version, bot in session.exec(
+            select(BotVersion, Bot).where(BotVersion.bot_id == Bot.id)).all()}
+        assert hashes == {"sayer": program_hash(fstring, "python"), "quiet": program_hash(plain, "python")}
+        assert hashes["sayer"] != made_under_312
+        copy = "# bob's own, surely\n" + fstring.replace("    ", "  ")
+        with pytest.raises(TicketError, match="'copycat' is the same program as an active bot of another author"):
+            check_program(session, "copycat", Actor.author("bob"), copy, "python")
     engine.dispose()
     make_engine(url).dispose()  # opening it again changes nothing
