@@ -14,10 +14,11 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from arena.db import (SCHEMA_VERSION, Bot, BotVersion, DatabaseError, MatchSeat, Meta, SeatStatus, VersionFormat,
-                      make_engine, prior_means)
+from arena.db import (SCHEMA_VERSION, Author, Bot, BotVersion, DatabaseError, MatchSeat, Meta, SeatStatus,
+                      VersionFormat, make_engine, prior_means, stored_id)
 from arena.ladder.rankings import RatedStanding
 from arena.ladder.seasons import leaderboard
+from arena.submissions.accounts import Actor
 
 
 def as_schema_1(url: str) -> None:
@@ -177,3 +178,41 @@ def test_a_newer_schema_is_refused_and_left_alone(db: Path) -> None:
     engine.dispose()
     with pytest.raises(DatabaseError, match=f"schema version 99, newer than this arena's {SCHEMA_VERSION}"):
         make_engine(url)
+
+
+def test_a_schema_15_database_hashes_its_programs_again_alike_on_every_python(url: str) -> None:
+    """Schema 16: every program hash is computed again, so that one made under Python 3.12 of a program with an
+    f-string (its parts hashed) becomes the hash every Python makes now, and a copy of that bot is refused; a hash
+    that was right already is left as it was."""
+    from arena.submissions.programs import program_hash
+    from arena.submissions.tickets import TicketError
+    from arena.submissions.versions import check_program
+
+    fstring = "def act(message):\n    return {'say': f\"{message['type']}!\"}\n"
+    plain = "def act(message):\n    return {}\n"
+    made_under_312 = "3" * 64  # not what this arena computes for the program: to be computed again
+
+    def fill(session: Session) -> None:
+        session.add(Author(name="ann", key="ann"))
+        session.add(Author(name="bob", key="bob"))
+        right = program_hash(plain, "python")
+        for name, source, digest in (("sayer", fstring, made_under_312), ("quiet", plain, right)):
+            bot = Bot(name=name, author="ann")
+            session.add(bot)
+            session.flush()
+            session.add(BotVersion(bot_id=stored_id(bot), number=1, source=source, language="python",
+                                   sha256=name.ljust(64, "0"), prior_sigma=2.0, program_sha256=digest))
+
+    old_database(url, 15, fill)
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
+        hashes = {bot.name: version.program_sha256 for version, bot in session.exec(
+            select(BotVersion, Bot).where(BotVersion.bot_id == Bot.id)).all()}
+        assert hashes == {"sayer": program_hash(fstring, "python"), "quiet": program_hash(plain, "python")}
+        assert hashes["sayer"] != made_under_312
+        copy = "# bob's own, surely\n" + fstring.replace("    ", "  ")
+        with pytest.raises(TicketError, match="'copycat' is the same program as an active bot of another author"):
+            check_program(session, "copycat", Actor.author("bob"), copy, "python")
+    engine.dispose()
+    make_engine(url).dispose()  # opening it again changes nothing
