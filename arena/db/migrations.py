@@ -235,6 +235,15 @@ def _upgrade_to_14_competitions(engine: Engine) -> None:
         conn.execute(text("UPDATE meta SET value = '14' WHERE key = 'schema_version'"))
 
 
+def _upgrade_to_15_test_games(engine: Engine) -> None:
+    """Schema 14 -> 15: the games of `arena test`'s pairs; their table (``testrungame``) is made by create_all. A
+    pair counted before has no games stored: its test page lists it without links."""
+    from sqlalchemy import text
+
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE meta SET value = '15' WHERE key = 'schema_version'"))
+
+
 def _upgrade_to_16_program_hashes(engine: Engine) -> None:
     """Schema 15 -> 16: every version's program hash computed again. Under Python 3.12 and later the hash of a
     program with an f-string was made of the f-string's parts (``arena.submissions.programs``): such a database
@@ -256,12 +265,3 @@ def _upgrade_to_16_program_hashes(engine: Engine) -> None:
                                  {"h": digest, "i": version_id})
             last = rows[-1][0]
         conn.execute(text("UPDATE meta SET value = '16' WHERE key = 'schema_version'"))
-
-
-def _upgrade_to_15_test_games(engine: Engine) -> None:
-    """Schema 14 -> 15: the games of `arena test`'s pairs; their table (``testrungame``) is made by create_all. A
-    pair counted before has no games stored: its test page lists it without links."""
-    from sqlalchemy import text
-
-    with engine.begin() as conn:
-        conn.execute(text("UPDATE meta SET value = '15' WHERE key = 'schema_version'"))
