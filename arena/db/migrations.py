@@ -4,7 +4,7 @@ from __future__ import annotations
 import zlib
 
 from sqlalchemy import LargeBinary
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 
 def _upgrade_to_2(engine: Engine) -> None:
@@ -182,7 +182,6 @@ def _upgrade_to_12_tickets(engine: Engine) -> None:
     from sqlalchemy import inspect, text
 
     from arena.db.queries import author_key
-    from arena.submissions.programs import program_hash
 
     inspector = inspect(engine)
     version = {c["name"] for c in inspector.get_columns("botversion")}
@@ -193,16 +192,7 @@ def _upgrade_to_12_tickets(engine: Engine) -> None:
             conn.execute(text("CREATE INDEX ix_botversion_program_sha256 ON botversion (program_sha256)"))
         if "removed_at" not in author:
             conn.execute(text("ALTER TABLE author ADD COLUMN removed_at TIMESTAMP NULL"))
-        last = -1
-        while True:  # in batches: a source is up to 256 KiB
-            rows = conn.execute(text("SELECT id, source, language FROM botversion WHERE id > :last "
-                                     "AND program_sha256 = '' ORDER BY id LIMIT 200"), {"last": last}).all()
-            if not rows:
-                break
-            for version_id, source, language in rows:
-                conn.execute(text("UPDATE botversion SET program_sha256 = :h WHERE id = :i"),
-                             {"h": program_hash(source, language), "i": version_id})
-            last = rows[-1][0]
+        _hash_programs(conn, only_missing=True)
         taken = {key for (key,) in conn.execute(text("SELECT key FROM author")).all()}
         for (name,) in conn.execute(text("SELECT author FROM bot WHERE NOT builtin AND author <> '' "
                                          "ORDER BY id")).all():
@@ -250,18 +240,27 @@ def _upgrade_to_16_program_hashes(engine: Engine) -> None:
     would not find a copy submitted now. A database made under 3.11 keeps every hash as it was."""
     from sqlalchemy import text
 
+    with engine.begin() as conn:
+        _hash_programs(conn, only_missing=False)
+        conn.execute(text("UPDATE meta SET value = '16' WHERE key = 'schema_version'"))
+
+
+def _hash_programs(conn: Connection, only_missing: bool) -> None:
+    """Store each version's program hash (``arena.submissions.programs``) where it differs from the stored one
+    (``only_missing``: of the versions that have none yet), in batches: a source is up to 256 KiB."""
+    from sqlalchemy import text
+
     from arena.submissions.programs import program_hash
 
-    with engine.begin() as conn:
-        last = -1
-        while True:  # in batches: a source is up to 256 KiB
-            rows = conn.execute(text("SELECT id, source, language, program_sha256 FROM botversion WHERE id > :last "
-                                     "ORDER BY id LIMIT 200"), {"last": last}).all()
-            if not rows:
-                break
-            for version_id, source, language, stored in rows:
-                if (digest := program_hash(source, language)) != stored:
-                    conn.execute(text("UPDATE botversion SET program_sha256 = :h WHERE id = :i"),
-                                 {"h": digest, "i": version_id})
-            last = rows[-1][0]
-        conn.execute(text("UPDATE meta SET value = '16' WHERE key = 'schema_version'"))
+    missing = "AND program_sha256 = '' " if only_missing else ""
+    last = -1
+    while True:
+        rows = conn.execute(text(f"SELECT id, source, language, program_sha256 FROM botversion WHERE id > :last "
+                                 f"{missing}ORDER BY id LIMIT 200"), {"last": last}).all()
+        if not rows:
+            return
+        for version_id, source, language, stored in rows:
+            if (digest := program_hash(source, language)) != stored:
+                conn.execute(text("UPDATE botversion SET program_sha256 = :h WHERE id = :i"),
+                             {"h": digest, "i": version_id})
+        last = rows[-1][0]
