@@ -37,10 +37,8 @@ def run(name: str, messages: list[dict], limits: Limits) -> tuple[list[Reply], B
 @forked_and_cold
 def test_a_javascript_bot_cannot_spawn_connect_write_read_or_signal(fork_server: bool,
                                                                     witness_strong: BotProcess) -> None:
-    # the checks are on what it said, not its pace: a decision limit a loaded machine cannot reach (2 s ran
-    # out once while a browser test ran beside the suite)
-    replies, _ = run("program_escape.js", [{"type": "decide", "mode": "escape"}],
-                     fast_limits(decision_ms=20000, fork_server=fork_server))
+    # the checks are on what it said, not its pace (fast_limits: a decision limit a loaded machine cannot reach)
+    replies, _ = run("program_escape.js", [{"type": "decide", "mode": "escape"}], fast_limits(fork_server=fork_server))
     assert replies[0].status is Status.OK, replies[0]
     said = replies[0].message
     assert said is not None
@@ -92,10 +90,10 @@ def test_a_javascript_bot_gets_a_bounded_number_of_threads(fork_server: bool, wi
 
 @forked_and_cold
 def test_a_javascript_bots_memory_is_capped(fork_server: bool, witness_strong: BotProcess) -> None:
-    # 10 s to answer: near its cap V8 collects garbage again and again before it gives up, which under load took
-    # over 2 s (the unprivileged battery in CI saw a timeout); the verdict is the memory's, not the clock's
+    # near its cap V8 collects garbage again and again before it gives up, which under load took over 2 s: the
+    # verdict is the memory's, not the clock's (fast_limits: a decision limit a loaded machine cannot reach)
     replies, _ = run("program_escape.js", [{"type": "decide", "mode": "hog", "mb": 2048}],
-                     fast_limits(memory_mb=256, fork_server=fork_server, decision_ms=10_000))
+                     fast_limits(memory_mb=256, fork_server=fork_server))
     reply = replies[0]
     # V8 ends the process when its allocation is refused, or the bot catches the refusal short of the cap
     assert reply.status is Status.CRASH or (reply.message is not None and reply.message["mb"] < 256), reply
