@@ -9,7 +9,7 @@ import subprocess
 import time
 from typing import Callable, Protocol
 
-from .procscan import processes_of_uid, processes_with_tag
+from .procscan import carries_tag, is_of_uid, kill_if, processes_of_uid, processes_with_tag
 from .values import SandboxError
 
 log = logging.getLogger(__name__)
@@ -54,9 +54,9 @@ def children(pid: int) -> list[int]:
 def _is_runner(pid: int, uid: int | None) -> bool:
     """With a uid slot the runner is the process of that uid; in a user namespace (no slot uid) it
     is the first process below bubblewrap that is not bubblewrap itself."""
+    if uid is not None:
+        return is_of_uid(pid, uid)
     try:
-        if uid is not None:
-            return os.stat(f"/proc/{pid}").st_uid == uid
         with open(f"/proc/{pid}/comm") as f:
             return f.read().strip() != "bwrap"
     except OSError:
@@ -75,17 +75,15 @@ def find_runner(bwrap_pid: int, uid: int | None) -> int | None:
     return None
 
 
-def sweep(name: str, find: Callable[[], list[int]]) -> None:
-    """SIGKILL every process ``find`` returns until none is left (about a second at most)."""
+def sweep(name: str, find: Callable[[], list[int]], holds: Callable[[int], bool]) -> None:
+    """SIGKILL every process ``find`` returns until none is left (about a second at most); each only while
+    ``holds`` is still true of it (``kill_if``: the pid may have gone to another process since the scan)."""
     left = find()
     for _ in range(100):
         if not left:
             return
         for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            kill_if(pid, holds)
         time.sleep(0.01)
         left = find()
     log.error("%s: processes survive SIGKILL: %s", name, left)
@@ -119,4 +117,7 @@ def sweep_bot(name: str, uid: int | None, tag: str) -> None:
     """Kill what escaped a bot's process group or namespace, and wait until it is gone. With a uid
     slot (``uid``) every process of that uid is the bot's; otherwise, the processes whose argv still
     carries its ``tag`` (in the plain tier, e.g. a double-fork + setsid orphan)."""
-    sweep(name, (lambda: processes_of_uid(uid)) if uid is not None else (lambda: processes_with_tag(tag)))
+    if uid is not None:
+        sweep(name, lambda: processes_of_uid(uid), lambda pid: is_of_uid(pid, uid))
+    else:
+        sweep(name, lambda: processes_with_tag(tag), lambda pid: carries_tag(pid, tag))

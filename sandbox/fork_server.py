@@ -29,7 +29,7 @@ from typing import Any, Mapping
 from . import isolation
 from .boot import boot_line, runner_argv, runner_line, start_runner
 from .cleanup import children, find_runner, sweep
-from .procscan import processes_of_uid, processes_with_tag
+from .procscan import carries_tag, is_of_uid, kill_if, processes_of_uid, processes_with_tag
 from .framing import Event, Pipes
 from .bootline import ForkServerBoot
 from .control import FORK_REQUEST, Exited, Forked, Report, report_from_line
@@ -300,14 +300,13 @@ class ForkServer:
                 if stream is not None:
                     stream.close()
             self._popen = None
-        if self.slot.uid is not None:  # in a user namespace, killing bwrap ended every process of it
-            for pid in processes_of_uid(self.slot.uid):
-                try:
-                    os.kill(pid, 9)
-                except OSError:
-                    pass
+        uid = self.slot.uid
+        if uid is not None:  # in a user namespace, killing bwrap ended every process of it
+            for pid in processes_of_uid(uid):
+                kill_if(pid, lambda found: is_of_uid(found, uid))
         if self.plain:  # every process forked from the template carries its tag in its argv
-            sweep(f"fork server {self.tag}", lambda: processes_with_tag(self.tag))
+            tag = self.tag
+            sweep(f"fork server {tag}", lambda: processes_with_tag(tag), lambda found: carries_tag(found, tag))
         self.slot.release()
 
 

@@ -8,7 +8,7 @@ import os
 import threading
 from pathlib import Path
 
-from ..procscan import processes_of_uid
+from ..procscan import is_of_uid, kill_if, processes_of_uid
 from ..bootline import BotBoot
 from ..values import SandboxError
 from .confinements import Confinement, confinement
@@ -65,7 +65,7 @@ def acquire_slot(directory: Path = SLOT_DIR, uids: range = SLOT_UIDS) -> UidSlot
             if processes_of_uid(uid):
                 # a leftover from a crashed referee; the uid is ours by construction, so end them
                 for pid in processes_of_uid(uid):
-                    _kill_quietly(pid)
+                    kill_if(pid, lambda found: is_of_uid(found, uid))
             return UidSlot(uid, fd)
     raise SandboxError(f"no free uid slot in {uids.start}..{uids.stop - 1} (all {len(uids)} in use)")
 
@@ -86,10 +86,3 @@ def confine(boot: BotBoot, slot: UidSlot, kind: Filter = Filter.PYTHON) -> BotBo
         # bot and, from a fork server, the template
         nproc = THREADS + (0 if slot.uid is not None else 2)
     return dataclasses.replace(boot, limits=dataclasses.replace(boot.limits, nproc=nproc))
-
-
-def _kill_quietly(pid: int) -> None:
-    try:
-        os.kill(pid, 9)
-    except OSError:
-        pass
