@@ -8,7 +8,9 @@ from typing import Callable
 
 
 def live_processes(match: Callable[[os.DirEntry[str]], bool]) -> list[int]:
-    """Live (non-zombie) processes, found by scanning /proc, for which ``match(entry)`` holds."""
+    """Live processes, found by scanning /proc, for which ``match(entry)`` holds: not zombies, except a zombie
+    leader whose other threads still run (its main thread ended alone, e.g. a raw ``exit`` syscall: the process
+    lives on, and SIGKILL to its pid ends it)."""
     found = []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -18,15 +20,16 @@ def live_processes(match: Callable[[os.DirEntry[str]], bool]) -> list[int]:
                 continue
             with open(f"/proc/{entry.name}/stat", "rb") as f:
                 state = f.read().rsplit(b")", 1)[1].split()[0]
+            if state in (b"Z", b"X") and len(os.listdir(f"/proc/{entry.name}/task")) < 2:
+                continue
         except (OSError, IndexError):
             continue
-        if state not in (b"Z", b"X"):
-            found.append(int(entry.name))
+        found.append(int(entry.name))
     return found
 
 
 def processes_of_uid(uid: int) -> list[int]:
-    """Live processes whose real uid is ``uid``."""
+    """Live processes whose effective uid is ``uid`` (the owner of /proc/PID, whatever the process's dumpable flag)."""
     return live_processes(lambda entry: entry.stat().st_uid == uid)
 
 
@@ -38,25 +41,41 @@ def is_of_uid(pid: int, uid: int) -> bool:
         return False
 
 
+def command_line(pid: int | str) -> bytes:
+    """Process ``pid``'s command line (b"" if it is gone): its own, or, where its main thread has ended and its
+    other threads run on (the leader's own reads empty), a running thread's."""
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        line = f.read()
+    tasks = os.listdir(f"/proc/{pid}/task")
+    if line or len(tasks) < 2:  # most processes, and kernel threads (no command line, one task)
+        return line
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/cmdline", "rb") as f:
+                line = f.read()
+        except OSError:
+            continue
+        if line:
+            return line
+    return b""
+
+
 def carries_tag(pid: int, tag: str) -> bool:
     """Whether process ``pid`` exists and its command line carries ``tag`` (as ``processes_with_tag`` reads it)."""
     try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return tag.encode() in f.read()
+        return tag.encode() in command_line(pid)
     except OSError:
         return False
 
 
 def kill_if(pid: int, holds: Callable[[int], bool]) -> None:
-    """SIGKILL ``pid`` only if ``holds(pid)`` is true of the process that has it now. A scan and a kill are apart in
-    time: the process found may end meanwhile and its pid go to another, someone else's. The pid is pinned first
-    (a pidfd, Linux 5.3 and later), then checked, then signalled through the pidfd: a process that ended after the
-    check is not replaced by the next owner of its pid. Without pidfds, the check and the kill back to back."""
+    """SIGKILL ``pid`` if ``holds(pid)``, checked while a pidfd pins the process: a scan's process that ended since,
+    its pid gone to someone else's, is never signalled. Without a pidfd, the check and the kill back to back."""
     try:
         fd = os.pidfd_open(pid)
     except ProcessLookupError:
         return
-    except OSError:  # no pidfd here (ENOSYS) or none left (EMFILE): the narrowest window there is
+    except OSError:  # none here (ENOSYS), none left (EMFILE), or the pid is a thread's now (EINVAL)
         if holds(pid):
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -66,7 +85,7 @@ def kill_if(pid: int, holds: Callable[[int], bool]) -> None:
     try:
         if holds(pid):
             signal.pidfd_send_signal(fd, signal.SIGKILL)
-    except OSError:  # it ended in between
+    except OSError:  # it ended in between (or, as os.kill would say, not ours to signal)
         pass
     finally:
         os.close(fd)
@@ -75,12 +94,7 @@ def kill_if(pid: int, holds: Callable[[int], bool]) -> None:
 def processes_with_tag(tag: str) -> list[int]:
     """Live processes whose command line carries ``tag`` (the bootstrap comment of one bot)."""
     needle = tag.encode()
-
-    def carries_tag(entry: os.DirEntry[str]) -> bool:
-        with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-            return needle in f.read()
-
-    return live_processes(carries_tag)
+    return live_processes(lambda entry: needle in command_line(entry.name))
 
 
 def live_descendants(root: int) -> dict[int, int]:

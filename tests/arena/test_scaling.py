@@ -222,8 +222,10 @@ def cluster_by_hand(folder: Path, workers: dict[str, tuple[int, dict[str, str] |
     try:
         from distributed import Client
 
-        with Client(f"tcp://127.0.0.1:{port}", timeout="20s") as client:  # every worker registered first
-            client.wait_for_workers(sum(count for count, _ in workers.values()), timeout=60)
+        # every worker registered first; the bounds are far beyond a loaded machine's pace (a scheduler busy
+        # starting answered its first call after 20 s once, beside the rest of the suite)
+        with Client(f"tcp://127.0.0.1:{port}", timeout="180s") as client:
+            client.wait_for_workers(sum(count for count, _ in workers.values()), timeout=300)
         yield f"dask://127.0.0.1:{port}"
     finally:
         for process in reversed(processes):

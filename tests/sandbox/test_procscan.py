@@ -1,11 +1,15 @@
-"""sandbox/procscan.py's ``kill_if``: a process found by a scan is killed only while it is still the one found (its
-pid pinned with a pidfd before the check), and the sweeps that use it (sandbox/cleanup.py) kill what they find."""
+"""sandbox/procscan.py: a scan finds every process of a bot, its main thread ended or not, and ``kill_if`` kills one
+only while it is still the one found (its pid pinned with a pidfd before the check); the sweeps that use them
+(sandbox/cleanup.py) kill what they find."""
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
 import sys
+import time
+import uuid
 from pathlib import Path
 from typing import Iterator
 
@@ -14,16 +18,36 @@ import pytest
 from sandbox.cleanup import sweep
 from sandbox.procscan import carries_tag, is_of_uid, kill_if, processes_with_tag
 
+SLEEP = "import time; time.sleep(60)"
+#: the main thread ends alone (a raw exit syscall, x86_64's 60 or arm64's 93) while another thread sleeps on: the
+#: process shows as a zombie with an empty command line, and lives
+MAIN_ENDS_ALONE = """import ctypes, platform, sys, threading, time
+threading.Thread(target=time.sleep, args=(60,)).start()
+print("ready", flush=True)
+ctypes.CDLL(None).syscall({"x86_64": 60, "aarch64": 93}[platform.machine()], 0)"""
+
+
+class Tagged:
+    """A real child whose command line carries a tag of its own (a bot's bootstrap comment)."""
+
+    def __init__(self, code: str) -> None:
+        self.tag = f"procscan-test-{uuid.uuid4().hex}"
+        self.child = subprocess.Popen([sys.executable, "-c", f"{code}  # {self.tag}"], stdout=subprocess.PIPE,
+                                      text=True)
+
+    @property
+    def pid(self) -> int:
+        return self.child.pid
+
 
 @pytest.fixture
-def sleeper() -> Iterator[subprocess.Popen[bytes]]:
-    """A real child that would live for a minute, its command line tagged (a bot's bootstrap comment)."""
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)  # procscan-test-tag"])
+def sleeper() -> Iterator[Tagged]:
+    tagged = Tagged(SLEEP)
     try:
-        yield child
+        yield tagged
     finally:
-        child.kill()
-        child.wait(timeout=10)
+        tagged.child.kill()
+        tagged.child.wait(timeout=10)
 
 
 def pidfds() -> set[int]:
@@ -38,19 +62,19 @@ def pidfds() -> set[int]:
     return held
 
 
-def test_the_process_it_still_is_is_killed(sleeper: subprocess.Popen[bytes]) -> None:
-    kill_if(sleeper.pid, lambda pid: carries_tag(pid, "procscan-test-tag"))
-    assert sleeper.wait(timeout=10) == -9
+def test_the_process_it_still_is_is_killed(sleeper: Tagged) -> None:
+    kill_if(sleeper.pid, lambda pid: carries_tag(pid, sleeper.tag))
+    assert sleeper.child.wait(timeout=10) == -signal.SIGKILL
 
 
-def test_a_pid_that_is_no_longer_the_process_found_is_left_alone(sleeper: subprocess.Popen[bytes]) -> None:
+def test_a_pid_that_is_no_longer_the_process_found_is_left_alone(sleeper: Tagged) -> None:
     kill_if(sleeper.pid, lambda pid: carries_tag(pid, "another bot's tag"))
     kill_if(sleeper.pid, lambda pid: is_of_uid(pid, os.getuid() + 1))
-    sleeper.terminate()  # a SIGKILL sent before would have won: it ends by this SIGTERM only if none was sent
-    assert sleeper.wait(timeout=60) == -signal.SIGTERM
+    sleeper.child.terminate()  # a SIGKILL sent before would have won: it ends by this SIGTERM only if none was sent
+    assert sleeper.child.wait(timeout=60) == -signal.SIGTERM
 
 
-def test_the_check_runs_with_the_pid_pinned(sleeper: subprocess.Popen[bytes]) -> None:
+def test_the_check_runs_with_the_pid_pinned(sleeper: Tagged) -> None:
     """The check is made while a pidfd holds the pid: if the process ends and its pid goes to another after the
     check, the signal goes to the ended one, never to the pid's next owner."""
     seen: list[bool] = []
@@ -61,27 +85,63 @@ def test_the_check_runs_with_the_pid_pinned(sleeper: subprocess.Popen[bytes]) ->
 
     kill_if(sleeper.pid, holds)
     assert seen == [True]
-    assert sleeper.wait(timeout=10) == -9
+    assert sleeper.child.wait(timeout=10) == -signal.SIGKILL
     assert sleeper.pid not in pidfds()  # and the pidfd is closed again
 
 
-def test_a_process_gone_before_or_during_the_check_is_no_error(sleeper: subprocess.Popen[bytes]) -> None:
+@pytest.mark.parametrize("holds", [False, True])
+def test_without_a_pidfd_the_check_still_decides(sleeper: Tagged, monkeypatch: pytest.MonkeyPatch,
+                                                 holds: bool) -> None:
+    def no_pidfd(pid: int, flags: int = 0) -> int:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(os, "pidfd_open", no_pidfd)
+    checked: list[int] = []
+
+    def check(pid: int) -> bool:
+        checked.append(pid)
+        return holds
+
+    kill_if(sleeper.pid, check)
+    assert checked == [sleeper.pid]
+    if not holds:
+        sleeper.child.terminate()
+    assert sleeper.child.wait(timeout=60) == (-signal.SIGKILL if holds else -signal.SIGTERM)
+
+
+def test_a_process_gone_before_or_during_the_check_is_no_error(sleeper: Tagged) -> None:
     def ends_it(pid: int) -> bool:  # it ends after the pin and before the signal
-        sleeper.kill()
-        sleeper.wait(timeout=10)
+        sleeper.child.kill()
+        sleeper.child.wait(timeout=10)
         return True
 
     kill_if(sleeper.pid, ends_it)
-    kill_if(sleeper.pid, lambda pid: True)  # reaped: the pid is nobody's now (or another's, not checked here)
+    kill_if(sleeper.pid, lambda pid: carries_tag(pid, sleeper.tag))  # reaped: nothing carries its tag now
 
 
-def test_a_sweep_kills_every_tagged_process_and_checks_each(sleeper: subprocess.Popen[bytes]) -> None:
-    assert processes_with_tag("procscan-test-tag") == [sleeper.pid]
+def test_a_sweep_kills_every_tagged_process_and_checks_each(sleeper: Tagged) -> None:
+    assert processes_with_tag(sleeper.tag) == [sleeper.pid]
     checked: list[int] = []
 
     def holds(pid: int) -> bool:
         checked.append(pid)
-        return carries_tag(pid, "procscan-test-tag")
+        return carries_tag(pid, sleeper.tag)
 
-    sweep("test", lambda: [pid for pid in processes_with_tag("procscan-test-tag") if sleeper.poll() is None], holds)
-    assert sleeper.wait(timeout=10) == -9 and checked[:1] == [sleeper.pid]
+    sweep("test", lambda: processes_with_tag(sleeper.tag), holds)
+    assert sleeper.child.wait(timeout=10) == -signal.SIGKILL and checked[:1] == [sleeper.pid]
+
+
+def test_a_process_whose_main_thread_ended_alone_is_found_and_swept() -> None:
+    ghost = Tagged(MAIN_ENDS_ALONE)
+    try:
+        assert ghost.child.stdout is not None and ghost.child.stdout.readline() == "ready\n"
+        deadline = time.monotonic() + 60  # a bound, not a verdict: the main thread ends right after "ready"
+        while Path(f"/proc/{ghost.pid}/cmdline").read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(os.listdir(f"/proc/{ghost.pid}/task")) == 2  # a zombie leader, its thread sleeping on
+        assert processes_with_tag(ghost.tag) == [ghost.pid] and carries_tag(ghost.pid, ghost.tag)
+        sweep("test", lambda: processes_with_tag(ghost.tag), lambda pid: carries_tag(pid, ghost.tag))
+        assert ghost.child.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        ghost.child.kill()
+        ghost.child.wait(timeout=10)
