@@ -9,7 +9,7 @@ import subprocess
 import time
 from typing import Callable, Protocol
 
-from .procscan import carries_tag, is_of_uid, kill_if, processes_of_uid, processes_with_tag
+from .procscan import carries_tag, is_of_uid, kill_if, matching
 from .values import SandboxError
 
 log = logging.getLogger(__name__)
@@ -75,17 +75,17 @@ def find_runner(bwrap_pid: int, uid: int | None) -> int | None:
     return None
 
 
-def sweep(name: str, find: Callable[[], list[int]], holds: Callable[[int], bool]) -> None:
-    """SIGKILL every process ``find`` returns until none is left (about a second at most); each only while
-    ``holds`` is still true of it (``kill_if``: the pid may have gone to another process since the scan)."""
-    left = find()
+def sweep(name: str, holds: Callable[[int], bool]) -> None:
+    """SIGKILL every live process of which ``holds`` is true until none is left (about a second at most); each only
+    while ``holds`` is still true of it (``kill_if``: the pid may have gone to another process since the scan)."""
+    left = matching(holds)
     for _ in range(100):
         if not left:
             return
         for pid in left:
             kill_if(pid, holds)
         time.sleep(0.01)
-        left = find()
+        left = matching(holds)
     log.error("%s: processes survive SIGKILL: %s", name, left)
 
 
@@ -117,7 +117,4 @@ def sweep_bot(name: str, uid: int | None, tag: str) -> None:
     """Kill what escaped a bot's process group or namespace, and wait until it is gone. With a uid
     slot (``uid``) every process of that uid is the bot's; otherwise, the processes whose argv still
     carries its ``tag`` (in the plain tier, e.g. a double-fork + setsid orphan)."""
-    if uid is not None:
-        sweep(name, lambda: processes_of_uid(uid), lambda pid: is_of_uid(pid, uid))
-    else:
-        sweep(name, lambda: processes_with_tag(tag), lambda pid: carries_tag(pid, tag))
+    sweep(name, (lambda pid: is_of_uid(pid, uid)) if uid is not None else (lambda pid: carries_tag(pid, tag)))

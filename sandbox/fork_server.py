@@ -29,7 +29,7 @@ from typing import Any, Mapping
 from . import isolation
 from .boot import boot_line, runner_argv, runner_line, start_runner
 from .cleanup import children, find_runner, sweep
-from .procscan import carries_tag, is_of_uid, kill_if, processes_of_uid, processes_with_tag
+from .procscan import carries_tag, is_of_uid, kill_all
 from .framing import Event, Pipes
 from .bootline import ForkServerBoot
 from .control import FORK_REQUEST, Exited, Forked, Report, report_from_line
@@ -302,11 +302,10 @@ class ForkServer:
             self._popen = None
         uid = self.slot.uid
         if uid is not None:  # in a user namespace, killing bwrap ended every process of it
-            for pid in processes_of_uid(uid):
-                kill_if(pid, lambda found: is_of_uid(found, uid))
+            kill_all(lambda found: is_of_uid(found, uid))
         if self.plain:  # every process forked from the template carries its tag in its argv
             tag = self.tag
-            sweep(f"fork server {tag}", lambda: processes_with_tag(tag), lambda found: carries_tag(found, tag))
+            sweep(f"fork server {tag}", lambda found: carries_tag(found, tag))
         self.slot.release()
 
 

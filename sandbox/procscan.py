@@ -34,13 +34,18 @@ def _tasks(pid: int | str) -> int:
     return os.stat(f"/proc/{pid}/task").st_nlink - 2
 
 
+def matching(holds: Callable[[int], bool]) -> list[int]:
+    """Live processes of which ``holds(pid)`` is true."""
+    return live_processes(lambda entry: holds(int(entry.name)))
+
+
 def processes_of_uid(uid: int) -> list[int]:
     """Live processes whose effective uid is ``uid`` (the owner of /proc/PID, whatever the process's dumpable flag)."""
-    return live_processes(lambda entry: entry.stat().st_uid == uid)
+    return matching(lambda pid: is_of_uid(pid, uid))
 
 
 def is_of_uid(pid: int, uid: int) -> bool:
-    """Whether process ``pid`` exists and its uid is ``uid`` (as ``processes_of_uid`` reads it)."""
+    """Whether process ``pid`` exists and its effective uid is ``uid``."""
     try:
         return os.stat(f"/proc/{pid}").st_uid == uid
     except OSError:
@@ -66,7 +71,7 @@ def command_line(pid: int | str) -> bytes:
 
 
 def carries_tag(pid: int, tag: str) -> bool:
-    """Whether process ``pid`` exists and its command line carries ``tag`` (as ``processes_with_tag`` reads it)."""
+    """Whether process ``pid`` exists and its command line carries ``tag`` (the bootstrap comment of one bot)."""
     try:
         return tag.encode() in command_line(pid)
     except OSError:
@@ -96,10 +101,15 @@ def kill_if(pid: int, holds: Callable[[int], bool]) -> None:
         os.close(fd)
 
 
+def kill_all(holds: Callable[[int], bool]) -> None:
+    """SIGKILL, once, every live process of which ``holds`` is true (each checked again as ``kill_if`` does)."""
+    for pid in matching(holds):
+        kill_if(pid, holds)
+
+
 def processes_with_tag(tag: str) -> list[int]:
-    """Live processes whose command line carries ``tag`` (the bootstrap comment of one bot)."""
-    needle = tag.encode()
-    return live_processes(lambda entry: needle in command_line(entry.name))
+    """Live processes whose command line carries ``tag``."""
+    return matching(lambda pid: carries_tag(pid, tag))
 
 
 def live_descendants(root: int) -> dict[int, int]:

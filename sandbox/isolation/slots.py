@@ -8,7 +8,7 @@ import os
 import threading
 from pathlib import Path
 
-from ..procscan import is_of_uid, kill_if, processes_of_uid
+from ..procscan import is_of_uid, kill_all
 from ..bootline import BotBoot
 from ..values import SandboxError
 from .confinements import Confinement, confinement
@@ -62,10 +62,8 @@ def acquire_slot(directory: Path = SLOT_DIR, uids: range = SLOT_UIDS) -> UidSlot
             except BlockingIOError:
                 os.close(fd)
                 continue
-            if processes_of_uid(uid):
-                # a leftover from a crashed referee; the uid is ours by construction, so end them
-                for pid in processes_of_uid(uid):
-                    kill_if(pid, lambda found: is_of_uid(found, uid))
+            # a leftover from a crashed referee; the uid is ours by construction, so end them
+            kill_all(lambda found: is_of_uid(found, uid))
             return UidSlot(uid, fd)
     raise SandboxError(f"no free uid slot in {uids.start}..{uids.stop - 1} (all {len(uids)} in use)")
 

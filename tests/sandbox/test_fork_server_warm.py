@@ -191,7 +191,7 @@ def test_an_interrupted_warm_closes_what_it_started_once_and_keeps_nothing(monke
         looked.append(args)
         return []
 
-    monkeypatch.setattr(fork_server, "processes_of_uid", look)
+    monkeypatch.setattr(fork_server, "kill_all", look)
     monkeypatch.setattr(fork_server, "sweep", look)
     made[1].slot = type(made[1].slot)(61999, None)
     made[1].close()
