@@ -18,7 +18,9 @@ import pytest
 from sandbox.cleanup import sweep
 from sandbox.procscan import carries_tag, is_of_uid, kill_if, processes_with_tag
 
-SLEEP = "import time; time.sleep(60)"
+SLEEP = """import time
+print("ready", flush=True)
+time.sleep(60)"""
 #: the main thread ends alone (a raw exit syscall, x86_64's 60 or arm64's 93) while another thread sleeps on: the
 #: process shows as a zombie with an empty command line, and lives
 MAIN_ENDS_ALONE = """import ctypes, platform, sys, threading, time
@@ -28,12 +30,16 @@ ctypes.CDLL(None).syscall({"x86_64": 60, "aarch64": 93}[platform.machine()], 0)"
 
 
 class Tagged:
-    """A real child whose command line carries a tag of its own (a bot's bootstrap comment)."""
+    """A real child whose command line carries a tag of its own (a bot's bootstrap comment), running its code:
+    back once it said "ready". Until then its command line may not be its own yet (the parent's before the exec,
+    empty inside it: Linux lets a vfork's parent go on before it sets the new one up), and a loaded machine
+    stretches that window past a test's check (a session-30 suite run: the kill found no tag, the child slept on)."""
 
     def __init__(self, code: str) -> None:
         self.tag = f"procscan-test-{uuid.uuid4().hex}"
         self.child = subprocess.Popen([sys.executable, "-c", f"{code}  # {self.tag}"], stdout=subprocess.PIPE,
                                       text=True)
+        assert self.child.stdout is not None and self.child.stdout.readline() == "ready\n"
 
     @property
     def pid(self) -> int:
@@ -134,7 +140,6 @@ def test_a_sweep_kills_every_tagged_process_and_checks_each(sleeper: Tagged) -> 
 def test_a_process_whose_main_thread_ended_alone_is_found_and_swept() -> None:
     ghost = Tagged(MAIN_ENDS_ALONE)
     try:
-        assert ghost.child.stdout is not None and ghost.child.stdout.readline() == "ready\n"
         deadline = time.monotonic() + 60  # a bound, not a verdict: the main thread ends right after "ready"
         while Path(f"/proc/{ghost.pid}/cmdline").read_bytes() and time.monotonic() < deadline:
             time.sleep(0.01)
