@@ -6,11 +6,12 @@ The battery's promises and its ``run``: hostile_helpers.py.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 from hostile_helpers import run
-from sandbox_helpers import fast_limits, message_of
+from sandbox_helpers import assert_gone, fast_limits, hostile_bundle, message_of
 
 from sandbox import BotProcess, Status, Tier
 
@@ -82,10 +83,62 @@ def test_inherited_descriptors(tier: Tier, witness: BotProcess, tmp_path: Path) 
     assert all(held[:2] != [leaked.st_dev, leaked.st_ino] for held in fds.values())
 
 
+def live_threads(pid: int) -> list[str]:
+    """The threads of process ``pid`` that still run (neither zombie nor dead), read from /proc."""
+    alive = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return []
+    for tid in tids:
+        try:
+            state = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if state not in ("Z", "X"):
+            alive.append(tid)
+    return alive
+
+
+def gone_within(pid: int, seconds: float = 60) -> bool:
+    """Whether no thread of ``pid`` runs within ``seconds`` (a bound, not a verdict: a SIGKILL's end is not
+    instant)."""
+    deadline = time.monotonic() + seconds
+    while live_threads(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not live_threads(pid)
+
+
 def test_orphan_daemon_does_not_survive_close(tier: Tier, witness: BotProcess) -> None:
     replies, bot = run("orphan_daemon", tier, [{"type": "decide"}])
     if tier is Tier.STRONG:
         assert replies[0].message == {"daemon": "error:1"}  # fork denied (EPERM)
     else:
-        assert replies[0].message == {"daemon": "started"}
+        said = replies[0].message
+        assert said is not None and said["daemon"] == "started"
+        assert gone_within(said["pid"])
     # run() already asserted no process with the bot's tag remains (the setsid grandchild included)
+
+
+@pytest.mark.parametrize("tier", [pytest.param(Tier.PLAIN, id="plain")])  # the strong tier denies the fork
+@pytest.mark.parametrize("fork_server", [True, False], ids=["forked", "cold"])
+def test_a_daemon_whose_main_thread_ended_alone_does_not_survive_close(tier: Tier, fork_server: bool,
+                                                                        witness: BotProcess) -> None:
+    """The daemon leaves the bot's session, then its main thread ends alone while a second thread runs on: /proc
+    shows it as a zombie with an empty command line, which the group's kill misses and a plain reading of command
+    lines too. The bot's close still ends every thread of it: a forked bot's keeper, its subreaper, kills what comes
+    back to it; a cold bot's daemon is found by the tag its threads still carry (sandbox/procscan.py)."""
+    bot = BotProcess.start(hostile_bundle("orphan_daemon"), fast_limits(fork_server=fork_server), tier)
+    assert (bot.server_tag is not None) is fork_server
+    reply = bot.request({"type": "decide", "mode": "zombie-leader"})
+    said = reply.message
+    assert reply.status is Status.OK and said is not None and said["daemon"] == "started", reply
+    pid = said["pid"]
+    deadline = time.monotonic() + 60  # a bound, not a verdict: the main thread ends right after the pid is sent
+    while Path(f"/proc/{pid}/cmdline").read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert Path(f"/proc/{pid}/cmdline").read_bytes() == b"" and len(live_threads(pid)) == 1  # the trick worked
+    bot.notify({"type": "end"})
+    bot.close()
+    assert gone_within(pid)
+    assert_gone(bot)
