@@ -41,19 +41,24 @@ class EntryVersion:
 
 
 def entry_versions(session: Session, competition: Competition, bot_id: int | None = None) -> dict[int, EntryVersion]:
-    """By bot id (all, or ``bot_id``'s), the version each author's bot enters with: its newest version stored by the
-    deadline that plays the competition's format (built-in reference bots and versions stored later do not enter)."""
+    """By bot id (all, or ``bot_id``'s), the version each author's bot enters with: the bot's newest version stored
+    by the deadline, where that version plays the competition's format. A bot whose newest version by then plays
+    only other formats has left this one: it does not enter with an older version, whose rating stopped moving when
+    it left (and whose ticket another bot of its author may hold now). Built-in reference bots and versions stored
+    later do not enter."""
     deadline = utc(competition.deadline)
     query = select(BotVersion.bot_id, BotVersion.id, BotVersion.number, BotVersion.created_at).where(
-        BotVersion.bot_id == Bot.id, col(Bot.builtin).is_(False), VersionFormat.version_id == BotVersion.id,
-        VersionFormat.variant == competition.variant, VersionFormat.plays == True)  # noqa: E712
+        BotVersion.bot_id == Bot.id, col(Bot.builtin).is_(False))
     if bot_id is not None:
         query = query.where(BotVersion.bot_id == bot_id)
-    chosen: dict[int, EntryVersion] = {}
+    newest: dict[int, EntryVersion] = {}
     for bot, version_id, number, created in session.exec(query.order_by(col(BotVersion.number))).all():
         if version_id is not None and utc(created) <= deadline:
-            chosen[bot] = EntryVersion(version_id, number)
-    return chosen
+            newest[bot] = EntryVersion(version_id, number)
+    playing = set(session.exec(select(VersionFormat.version_id).where(
+        VersionFormat.variant == competition.variant, VersionFormat.plays == True,  # noqa: E712
+        col(VersionFormat.version_id).in_([v.version_id for v in newest.values()]))).all())
+    return {bot: version for bot, version in newest.items() if version.version_id in playing}
 
 
 def _rated_at(session: Session, competition: Competition, versions: list[int]) -> dict[int, tuple[float, int]]:

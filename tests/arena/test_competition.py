@@ -21,8 +21,8 @@ from arena.competition import (CompetitionError, Phase, close_competition, creat
                                result, schedule, start_final, winner_better)
 from arena.competition.entries import entry_notes
 from arena.competition.final import FinalPlanner
-from arena.db import (AuditFlag, Bot, BotVersion, Competition, Match, MatchSeat, MatchStatus, Season, SeatStatus,
-                      make_engine, now)
+from arena.db import (AuditFlag, Bot, BotVersion, Competition, Match, MatchSeat, MatchStatus, RatingSnapshot, Season,
+                      SeatStatus, make_engine, now)
 from arena.db.queries import stored_id
 from arena.ladder.rankings import WinRateStanding, load_book
 from arena.ladder.seasons import LadderError, close_season, leaderboard
@@ -108,6 +108,42 @@ def test_entries_freeze_at_the_deadline_and_a_later_version_is_no_entry(db: Path
     lines = status_lines(report)
     assert any(line.startswith("ann-bot: competition cup (duel): this version came after the deadline (")
                and line.endswith("and is not an entry; your entry is version 1") for line in lines), lines
+    engine.dispose()
+
+
+def test_a_bot_that_left_the_format_by_the_deadline_does_not_enter_with_its_older_version(db: Path) -> None:
+    """An author's bot rated high in classic gets a version that plays only the duel (its classic rating stops
+    moving, its classic ticket is free) and a second bot takes that ticket: only the second one enters the classic
+    competition, and the first one's older version, frozen at its high, takes no finalist's place."""
+    engine = make_engine(db_url(db))
+    with Session(engine) as session:
+        ids = {name: stored_id(register(session, f"{name}-bot", f"NAME = {name!r}\n", ensure_author(session, name),
+                                        variants=["classic"], one_ticket=True).version)
+               for name in ("ann", "bob", "cat", "dan")}
+        ladder = Season(name="ladder", variant="classic", games=1, min_players=4, max_players=4, seed=1)
+        session.add(ladder)
+        session.flush()
+        match = game(session, ladder, 1, now() - timedelta(minutes=30), {ids[n]: k for k, n in
+                                                                         enumerate(("ann", "bob", "cat", "dan"), 1)})
+        for name, mu in (("ann", 40.0), ("bob", 26.0), ("cat", 25.0), ("dan", 24.0)):
+            session.add(RatingSnapshot(match_id=stored_id(match), version_id=ids[name], variant="classic", mu=mu,
+                                       sigma=1.0, games=12))
+        ann = ensure_author(session, "ann")
+        moved = register(session, "ann-bot", "NAME = 'ann, the duel only'\n", ann, variants=["duel"], one_ticket=True)
+        second = register(session, "ann-two", "NAME = 'ann-two'\n", ann, variants=["classic"], one_ticket=True)
+        assert moved.new and second.new  # the classic ticket was free
+        create_competition(session, "cup", "classic", now() + timedelta(hours=1), 3, 10)
+        assert [n.entry for n in entry_notes(session, moved.version, {"classic"})] == [None]
+        moved_id = stored_id(moved.version)
+    past_deadline(engine, "cup")
+    with Session(engine) as session:
+        start_final(session, "cup")
+        placed = [(e.name, e.finalist) for e in result(session, "cup").entries]
+        version = session.get(BotVersion, moved_id)
+        assert version is not None
+        [note] = entry_notes(session, version, {"classic"})
+    assert placed == [("bob-bot", True), ("cat-bot", True), ("dan-bot", True), ("ann-two", False)]
+    assert (note.entry, note.enters) == (None, False)
     engine.dispose()
 
 
