@@ -74,10 +74,13 @@ def result_lines(res: Result) -> list[str]:
         return lines
     rows: list[tuple[str, ...]] = [("place", "bot", "version", "score", "games", "")]
     for e in res.entries:
-        rows.append((str(e.place), shown(e.name), str(e.version), f"{e.score:.2f}" if res.shown else "secret",
+        rows.append((str(e.place) if res.shown else "-", shown(e.name), str(e.version),
+                     f"{e.score:.2f}" if res.shown else "secret",
                      str(e.games) if res.shown else "-",
                      "retired" if e.retired else "finalist" if e.finalist else ""))
-    lines += ["entries (the ladder at the deadline):", format_table(rows) if res.entries else "  none"]
+    title = ("entries (the ladder at the deadline):" if res.shown else
+             "entries (by name: their places on the private deals stay secret until the competition is closed):")
+    lines += [title, format_table(rows) if res.entries else "  none"]
     if res.season is None:
         lines.append(f"'arena competition final {res.name}' plays the final")
         return lines

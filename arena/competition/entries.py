@@ -75,29 +75,41 @@ def _rated_at(session: Session, competition: Competition, versions: list[int]) -
     return found
 
 
-def _win_rate_at(session: Session, competition: Competition, bots: list[int]) -> dict[int, tuple[float, int]]:
-    """(win rate, games) of each bot on the private deals of its format's latest ladder season, by the deadline
-    (the half no version had feedback on)."""
+def _win_rate_at(session: Session, competition: Competition, bots: list[int]) -> dict[int, tuple[float, int, float]]:
+    """(win rate, games, average gold) of each bot on the private deals of the ladder season its format played at
+    the deadline (the newest begun by then; the half no version had feedback on), counting games that ended by
+    then."""
     deadline = utc(competition.deadline)
     finals = select(Competition.season_id).where(col(Competition.season_id).is_not(None))
-    season = session.exec(select(Season).where(Season.variant == competition.variant, col(Season.id).not_in(finals))
-                          .order_by(col(Season.id).desc())).first()
-    wins: dict[int, list[int]] = {b: [0, 0] for b in bots}
+    candidates = session.exec(select(Season).where(Season.variant == competition.variant,
+                                                   col(Season.id).not_in(finals)).order_by(col(Season.id).desc())).all()
+    season = next((s for s in candidates if utc(s.created_at) <= deadline), None)
+    tally: dict[int, list[int]] = {b: [0, 0, 0] for b in bots}  # wins, games, gold
     if season is not None:
         private = private_deals(season.seed, season.games)
         counted: set[tuple[int, int]] = set()
-        for bot_id, seed, rank, finished in session.exec(
-                select(BotVersion.bot_id, Match.seed, MatchSeat.rank, Match.finished_at).where(
+        for bot_id, seed, seat, finished in session.exec(
+                select(BotVersion.bot_id, Match.seed, MatchSeat, Match.finished_at).where(
                 MatchSeat.match_id == Match.id, MatchSeat.version_id == BotVersion.id, Match.season_id == season.id,
                 Match.status == MatchStatus.DONE).order_by(col(Match.id))).all():
-            if bot_id not in wins or seed not in private or (bot_id, seed) in counted:
+            if bot_id not in tally or seed not in private or (bot_id, seed) in counted:
                 continue
             if finished is None or utc(finished) > deadline:
                 continue
             counted.add((bot_id, seed))
-            wins[bot_id][0] += rank == 1
-            wins[bot_id][1] += 1
-    return {b: (w / g if g else 0.0, g) for b, (w, g) in wins.items()}
+            tally[bot_id][0] += seat.rank == 1
+            tally[bot_id][1] += 1
+            tally[bot_id][2] += seat.coins or 0
+    return {b: (w / g if g else 0.0, g, gold / g if g else 0.0) for b, (w, g, gold) in tally.items()}
+
+
+def _solo_order(figures: dict[int, tuple[float, int, float]], names: dict[int, str]) -> list[int]:
+    """The entries of a same-deals board by their results at the deadline: those that played as many of the private
+    deals as the most complete entry first (a bot that came late and won its few deals is not placed above bots
+    that played them all), then by win rate, average gold and name, as the board orders them."""
+    full = max((games for _, games, _ in figures.values()), default=0)
+    return sorted(figures, key=lambda b: (figures[b][1] == 0, figures[b][1] < full, -figures[b][0], -figures[b][2],
+                                          names[b]))
 
 
 def freeze(session: Session, competition: Competition) -> bool:
@@ -115,8 +127,9 @@ def freeze(session: Session, competition: Competition) -> bool:
         # as the board orders them: the versions with too few games for a rank below the ranked ones
         order = sorted(chosen, key=lambda b: (figures[b][1] < ranked_after, -figures[b][0], bots[b].name))
     else:
-        figures = _win_rate_at(session, competition, list(chosen))
-        order = sorted(chosen, key=lambda b: (figures[b][1] == 0, -figures[b][0], bots[b].name))
+        solo = _win_rate_at(session, competition, list(chosen))
+        order = _solo_order(solo, {b: bots[b].name for b in chosen})
+        figures = {b: (rate, games) for b, (rate, games, _) in solo.items()}
     for place, bot_id in enumerate(order, start=1):
         score, games = figures[bot_id]
         session.add(CompetitionEntry(competition_id=stored_id(competition), version_id=chosen[bot_id].version_id,

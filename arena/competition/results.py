@@ -62,8 +62,8 @@ class Result:
     season: str | None
     winner_better: float | None  # P(the winner is better than the runner-up), by bootstrap; None without a final
     kept_apart: tuple[tuple[str, str, str], ...]  # (bot, bot, why): ``final.FLAGGED`` or ``final.ONE_AUTHOR``
-    #: whether the final's standings and the entries' ladder figures may be shown: a same-deals format ranks on
-    #: private deals, revealed only once the competition is closed
+    #: whether the final's standings and the entries' places and ladder figures may be shown: a same-deals format
+    #: ranks on private deals, revealed only once the competition is closed (until then entries are listed by name)
     shown: bool
     match_ids: dict[str, tuple[int, ...]]  # each finalist's games in the final, by name
 
@@ -82,7 +82,8 @@ class Result:
         return {"name": self.name, "format": self.variant, "phase": self.phase.value,
                 "deadline": utc(c.deadline).isoformat(), "finalists": c.finalists, "final_games": c.final_games,
                 "season": self.season, "games": self.games, "planned": self.planned,
-                "entries": [{"place": e.place, "name": e.name, "author": e.author, "version": e.version,
+                "entries": [{"place": e.place if self.shown else None, "name": e.name, "author": e.author,
+                             "version": e.version,
                              "score": e.score if self.shown else None, "games": e.games if self.shown else None,
                              "finalist": e.finalist, "retired": e.retired} for e in self.entries],
                 "podium": [{"place": s.rank, "name": s.name, "author": s.author, "version": s.version}
@@ -193,7 +194,10 @@ def result(session: Session, name: str, store: bool = True) -> Result:
         first, second = standings[0].version_id, standings[1].version_id
         better = winner_better(list(units.values()), first, second, f"competition/{competition.name}")
     apart = tuple(kept_apart(competition))
-    return Result(competition.name, competition.variant, state, competition, tuple(entries(session, competition)),
+    listed = entries(session, competition)
+    if not shown:  # their places are the private deals' order: listed by name until the competition is closed
+        listed.sort(key=lambda e: e.name)
+    return Result(competition.name, competition.variant, state, competition, tuple(listed),
                   standings if games or season is not None else (), len(games), planned,
                   None if season is None else season.name, better,
                   apart, shown,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -19,7 +20,7 @@ from sqlmodel import Session, col, select
 
 from arena.competition import (CompetitionError, Phase, close_competition, create_competition, parse_deadline,
                                result, schedule, start_final, winner_better)
-from arena.competition.entries import entry_notes
+from arena.competition.entries import entries, entry_notes
 from arena.competition.final import FinalPlanner
 from arena.db import (AuditFlag, Bot, BotVersion, Competition, Match, MatchSeat, MatchStatus, RatingSnapshot, Season,
                       SeatStatus, make_engine, now)
@@ -180,8 +181,11 @@ def test_entries_are_placed_as_the_ladder_stood_at_the_deadline(db: Path) -> Non
         create_competition(session, "cup", "duel", deadline, 2, 2)
         create_competition(session, "solo-cup", "solo", deadline, 2, 2)
         ladder = Season(name="ladder", variant="duel", games=2, min_players=2, max_players=2, seed=1)
-        solitaire = Season(name="solitaire", variant="solo", games=4, min_players=1, max_players=1, seed=7)
-        session.add_all([ladder, solitaire])
+        solitaire = Season(name="solitaire", variant="solo", games=4, min_players=1, max_players=1, seed=7,
+                           created_at=deadline - timedelta(hours=1))
+        later = Season(name="solitaire-2", variant="solo", games=4, min_players=1, max_players=1, seed=8,
+                       created_at=after)  # begun after the deadline (the first closed): not the one that counts
+        session.add_all([ladder, solitaire, later])
         session.flush()
         for number, (finished, mus) in enumerate(((before, (30.0, 20.0)), (after, (10.0, 40.0))), start=1):
             match = game(session, ladder, number, finished, {ids["ann"]: 1, ids["bob"]: 2})
@@ -200,6 +204,57 @@ def test_entries_are_placed_as_the_ladder_stood_at_the_deadline(db: Path) -> Non
     assert [(e.name, e.score, e.games) for e in rated] == [("ann-bot", 24.0, 1), ("bob-bot", 14.0, 1)]
     assert [(e.name, e.score, e.games) for e in by_private] == [("ann-bot", 1.0, 2), ("bob-bot", 0.0, 2)]
     engine.dispose()
+
+
+def test_a_solo_entry_that_came_late_and_won_its_few_deals_is_placed_after_those_that_played_them_all(
+        db: Path) -> None:
+    """Entries of a same-deals board: the bots that played every private deal the most complete entry played come
+    first, by win rate, then average gold (a tie in wins is no tie by name); a bot that came late and won the one
+    deal it played by the deadline comes after them."""
+    from arena.ladder.random_seeds import private_deals, solo_seeds
+
+    engine = make_engine(db_url(db))
+    deadline = now() - timedelta(minutes=10)
+    with Session(engine) as session:
+        ids = {}
+        for name in ("aaa", "rich", "poor", "late"):
+            version = register(session, name, f"NAME = {name!r}\n", ensure_author(session, name),
+                               variants=["solo"]).version
+            version.created_at = deadline - timedelta(hours=1)
+            session.add(version)
+            ids[name] = stored_id(version)
+        create_competition(session, "solo-cup", "solo", deadline, 2, 2)
+        season = Season(name="solitaire", variant="solo", games=8, min_players=1, max_players=1, seed=7,
+                        created_at=deadline - timedelta(hours=2))
+        session.add(season)
+        session.flush()
+        private = sorted(private_deals(season.seed, season.games))
+        assert len(private) == 4 and set(private) <= set(solo_seeds(season.seed, season.games))
+        played = deadline - timedelta(minutes=5)
+        for k, seed in enumerate(private):
+            game(session, season, seed, played, {ids["aaa"]: 1 if k else 2})  # 3 of 4 won
+            for name, coins in (("rich", 20), ("poor", 5)):  # 2 of 4 won each, different gold
+                match = game(session, season, seed, played, {ids[name]: 1 if k % 2 else 2})
+                seat = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id)).one()
+                seat.coins = coins
+                session.add(seat)
+        game(session, season, private[0], played, {ids["late"]: 1})  # 1 of 1 won
+        session.commit()
+        shown = result(session, "solo-cup")
+        placed = [(e.name, e.score, e.games) for e in entries(session, shown.competition)]
+        page = db.parent / "site" / "competitions" / f"{stored_id(shown.competition)}.html"
+    assert placed == [("aaa", 0.75, 4), ("rich", 0.5, 4), ("poor", 0.5, 4), ("late", 1.0, 1)]
+    # the places are the private deals' order: until the competition is closed, every view lists by name, no place
+    assert not shown.shown and [(e["name"], e["place"], e["score"]) for e in shown.to_json()["entries"]] == [
+        ("aaa", None, None), ("late", None, None), ("poor", None, None), ("rich", None, None)]
+    engine.dispose()
+    said = run_arena("competition", "show", "solo-cup", db=db).stdout
+    assert "entries (by name: their places on the private deals stay secret until the competition is closed):" in said
+    table = [line.split() for line in said.splitlines() if line.split()[:1] == ["-"]]
+    assert [row[1] for row in table] == ["aaa", "late", "poor", "rich"] and {row[3] for row in table} == {"secret"}
+    assert run_arena("site", "build", "--out", str(db.parent / "site"), db=db).returncode == 0
+    rows = re.findall(r'<tr data-name="([^"]+)"><td class="num">([^<]*)</td>', page.read_text())
+    assert rows == [("aaa", "secret"), ("late", "secret"), ("poor", "secret"), ("rich", "secret")]
 
 
 def test_a_retired_bot_is_no_finalist_and_a_flagged_pair_never_sits_together(db: Path) -> None:
