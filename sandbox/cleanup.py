@@ -9,6 +9,7 @@ import subprocess
 import time
 from typing import Callable, Protocol
 
+from .pinned import Pinned
 from .procscan import carries_tag, is_of_uid, kill_if, matching
 from .values import SandboxError
 
@@ -22,6 +23,9 @@ class Killable(Protocol):
 
     @property
     def pid(self) -> int | None: ...
+
+    @property
+    def returncode(self) -> int | None: ...  # set once it is reaped
 
     def kill(self) -> None: ...
 
@@ -89,19 +93,18 @@ def sweep(name: str, holds: Callable[[int], bool]) -> None:
     log.error("%s: processes survive SIGKILL: %s", name, left)
 
 
-def kill_bot(name: str, popen: Killable, plain: bool, runner_pid: int | None) -> int | None:
-    """SIGKILL a bot: a plain bot's process group, else its runner (host ``runner_pid``), then its own
-    process; its exit code once reaped, None if it was not reaped in time."""
-    if plain and popen.pid is not None:  # a plain bot is a Popen: its pid is known
+def kill_bot(name: str, popen: Killable, plain: bool, runner: Pinned | None) -> int | None:
+    """SIGKILL a bot: a plain bot's process group, else its runner (``runner``, pinned: a runner reaped since is not
+    signalled), then its own process; its exit code once reaped, None if it was not reaped in time."""
+    if plain and runner is not None:
+        runner.signal_group(signal.SIGKILL)
+    elif plain and popen.pid is not None and popen.returncode is None:  # not reaped: its group id is still its own
         try:
             os.killpg(popen.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-    elif runner_pid is not None:
-        try:
-            os.kill(runner_pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    elif runner is not None:
+        runner.signal(signal.SIGKILL)
     try:
         popen.kill()  # bwrap: --die-with-parent takes the whole PID namespace with it
     except ProcessLookupError:

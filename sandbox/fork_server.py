@@ -21,6 +21,7 @@ import logging
 import os
 import secrets
 import select
+import signal
 import socket
 import subprocess
 import time
@@ -29,6 +30,7 @@ from typing import Any, Mapping
 from . import isolation
 from .boot import boot_line, runner_argv, runner_line, start_runner
 from .cleanup import children, find_runner, sweep
+from .pinned import Pinned
 from .procscan import carries_tag, is_of_uid, kill_all
 from .framing import Event, Pipes
 from .bootline import ForkServerBoot
@@ -316,6 +318,7 @@ class ForkedBot:
         self.server = server
         self.keeper = keeper  # host pid of the process that forked it and reports its end
         self.pid = pid  # host pid (None if it could not be found: it then ran for no time at all)
+        self.pinned = Pinned(pid) if pid is not None else None  # found while it waits for its pipes: still it
         self.group = group  # the plain tier: the bot leads a session, and is killed with its process group
         self.returncode: int | None = None
         self.stdin: Any = None  # the referee's ends of the child's pipes, as files (set by BotProcess)
@@ -323,14 +326,11 @@ class ForkedBot:
         self.stderr: Any = None
 
     def kill(self) -> None:
-        if self.pid is not None and self.returncode is None:
-            try:
-                if self.group:
-                    os.killpg(self.pid, 9)
-                else:
-                    os.kill(self.pid, 9)
-            except (ProcessLookupError, PermissionError):
-                pass
+        if self.pinned is not None and self.returncode is None:
+            if self.group:
+                self.pinned.signal_group(signal.SIGKILL)
+            else:
+                self.pinned.signal(signal.SIGKILL)
 
     def wait(self, timeout: float | None = None) -> int:
         if self.returncode is None:

@@ -15,6 +15,7 @@ import signal
 import threading
 import time
 
+from .pinned import Pinned
 from .values import Tier
 
 __all__ = ["Freezer", "PIPE_READ_WAITS", "CPU_AT_REST_SLACK_MS"]
@@ -47,7 +48,7 @@ class Freezer:
         self.tier = tier
         self.enabled = enabled
         self.threads = threads  # a program with threads: asleep on its pipe says nothing of the others
-        self.pid: int | None = None
+        self.pinned: Pinned | None = None  # the process, pinned once its pid is known (``pid``)
         self.frozen = False
         self.closed = False
         self.stops = 0  # how often it had to be stopped with SIGSTOP (it was not at rest when settled)
@@ -56,6 +57,20 @@ class Freezer:
         self._stat_fd: int | None = None  # /proc/<pid>/stat, kept open: read to confirm a stop
         self._clock_id: tuple[int, int | None] | None = None  # (pid, its CPU clock for clock_gettime)
         self._wchan_fd: int | None = None  # /proc/<pid>/wchan: where it sleeps, read when it is settled
+
+    @property
+    def pid(self) -> int | None:
+        return self.pinned.pid if self.pinned is not None else None
+
+    @pid.setter
+    def pid(self, pid: int | None) -> None:
+        if self.pinned is not None:
+            self.pinned.close()
+        self.pinned = Pinned(pid) if pid is not None else None
+
+    def live_pid(self) -> int | None:
+        """Its pid while it is not reaped (what a ``prlimit`` may be given), else None."""
+        return self.pinned.pid if self.pinned is not None and self.pinned.alive() else None
 
     def after_reply(self) -> None:
         """The bot answered: it must not compute until its next request (settled later, or stopped now)."""
@@ -163,15 +178,12 @@ class Freezer:
             return []
 
     def _signal(self, sig: int) -> None:
-        if self.pid is None:
+        if self.pinned is None:
             return
-        try:
-            if self.tier is Tier.PLAIN:
-                os.killpg(self.pid, sig)  # its own session: pgid == pid
-            else:
-                os.kill(self.pid, sig)  # fork is denied, so the runner is alone
-        except ProcessLookupError:
-            pass
+        if self.tier is Tier.PLAIN:
+            self.pinned.signal_group(sig)  # its own session: pgid == pid
+        else:
+            self.pinned.signal(sig)  # fork is denied, so the runner is alone
 
 
 def process_cpu_clock(pid: int) -> int | None:

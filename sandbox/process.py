@@ -228,7 +228,7 @@ class BotProcess:
         bank_ms, budget_ms = self._clock.budget_ms()
         log.debug("%s <- %s", self.bundle.name, payload[:200])
         cpu_before = self._rest.cpu_mark  # read by charge_at_rest; it does not run until before_running
-        self._clock.grant_cpu(self._runner_pid, cpu_before, budget_ms)
+        self._clock.grant_cpu(self._rest.live_pid(), cpu_before, budget_ms)
         self._rest.before_running()
         outcome = self._pipes.exchange(payload, time.monotonic() + budget_ms / 1000.0, want_line=True)
         self._rest.after_reply()
@@ -339,7 +339,7 @@ class BotProcess:
         """SIGKILL everything of the bot and reap; keeps the stderr tail."""
         if self._popen is None:
             return
-        code = kill_bot(self.bundle.name, self._popen, self.tier is Tier.PLAIN, self._runner_pid)
+        code = kill_bot(self.bundle.name, self._popen, self.tier is Tier.PLAIN, self._rest.pinned)
         if code is not None:
             self._exit_code = code
         if self._pipes is not None:
