@@ -11,7 +11,8 @@ about a fifth more games, docs/benchmarks.md).
 
 Guards, so that a season stays a fair ladder:
 - nobody starves: a bot with less than ``STARVE_SHARE`` of the mean seats scheduled (in this
-  season: ``Candidate.scheduled``) takes the first seat, and the table is built around it;
+  season, or a live season's latest seats: ``Candidate.scheduled``, arena/ladder/seat_counts.py) takes the first
+  seat, and the table is built around it;
 - some exploration: every weight gets ``EXPLORE`` added, so pairs the ratings believe settled are
   still checked now and then;
 - a table played recently is avoided while another will do;

@@ -4,7 +4,6 @@ each bot's next deals)."""
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Collection, Iterator, Sequence
@@ -21,6 +20,7 @@ from arena.play.tables import GameSpec, SeatEntry, TableTask
 from arena.ladder.matchmaking import Candidate, Matchmaker, distinct
 from arena.ladder.rankings import starting_skills
 from arena.ladder.ratings import RatingBook
+from arena.ladder.seat_counts import SeatCounts
 from arena.ladder.random_seeds import (bot_seeds, database_key, derived_random, keyed, match_seed, private_deals,
                                        random_seed, solo_seeds)
 from engine import rules_for
@@ -166,11 +166,9 @@ class Planner:
         count = session.exec(select(func.count()).select_from(Match).where(Match.season_id == season.id)).one()
         self.number = int(count)
         self.matchmaker = Matchmaker(derived_random(season.seed, "tables", self.number))
-        # the matchmaker's fairness guard counts this season's seats (played, void or planned), not a
-        # version's lifetime games: a newcomer on an old ladder must not take every table until it
-        # has half the veterans' lifetime games
-        self.season_seats = Counter(session.exec(select(MatchSeat.version_id).where(
-            MatchSeat.match_id == Match.id, Match.season_id == season.id)).all())
+        # the matchmaker's fairness guard: this season's seats by version (a live season's: by bot, of late)
+        self.seats = SeatCounts(session, stored_id(season), self.spec.live,
+                                len(self._versions()) if self.spec.live else 0)
         self.same_deals = format_of(season.variant).same_deals
         self._in_round = False  # within ``one_round``: ``_read`` keeps what the round's first table read
         self._read: tuple[list[SeatedVersion], Seating] | None = None
@@ -263,7 +261,7 @@ class Planner:
             if self._in_round:
                 self._read = versions, flags
         enough_bots(self.spec.name, self.spec.variant, self.spec.min_players, versions)
-        candidates = [Candidate(v.version_id, self.book.get(v.version_id), self.season_seats[v.version_id],
+        candidates = [Candidate(v.version_id, self.book.get(v.version_id), self.seats.of(v),
                                 author_group(v)) for v in versions]
         size = self.matchmaker.size(self.spec.min_players, self.spec.max_players, distinct(candidates))
         low = self.spec.min_players
@@ -284,7 +282,7 @@ class Planner:
         number, its matches), for ``_insert``."""
         first = self.number
         for _, seating in games:
-            self.season_seats.update(seating)
+            self.seats.add(seating)
         self.number += len(games)
         if self.spec.live and not self.same_deals:  # a season of the same deals counts its deals in ``games``
             self.season.games = self.number

@@ -12,13 +12,13 @@ import pytest
 from sqlmodel import Session, col, select
 
 from arena.submissions.accounts import ensure_author
-from arena.db import BotVersion, Match, MatchSeat, Season, make_engine
+from arena.db import BotVersion, Match, MatchSeat, MatchStatus, Season, make_engine, stored_id
 from arena.formats import format_of
 from arena.ladder.live_seasons import LiveSettings, live_season_name, prepare_live
 from arena.ladder.matchmaking import Candidate, Matchmaker
 from arena.ladder.planning import Planner
 from arena.ladder.rankings import load_book
-from arena.ladder.ratings import Skill
+from arena.ladder.ratings import RatingBook, Skill
 from arena.submissions.versions import register
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
@@ -118,4 +118,44 @@ def test_a_paused_version_takes_no_seat_and_a_new_one_enters_the_same_planner(tm
         tables = {m.table for m in session.exec(select(Match)).all()}
         assert seats[new.id] == sum(1 for m in session.exec(select(Match)).all())  # in every game
         assert len(tables) == 20
+    engine.dispose()
+
+
+def test_a_live_seasons_guard_feeds_a_new_bot_for_a_while_not_for_its_whole_history(tmp_path: Path) -> None:
+    """An old live season (8 bots, 300 seats each): a new bot takes the first seat until it has half the mean of
+    the season's latest seats, a few dozen tables, not until half the veterans' seats of all time (the whole
+    history: every table of the 150 here); a veteran's new version goes on from its bot's count, with no run of
+    first seats (the guard counted it from zero before)."""
+    names = ("ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal", "ivy")
+    engine = make_engine(ladder(tmp_path, names))
+    with Session(engine) as session:
+        season = session.exec(select(Season).where(Season.name == "live-classic")).one()
+        season.min_players, season.max_players, season.rotate = 3, 3, False
+        versions = {v.bot_id: stored_id(v) for v in session.exec(select(BotVersion)).all()}
+        veterans, newcomer = list(versions.values())[:8], list(versions.values())[8]
+        history = [Match(season_id=stored_id(season), number=k, table=k, seed=k, rules_id="classic-v1",
+                         status=MatchStatus.DONE) for k in range(800)]
+        session.add_all(history)
+        session.flush()
+        session.add_all(MatchSeat(match_id=stored_id(m), seat=s, version_id=veterans[(k + s * 3) % 8])
+                        for k, m in enumerate(history) for s in range(3))
+        season.games = 800
+        session.commit()
+        planner = Planner(session, season, load_book(session, "classic"))
+        settled = {v: Skill(25.0, 1.0, 50) for v in versions.values()}  # the guard alone sets who sits where
+        planner.book = RatingBook(settled)
+
+        def tables(count: int) -> list[list[int]]:
+            return [list(planner.plan()[0].versions) for _ in range(count)]
+
+        first = tables(150)
+        assert all(newcomer in t for t in first[:40])  # fed: the guard still seats it first while it starves
+        assert sum(newcomer in t for t in first) <= 110  # then about its share (a third); before: all 150
+        ann = register(session, "annbot", (BOTS / "greedy_bot.py").read_text() + "CHANGED = 1\n",
+                       ensure_author(session, "ann"))
+        assert ann.new
+        fresh = stored_id(ann.version)
+        planner.book.priors[fresh] = Skill(25.0, 1.0, 50)
+        later = tables(45)
+    assert sum(fresh in t for t in later) <= 30  # about a third; before: all 45
     engine.dispose()
