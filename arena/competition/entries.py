@@ -9,6 +9,7 @@ from sqlmodel import Session, col, select
 
 from arena.db import (Bot, BotVersion, Competition, CompetitionEntry, Match, MatchSeat, MatchStatus, RatingSnapshot,
                       Season, VersionFormat, now, stored_id)
+from arena.audit.store import run_audit
 from arena.formats import format_of
 from arena.ladder.random_seeds import private_deals
 from arena.ladder.rankings import starting_skills
@@ -118,6 +119,10 @@ def freeze(session: Session, competition: Competition) -> bool:
         return True
     if now() < utc(competition.deadline):
         return False
+    # the format's games audited first: a pair that fed right before the deadline, flagged by the next audit of the
+    # living ladder only after the entries were placed, would keep its places (a flag's games are taken back and
+    # every rating of the format recomputed, as the audit's side job does)
+    run_audit(session, competition.variant)
     chosen = entry_versions(session, competition)
     bots = {stored_id(b): b for b in session.exec(select(Bot).where(col(Bot.id).in_(list(chosen)))).all()}
     if format_of(competition.variant).ranking.rated:

@@ -7,22 +7,20 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from arena_helpers import db_url, run_arena
-from sqlalchemy.engine import Engine
-from sqlalchemy import func
+from competition_helpers import entered, past_deadline
 from sqlmodel import Session, col, select
 
 from arena.competition import (CompetitionError, Phase, close_competition, create_competition, parse_deadline,
                                result, schedule, start_final, winner_better)
-from arena.competition.entries import entries, entry_notes
+from arena.competition.entries import entry_notes
 from arena.competition.final import FinalPlanner
-from arena.db import (AuditFlag, Bot, BotVersion, Competition, Match, MatchSeat, MatchStatus, RatingSnapshot, Season,
+from arena.db import (AuditFlag, Bot, BotVersion, Competition, Match, MatchSeat, MatchStatus, Season,
                       SeatStatus, make_engine, now)
 from arena.db.queries import stored_id
 from arena.ladder.rankings import WinRateStanding, load_book
@@ -67,22 +65,6 @@ def test_the_bootstrap_is_seeded_and_says_how_sure_the_order_is() -> None:
     assert winner_better([{1: (0.5, 3.0), 2: (0.5, 3.0)}] * 5, 1, 2, "s") == 0.5
 
 
-def entered(engine: Engine, names: list[str], variant: str = "duel") -> dict[str, int]:
-    """A bot of each author ``names`` (author X's bot is ``X-bot``), playing ``variant``: their version ids."""
-    with Session(engine) as session:
-        return {name: stored_id(register(session, f"{name}-bot", f"# {name}\n", ensure_author(session, name),
-                                         variants=[variant]).version) for name in names}
-
-
-def past_deadline(engine: Engine, name: str) -> None:
-    """Move competition ``name``'s deadline to now (the versions stored so far came before it)."""
-    with Session(engine) as session:
-        row = session.exec(select(Competition).where(Competition.name == name)).one()
-        row.deadline = now()
-        session.add(row)
-        session.commit()
-
-
 def test_entries_freeze_at_the_deadline_and_a_later_version_is_no_entry(db: Path) -> None:
     engine = make_engine(db_url(db))
     entered(engine, ["ann", "bob"])
@@ -110,151 +92,6 @@ def test_entries_freeze_at_the_deadline_and_a_later_version_is_no_entry(db: Path
     assert any(line.startswith("ann-bot: competition cup (duel): this version came after the deadline (")
                and line.endswith("and is not an entry; your entry is version 1") for line in lines), lines
     engine.dispose()
-
-
-def test_a_bot_that_left_the_format_by_the_deadline_does_not_enter_with_its_older_version(db: Path) -> None:
-    """An author's bot rated high in classic gets a version that plays only the duel (its classic rating stops
-    moving, its classic ticket is free) and a second bot takes that ticket: only the second one enters the classic
-    competition, and the first one's older version, frozen at its high, takes no finalist's place."""
-    engine = make_engine(db_url(db))
-    with Session(engine) as session:
-        ids = {name: stored_id(register(session, f"{name}-bot", f"NAME = {name!r}\n", ensure_author(session, name),
-                                        variants=["classic"], one_ticket=True).version)
-               for name in ("ann", "bob", "cat", "dan")}
-        ladder = Season(name="ladder", variant="classic", games=1, min_players=4, max_players=4, seed=1)
-        session.add(ladder)
-        session.flush()
-        match = game(session, ladder, 1, now() - timedelta(minutes=30), {ids[n]: k for k, n in
-                                                                         enumerate(("ann", "bob", "cat", "dan"), 1)})
-        for name, mu in (("ann", 40.0), ("bob", 26.0), ("cat", 25.0), ("dan", 24.0)):
-            session.add(RatingSnapshot(match_id=stored_id(match), version_id=ids[name], variant="classic", mu=mu,
-                                       sigma=1.0, games=12))
-        ann = ensure_author(session, "ann")
-        moved = register(session, "ann-bot", "NAME = 'ann, the duel only'\n", ann, variants=["duel"], one_ticket=True)
-        second = register(session, "ann-two", "NAME = 'ann-two'\n", ann, variants=["classic"], one_ticket=True)
-        assert moved.new and second.new  # the classic ticket was free
-        create_competition(session, "cup", "classic", now() + timedelta(hours=1), 3, 10)
-        assert [n.entry for n in entry_notes(session, moved.version, {"classic"})] == [None]
-        moved_id = stored_id(moved.version)
-    past_deadline(engine, "cup")
-    with Session(engine) as session:
-        start_final(session, "cup")
-        placed = [(e.name, e.finalist) for e in result(session, "cup").entries]
-        version = session.get(BotVersion, moved_id)
-        assert version is not None
-        [note] = entry_notes(session, version, {"classic"})
-    assert placed == [("bob-bot", True), ("cat-bot", True), ("dan-bot", True), ("ann-two", False)]
-    assert (note.entry, note.enters) == (None, False)
-    engine.dispose()
-
-
-def game(session: Session, season: Season, seed: int, finished: datetime, seats: dict[int, int]) -> Match:
-    """A recorded game of ``season`` (deck ``seed``), finished at ``finished``: version id -> rank."""
-    order = int(session.exec(select(func.count()).select_from(Match)).one()) + 1
-    match = Match(season_id=stored_id(season), number=order, table=order, seed=seed,
-                  rules_id=f"{season.variant}-v1", status=MatchStatus.DONE, finished_at=finished, rated_order=order)
-    session.add(match)
-    session.flush()
-    for seat, (version, rank) in enumerate(seats.items()):
-        session.add(MatchSeat(match_id=stored_id(match), seat=seat, version_id=version, rank=rank, coins=5,
-                              status=SeatStatus.OK))
-    return match
-
-
-def test_entries_are_placed_as_the_ladder_stood_at_the_deadline(db: Path) -> None:
-    """A rated board: the rating after the last game by the deadline (a later game moves nothing); solo: the win
-    rate on the private half of the ladder season's deals by the deadline."""
-    from arena.db import RatingSnapshot
-    from arena.ladder.random_seeds import private_deals, solo_seeds
-
-    engine = make_engine(db_url(db))
-    deadline = now() - timedelta(minutes=10)
-    before, after = deadline - timedelta(minutes=5), deadline + timedelta(minutes=5)
-    with Session(engine) as session:
-        ids = {}
-        for name in ("ann", "bob"):
-            version = register(session, f"{name}-bot", f"# {name}\n", ensure_author(session, name),
-                               variants=["duel", "solo"]).version
-            version.created_at = deadline - timedelta(hours=1)
-            session.add(version)
-            ids[name] = stored_id(version)
-        create_competition(session, "cup", "duel", deadline, 2, 2)
-        create_competition(session, "solo-cup", "solo", deadline, 2, 2)
-        ladder = Season(name="ladder", variant="duel", games=2, min_players=2, max_players=2, seed=1)
-        solitaire = Season(name="solitaire", variant="solo", games=4, min_players=1, max_players=1, seed=7,
-                           created_at=deadline - timedelta(hours=1))
-        later = Season(name="solitaire-2", variant="solo", games=4, min_players=1, max_players=1, seed=8,
-                       created_at=after)  # begun after the deadline (the first closed): not the one that counts
-        session.add_all([ladder, solitaire, later])
-        session.flush()
-        for number, (finished, mus) in enumerate(((before, (30.0, 20.0)), (after, (10.0, 40.0))), start=1):
-            match = game(session, ladder, number, finished, {ids["ann"]: 1, ids["bob"]: 2})
-            for name, mu in zip(("ann", "bob"), mus):
-                session.add(RatingSnapshot(match_id=stored_id(match), version_id=ids[name], variant="duel", mu=mu,
-                                           sigma=2.0, games=number))
-        private = private_deals(solitaire.seed, solitaire.games)
-        for seed in solo_seeds(solitaire.seed, solitaire.games):
-            best = "ann" if seed in private else "bob"  # ann wins the private deals, bob the public ones
-            for name in ("ann", "bob"):  # a solo game seats one bot: won (rank 1) or not
-                game(session, solitaire, seed, before, {ids[name]: 1 if name == best else 2})
-        game(session, solitaire, next(iter(private)), after, {ids["bob"]: 1})  # after the deadline: not counted
-        session.commit()
-        rated = result(session, "cup").entries
-        by_private = result(session, "solo-cup").entries
-    assert [(e.name, e.score, e.games) for e in rated] == [("ann-bot", 24.0, 1), ("bob-bot", 14.0, 1)]
-    assert [(e.name, e.score, e.games) for e in by_private] == [("ann-bot", 1.0, 2), ("bob-bot", 0.0, 2)]
-    engine.dispose()
-
-
-def test_a_solo_entry_that_came_late_and_won_its_few_deals_is_placed_after_those_that_played_them_all(
-        db: Path) -> None:
-    """Entries of a same-deals board: the bots that played every private deal the most complete entry played come
-    first, by win rate, then average gold (a tie in wins is no tie by name); a bot that came late and won the one
-    deal it played by the deadline comes after them."""
-    from arena.ladder.random_seeds import private_deals, solo_seeds
-
-    engine = make_engine(db_url(db))
-    deadline = now() - timedelta(minutes=10)
-    with Session(engine) as session:
-        ids = {}
-        for name in ("aaa", "rich", "poor", "late"):
-            version = register(session, name, f"NAME = {name!r}\n", ensure_author(session, name),
-                               variants=["solo"]).version
-            version.created_at = deadline - timedelta(hours=1)
-            session.add(version)
-            ids[name] = stored_id(version)
-        create_competition(session, "solo-cup", "solo", deadline, 2, 2)
-        season = Season(name="solitaire", variant="solo", games=8, min_players=1, max_players=1, seed=7,
-                        created_at=deadline - timedelta(hours=2))
-        session.add(season)
-        session.flush()
-        private = sorted(private_deals(season.seed, season.games))
-        assert len(private) == 4 and set(private) <= set(solo_seeds(season.seed, season.games))
-        played = deadline - timedelta(minutes=5)
-        for k, seed in enumerate(private):
-            game(session, season, seed, played, {ids["aaa"]: 1 if k else 2})  # 3 of 4 won
-            for name, coins in (("rich", 20), ("poor", 5)):  # 2 of 4 won each, different gold
-                match = game(session, season, seed, played, {ids[name]: 1 if k % 2 else 2})
-                seat = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id)).one()
-                seat.coins = coins
-                session.add(seat)
-        game(session, season, private[0], played, {ids["late"]: 1})  # 1 of 1 won
-        session.commit()
-        shown = result(session, "solo-cup")
-        placed = [(e.name, e.score, e.games) for e in entries(session, shown.competition)]
-        page = db.parent / "site" / "competitions" / f"{stored_id(shown.competition)}.html"
-    assert placed == [("aaa", 0.75, 4), ("rich", 0.5, 4), ("poor", 0.5, 4), ("late", 1.0, 1)]
-    # the places are the private deals' order: until the competition is closed, every view lists by name, no place
-    assert not shown.shown and [(e["name"], e["place"], e["score"]) for e in shown.to_json()["entries"]] == [
-        ("aaa", None, None), ("late", None, None), ("poor", None, None), ("rich", None, None)]
-    engine.dispose()
-    said = run_arena("competition", "show", "solo-cup", db=db).stdout
-    assert "entries (by name: their places on the private deals stay secret until the competition is closed):" in said
-    table = [line.split() for line in said.splitlines() if line.split()[:1] == ["-"]]
-    assert [row[1] for row in table] == ["aaa", "late", "poor", "rich"] and {row[3] for row in table} == {"secret"}
-    assert run_arena("site", "build", "--out", str(db.parent / "site"), db=db).returncode == 0
-    rows = re.findall(r'<tr data-name="([^"]+)"><td class="num">([^<]*)</td>', page.read_text())
-    assert rows == [("aaa", "secret"), ("late", "secret"), ("poor", "secret"), ("rich", "secret")]
 
 
 def test_a_retired_bot_is_no_finalist_and_a_flagged_pair_never_sits_together(db: Path) -> None:
