@@ -104,9 +104,10 @@ def serve_forks(control: socket) -> None:
             os._exit(0)  # the referee closed the control socket (a bot still waiting sees its socket end)
 
 
-def _die_with(libc: Libc, parent: int) -> None:
-    """SIGKILL this process when ``parent`` (its parent now) ends; at once if it ended already."""
-    libc.prctl(PR_SET_PDEATHSIG, SIGKILL)
+def _die_with(libc: Libc, parent: int, sig: int | None = None) -> None:
+    """Signal ``sig`` (SIGKILL) to this process when ``parent`` (its parent now) ends; end at once if it ended
+    already."""
+    libc.prctl(PR_SET_PDEATHSIG, SIGKILL if sig is None else sig)
     if os.getppid() != parent:
         os._exit(EXIT_BAD_BOOT)
 
@@ -149,7 +150,14 @@ def _keep(chan: socket, forked: int, template: int) -> None:
     assert libc is not None  # warm_fork_server made it
     keeper = os.getpid()
     if INHERITED.plain:
-        _die_with(libc, template)
+        # when its template dies (the referee's end), a keeper ends its bot's whole tree before it goes: a SIGKILL
+        # would leave the bot's own children, a setsid daemon say, to whoever is above (init)
+        def template_gone(signum: int, frame: object) -> None:
+            _reap_leftovers(keeper)  # the bot is its child; what the bot left comes back to it as orphans
+            os._exit(EXIT_BAD_BOOT)
+
+        _signal.signal(_signal.SIGTERM, template_gone)
+        _die_with(libc, template, _signal.SIGTERM)
         libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
     else:
         try:
@@ -159,6 +167,7 @@ def _keep(chan: socket, forked: int, template: int) -> None:
     bot = os.fork()
     if bot == 0:
         if INHERITED.plain:  # killed with its group, and with its keeper
+            _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
             os.setsid()
             _die_with(libc, keeper)
         os.close(forked)

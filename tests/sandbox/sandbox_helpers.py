@@ -90,3 +90,29 @@ def assert_gone(bot: BotProcess) -> None:
         assert leftovers(bot) == set()
     if bot.uid is not None:
         assert set(processes_of_uid(bot.uid)) & set(live_descendants(os.getpid())) == set()
+
+
+def live_threads(pid: int) -> list[str]:
+    """The threads of process ``pid`` that still run (neither zombie nor dead), read from /proc."""
+    alive = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return []
+    for tid in tids:
+        try:
+            state = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if state not in ("Z", "X"):
+            alive.append(tid)
+    return alive
+
+
+def gone_within(pid: int, seconds: float = 60) -> bool:
+    """Whether no thread of ``pid`` runs within ``seconds`` (a bound, not a verdict: a SIGKILL's end is not
+    instant)."""
+    deadline = time.monotonic() + seconds
+    while live_threads(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not live_threads(pid)

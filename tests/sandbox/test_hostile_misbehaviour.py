@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from hostile_helpers import run
-from sandbox_helpers import assert_gone, fast_limits, hostile_bundle, message_of
+from sandbox_helpers import assert_gone, fast_limits, gone_within, hostile_bundle, live_threads, message_of
 
 from sandbox import BotProcess, Status, Tier
 
@@ -81,32 +81,6 @@ def test_inherited_descriptors(tier: Tier, witness: BotProcess, tmp_path: Path) 
     null, leaked = os.stat("/dev/null"), os.stat(tmp_path / "leak")
     assert fds["0"][:2] == [null.st_dev, null.st_ino]
     assert all(held[:2] != [leaked.st_dev, leaked.st_ino] for held in fds.values())
-
-
-def live_threads(pid: int) -> list[str]:
-    """The threads of process ``pid`` that still run (neither zombie nor dead), read from /proc."""
-    alive = []
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        return []
-    for tid in tids:
-        try:
-            state = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError, IndexError):
-            continue
-        if state not in ("Z", "X"):
-            alive.append(tid)
-    return alive
-
-
-def gone_within(pid: int, seconds: float = 60) -> bool:
-    """Whether no thread of ``pid`` runs within ``seconds`` (a bound, not a verdict: a SIGKILL's end is not
-    instant)."""
-    deadline = time.monotonic() + seconds
-    while live_threads(pid) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return not live_threads(pid)
 
 
 def test_orphan_daemon_does_not_survive_close(tier: Tier, witness: BotProcess) -> None:

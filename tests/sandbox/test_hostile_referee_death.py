@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from hostile_helpers import ROOT
+from sandbox_helpers import gone_within, live_threads
 
 from sandbox import Tier
 from sandbox.procscan import live_descendants, processes_with_tag
@@ -48,6 +49,38 @@ def test_referee_sigkilled_mid_game_leaves_no_bot(tier: Tier) -> None:
         while time.monotonic() < deadline and (alive() or processes_with_tag(info["tag"])):
             time.sleep(0.05)
         assert not alive() and processes_with_tag(info["tag"]) == []
+    finally:
+        if referee.poll() is None:
+            referee.kill()
+            referee.wait()
+
+
+DAEMON_REFEREE = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from sandbox import BotBundle, BotProcess, Limits, Tier
+bot = BotProcess.start(BotBundle("daemon", open({bot!r}).read()), Limits(decision_ms=60000), Tier.PLAIN)
+reply = bot.request({{"type": "decide"}})
+print(json.dumps({{"bot": bot.pid, "forked": bot.server_tag is not None, "said": reply.message}}), flush=True)
+time.sleep(600)  # the test SIGKILLs us meanwhile
+"""
+
+
+def test_a_plain_bots_setsid_daemon_ends_with_a_sigkilled_referee() -> None:
+    """A forked plain bot leaves a daemon in a session of its own, then its referee is SIGKILLed: the template dies
+    with the referee, and the bot's keeper, told by a catchable signal, ends the bot and every orphan it left
+    (a SIGKILL to the keeper, as before, left the daemon to init)."""
+    code = DAEMON_REFEREE.format(root=str(ROOT), bot=str(Path(__file__).with_name("hostile") / "orphan_daemon.py"))
+    referee = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert referee.stdout is not None
+        info = json.loads(referee.stdout.readline())
+        assert info["forked"] and info["said"]["daemon"] == "started"
+        daemon = info["said"]["pid"]
+        assert live_threads(daemon)
+        referee.send_signal(signal.SIGKILL)
+        referee.wait(timeout=10)
+        assert gone_within(daemon, 30) and gone_within(info["bot"], 30)
     finally:
         if referee.poll() is None:
             referee.kill()
