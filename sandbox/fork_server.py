@@ -339,6 +339,8 @@ class ForkedBot:
             if not isinstance(reply, Exited):
                 raise SandboxError(f"fork server answered {reply!r} instead of an exit status")
             self.returncode = reply.status
+            if self.pinned is not None:  # reaped: nothing is sent to its pid any more
+                self.pinned.close()
             if self.server._child is self:
                 self.server._child = None
         return self.returncode

@@ -12,8 +12,10 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import subprocess
 import threading
 import time
+from typing import Any
 
 from .pinned import Pinned
 from .values import Tier
@@ -67,6 +69,16 @@ class Freezer:
         if self.pinned is not None:
             self.pinned.close()
         self.pinned = Pinned(pid) if pid is not None else None
+
+    def reap(self, popen: Any, timeout: float) -> int:
+        """``popen.wait(timeout)`` of a bot whose output ended. In the plain tier its group is killed first, once its
+        leader has exited and before it is reaped: until then the group's id is its own (after, the group's
+        members, an exec'd child say, would be left to a sweep that cannot find them by their tag)."""
+        if self.tier is Tier.PLAIN and self.pinned is not None:
+            if not self.pinned.exited(timeout):
+                raise subprocess.TimeoutExpired(f"bot {self.pinned.pid}", timeout)
+            self.pinned.signal_group(signal.SIGKILL)
+        return int(popen.wait(timeout=timeout))
 
     def live_pid(self) -> int | None:
         """Its pid while it is not reaped (what a ``prlimit`` may be given), else None."""

@@ -10,6 +10,7 @@ EMFILE) the pid is signalled as it is, as before pidfds."""
 from __future__ import annotations
 
 import os
+import select
 import signal
 from typing import Callable
 
@@ -56,6 +57,14 @@ class Pinned:
             os.killpg(self.pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
+
+    def exited(self, timeout: float) -> bool:
+        """Whether the process has exited (a zombie or reaped) within ``timeout`` seconds; without a pidfd, True."""
+        if self.gone or self._fd is None:
+            return True
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)  # a pidfd reads as ready once its process has exited
+        return bool(poller.poll(timeout * 1000))
 
     def alive(self) -> bool:
         """Whether the process is not reaped yet (running, stopped or a zombie)."""

@@ -276,7 +276,7 @@ class BotProcess:
         # EOF on stdout: exited (crash), or closed stdout but still running (disconnect)
         self._rest.thaw()
         try:
-            self._exit_code = self._popen.wait(timeout=EXIT_AFTER_EOF_S)
+            self._exit_code = self._rest.reap(self._popen, EXIT_AFTER_EOF_S)  # a plain group killed first
         except subprocess.TimeoutExpired:
             return Reply(Status.DISCONNECT, None, outcome.elapsed_ms,
                          f"closed its output during {during} but kept running")

@@ -2,6 +2,7 @@
 ladder had it then. Versions submitted later play on the ladder, never in the competition."""
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -10,11 +11,14 @@ from sqlmodel import Session, col, select
 from arena.db import (Bot, BotVersion, Competition, CompetitionEntry, Match, MatchSeat, MatchStatus, RatingSnapshot,
                       Season, VersionFormat, now, stored_id)
 from arena.audit.store import run_audit
+from arena.audit.words import finding_words
 from arena.formats import format_of
 from arena.ladder.random_seeds import private_deals
 from arena.ladder.rankings import starting_skills
 
 from arena.competition.store import utc
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -78,13 +82,21 @@ def _rated_at(session: Session, competition: Competition, versions: list[int]) -
 
 def _win_rate_at(session: Session, competition: Competition, bots: list[int]) -> dict[int, tuple[float, int, float]]:
     """(win rate, games, average gold) of each bot on the private deals of the ladder season its format played at
-    the deadline (the newest begun by then; the half no version had feedback on), counting games that ended by
-    then."""
+    the deadline (the newest begun by then that had results by then; the half no version had feedback on), counting
+    games that ended by then."""
     deadline = utc(competition.deadline)
     finals = select(Competition.season_id).where(col(Competition.season_id).is_not(None))
     candidates = session.exec(select(Season).where(Season.variant == competition.variant,
                                                    col(Season.id).not_in(finals)).order_by(col(Season.id).desc())).all()
-    season = next((s for s in candidates if utc(s.created_at) <= deadline), None)
+    begun = [s for s in candidates if utc(s.created_at) <= deadline]
+
+    def had_results(s: Season) -> bool:
+        first = session.exec(select(Match.finished_at).where(Match.season_id == s.id, Match.status == MatchStatus.DONE)
+                             .order_by(col(Match.finished_at)).limit(1)).first()
+        return first is not None and utc(first) <= deadline
+
+    # the newest season begun by then that had results by then (one begun a minute before would place by name)
+    season = next((s for s in begun if had_results(s)), begun[0] if begun else None)
     tally: dict[int, list[int]] = {b: [0, 0, 0] for b in bots}  # wins, games, gold
     if season is not None:
         private = private_deals(season.seed, season.games)
@@ -105,12 +117,13 @@ def _win_rate_at(session: Session, competition: Competition, bots: list[int]) ->
 
 
 def _solo_order(figures: dict[int, tuple[float, int, float]], names: dict[int, str]) -> list[int]:
-    """The entries of a same-deals board by their results at the deadline: those that played as many of the private
-    deals as the most complete entry first (a bot that came late and won its few deals is not placed above bots
-    that played them all), then by win rate, average gold and name, as the board orders them."""
+    """The entries of a same-deals board by their results at the deadline: those that played at least half as many
+    of the private deals as the most complete entry first (a bot that came late and won its few deals is not placed
+    above bots that played them all; a deal lost to a void game, or a schedule's order at the deadline, demotes
+    nobody), then by win rate, average gold and name, as the board orders them."""
     full = max((games for _, games, _ in figures.values()), default=0)
-    return sorted(figures, key=lambda b: (figures[b][1] == 0, figures[b][1] < full, -figures[b][0], -figures[b][2],
-                                          names[b]))
+    return sorted(figures, key=lambda b: (figures[b][1] == 0, 2 * figures[b][1] < full, -figures[b][0],
+                                          -figures[b][2], names[b]))
 
 
 def freeze(session: Session, competition: Competition) -> bool:
@@ -122,7 +135,14 @@ def freeze(session: Session, competition: Competition) -> bool:
     # the format's games audited first: a pair that fed right before the deadline, flagged by the next audit of the
     # living ladder only after the entries were placed, would keep its places (a flag's games are taken back and
     # every rating of the format recomputed, as the audit's side job does)
-    run_audit(session, competition.variant)
+    if format_of(competition.variant).ranking.rated:  # a board of win rates takes no flag into account
+        _, flagged = run_audit(session, competition.variant)
+        for finding in flagged:
+            log.warning("competition %s: the audit at the deadline flagged %s", competition.name,
+                        finding_words(finding))
+        session.refresh(competition)
+        if competition.frozen_at is not None:  # another command froze it meanwhile
+            return True
     chosen = entry_versions(session, competition)
     bots = {stored_id(b): b for b in session.exec(select(Bot).where(col(Bot.id).in_(list(chosen)))).all()}
     if format_of(competition.variant).ranking.rated:

@@ -261,6 +261,7 @@ class Planner:
             if self._in_round:
                 self._read = versions, flags
         enough_bots(self.spec.name, self.spec.variant, self.spec.min_players, versions)
+        self.seats.fit(len(versions))
         candidates = [Candidate(v.version_id, self.book.get(v.version_id), self.seats.of(v),
                                 author_group(v)) for v in versions]
         size = self.matchmaker.size(self.spec.min_players, self.spec.max_players, distinct(candidates))

@@ -18,8 +18,9 @@ from arena.db import BotVersion, Match, MatchSeat, SeatedVersion
 
 #: a live season's window: this many seats for each bot seated (each has about this many in it on average)
 LIVE_WINDOW = 100
-#: the window is never shorter than for this many bots
+#: the window is never shorter than for this many bots, nor longer than for ``LIVE_WINDOW_MAX_BOTS``
 LIVE_WINDOW_BOTS = 4
+LIVE_WINDOW_MAX_BOTS = 500
 
 
 class SeatCounts:
@@ -30,15 +31,26 @@ class SeatCounts:
         self.live = live
         self.bot_of: dict[int, int] = {}  # version id -> its bot's, as the planner last read them
         self.window: deque[int] | None = None
+        self.history: deque[int] = deque()
         if not live:
             self.counts = Counter(session.exec(select(MatchSeat.version_id).where(
                 MatchSeat.match_id == Match.id, Match.season_id == season_id)).all())
             return
-        size = LIVE_WINDOW * max(bots, LIVE_WINDOW_BOTS)
         latest = session.exec(select(BotVersion.bot_id).where(
             MatchSeat.match_id == Match.id, Match.season_id == season_id, MatchSeat.version_id == BotVersion.id)
-            .order_by(col(MatchSeat.id).desc()).limit(size)).all()
-        self.window = deque(reversed(latest), maxlen=size)
+            .order_by(col(MatchSeat.id).desc()).limit(LIVE_WINDOW * LIVE_WINDOW_MAX_BOTS)).all()
+        self.history = deque(reversed(latest), maxlen=LIVE_WINDOW * LIVE_WINDOW_MAX_BOTS)  # the window's source
+        self.window = deque(maxlen=0)
+        self.counts = Counter()
+        self.fit(bots)
+
+    def fit(self, bots: int) -> None:
+        """Size a live season's window for ``bots`` taking seats now (a ladder that grows or shrinks keeps about
+        ``LIVE_WINDOW`` seats a bot in it)."""
+        size = LIVE_WINDOW * min(max(bots, LIVE_WINDOW_BOTS), LIVE_WINDOW_MAX_BOTS)
+        if self.window is None or self.window.maxlen == size:
+            return
+        self.window = deque(self.history, maxlen=size)  # the latest ``size`` seats
         self.counts = Counter(self.window)
 
     def of(self, version: SeatedVersion) -> int:
@@ -58,4 +70,5 @@ class SeatCounts:
                 self.counts[self.window[0]] -= 1
             bot = self.bot_of.get(version, -version)  # a version not read yet (a final's) counts alone
             self.window.append(bot)
+            self.history.append(bot)
             self.counts[bot] += 1

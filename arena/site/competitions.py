@@ -35,7 +35,8 @@ def write_competition_pages(engine: Engine, renderer: Renderer) -> None:
     for res in results:
         entries = {e.name: e for e in res.entries}
         finalists = []
-        for standing in res.standings:
+        # until a same-deals competition is closed, its final's order is secret: its finalists by name
+        for standing in res.standings if res.shown else sorted(res.standings, key=lambda s: s.name):
             bot = ladder.bots.get(standing.bot_id)
             link = renderer.frag.bot_link(bot, "../") if bot is not None else Markup(escape(standing.name))
             ids = res.match_ids.get(standing.name, ())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -179,9 +180,9 @@ def test_a_same_deals_final_is_secret_until_closed(db: Path) -> None:
         assert session.exec(select(Season.closed_at).where(Season.id == season.id)).one() is None
         assert {m.status for m in session.exec(select(Match).where(Match.season_id == season.id)).all()} == \
             {MatchStatus.PLANNED}
-        for m in matches:  # as record_outcome stores them: ann wins every deal, bob none
+        for m in matches:  # as record_outcome stores them: bob wins every deal, ann none
             seat = seats[m.id]
-            seat.rank, seat.coins = (1, 9) if seat.version_id == ids["ann"] else (2, 3)
+            seat.rank, seat.coins = (1, 9) if seat.version_id == ids["bob"] else (2, 3)
             seat.status = SeatStatus.OK
             m.status = MatchStatus.DONE
             session.add_all([seat, m])
@@ -194,12 +195,18 @@ def test_a_same_deals_final_is_secret_until_closed(db: Path) -> None:
         assert hidden.phase is Phase.FINISHED and not hidden.shown
         assert hidden.to_json()["standings"] == [] and hidden.to_json()["podium"] == []
         assert {(e["score"], e["games"]) for e in hidden.to_json()["entries"]} == {(None, None)}  # private deals
+        bots = {stored_id(b): b.name for b in session.exec(select(Bot)).all()}
+        built = run_arena("site", "build", "--out", str(db.parent / "site"), db=db)
+        assert built.returncode == 0, built.stderr
+        page = (db.parent / "site" / "competitions" / f"{stored_id(competition)}.html").read_text()
+        sections = [bots[int(i)] for i in re.findall(r'<section class="finalist" id="finalist-(\d+)">', page)]
+        assert sections == ["ann-bot", "bob-bot"]  # by name, not by the secret standings (bob leads)
         close_competition(session, "solo-cup")
         assert close_season(session, season.name)[1] == 0  # closed with its competition: nothing to say, none void
         shown = result(session, "solo-cup").to_json()
-    assert shown["phase"] == "closed" and [p["name"] for p in shown["podium"]] == ["ann-bot", "bob-bot"]
-    assert [(s["name"], s["value"], s["games"]) for s in shown["standings"]] == [("ann-bot", 1.0, 3),
-                                                                                 ("bob-bot", 0.0, 3)]
+    assert shown["phase"] == "closed" and [p["name"] for p in shown["podium"]] == ["bob-bot", "ann-bot"]
+    assert [(s["name"], s["value"], s["games"]) for s in shown["standings"]] == [("bob-bot", 1.0, 3),
+                                                                                 ("ann-bot", 0.0, 3)]
     assert shown["winner_better"] == 1.0 and {e["games"] for e in shown["entries"]} == {0}
     engine.dispose()
 

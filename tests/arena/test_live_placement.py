@@ -151,6 +151,11 @@ def test_a_live_seasons_guard_feeds_a_new_bot_for_a_while_not_for_its_whole_hist
         first = tables(150)
         assert all(newcomer in t for t in first[:40])  # fed: the guard still seats it first while it starves
         assert sum(newcomer in t for t in first) <= 110  # then about its share (a third); before: all 150
+        seats = planner.seats  # a ladder that grows takes more of the season's latest seats, one that shrinks fewer
+        seats.fit(40)
+        assert seats.window is not None and len(seats.window) == 800 * 3 + 150 * 3 == sum(seats.counts.values())
+        seats.fit(9)
+        assert len(seats.window) == 900 == sum(seats.counts.values())
         ann = register(session, "annbot", (BOTS / "greedy_bot.py").read_text() + "CHANGED = 1\n",
                        ensure_author(session, "ann"))
         assert ann.new

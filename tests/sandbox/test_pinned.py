@@ -11,7 +11,7 @@ import sys
 from typing import Any, Iterator
 
 import pytest
-from sandbox_helpers import ALL_TIERS, fast_limits
+from sandbox_helpers import ALL_TIERS, fast_limits, gone_within, live_threads
 
 from sandbox import BotBundle, BotProcess, Status, Tier
 from sandbox.pinned import Pinned
@@ -119,3 +119,26 @@ def test_a_failed_bot_is_never_signalled_by_its_bare_pid_once_reaped(tier: Tier,
     assert [c for c in sent.calls if c[1] == pid and c[3]] == []
     if tier is Tier.STRONG:  # its runner is reaped inside its namespace, unseen: only ever signalled by its pidfd
         assert [c for c in sent.calls if c[1] == pid] == []
+
+
+EXEC_CHILD = """import os, subprocess
+
+def act(message):
+    if message.get("mode") == "child":  # a child in the bot's group that carries no tag once it execs
+        return {"child": subprocess.Popen(["/bin/sleep", "600"]).pid}
+    os._exit(3)
+"""
+
+
+def test_a_crashed_plain_bots_exec_child_goes_with_its_group() -> None:
+    """A cold plain bot leaves an exec'd child in its group, then crashes: the group is killed once the bot has
+    exited and before it is reaped (until then its id is the bot's own), so the child, which the tag sweep cannot
+    find, goes too."""
+    bot = BotProcess.start(BotBundle("exec-child", EXEC_CHILD), fast_limits(fork_server=False), Tier.PLAIN)
+    said = bot.request({"type": "decide", "mode": "child"}).message
+    assert said is not None
+    child = said["child"]
+    assert live_threads(child)
+    assert bot.request({"type": "decide"}).status is Status.CRASH
+    bot.close()
+    assert gone_within(child, 30)
