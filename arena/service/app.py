@@ -125,27 +125,29 @@ class Service:
             return sum(1 for a in self.waiting.values() if a == author)
 
     def author_of(self, request: Request) -> str:
-        """The author whose token the request carries; a client address that sent ``failures`` requests
-        without a valid token in a ``failure_window`` waits, whatever it sends (tokens are not guessed)."""
+        """The author whose token the request carries. A client address that sent ``failures`` requests without a
+        valid token in a ``failure_window`` has every further one answered 429, but never a valid token: a
+        token (256 random bits) is not guessed, and an attacker's failures must not lock out the authors who
+        share its address (a campus NAT, a proxy)."""
         address = request.client.host if request.client else "unknown"
         settings = self.settings
-        wait = self.failures.wait(address, time.monotonic(), count=False)
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        author = None
+        if scheme.lower() == "bearer" and token.strip():
+            with Session(self.engine) as session:
+                author = author_for_token(session, token.strip())
+        if author is not None:
+            return author.name
+        wait = self.failures.wait(address, time.monotonic())
         if wait:
             raise too_many(wait, f"requests without a valid token from {address[:64]}: {settings.failures} "
                                  f"a {settings.failure_window:.0f} s")
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            self.failures.wait(address, time.monotonic())
             raise Refused(401, "no token: send 'Authorization: Bearer TOKEN' (the operator gives each author one)",
                           {"WWW-Authenticate": "Bearer"})
-        with Session(self.engine) as session:
-            author = author_for_token(session, token.strip())
-        if author is None:
-            self.failures.wait(address, time.monotonic())
-            raise Refused(401, "this token belongs to no author (a wrong, rotated or removed token)",
-                          {"WWW-Authenticate": "Bearer"})
-        return author.name
+        raise Refused(401, "this token belongs to no author (a wrong, rotated or removed token)",
+                      {"WWW-Authenticate": "Bearer"})
 
     def reader(self, request: Request) -> str:
         """The author of a read (``author_of``), within their ``reads`` a ``read_window``."""

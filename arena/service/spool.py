@@ -148,8 +148,13 @@ class Spool:
                 self._unclaim(claim)
 
     def release(self, claim: Claim) -> None:
-        """Give a claimed ticket back to the queue unchecked (a machine fault: it is tried again)."""
+        """Give a claimed ticket back to the queue unchecked (a machine fault: it is tried again), its author's turn
+        taken now: an upload whose check keeps failing goes behind the other authors' waiting ones, never again
+        first in line (it stalled the queue for everyone)."""
         with self._claims():
+            turns = self._turns()
+            turns[claim.ticket.author] = time.time()
+            self._write(self.root, "turns.json", json.dumps(turns))
             self._unclaim(claim)
 
     def _unclaim(self, claim: Claim) -> None:

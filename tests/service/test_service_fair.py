@@ -80,6 +80,22 @@ def test_a_local_submit_over_its_budget_is_refused_in_one_line_and_stores_nothin
     assert remote.returncode == 2 and "--budget are for a local submit" in remote.stderr, remote.stderr
 
 
+def test_an_upload_given_back_after_a_machine_fault_waits_behind_the_other_authors(tmp_path: Path) -> None:
+    """An upload whose check fails as the machine's fault is given back to the queue: it is tried again, but after
+    the uploads of the other authors that were waiting (before, it stayed first in line and, failing again and
+    again, stalled the queue for everyone)."""
+    spool = Spool(tmp_path / "spool")
+    stuck, a1, b1 = (spool.accept(author, "x", "x.py", b"#") for author in ("mallory", "ann", "bob"))
+    claim = spool.claim()
+    assert claim is not None and claim.ticket.id == stuck.id
+    spool.release(claim)
+    order = []
+    while (held := spool.claim()) is not None:
+        order.append(held.ticket.id)
+        spool.finish(Verdict(held.ticket.id, held.ticket.author, "x", TicketState.REFUSED), held)
+    assert order == [a1.id, b1.id, stuck.id]
+
+
 def test_claims_take_authors_in_turn_never_two_of_one_author_at_once(tmp_path: Path) -> None:
     spool = Spool(tmp_path / "spool")
     a1, a2, b1, c1 = (spool.accept(author, "x", "x.py", b"#") for author in ("ann", "ann", "bob", "cy"))
