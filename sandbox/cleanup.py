@@ -3,7 +3,6 @@ say how it exited."""
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import subprocess
 import time
@@ -23,9 +22,6 @@ class Killable(Protocol):
 
     @property
     def pid(self) -> int | None: ...
-
-    @property
-    def returncode(self) -> int | None: ...  # set once it is reaped
 
     def kill(self) -> None: ...
 
@@ -93,18 +89,11 @@ def sweep(name: str, holds: Callable[[int], bool]) -> None:
     log.error("%s: processes survive SIGKILL: %s", name, left)
 
 
-def kill_bot(name: str, popen: Killable, plain: bool, runner: Pinned | None) -> int | None:
-    """SIGKILL a bot: a plain bot's process group, else its runner (``runner``, pinned: a runner reaped since is not
-    signalled), then its own process; its exit code once reaped, None if it was not reaped in time."""
-    if plain and runner is not None:
-        runner.signal_group(signal.SIGKILL)
-    elif plain and popen.pid is not None and popen.returncode is None:  # not reaped: its group id is still its own
-        try:
-            os.killpg(popen.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    elif runner is not None:
-        runner.signal(signal.SIGKILL)
+def kill_bot(name: str, popen: Killable, runner: Pinned | None) -> int | None:
+    """SIGKILL a bot: its runner (``runner``, pinned: a runner reaped since is not signalled; a plain bot's, with its
+    process group), then its own process; its exit code once reaped, None if it was not reaped in time."""
+    if runner is not None:
+        runner.send(signal.SIGKILL)
     try:
         popen.kill()  # bwrap: --die-with-parent takes the whole PID namespace with it
     except ProcessLookupError:

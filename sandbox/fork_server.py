@@ -318,8 +318,9 @@ class ForkedBot:
         self.server = server
         self.keeper = keeper  # host pid of the process that forked it and reports its end
         self.pid = pid  # host pid (None if it could not be found: it then ran for no time at all)
-        self.pinned = Pinned(pid) if pid is not None else None  # found while it waits for its pipes: still it
-        self.group = group  # the plain tier: the bot leads a session, and is killed with its process group
+        # found while it waits for its pipes: still it; ``group``: the plain tier, where it leads a session and is
+        # killed with its process group
+        self.pinned = Pinned(pid, group=group) if pid is not None else None
         self.returncode: int | None = None
         self.stdin: Any = None  # the referee's ends of the child's pipes, as files (set by BotProcess)
         self.stdout: Any = None
@@ -327,10 +328,7 @@ class ForkedBot:
 
     def kill(self) -> None:
         if self.pinned is not None and self.returncode is None:
-            if self.group:
-                self.pinned.signal_group(signal.SIGKILL)
-            else:
-                self.pinned.signal(signal.SIGKILL)
+            self.pinned.send(signal.SIGKILL)
 
     def wait(self, timeout: float | None = None) -> int:
         if self.returncode is None:

@@ -68,7 +68,7 @@ class Freezer:
     def pid(self, pid: int | None) -> None:
         if self.pinned is not None:
             self.pinned.close()
-        self.pinned = Pinned(pid) if pid is not None else None
+        self.pinned = Pinned(pid, group=self.tier is Tier.PLAIN) if pid is not None else None
 
     def reap(self, popen: Any, timeout: float) -> int:
         """``popen.wait(timeout)`` of a bot whose output ended. In the plain tier its group is killed first, once its
@@ -190,12 +190,8 @@ class Freezer:
             return []
 
     def _signal(self, sig: int) -> None:
-        if self.pinned is None:
-            return
-        if self.tier is Tier.PLAIN:
-            self.pinned.signal_group(sig)  # its own session: pgid == pid
-        else:
-            self.pinned.signal(sig)  # fork is denied, so the runner is alone
+        if self.pinned is not None:  # plain: its own session, pgid == pid; strong: fork is denied, the runner is alone
+            self.pinned.send(sig)
 
 
 def process_cpu_clock(pid: int) -> int | None:

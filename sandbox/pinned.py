@@ -18,10 +18,12 @@ __all__ = ["Pinned"]
 
 
 class Pinned:
-    """Process ``pid``, pinned now; ``holds`` (checked while pinned) says it is still the process meant."""
+    """Process ``pid``, pinned now; ``holds`` (checked while pinned) says it is still the process meant; ``group``:
+    it leads a process group of its own."""
 
-    def __init__(self, pid: int, holds: Callable[[int], bool] | None = None) -> None:
+    def __init__(self, pid: int, holds: Callable[[int], bool] | None = None, group: bool = False) -> None:
         self.pid = pid
+        self.group = group  # it leads a process group of its own (the plain tier): ``send`` reaches the group
         self._fd: int | None = None
         self._raw = False  # no pidfd: the pid is signalled as it is
         self.gone = False  # known to have been reaped, not the process meant, or let go (``close``)
@@ -47,6 +49,13 @@ class Pinned:
             self.gone = True
         except PermissionError:
             pass
+
+    def send(self, sig: int) -> None:
+        """``sig`` to its group if it leads one, else to it alone."""
+        if self.group:
+            self.signal_group(sig)
+        else:
+            self.signal(sig)
 
     def signal_group(self, sig: int) -> None:
         """``sig`` to the process group it leads, while it is not reaped yet (then the group's id is still its

@@ -179,7 +179,7 @@ class BotProcess:
                                                    os.fdopen(stderr, "rb", 0))  # closed with the bot
         self._popen, self.keeper_pid = child, child.keeper
         self._pipes = Pipes(stdin, stdout, stderr, self.limits.max_line_bytes, self.limits.max_stderr_bytes)
-        self._runner_pid = child.pid
+        self._rest.pinned = child.pinned  # one pin: closed once its template reports it reaped
         outcome = self._pipes.exchange(rest, deadline, want_line=True)
         if boot.say_code is not None and boot.bot is not None and take_code_line(boot.bot, outcome.line):
             outcome = self._pipes.exchange(b"", deadline, want_line=True)
@@ -339,7 +339,7 @@ class BotProcess:
         """SIGKILL everything of the bot and reap; keeps the stderr tail."""
         if self._popen is None:
             return
-        code = kill_bot(self.bundle.name, self._popen, self.tier is Tier.PLAIN, self._rest.pinned)
+        code = kill_bot(self.bundle.name, self._popen, self._rest.pinned)
         if code is not None:
             self._exit_code = code
         if self._pipes is not None:

@@ -139,11 +139,7 @@ class Spool:
             self._write(self.done, f"{verdict.id}.json", json.dumps(record))
             (self.queue / f"{verdict.id}.json").unlink(missing_ok=True)
             self._seen.pop(verdict.id, None)
-            turns = self._turns()
-            turns[verdict.author] = finished
-            # a turn matters only while it is later than its author's waiting upload arrived: keep a day's
-            oldest = min([finished - 86400.0, *(received for _, received in self._seen.values())])
-            self._write(self.root, "turns.json", json.dumps({a: t for a, t in turns.items() if t >= oldest}))
+            self._take_turn(verdict.author, finished)
             if claim is not None:
                 self._unclaim(claim)
 
@@ -152,10 +148,16 @@ class Spool:
         taken now: an upload whose check keeps failing goes behind the other authors' waiting ones, never again
         first in line (it stalled the queue for everyone)."""
         with self._claims():
-            turns = self._turns()
-            turns[claim.ticket.author] = time.time()
-            self._write(self.root, "turns.json", json.dumps(turns))
+            self._take_turn(claim.ticket.author, time.time())
             self._unclaim(claim)
+
+    def _take_turn(self, author: str, at: float) -> None:
+        """Under the claims lock: ``author`` had its turn at ``at`` (the round-robin's order, ``claim``)."""
+        turns = self._turns()
+        turns[author] = at
+        # a turn matters only while it is later than its author's waiting upload arrived: keep a day's
+        oldest = min([at - 86400.0, *(received for _, received in self._seen.values())])
+        self._write(self.root, "turns.json", json.dumps({a: t for a, t in turns.items() if t >= oldest}))
 
     def _unclaim(self, claim: Claim) -> None:
         claim.lock.unlink(missing_ok=True)  # under the claims lock: no other worker has it open meanwhile
