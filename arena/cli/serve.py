@@ -19,6 +19,9 @@ from sandbox import Limits
 from arena.cli.base import Context, UserError, cli, echo, pass_context
 from arena.cli.trust import sandbox_tier
 
+#: connections held at once (more are answered 503): each may buffer an upload (256 KiB) while it is checked
+MAX_CONNECTIONS = 256
+
 
 def bound_socket(bind: str) -> socket.socket:
     """A listening TCP socket on ``HOST:PORT`` (port 0: any free port)."""
@@ -55,16 +58,22 @@ def bound_socket(bind: str) -> socket.socket:
               help="Seconds an upload's smoke games may take in all; a bot still playing then is refused.")
 @click.option("--upload-workers", type=click.IntRange(min=1, max=64), default=2, show_default=True,
               help="Uploads checked at once, each of another author (taken round-robin across authors).")
+@click.option("--head-seconds", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Seconds a connection may take to send a request's head (line and headers); then it is closed.")
+@click.option("--connections-per-address", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Connections one client address (an IPv6 /64) may hold open; a trusted proxy's are not counted.")
 @click.option("--unsafe", is_flag=True, help="Allow smoke games without a strong sandbox.")
 @pass_context
 def serve(ctx: Context, bind: str, spool: str, site: str | None, rate: int, read_rate: int, token_failures: int,
-          upload_seconds: float, upload_budget: float, upload_workers: int, unsafe: bool) -> None:
+          upload_seconds: float, upload_budget: float, upload_workers: int, head_seconds: float,
+          connections_per_address: int, unsafe: bool) -> None:
     """Run the submission service: authors upload bot files with their token ('arena submit FILE --to URL'),
     workers check the uploads as 'arena submit' does, one author's at a time, round-robin across authors, and
     each author reads their own bots and logs."""
     import uvicorn
 
     from arena.service.app import ServiceSettings, make_app
+    from arena.service.connections import bounded
 
     if not ctx.quiet:  # what it did, at the default level too: a journal (systemd) keeps each upload and verdict
         logging.getLogger("arena.service").setLevel(logging.INFO)
@@ -93,7 +102,8 @@ def serve(ctx: Context, bind: str, spool: str, site: str | None, rate: int, read
     echo(f"serving on http://{host}:{port} (uploads in {folder}, {Spool(folder).queued()} queued; "
          f"{plural(upload_workers, 'worker')}, {upload_budget:g} s an upload)", err=True)
     config = uvicorn.Config(make_app(engine, settings), log_config=None, access_log=False, timeout_keep_alive=5,
-                            limit_concurrency=64, h11_max_incomplete_event_size=16 * 1024)
+                            http=bounded(head_seconds, connections_per_address), limit_concurrency=MAX_CONNECTIONS,
+                            h11_max_incomplete_event_size=16 * 1024)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:

@@ -31,6 +31,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.submissions.accounts import Actor, author_for_token
+from arena.service.connections import address_key
 from arena.service.owner import NotShown, owner_game, owner_report
 from arena.service.spool import Spool
 from arena.submissions.bot_file import MAX_BOT_BYTES
@@ -129,7 +130,7 @@ class Service:
         valid token in a ``failure_window`` has every further one answered 429, but never a valid token: a
         token (256 random bits) is not guessed, and an attacker's failures must not lock out the authors who
         share its address (a campus NAT, a proxy)."""
-        address = request.client.host if request.client else "unknown"
+        address = address_key(request.client.host) if request.client else "unknown"
         settings = self.settings
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
