@@ -14,7 +14,8 @@ from arena.db.errors import DatabaseError, one_line
 from arena.db.migrations import (_upgrade_to_2, _upgrade_to_3, _upgrade_to_4, _upgrade_to_7, _upgrade_to_8,
                                  _upgrade_to_9, _upgrade_to_10, _upgrade_to_11_confirmed_flags, _upgrade_to_12_tickets,
                                  _upgrade_to_13_flows, _upgrade_to_14_competitions,
-                                 _upgrade_to_15_test_games, _upgrade_to_16_program_hashes)
+                                 _upgrade_to_15_test_games, _upgrade_to_16_program_hashes,
+                                 _upgrade_to_17_inheritance)
 from arena.db.schema import SCHEMA_VERSION, Meta
 from arena.db.urls import database_url, driver_url, shown_url, sqlite_file_problem
 from arena.text import storable
@@ -75,7 +76,8 @@ UPGRADES: tuple[tuple[int, Callable[[Engine], None]], ...] = (
     (2, _upgrade_to_2), (3, _upgrade_to_3), (4, _upgrade_to_4), (7, _upgrade_to_7), (8, _upgrade_to_8),
     (9, _upgrade_to_9), (10, _upgrade_to_10), (11, _upgrade_to_11_confirmed_flags), (12, _upgrade_to_12_tickets),
     (13, _upgrade_to_13_flows), (14, _upgrade_to_14_competitions),
-    (15, _upgrade_to_15_test_games), (16, _upgrade_to_16_program_hashes))
+    (15, _upgrade_to_15_test_games), (16, _upgrade_to_16_program_hashes),
+    (17, _upgrade_to_17_inheritance))
 
 
 def _storable_parameters(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,

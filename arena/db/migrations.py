@@ -245,6 +245,18 @@ def _upgrade_to_16_program_hashes(engine: Engine) -> None:
         conn.execute(text("UPDATE meta SET value = '16' WHERE key = 'schema_version'"))
 
 
+def _upgrade_to_17_inheritance(engine: Engine) -> None:
+    """Schema 16 -> 17: ``botversion.inherits_after`` (None for every version stored before: each keeps the means
+    it was stored with, as a recompute of the ratings left them until now)."""
+    from sqlalchemy import inspect, text
+
+    columns = {c["name"] for c in inspect(engine).get_columns("botversion")}
+    with engine.begin() as conn:
+        if "inherits_after" not in columns:
+            conn.execute(text("ALTER TABLE botversion ADD COLUMN inherits_after INTEGER NULL"))
+        conn.execute(text("UPDATE meta SET value = '17' WHERE key = 'schema_version'"))
+
+
 def _hash_programs(conn: Connection, only_missing: bool) -> None:
     """Store each version's program hash (``arena.submissions.programs``) where it differs from the stored one
     (``only_missing``: of the versions that have none yet), in batches: a source is up to 256 KiB."""

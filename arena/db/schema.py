@@ -11,7 +11,7 @@ from sqlmodel import Field, SQLModel
 
 from arena.db.columns import CompressedText, MatchStatus, SeatStatus, TextEnum
 
-SCHEMA_VERSION = 16  # 2: what a version plays and starts from, per format, in VersionFormat rows;
+SCHEMA_VERSION = 17  # 2: what a version plays and starts from, per format, in VersionFormat rows;
 #                    3: why a seat failed (MatchSeat.failure_*); 4: the language a version is written in;
 #                    5: `arena test` runs (TestRun, TestRunBot, TestRunPair: new tables, made by create_all)
 #                    6: the integrity audit's flagged pairs (AuditFlag: a new table, made by create_all)
@@ -31,6 +31,8 @@ SCHEMA_VERSION = 16  # 2: what a version plays and starts from, per format, in V
 #                   15: the games of every counted `arena test` pair (TestRunGame: a new table, made by create_all)
 #                   16: every program hash computed again (an f-string is one string on every Python: a database
 #                       made under Python 3.12 hashed its parts)
+#                   17: BotVersion.inherits_after, where a version took its predecessor's means (arena/ladder/
+#                       inheritance.py; None for a version stored before: it keeps the means it was stored with)
 
 
 def now() -> datetime:
@@ -80,6 +82,9 @@ class BotVersion(SQLModel, table=True):
     paused_at: Optional[datetime] = None
     created_at: datetime = Field(default_factory=now)
     prior_sigma: float  # the uncertainty every version starts from (its means are per format: VersionFormat)
+    # the last game recorded (Match.rated_order, 0: none yet) when it took its predecessor's means; None for a first
+    # version: a recompute of the ratings takes the means again there (arena/ladder/inheritance.py)
+    inherits_after: Optional[int] = None
 
 
 class VersionFormat(SQLModel, table=True):

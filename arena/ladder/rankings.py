@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 from arena.db import (BotVersion, Competition, Match, MatchSeat, MatchStatus, Meta, Rating, RatingSnapshot, Season,
                       active_versions, execute_many, prior_means, stored_id, table_of, upsert)
 from arena.audit.flag_games import not_rated, taken_games
+from arena.ladder.inheritance import Inheritance
 from arena.ladder.random_seeds import private_deals
 from arena.ladder.ratings import MU, RatedGame, RatingBook, Skill
 from arena.text import shown
@@ -259,7 +260,9 @@ class TrueSkill:
         matches = session.exec(select(Match).where(Match.status == MatchStatus.DONE)
                                .order_by(col(Match.rated_order))).all()
         taken = not_rated(session, variant)
+        inheritance = Inheritance(session)  # a new version's means, taken again where it took them
         for match in matches:
+            inheritance.before(book, match.rated_order)
             if match.rules_id.rsplit("-v", 1)[0] != variant or stored_id(match) in taken:
                 continue
             seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id)
@@ -275,6 +278,7 @@ class TrueSkill:
             if want is None or have is None or (have.mu, have.sigma, have.games) != (want.mu, want.sigma, want.games):
                 differences.append(f"version {version_id}: stored {have and (have.mu, have.sigma, have.games)}, "
                                    f"recomputed {want and (want.mu, want.sigma, want.games)}")
+        differences += inheritance.settle(book, session, variant, write)
         if write:
             for snapshot in session.exec(select(RatingSnapshot).where(RatingSnapshot.variant == variant)).all():
                 session.delete(snapshot)

@@ -7,8 +7,9 @@ from typing import Sequence
 
 from sqlmodel import Session, col, select
 
-from arena.db import Bot, BotVersion, Rating, VersionFormat, source_hash, stored_id
+from arena.db import Bot, BotVersion, VersionFormat, source_hash, stored_id
 from arena.formats import default_format, formats
+from arena.ladder.inheritance import inherited_means
 from arena.ladder.ratings import MU, SIGMA
 from arena.submissions.accounts import ARENA_AUTHOR, Actor
 from arena.submissions.errors import SubmissionError
@@ -98,13 +99,10 @@ def register(session: Session, name: str, source: str, actor: Actor = Actor.nobo
     means = {f.name: MU for f in formats()}
     latest = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)
                           .order_by(col(BotVersion.number).desc())).first()  # the current one, or a retired bot's last
-    number = 1
-    if latest is not None:  # keeps its mean in each rated format, resets its uncertainty
-        before = {row.variant: row.prior_mu for row in session.exec(select(VersionFormat).where(
-            VersionFormat.version_id == latest.id)).all()}
-        for variant in rated_variants():
-            rating = session.get(Rating, (latest.id, variant))
-            means[variant] = rating.mu if rating else before.get(variant, MU)
+    number, inherits_after = 1, None
+    if latest is not None:  # keeps its mean in each rated format (where: arena/ladder/inheritance.py), not its sigma
+        inherits_after, kept = inherited_means(session, stored_id(latest), rated_variants())
+        means.update(kept)
         number = latest.number + 1
     if current is not None:
         current.active = False
@@ -113,8 +111,8 @@ def register(session: Session, name: str, source: str, actor: Actor = Actor.nobo
         bot.author = owner
         session.add(bot)
     version = BotVersion(bot_id=stored_id(bot), number=number, source=source, sha256=digest, prior_sigma=SIGMA,
-                         language=language, by_operator=actor.is_operator and not builtin,
-                         program_sha256=program_hash(source, language))
+                         inherits_after=inherits_after, language=language,
+                         by_operator=actor.is_operator and not builtin, program_sha256=program_hash(source, language))
     session.add(version)
     session.flush()
     for variant, mu in means.items():

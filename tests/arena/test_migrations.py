@@ -63,7 +63,7 @@ def drop_language_column(engine: Engine) -> None:
 def check_upgraded(url: str) -> None:
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "17"
         ids = {b.name: session.exec(select(BotVersion.id).where(BotVersion.bot_id == b.id)).one()
                for b in session.exec(select(Bot)).all()}
         plays = {(row.version_id, row.variant) for row in session.exec(select(VersionFormat)).all() if row.plays}
@@ -206,7 +206,7 @@ def test_a_schema_15_database_hashes_its_programs_again_alike_on_every_python(ur
     old_database(url, 15, fill)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "17"
         hashes = {bot.name: version.program_sha256 for version, bot in session.exec(
             select(BotVersion, Bot).where(BotVersion.bot_id == Bot.id)).all()}
         assert hashes == {"sayer": program_hash(fstring, "python"), "quiet": program_hash(plain, "python")}

@@ -1,7 +1,7 @@
 """Upgrading a database of schema 4 and later, on SQLite and PostgreSQL: the tables of `arena test` (schema 5),
 the audit's flags (6), compressed replays (8), author accounts (9), the living ladder's columns (10), confirmed
 flags (11), program hashes (12), the games' trade flows (13), competitions (14) and the games of `arena test`'s
-pairs (15). As in test_migrations.py, each
+pairs (15), and where a new version took its means (17). As in test_migrations.py, each
 test makes a database of this schema, turns it back into the older one with the statements the old arena ran, and
 opens it with this arena."""
 from __future__ import annotations
@@ -15,8 +15,9 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from arena.audit.store import rerate_all
 from arena.db import (SCHEMA_VERSION, AuditFlag, Author, Bot, BotVersion, Match, MatchStatus, Season, TestRun,
-                      TestRunPair, make_engine)
+                      TestRunPair, VersionFormat, make_engine)
 from arena.db.queries import stored_id
 from arena.submissions.accounts import Actor
 from arena.submissions.errors import SubmissionError
@@ -203,7 +204,7 @@ def test_a_schema_10_databases_flags_are_unconfirmed(url: str) -> None:
     engine = make_engine(url)
     assert "confirmed_at" in {c["name"] for c in inspect(engine).get_columns("auditflag")}
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "17"
         assert [(f.scope, f.confirmed_at) for f in session.exec(select(AuditFlag)).all()] == [("variant classic", None)]
     engine.dispose()
 
@@ -236,7 +237,7 @@ def test_a_schema_11_database_hashes_its_programs_and_reserves_removed_names(url
     old_database(url, 11, fill, before_one_ticket)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "17"
         for name, (source, language) in sources.items():
             version = session.exec(select(BotVersion).join(Bot).where(Bot.name == name)).one()
             assert version.program_sha256 == program_hash(source, language), name
@@ -288,7 +289,7 @@ def test_a_schema_12_databases_games_are_audited_from_their_replays(url: str) ->
     old_database(url, 12, fill, before_flows)
     engine = make_engine(url)
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "17"
         match = session.exec(select(Match)).one()
         assert match.flows is None
         [game] = recorded_games(session, season="s")
@@ -318,7 +319,7 @@ def test_a_schema_13_database_gains_the_competition_tables(url: str) -> None:
     engine = make_engine(url)
     assert {"competition", "competitionentry"} <= set(inspect(engine).get_table_names())
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "17"
         assert [b.name for b in session.exec(select(Bot)).all()] == ["kept"]
         session.add(Competition(name="cup", variant="classic", deadline=datetime(2026, 1, 1, tzinfo=timezone.utc),
                                 finalists=3, final_games=12))
@@ -349,7 +350,7 @@ def test_a_schema_14_databases_pairs_keep_their_scores_and_new_pairs_store_their
     engine = make_engine(url)
     assert "testrungame" in inspect(engine).get_table_names()
     with Session(engine) as session:
-        assert schema_version(session) == str(SCHEMA_VERSION) == "16"
+        assert schema_version(session) == str(SCHEMA_VERSION) == "17"
         stored = load_test(session, "t")
         assert stored is not None and stored.scores == [(1.0, 0.5)] and stored.games == 0
     replay = played_replay(3).dumps()
@@ -364,3 +365,35 @@ def test_a_schema_14_databases_pairs_keep_their_scores_and_new_pairs_store_their
         assert session.exec(select(TestRunGame.pair)).all() == [1]
     engine.dispose()
     make_engine(url).dispose()  # opening it again changes nothing
+
+
+def test_a_schema_16_databases_versions_keep_the_means_they_were_stored_with(url: str) -> None:
+    """Schema 17 keeps where a new version took its predecessor's means (``inherits_after``, arena/ladder/
+    inheritance.py): a version stored before has none, and keeps its stored mean when the ratings are computed
+    again; a version stored after the upgrade has its place."""
+    def fill(session: Session) -> None:
+        bot = Bot(name="kept")
+        session.add(bot)
+        session.flush()
+        for number, mean in ((1, 25.0), (2, 31.5)):
+            version = BotVersion(bot_id=stored_id(bot), number=number, source=f"# {number}\n", active=number == 2,
+                                 sha256=str(number).ljust(64, "0"), prior_sigma=2.0)
+            session.add(version)
+            session.flush()
+            session.add(VersionFormat(version_id=stored_id(version), variant="classic", prior_mu=mean))
+
+    def before_inheritance(engine: Engine) -> None:
+        with engine.begin() as conn:
+            conn.execute(text("ALTER TABLE botversion DROP COLUMN inherits_after"))
+
+    old_database(url, 16, fill, before_inheritance)
+    engine = make_engine(url)
+    with Session(engine) as session:
+        assert schema_version(session) == str(SCHEMA_VERSION) == "17"
+        rerate_all(session)
+        places = select(BotVersion.inherits_after, VersionFormat.prior_mu).join(VersionFormat).where(
+            VersionFormat.variant == "classic").order_by(col(BotVersion.number))
+        assert [tuple(r) for r in session.exec(places).all()] == [(None, 25.0), (None, 31.5)]
+        register(session, "kept", "# 3\n", Actor.operator(), variants=["classic"])
+        assert [tuple(r) for r in session.exec(places).all()] == [(None, 25.0), (None, 31.5), (0, 31.5)]
+    engine.dispose()
