@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from sqlalchemy import bindparam
 from sqlalchemy import select as core_select
+from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
 from arena.db.errors import DatabaseError
@@ -62,11 +63,16 @@ def stored_id(row: _Row) -> int:
         raise DatabaseError(f"{type(row).__name__} has no id: it was never stored")
     return row.id
 
+#: a query's option that leaves a version's source unread until it is asked for (up to 256 KiB each; a board or a
+#: report of versions never reads it)
+UNREAD_SOURCE = defer(cast("QueryableAttribute[str]", BotVersion.source))
+
 
 def active_versions(session: Session, variant: str | None = None) -> list[tuple[Bot, BotVersion]]:
     """The current version of every bot, by bot name; with ``variant``, only those that play it (a version a live
     season paused is listed: the boards show it; ``seated_versions`` leaves it out)."""
     rows = session.exec(select(Bot, BotVersion).where(BotVersion.bot_id == Bot.id, BotVersion.active == True)  # noqa: E712
+                        .options(UNREAD_SOURCE)
                         .order_by(col(Bot.name))).all()
     if variant is None:
         return list(rows)

@@ -295,8 +295,7 @@ class TrueSkill:
         return differences
 
     def standings(self, session: Session, variant: str, season: str | None = None) -> list[RatedStanding]:
-        """The active version of every bot that plays ``variant``, best score first (``season`` is not used:
-        a rating spans seasons)."""
+        """The active version of every bot that plays ``variant``, best first (a rating spans ``season``s)."""
         rows: list[RatedStanding] = []
         means = prior_means(session, variant)
         taken = not_rated(session, variant)
@@ -305,8 +304,9 @@ class TrueSkill:
             for version_id in session.exec(select(MatchSeat.version_id).where(
                     col(MatchSeat.match_id).in_(list(taken)))).all():
                 out_of[version_id] = out_of.get(version_id, 0) + 1
+        ratings = {r.version_id: r for r in session.exec(select(Rating).where(Rating.variant == variant)).all()}
         for bot, version in active_versions(session, variant):
-            rating = session.get(Rating, (version.id, variant))
+            rating = ratings.get(stored_id(version))
             skill = (Skill(rating.mu, rating.sigma, rating.games) if rating
                      else Skill(means.get(stored_id(version), MU), version.prior_sigma))
             rows.append(RatedStanding(rank=0, name=bot.name, author=shown(bot.author), builtin=bot.builtin,

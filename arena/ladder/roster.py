@@ -2,11 +2,12 @@
 format, best first on the default format's board."""
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 
 from sqlmodel import Session, select
 
-from arena.db import Bot, BotVersion
+from arena.db import Bot, BotVersion, stored_id
 from arena.formats import Format, default_format, formats
 from arena.ladder.seasons import leaderboard
 from arena.ladder.rankings import Standing
@@ -41,13 +42,17 @@ def roster(session: Session) -> Roster:
     boards = {name: {row.name: row for row in board} for name, board in rows.items()}
     board = rows[default_format().name]  # ranked rows first, then the new ones (``RANKED_AFTER``), as listed
     places = {row.name: k for k, row in enumerate(board)} if any(row.games for row in board) else {}
+    versions: dict[int, list[tuple[int, bool, str | None]]] = defaultdict(list)
+    for bot_id, number, active, paused in session.exec(select(BotVersion.bot_id, BotVersion.number, BotVersion.active,
+                                                              BotVersion.paused)).all():
+        versions[bot_id].append((number, active, paused))
     listed = []
     for bot in session.exec(select(Bot)).all():
-        versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).all()
-        current = max((v for v in versions if v.active), key=lambda v: v.number, default=None)
-        listed.append(BotListing(bot.name, bot.author, bot.builtin, current.number if current else None, len(versions),
+        mine = versions[stored_id(bot)]
+        current = max((v for v in mine if v[1]), default=None)
+        listed.append(BotListing(bot.name, bot.author, bot.builtin, current[0] if current else None, len(mine),
                                  tuple(boards[f.name].get(bot.name) for f in shown),
-                                 current.paused if current else None))
+                                 current[2] if current else None))
 
     def place(bot: BotListing) -> int:
         return places.get(bot.name, UNPLACED)

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 from arena.competition.entries import entry_notes
 from arena.submissions.accounts import find_author
 from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, Season, SeatLog, SeatStatus, author_key, stored_id
-from arena.db.queries import played_formats
+from arena.db.queries import UNREAD_SOURCE, played_formats
 from arena.formats import Format, format_of, formats
 from arena.ladder.seasons import deals_secret
 from arena.ladder.rankings import RatedStanding, Standing
@@ -54,7 +54,7 @@ def owner_report(session: Session, author_name: str) -> dict[str, Any]:
     secret = secret_seasons(session)
     report = []
     for bot in bots:
-        versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)
+        versions = session.exec(select(BotVersion).where(BotVersion.bot_id == bot.id).options(UNREAD_SOURCE)
                                 .order_by(col(BotVersion.number))).all()
         failures = session.exec(
             select(MatchSeat, BotVersion.number, Match.rules_id)
