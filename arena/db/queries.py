@@ -68,17 +68,34 @@ def stored_id(row: _Row) -> int:
 UNREAD_SOURCE = defer(cast("QueryableAttribute[str]", BotVersion.source))
 
 
-def active_versions(session: Session, variant: str | None = None) -> list[tuple[Bot, BotVersion]]:
-    """The current version of every bot, by bot name; with ``variant``, only those that play it (a version a live
-    season paused is listed: the boards show it; ``seated_versions`` leaves it out)."""
-    rows = session.exec(select(Bot, BotVersion).where(BotVersion.bot_id == Bot.id, BotVersion.active == True)  # noqa: E712
-                        .options(UNREAD_SOURCE)
-                        .order_by(col(Bot.name))).all()
-    if variant is None:
-        return list(rows)
-    playing = set(session.exec(select(VersionFormat.version_id).where(
-        VersionFormat.variant == variant, VersionFormat.plays == True)).all())  # noqa: E712
-    return [(bot, version) for bot, version in rows if version.id in playing]
+@dataclass(frozen=True, slots=True)
+class ListedVersion:
+    """The current version of a bot as a board lists it: ids, number, its bot's name and author, the uncertainty it
+    starts from."""
+
+    bot_id: int
+    version_id: int
+    number: int
+    name: str
+    author: str
+    builtin: bool
+    prior_sigma: float
+
+
+def active_versions(session: Session, variant: str) -> list[ListedVersion]:
+    """The current version of every bot that plays ``variant``, by bot name, as values: one statement that loads no
+    source (a version a live season paused is listed: the boards show it; ``seated_versions`` leaves it out)."""
+    return [ListedVersion(bot_id, version_id, number, name, author, builtin, sigma)
+            for bot_id, version_id, number, name, author, builtin, sigma in session.connection().execute(
+                _LISTED, {"variant": variant})
+            if bot_id is not None and version_id is not None]
+
+
+_LISTED = core_select(col(Bot.id), col(BotVersion.id), col(BotVersion.number), col(Bot.name), col(Bot.author),
+                      col(Bot.builtin), col(BotVersion.prior_sigma)).where(
+    col(BotVersion.bot_id) == col(Bot.id), col(BotVersion.active) == True,  # noqa: E712
+    col(VersionFormat.version_id) == col(BotVersion.id), col(VersionFormat.variant) == bindparam("variant"),
+    col(VersionFormat.plays) == True).order_by(col(Bot.name))  # noqa: E712
 
 
 @dataclass(frozen=True, slots=True)

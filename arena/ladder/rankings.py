@@ -305,15 +305,15 @@ class TrueSkill:
                     col(MatchSeat.match_id).in_(list(taken)))).all():
                 out_of[version_id] = out_of.get(version_id, 0) + 1
         ratings = {r.version_id: r for r in session.exec(select(Rating).where(Rating.variant == variant)).all()}
-        for bot, version in active_versions(session, variant):
-            rating = ratings.get(stored_id(version))
+        for v in active_versions(session, variant):
+            rating = ratings.get(v.version_id)
             skill = (Skill(rating.mu, rating.sigma, rating.games) if rating
-                     else Skill(means.get(stored_id(version), MU), version.prior_sigma))
-            rows.append(RatedStanding(rank=0, name=bot.name, author=shown(bot.author), builtin=bot.builtin,
-                                      version=version.number, version_id=stored_id(version), games=skill.games,
+                     else Skill(means.get(v.version_id, MU), v.prior_sigma))
+            rows.append(RatedStanding(rank=0, name=v.name, author=shown(v.author), builtin=v.builtin,
+                                      version=v.number, version_id=v.version_id, games=skill.games,
                                       score=round(skill.score, 4), mu=round(skill.mu, 4), sigma=round(skill.sigma, 4),
                                       provisional=skill.games < self.ranked_after,
-                                      not_counted=out_of.get(stored_id(version), 0)))
+                                      not_counted=out_of.get(v.version_id, 0)))
         rows.sort(key=lambda r: (r.provisional, -r.score, r.name))
         ranked = _ranked([r for r in rows if not r.provisional])
         return ranked + [replace(r, rank=None) for r in rows if r.provisional]
@@ -376,13 +376,13 @@ class WinRate:
                 counted.add((bot_id, seed))
                 tallies[bot_id] = tallies.get(bot_id, _Tally()).plus(rank, coins)
         rows: list[WinRateStanding] = []
-        for bot, version in active_versions(session, variant):
-            tally = tallies.get(stored_id(bot), _Tally())
+        for v in active_versions(session, variant):
+            tally = tallies.get(v.bot_id, _Tally())
             games, wins, gold = tally.games, tally.wins, tally.gold
             low, high = wilson(wins, games)
             spread = mean_interval(gold, tally.gold_squares, games)
-            rows.append(WinRateStanding(rank=0, name=bot.name, author=shown(bot.author), builtin=bot.builtin,
-                                        version=version.number, version_id=stored_id(version), games=games,
+            rows.append(WinRateStanding(rank=0, name=v.name, author=shown(v.author), builtin=v.builtin,
+                                        version=v.number, version_id=v.version_id, games=games,
                                         season=chosen.name if chosen else None, wins=wins,
                                         win_rate=round(wins / games if games else 0.0, 4), ci_low=round(low, 4),
                                         ci_high=round(high, 4), avg_gold=round(gold / games, 4) if games else None,
