@@ -95,8 +95,10 @@ def solo_seeds(season_seed: int, count: int) -> list[int]:
 def private_deals(season_seed: int, count: int) -> frozenset[int]:
     """The seeds of a same-deals season's private half (Kaggle's split): of each two deals in order, one drawn
     with the season's secret seed; an odd last deal is private. The public half's results show while the season
-    is open; the private half ranks it, and is shown only once it is closed (``WinRate.standings``). The split of
-    a deal never changes when the season grows."""
+    is open; the private half ranks it, and is shown only once it is closed (``WinRate.standings``). When the
+    season grows, every deal keeps its half but an odd last one: once its pair is whole, the pair's draw decides,
+    so it turns public half the time; a public deal never turns private, so the private half never holds a deal
+    whose results were shown."""
     seeds = solo_seeds(season_seed, count)
     private = set()
     for k in range(0, count, 2):

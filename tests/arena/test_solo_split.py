@@ -28,6 +28,19 @@ def test_the_split_is_half_and_half_and_stays_when_the_season_grows() -> None:
     assert len({private_deals(seed, 50) for seed in range(20)}) == 20  # each season its own split
 
 
+
+def test_a_growing_season_turns_no_public_deal_private_and_only_an_odd_last_one_public() -> None:
+    turned = 0
+    for seed in range(100):
+        for count in range(1, 10):
+            before, after, seeds = private_deals(seed, count), private_deals(seed, count + 3), solo_seeds(seed, count)
+            assert not {s for s in seeds if s not in before} & after  # its results were shown: never private
+            moved = [k for k, s in enumerate(seeds) if s in before and s not in after]
+            assert moved in ([], [count - 1]) and (not moved or count % 2 == 1), (seed, count, moved)
+            turned += len(moved)
+    assert 0 < turned < 500  # an odd last deal turns public about half the time (the pair's draw)
+
+
 def planned_seeds(session: Session, version_id: int) -> set[int]:
     return set(session.exec(select(Match.seed).where(MatchSeat.match_id == Match.id,
                                                       MatchSeat.version_id == version_id)).all())
