@@ -12,10 +12,10 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Sequence
 
-from sqlalchemy import func
+from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
-from arena.db import BotVersion, Match, RatingSnapshot, VersionFormat
+from arena.db import BotVersion, Match, Meta, RatingSnapshot, VersionFormat, table_of
 from arena.ladder.ratings import MU, RatingBook, Skill
 
 
@@ -23,6 +23,7 @@ def inherited_means(session: Session, predecessor: int, variants: Sequence[str])
     """Where a new version of the bot whose latest version is ``predecessor`` takes its means (the last game
     recorded, 0: none yet), and that version's mean in each of ``variants`` right after it (from the rating
     snapshots, so a game recorded meanwhile is after it here too; its own prior where it had no game by then)."""
+    hold_means(session)
     after = session.exec(select(func.max(Match.rated_order))).one() or 0
     priors = dict(session.exec(select(VersionFormat.variant, VersionFormat.prior_mu)
                                .where(VersionFormat.version_id == predecessor)).all())
@@ -34,6 +35,20 @@ def inherited_means(session: Session, predecessor: int, variants: Sequence[str])
                             .order_by(col(Match.rated_order).desc()).limit(1)).first()
         means[variant] = priors.get(variant, MU) if mean is None else mean
     return after, means
+
+
+_META = table_of(Meta)
+#: a write to a row every database has: on SQLite it takes the file's write lock, on PostgreSQL that row's lock
+_HOLD = update(_META).where(_META.c.key == "schema_version").values(value=_META.c.value)
+
+
+def hold_means(session: Session) -> None:
+    """Hold off, until this transaction ends, the other side of the means: a version stored (``register``) and a
+    recompute that writes (``Inheritance(session, hold=True)``) each take this before they read, so neither reads
+    what the other is changing. Else a version whose register read its predecessor's mean while a flag's recompute
+    ran, and stored it after, would keep the fed mean (on SQLite a read before a transaction's first write is no
+    part of it; on PostgreSQL the two do not conflict at all)."""
+    session.connection().execute(_HOLD)
 
 
 @dataclass(frozen=True, order=True)
@@ -49,7 +64,9 @@ class Inheritance:
     ahead of each recorded game of a recompute (every format's, in ``rated_order``), then ``settle``: each
     version's prior in ``book`` is its predecessor's mean at its place (``settle`` compares and stores them)."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, hold: bool = False) -> None:
+        if hold:  # a recompute that will store what it finds (``hold_means``)
+            hold_means(session)
         rows = session.exec(select(BotVersion.id, BotVersion.bot_id, BotVersion.inherits_after, BotVersion.prior_sigma)
                             .order_by(col(BotVersion.bot_id), col(BotVersion.number))).all()
         found = [_Successor(after, version, before, sigma)

@@ -260,7 +260,7 @@ class TrueSkill:
         matches = session.exec(select(Match).where(Match.status == MatchStatus.DONE)
                                .order_by(col(Match.rated_order))).all()
         taken = not_rated(session, variant)
-        inheritance = Inheritance(session)  # a new version's means, taken again where it took them
+        inheritance = Inheritance(session, hold=write)  # a new version's means, taken again where it took them
         for match in matches:
             inheritance.before(book, match.rated_order)
             if match.rules_id.rsplit("-v", 1)[0] != variant or stored_id(match) in taken:

@@ -4,7 +4,8 @@ for each request's head and a cap on one address's open connections.
 uvicorn alone bounds a kept-alive connection only between requests, and only until its first byte: a client that
 opens connections and sends a head a byte at a time holds each one forever, and ``limit_concurrency`` of them
 make the server answer 503 to everybody (slowloris). Here a connection waiting for a request must have its whole
-head within ``head_seconds`` of the wait's start (its opening, or the previous answer), or it is closed; one
+head within ``head_seconds`` of the wait's start (its opening, or the previous answer), or it is closed, and so is
+one whose client reads nothing of its answers for ``head_seconds`` (its answers would wait in memory for ever); one
 address may hold ``per_address`` connections (an IPv6 address counts by its /64, what one host is usually given),
 and a further one is closed at once. The addresses uvicorn trusts as proxies (``FORWARDED_ALLOW_IPS``) are not
 capped: a proxy carries many clients' connections, and bounds their heads itself."""
@@ -50,6 +51,21 @@ def trusted_proxies(setting: list[str] | str) -> tuple[bool, list[ipaddress.IPv4
     return False, networks
 
 
+def is_proxy(host: str, setting: list[str] | str) -> bool:
+    """Whether the peer ``host`` is a proxy uvicorn trusts (``forwarded_allow_ips``); an IPv4 proxy on a dual-stack
+    socket ([::]:PORT) is seen as ``::ffff:A.B.C.D`` and counts as A.B.C.D."""
+    everyone, networks = trusted_proxies(setting)
+    if everyone:
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return any(address in network for network in networks)
+
+
 class BoundedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with a deadline for each request's head and a cap on connections per address; the
     two bounds are read from the class (``bounded`` makes one with them)."""
@@ -60,12 +76,13 @@ class BoundedH11Protocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.head_deadline: asyncio.TimerHandle | None = None
+        self.write_deadline: asyncio.TimerHandle | None = None  # while its answers wait for a client that reads none
         self.key: str | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(cast(asyncio.Transport, transport))  # what asyncio gives a stream protocol
         host = self.client[0] if self.client else None
-        if host is not None and not self._is_proxy(host):
+        if host is not None and not is_proxy(host, self.config.forwarded_allow_ips):
             self.key = address_key(host)
             held = sum(1 for c in self.connections if isinstance(c, BoundedH11Protocol) and c.key == self.key)
             if held > self.per_address:
@@ -73,16 +90,6 @@ class BoundedH11Protocol(H11Protocol):
                 transport.close()
                 return
         self._arm()
-
-    def _is_proxy(self, host: str) -> bool:
-        everyone, networks = trusted_proxies(self.config.forwarded_allow_ips)
-        if everyone:
-            return True
-        try:
-            address = ipaddress.ip_address(host)
-        except ValueError:
-            return False
-        return any(address in network for network in networks)
 
     def _arm(self) -> None:
         self._disarm()
@@ -95,9 +102,27 @@ class BoundedH11Protocol(H11Protocol):
 
     def _too_slow(self) -> None:
         self.head_deadline = None
-        if not self.transport.is_closing():
-            log.debug("closed a connection from %s: no request head within %g s", self.key, self.head_seconds)
-            self.transport.close()
+        log.debug("closed a connection from %s: no request head within %g s", self.key, self.head_seconds)
+        self.transport.abort()  # not close(): a closing transport waits, for ever, until its client reads the rest
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self.write_deadline is None:  # the client reads nothing of its answers: it would hold the connection
+            self.write_deadline = self.loop.call_later(self.head_seconds, self._not_reading)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._stop_write_deadline()
+
+    def _stop_write_deadline(self) -> None:
+        if self.write_deadline is not None:
+            self.write_deadline.cancel()
+            self.write_deadline = None
+
+    def _not_reading(self) -> None:
+        self.write_deadline = None
+        log.debug("closed a connection from %s: its answers unread for %g s", self.key, self.head_seconds)
+        self.transport.abort()
 
     def handle_events(self) -> None:
         cycle = self.cycle
@@ -111,6 +136,7 @@ class BoundedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._stop_write_deadline()
         super().connection_lost(exc)
 
 

@@ -124,7 +124,7 @@ def owner_game(session: Session, author_name: str, match_id: int) -> dict[str, A
     match = session.get(Match, match_id) if 0 < match_id < 2**63 else None  # a database integer has 64 bits
     rows: Sequence[tuple[MatchSeat, BotVersion]] = [] if match is None or not names else session.exec(
         select(MatchSeat, BotVersion).join(BotVersion, col(BotVersion.id) == MatchSeat.version_id)
-        .where(MatchSeat.match_id == match_id, col(BotVersion.bot_id).in_(list(names)))
+        .where(MatchSeat.match_id == match_id, col(BotVersion.bot_id).in_(list(names))).options(UNREAD_SOURCE)
         .order_by(col(MatchSeat.seat))).all()
     if match is None or not rows:
         raise NotShown(404, f"no game of yours has the number {match_id}")

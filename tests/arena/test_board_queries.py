@@ -1,5 +1,6 @@
 """The boards read a ladder in a few statements, whatever its size, and never read a version's source (up to
-256 KiB each): ``roster`` (``arena bots``, the site, the service's ``/api/me``) and the author's report."""
+256 KiB each): ``roster`` (``arena bots``, the site, the service's ``/api/me``), the author's report and their view
+of one game (``/api/me/games/N``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,7 +16,7 @@ from arena.audit.store import rerate_all
 from arena.db import Season, make_engine, now
 from arena.db.queries import stored_id
 from arena.ladder.roster import roster
-from arena.service.owner import owner_report
+from arena.service.owner import owner_game, owner_report
 from arena.submissions.accounts import ensure_author
 from arena.submissions.versions import register
 
@@ -59,11 +60,12 @@ def test_the_boards_take_as_many_statements_for_nine_bots_as_for_three_and_read_
     for bots in (3, 9):
         (tmp_path / str(bots)).mkdir()
         engine = ladder(tmp_path / str(bots), bots)
-        for read in (roster, lambda session: owner_report(session, "au1")):
+        reads = (roster, lambda session: owner_report(session, "au1"), lambda session: owner_game(session, "au1", 1))
+        for read in reads:
             said = statements(engine, read)
             assert not [s for s in said if "botversion.source" in s], "a board read a version's source"
             counts.append(len(said))
         with Session(engine) as session:
             assert len(roster(session).bots) == bots and all(b.current == 2 for b in roster(session).bots)
         engine.dispose()
-    assert counts[:2] == counts[2:], counts  # no statement a bot
+    assert counts[:3] == counts[3:], counts  # no statement a bot

@@ -1,6 +1,7 @@
 """The service's connections over real sockets on a loopback port: a head sent a byte at a time is cut off
-(slowloris), and so is a body dribbled after the answer; one address holds at most --connections-per-address
-connections, while another address, and a trusted proxy, are served; an IPv6 client counts by its /64."""
+(slowloris), and so are a body dribbled after the answer and a client that reads none of its answers; one address
+holds at most --connections-per-address connections, while another address, and a trusted proxy, are served; an
+IPv6 client counts by its /64."""
 from __future__ import annotations
 
 import socket
@@ -12,12 +13,14 @@ from typing import Iterator
 import pytest
 from service_helpers import Server, start_server, three_authors
 
-from arena.service.connections import address_key, trusted_proxies
+from arena.service.connections import address_key, is_proxy, trusted_proxies
 
 
-def connect(server: Server, source: str = "127.0.0.1") -> socket.socket:
+def connect(server: Server, source: str = "127.0.0.1", receive_buffer: int = 0) -> socket.socket:
     host, port = server.url.removeprefix("http://").split(":")
     sock = socket.socket()
+    if receive_buffer:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
     sock.settimeout(30)
     sock.bind((source, 0))
     sock.connect((host, int(port)))
@@ -60,12 +63,12 @@ def closed_while_dribbling(sock: socket.socket, dribble: bytes, seconds: float =
     return False
 
 
-def served_within(server: Server, token: str, seconds: float) -> bool:
-    """Whether a new connection from 127.0.0.1 is served within ``seconds`` (the server sees a close when its loop
+def served_within(server: Server, token: str, seconds: float, source: str = "127.0.0.1") -> bool:
+    """Whether a new connection from ``source`` is served within ``seconds`` (the server sees a close when its loop
     reads it, so a connection made at once may still find the closed one counted)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        with connect(server) as sock:
+        with connect(server, source) as sock:
             if status_of(sock, token) == 200:
                 return True
         time.sleep(0.1)
@@ -93,7 +96,7 @@ def capped(authors: tuple[Path, dict[str, str]], tmp_path: Path) -> Iterator[Ser
 def test_a_slow_head_and_a_dribbled_body_are_cut_off_and_others_are_served(authors: tuple[Path, dict[str, str]],
                                                                           tmp_path: Path) -> None:
     tokens = authors[1]
-    server = start_server(authors[0], tmp_path / "spool", "--head-seconds", "1")
+    server = start_server(authors[0], tmp_path / "spool", "--head-seconds", "1", "--connections-per-address", "2")
     try:
         slow = connect(server)
         slow.sendall(b"GET /api/me HTTP/1.1\r\nHost: x\r\n")
@@ -109,6 +112,19 @@ def test_a_slow_head_and_a_dribbled_body_are_cut_off_and_others_are_served(autho
             assert closed_while_dribbling(sock, b"#")
         with connect(server) as sock:
             assert status_of(sock, tokens["cy"]) == 200
+        # two connections that send many requests and read none of the answers: the answers fill the buffers, and
+        # after --head-seconds without a byte read the server drops them, so their address is served again
+        unread = [connect(server, "127.0.0.5", receive_buffer=4096) for _ in range(2)]
+        for sock in unread:
+            sock.setblocking(False)
+            try:
+                for _ in range(20_000):
+                    sock.send(b"GET /api/nothing HTTP/1.1\r\nHost: x\r\n\r\n")
+            except BlockingIOError:  # the server reads no more while its answers wait
+                pass
+        assert served_within(server, tokens["ann"], 60, "127.0.0.5"), "a client that reads nothing kept its slots"
+        for sock in unread:
+            sock.close()
     finally:
         server.stop()
 
@@ -134,11 +150,14 @@ def test_one_address_holds_a_few_connections_and_others_are_served(capped: Serve
             sock.close()
 
 
-def test_a_client_is_counted_by_its_address_and_an_ipv6_host_by_its_64() -> None:
+def test_a_client_is_counted_by_its_address_an_ipv6_host_by_its_64_and_a_mapped_proxy_is_trusted() -> None:
     assert address_key("203.0.113.7") == "203.0.113.7"
     assert address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:ffff:1:2:3") == "2001:db8:1:2::/64"
     assert address_key("2001:db8:1:3::1") != address_key("2001:db8:1:2::1")
     assert address_key("::ffff:203.0.113.7") == "203.0.113.7"  # IPv4 on a dual-stack socket
     assert address_key("unix-peer") == "unix-peer"
     assert trusted_proxies("127.0.0.1, ::1") == (False, [ip_network("127.0.0.1"), ip_network("::1")])
+    assert is_proxy("::ffff:127.0.0.3", "127.0.0.3") and is_proxy("127.0.0.3", ["10.0.0.0/8", "127.0.0.3"])
+    assert not is_proxy("127.0.0.4", "127.0.0.3") and not is_proxy("::ffff:127.0.0.4", "127.0.0.3")
+    assert is_proxy("a-socket", "*") and not is_proxy("a-socket", "127.0.0.3")
     assert trusted_proxies("*")[0] and trusted_proxies(["10.0.0.0/8", "a-socket"])[1][0].num_addresses == 2 ** 24
