@@ -30,6 +30,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from arena.db.queries import bot_key
 from arena.submissions.accounts import Actor, author_for_token
 from arena.service.connections import address_key
 from arena.service.owner import NotShown, owner_game, owner_report
@@ -117,13 +118,27 @@ class Service:
         self.rate = RateLimit(settings.rate, settings.rate_window)
         self.reads = RateLimit(settings.reads, settings.read_window)
         self.failures = RateLimit(settings.failures, settings.failure_window)
-        self.waiting = {t.id: t.author for t in self.spool.pending()}  # this server is the spool's only one
+        # the uploads waiting for their check: (author, bot name) by id; this server is the spool's only one
+        self.waiting = {t.id: (t.author, t.name) for t in self.spool.pending()}
         self.waiting_lock = threading.Lock()
 
-    def queued_by(self, author: str) -> int:
+    def queued(self) -> list[tuple[str, str]]:
+        """(author, bot name) of each upload still waiting for its check."""
         with self.waiting_lock:  # checks run in a thread pool, while an accepted upload is added to it
-            self.waiting = {i: a for i, a in self.waiting.items() if self.spool.is_queued(i)}
-            return sum(1 for a in self.waiting.values() if a == author)
+            self.waiting = {i: w for i, w in self.waiting.items() if self.spool.is_queued(i)}
+            return list(self.waiting.values())
+
+    def queued_by(self, author: str) -> int:
+        return sum(1 for a, _ in self.queued() if a == author)
+
+    def check_name_not_queued(self, name: str, author: str) -> None:
+        """A new bot name that reads as one another author's waiting upload claims is refused now (409), not after
+        this upload's smoke games: the first upload takes it."""
+        key = bot_key(name)
+        for other, claimed in self.queued():
+            if other != author and bot_key(claimed) == key:
+                raise Refused(409, f"bot name {name!r} reads as {claimed!r}, which author {other!r} has uploaded "
+                                   "and is being checked; choose another name")
 
     def author_of(self, request: Request) -> str:
         """The author whose token the request carries. A client address that sent ``failures`` requests without a
@@ -178,6 +193,7 @@ class Service:
             raise Refused(409, str(exc)) from None
         except SubmissionError as exc:
             raise Refused(403 if "belongs to" in str(exc) or "no owner" in str(exc) else 400, str(exc)) from None
+        self.check_name_not_queued(name, author)
         if self.queued_by(author) >= self.settings.per_author:
             raise Refused(429, f"{self.settings.per_author} uploads of yours are waiting for their smoke games "
                                "already; send this one when they are done", {"Retry-After": "60"})
@@ -216,7 +232,7 @@ class Service:
         data = await self.read_body(request)
         ticket = await run_in_threadpool(self.spool.accept, author, name, filename, data)
         with self.waiting_lock:
-            self.waiting[ticket.id] = author
+            self.waiting[ticket.id] = (author, name)
         log.info("upload %s: %s of %s queued (%d bytes)", ticket.id, shown(name), shown(author), len(data))
         return JSONResponse({"id": ticket.id, "bot": name, "state": "queued", "status": f"/api/uploads/{ticket.id}"},
                             status_code=202)

@@ -1,7 +1,8 @@
 """The service's bounds on what is not an upload, and on names, over real HTTP on a loopback port: an author's
 reads (/api/me, an upload's verdict) are counted per author; requests without a valid token are counted per
 client address, and past the bound the address waits even with a valid token; a bot name that reads as another
-author's bot is refused (409) before its body is read, storing nothing."""
+author's bot is refused (409) before its body is read, storing nothing, and so is one another author's waiting
+upload claims."""
 from __future__ import annotations
 
 import sqlite3
@@ -95,5 +96,27 @@ def test_requests_without_a_valid_token_are_bounded_per_address(tmp_path: Path) 
         # an author who shares the address (a campus NAT, a proxy) is not locked out by another's failures
         assert answer("GET", f"{server.url}/api/me", tokens["bob"])[0] == 200
         assert stored(db) == before and not list((tmp_path / "spool" / "queue").iterdir())
+    finally:
+        server.stop()
+
+
+def test_a_new_name_another_authors_waiting_upload_claims_is_refused_at_once(tmp_path: Path) -> None:
+    """Bob's upload of the new bot "racer" waits for its smoke games (a slow bot: over a minute); meanwhile cy's
+    uploads of a name that reads as it are refused at once (409), before their body is read, rather than after
+    their own smoke games; bob may send his own again."""
+    db, tokens = three_authors(tmp_path)
+    server = start_server(db, tmp_path / "spool")
+    before = stored(db)
+    slow = (Path(__file__).with_name("slow_bot.py")).read_bytes()
+    source = (BOTS / "random_bot.py").read_bytes()
+    try:
+        status, _, body = answer("POST", f"{server.url}/api/bots/racer?filename=racer.py", tokens["bob"], slow)
+        assert status == 202, body
+        for name in ("racer", "Racer", "r4cer", "ra-cer"):
+            status, _, body = answer("POST", f"{server.url}/api/bots/{name}?filename=x.py", tokens["cy"], source)
+            assert status == 409, (name, body)
+            assert f"bot name {name!r} reads as 'racer', which author 'bob' has uploaded" in str(body["error"]), body
+        assert answer("POST", f"{server.url}/api/bots/racer?filename=racer.py", tokens["bob"], source)[0] == 202
+        assert stored(db) == before  # nothing checked yet: bob's slow upload holds the check
     finally:
         server.stop()
