@@ -67,8 +67,8 @@ def is_proxy(host: str, setting: list[str] | str) -> bool:
 
 
 class BoundedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for each request's head and a cap on connections per address; the
-    two bounds are read from the class (``bounded`` makes one with them)."""
+    """uvicorn's h11 protocol with a deadline for each request's head and for answers left unread, and a cap on
+    connections per address; the bounds are read from the class (``bounded`` makes one with them)."""
 
     head_seconds: float = 10.0
     per_address: int = 16
