@@ -6,7 +6,7 @@ report (``owner_report``), on a ladder of many bots with real-sized sources.
 Builds one SQLite ladder (``--bots`` bots of as many authors, ``--versions`` versions each with a 40 KB source, the
 newest active; ``--games`` recorded 4-player classic games and a rating for each active version), then times
 ``roster`` and ``owner_report`` (ms a call, CPU, the best and the median of ``--rounds`` rounds of 5 calls) with
-this checkout's code and, with ``--old``, with another checkout's on the same file, in turn. The service answers
+this checkout's code and, with ``--old``, with another checkout's on the same file, in turn, twice. The service answers
 reads on one core (uvicorn's loop and its thread pool share the GIL), so 1000 / (ms a report) is how many
 ``/api/me`` it can answer a second, and the client's ``--wait`` polls it once a second for each waiting author.
 """
@@ -119,7 +119,7 @@ def main() -> None:
               f"{args.games} games; built in {time.perf_counter() - started:.1f} s")
         trees = {"this checkout": ROOT} | ({f"--old {args.old}": args.old} if args.old else {})
         results: dict[str, dict[str, list[float]]] = {name: {} for name in trees}
-        for _ in range(2):  # in turn, twice: the VM's pace drifts
+        for _ in range(2 if args.old else 1):  # two trees in turn, twice: the VM's pace drifts
             for name, tree in trees.items():
                 for part, times in measure(tree, db, args.rounds).items():
                     results[name].setdefault(part, []).extend(times)
