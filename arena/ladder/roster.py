@@ -49,7 +49,7 @@ def roster(session: Session) -> Roster:
     listed = []
     for bot in session.exec(select(Bot)).all():
         mine = versions[stored_id(bot)]
-        current = max((v for v in mine if v[1]), default=None)
+        current = max((v for v in mine if v[1]), key=lambda v: v[0], default=None)  # (number, active, paused)
         listed.append(BotListing(bot.name, bot.author, bot.builtin, current[0] if current else None, len(mine),
                                  tuple(boards[f.name].get(bot.name) for f in shown),
                                  current[2] if current else None))
