@@ -49,7 +49,7 @@ def bound_socket(bind: str) -> socket.socket:
 @click.option("--rate", type=click.IntRange(min=1), default=10, show_default=True,
               help="Uploads an author may make in 10 minutes.")
 @click.option("--read-rate", type=click.IntRange(min=1), default=600, show_default=True,
-              help="Reads (/api/me, an upload's verdict) an author may make in 5 minutes.")
+              help="Reads (/api/me, an upload's verdict) an author may make in 5 minutes; an upload counts as one.")
 @click.option("--token-failures", type=click.IntRange(min=1), default=20, show_default=True,
               help="Requests without a valid token one client address may send in 10 minutes.")
 @click.option("--upload-seconds", type=click.FloatRange(min=0.1), default=10.0, show_default=True,

@@ -4,7 +4,8 @@ verdict and an author's own bots for their owner, and the static site, read-only
 Every request is bounded: an upload's size is refused from its Content-Length before a byte of the body is
 read (and counted while it is read, for a chunked one), the whole body must arrive within
 ``upload_seconds``, each author may upload ``rate`` files a ``rate_window`` and read (``/api/me``, an
-upload's verdict, one of their games) ``reads`` times a ``read_window``, one client address may send
+upload's verdict, one of their games; an upload counts as a read too) ``reads`` times a ``read_window``, one
+client address may send
 ``failures`` requests without a valid token a ``failure_window`` (then every request of it that needs a token
 waits), and the queue holds at most ``max_queued`` uploads. Errors are one JSON object, ``{"error": "..."}``, with
 a status that says whose fault it is (4xx the request's, 503 the service's)."""
@@ -166,11 +167,14 @@ class Service:
                       {"WWW-Authenticate": "Bearer"})
 
     def reader(self, request: Request) -> str:
-        """The author of a read (``author_of``), within their ``reads`` a ``read_window``."""
+        """The author of a read or an upload (``author_of``), within their ``reads`` a ``read_window``: an upload
+        counts as a read too, so one refused before its check (a bad name, a full queue) costs a request's share
+        of the budget instead of nothing (an author could send them as fast as the server answers)."""
         author = self.author_of(request)
         wait = self.reads.wait(author, time.monotonic())
         if wait:
-            raise too_many(wait, f"reads: {self.settings.reads} a {self.settings.read_window:.0f} s for one author")
+            raise too_many(wait, f"reads: {self.settings.reads} a {self.settings.read_window:.0f} s for one author "
+                                 "(an upload counts as one)")
         return author
 
     def check_upload(self, author: str, name: str, filename: str, length: str | None) -> None:
@@ -227,7 +231,7 @@ class Service:
     async def upload(self, request: Request) -> Response:
         name = request.path_params["name"]
         filename = request.query_params.get("filename", f"{name}.py")
-        author = await run_in_threadpool(self.author_of, request)
+        author = await run_in_threadpool(self.reader, request)
         await run_in_threadpool(self.check_upload, author, name, filename, request.headers.get("content-length"))
         data = await self.read_body(request)
         ticket = await run_in_threadpool(self.spool.accept, author, name, filename, data)

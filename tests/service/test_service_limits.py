@@ -42,7 +42,7 @@ def answer(method: str, url: str, token: str | None = None, body: bytes | None =
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, dict[str, str]]]:
     folder = tmp_path_factory.mktemp("limits")
     db, tokens = three_authors(folder)
-    server = start_server(db, folder / "spool", "--read-rate", "5")
+    server = start_server(db, folder / "spool", "--read-rate", "8")
     try:
         yield server, tokens
     finally:
@@ -51,14 +51,17 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, d
 
 def test_an_authors_reads_are_bounded_per_author(served: tuple[Server, dict[str, str]]) -> None:
     server, tokens = served
-    codes = [answer("GET", f"{server.url}/api/me", tokens["ann"])[0] for _ in range(3)]
+    codes = [answer("GET", f"{server.url}/api/me", tokens["ann"])[0] for _ in range(6)]
     codes += [answer("GET", f"{server.url}/api/uploads/nope", tokens["ann"])[0] for _ in range(2)]
-    assert codes == [200, 200, 200, 404, 404]  # --read-rate 5: one budget for both reads
-    for path in ("/api/me", "/api/uploads/nope"):
-        status, headers, body = answer("GET", f"{server.url}{path}", tokens["ann"])
-        assert status == 429 and "too many reads: 5 a 300 s for one author" in str(body["error"]), body
+    assert codes == [200] * 6 + [404, 404]  # --read-rate 8: one budget for both reads
+    for method, path in (("GET", "/api/me"), ("GET", "/api/uploads/nope"), ("POST", "/api/bots/anns?filename=a.py")):
+        status, headers, body = answer(method, f"{server.url}{path}", tokens["ann"], b"#" if method == "POST" else None)
+        assert status == 429 and "too many reads: 8 a 300 s for one author" in str(body["error"]), body
         assert 1 <= int(headers["retry-after"]) <= 301 and set(body) == {"error"}
     assert answer("GET", f"{server.url}/api/me", tokens["cy"])[0] == 200  # another author's budget is their own
+    # an upload refused before its check spends the budget too: else an author could send them without end
+    refused = [answer("POST", f"{server.url}/api/bots/cys?filename=no/such", tokens["cy"], b"#")[0] for _ in range(7)]
+    assert refused == [400] * 7 and answer("GET", f"{server.url}/api/me", tokens["cy"])[0] == 429
 
 
 def test_a_name_that_reads_as_another_authors_bot_is_refused(served: tuple[Server, dict[str, str]],
