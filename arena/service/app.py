@@ -86,6 +86,7 @@ class RateLimit:
     def __init__(self, count: int, window: float) -> None:
         self.count, self.window = count, window
         self.events: dict[str, deque[float]] = {}
+        self.sweep_at = self.SWEEP  # twice the keys left by the last sweep: many live keys are not swept each time
         self.lock = threading.Lock()
 
     def wait(self, key: str, now: float, count: bool = True) -> float:
@@ -100,9 +101,14 @@ class RateLimit:
                 events.append(now)
             if not events:
                 del self.events[key]
-            elif len(self.events) > self.SWEEP:
-                self.events = {k: e for k, e in self.events.items() if e and e[-1] > now - self.window}
+            elif len(self.events) > self.sweep_at:
+                self.sweep(now)
             return 0.0
+
+    def sweep(self, now: float) -> None:
+        """Forget the keys whose events have all expired (under ``lock``)."""
+        self.events = {k: e for k, e in self.events.items() if e and e[-1] > now - self.window}
+        self.sweep_at = max(self.SWEEP, 2 * len(self.events))
 
 
 def too_many(wait: float, what: str) -> Refused:
