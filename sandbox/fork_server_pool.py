@@ -28,7 +28,6 @@ class ForkServerPool:
     def __init__(self, max_idle: int = 8) -> None:
         self._idle: dict[object, list[ForkServer]] = {}
         self._order: list[ForkServer] = []  # idle templates, oldest first
-        self._warming: dict[object, int] = {}  # templates being started ahead, by bundle (``warm``)
         self._lock = threading.Lock()
         self._pid = os.getpid()
         self.max_idle = max_idle
@@ -37,7 +36,7 @@ class ForkServerPool:
         """In a forked child: the parent's templates stay the parent's; drop our copies of their sockets."""
         for server in self._order:
             server.disown()
-        self._idle, self._order, self._warming, self._pid = {}, [], {}, os.getpid()
+        self._idle, self._order, self._pid = {}, [], os.getpid()
 
     def acquire(self, key: object, modules: Mapping[str, list[Any]], preload: tuple[str, ...], python: str | None,
                 startup_ms: float, binds: tuple[str, ...] = (), tier: Tier = Tier.STRONG) -> ForkServer:
@@ -64,9 +63,8 @@ class ForkServerPool:
         one after another without waiting, then waited for, so that they import their modules at the same time
         and a table's first bots wait for the slowest start rather than the sum of them. A template that does not
         start is left out (the bot that needs one starts its own and reports why); returns how many were started."""
-        with self._lock:  # those another thread is starting count: two tables of one bundle start them once
-            missing = max(0, min(count, self.max_idle) - len(self._idle.get(key, ())) - self._warming.get(key, 0))
-            self._warming[key] = self._warming.get(key, 0) + missing
+        with self._lock:
+            missing = min(count, self.max_idle) - len(self._idle.get(key, ()))
         started: list[ForkServer] = []
         try:
             try:
@@ -74,7 +72,6 @@ class ForkServerPool:
                     started.append(ForkServer(modules, preload, python, startup_ms, binds, tier, wait=False))
             except SandboxError as exc:
                 log.warning("fork servers started ahead: %s", exc)
-            self._warmed(key, missing - len(started))
             ready = 0
             while started:
                 server = started[0]
@@ -86,20 +83,10 @@ class ForkServerPool:
                     self.release(key, server)
                     ready += 1
                 started.pop(0)
-                self._warmed(key, 1)
             return ready
         finally:
-            self._warmed(key, len(started))
             for server in started:  # interrupted: none of them is left holding its uid slot
                 server.close()
-
-    def _warmed(self, key: object, count: int) -> None:
-        """``count`` of the templates being started ahead for ``key`` are idle now, or gone."""
-        with self._lock:
-            if (left := self._warming.get(key, 0) - count) > 0:
-                self._warming[key] = left
-            else:
-                self._warming.pop(key, None)
 
     def release(self, key: object, server: ForkServer) -> None:
         """Give back a template whose child is gone or killed (its exit report is read before its next fork,

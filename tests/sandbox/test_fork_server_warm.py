@@ -71,31 +71,6 @@ def test_templates_started_without_waiting_are_all_under_way_before_the_first_is
     wait_for("the closed templates are gone", lambda: not any(alive(pid) for pid in pids), 30)
 
 
-def test_two_tables_of_one_bundle_warm_its_templates_once() -> None:
-    """Two threads warm the same bundle at once (two tables starting together): the templates one is starting
-    count for the other, so three are started, not six."""
-    import threading
-
-    close_fork_servers()
-    echo, limits = BotBundle("echo", ECHO_SOURCE), fast_limits(fork_server=True)
-    barrier, counts = threading.Barrier(2), []
-
-    def warm() -> None:
-        barrier.wait()
-        counts.append(fork_server_pool.warm_fork_servers(echo, limits, Tier.STRONG, 3))
-
-    threads = [threading.Thread(target=warm) for _ in range(2)]
-    try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(120)
-        assert sorted(counts) == [0, 3] and len(idle(echo_key())) == 3
-        assert fork_server_pool.fork_server_pool()._warming == {}  # nothing left counted as under way
-    finally:
-        close_fork_servers()
-
-
 def test_warmed_templates_are_the_ones_the_next_bots_take() -> None:
     close_fork_servers()
     key = echo_key()
