@@ -49,7 +49,7 @@ def bound_socket(bind: str) -> socket.socket:
 @click.option("--rate", type=click.IntRange(min=1), default=10, show_default=True,
               help="Uploads an author may make in 10 minutes.")
 @click.option("--read-rate", type=click.IntRange(min=1), default=600, show_default=True,
-              help="Reads (/api/me, an upload's verdict) an author may make in 5 minutes; an upload counts as one.")
+              help="Reads (/api/me, an upload's verdict) an author may make in 5 minutes.")
 @click.option("--token-failures", type=click.IntRange(min=1), default=20, show_default=True,
               help="Requests without a valid token one client address may send in 10 minutes.")
 @click.option("--upload-seconds", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
@@ -60,13 +60,15 @@ def bound_socket(bind: str) -> socket.socket:
               help="Uploads checked at once, each of another author (taken round-robin across authors).")
 @click.option("--head-seconds", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
               help="Seconds a connection may take to send a request's head (line and headers); then it is closed.")
+@click.option("--stall-seconds", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds an answer may go out not at all (its client reads nothing); then the connection is closed.")
 @click.option("--connections-per-address", type=click.IntRange(min=1), default=16, show_default=True,
               help="Connections one client address (an IPv6 /64) may hold open; a trusted proxy's are not counted.")
 @click.option("--unsafe", is_flag=True, help="Allow smoke games without a strong sandbox.")
 @pass_context
 def serve(ctx: Context, bind: str, spool: str, site: str | None, rate: int, read_rate: int, token_failures: int,
           upload_seconds: float, upload_budget: float, upload_workers: int, head_seconds: float,
-          connections_per_address: int, unsafe: bool) -> None:
+          stall_seconds: float, connections_per_address: int, unsafe: bool) -> None:
     """Run the submission service: authors upload bot files with their token ('arena submit FILE --to URL'),
     workers check the uploads as 'arena submit' does, one author's at a time, round-robin across authors, and
     each author reads their own bots and logs."""
@@ -102,8 +104,8 @@ def serve(ctx: Context, bind: str, spool: str, site: str | None, rate: int, read
     echo(f"serving on http://{host}:{port} (uploads in {folder}, {Spool(folder).queued()} queued; "
          f"{plural(upload_workers, 'worker')}, {upload_budget:g} s an upload)", err=True)
     config = uvicorn.Config(make_app(engine, settings), log_config=None, access_log=False, timeout_keep_alive=5,
-                            http=bounded(head_seconds, connections_per_address), limit_concurrency=MAX_CONNECTIONS,
-                            h11_max_incomplete_event_size=16 * 1024)
+                            http=bounded(head_seconds, stall_seconds, connections_per_address),
+                            limit_concurrency=MAX_CONNECTIONS, h11_max_incomplete_event_size=16 * 1024)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:

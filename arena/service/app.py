@@ -4,8 +4,8 @@ verdict and an author's own bots for their owner, and the static site, read-only
 Every request is bounded: an upload's size is refused from its Content-Length before a byte of the body is
 read (and counted while it is read, for a chunked one), the whole body must arrive within
 ``upload_seconds``, each author may upload ``rate`` files a ``rate_window`` and read (``/api/me``, an
-upload's verdict, one of their games; an upload counts as a read too) ``reads`` times a ``read_window``, one
-client address may send
+upload's verdict, one of their games) ``reads`` times a ``read_window`` and send ``ATTEMPTS`` times ``rate``
+upload requests a ``rate_window``, refused ones included, one client address may send
 ``failures`` requests without a valid token a ``failure_window`` (then every request of it that needs a token
 waits), and the queue holds at most ``max_queued`` uploads. Errors are one JSON object, ``{"error": "..."}``, with
 a status that says whose fault it is (4xx the request's, 503 the service's)."""
@@ -31,7 +31,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.db.queries import bot_key
+from arena.db.queries import author_key, bot_key
 from arena.submissions.accounts import Actor, author_for_token
 from arena.service.connections import address_key
 from arena.service.owner import NotShown, owner_game, owner_report
@@ -46,6 +46,8 @@ from sandbox.languages import language_of_file
 
 log = logging.getLogger(__name__)
 
+#: upload requests an author may send for each upload the rate allows: the refused ones count too
+ATTEMPTS = 6
 #: a file name as the service takes it: one path component, no dot first, an extension a language knows
 FILENAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
@@ -124,6 +126,7 @@ class Service:
         self.spool = Spool(settings.spool)
         self.rate = RateLimit(settings.rate, settings.rate_window)
         self.reads = RateLimit(settings.reads, settings.read_window)
+        self.attempts = RateLimit(ATTEMPTS * settings.rate, settings.rate_window)
         self.failures = RateLimit(settings.failures, settings.failure_window)
         # the uploads waiting for their check: (author, bot name) by id; this server is the spool's only one
         self.waiting = {t.id: (t.author, t.name) for t in self.spool.pending()}
@@ -140,12 +143,12 @@ class Service:
 
     def check_name_not_queued(self, name: str, author: str) -> None:
         """A new bot name that reads as one another author's waiting upload claims is refused now (409), not after
-        this upload's smoke games: the first upload takes it."""
-        key = bot_key(name)
-        for other, claimed in self.queued():
-            if other != author and bot_key(claimed) == key:
-                raise Refused(409, f"bot name {name!r} reads as {claimed!r}, which author {other!r} has uploaded "
-                                   "and is being checked; choose another name")
+        this upload's smoke games: the first upload takes it. The answer names neither that author nor the name's
+        spelling: an upload still being checked is nobody's business yet."""
+        key, mine = bot_key(name), author_key(author)
+        if any(author_key(other) != mine and bot_key(claimed) == key for other, claimed in self.queued()):
+            raise Refused(409, f"bot name {name!r} reads as the name of another author's upload that is being "
+                               "checked; choose another name")
 
     def author_of(self, request: Request) -> str:
         """The author whose token the request carries. A client address that sent ``failures`` requests without a
@@ -173,14 +176,23 @@ class Service:
                       {"WWW-Authenticate": "Bearer"})
 
     def reader(self, request: Request) -> str:
-        """The author of a read or an upload (``author_of``), within their ``reads`` a ``read_window``: an upload
-        counts as a read too, so one refused before its check (a bad name, a full queue) costs a request's share
-        of the budget instead of nothing (an author could send them as fast as the server answers)."""
+        """The author of a read (``author_of``), within their ``reads`` a ``read_window``."""
         author = self.author_of(request)
         wait = self.reads.wait(author, time.monotonic())
         if wait:
-            raise too_many(wait, f"reads: {self.settings.reads} a {self.settings.read_window:.0f} s for one author "
-                                 "(an upload counts as one)")
+            raise too_many(wait, f"reads: {self.settings.reads} a {self.settings.read_window:.0f} s for one author")
+        return author
+
+    def sender(self, request: Request) -> str:
+        """The author of an upload request (``author_of``), within ``ATTEMPTS`` times their ``rate`` uploads a
+        ``rate_window``, refused ones included: else an author could send uploads refused before their check (a
+        bad name, a full queue) as fast as the server answers, each a token lookup and a few statements."""
+        author = self.author_of(request)
+        limit = ATTEMPTS * self.settings.rate
+        wait = self.attempts.wait(author, time.monotonic())
+        if wait:
+            raise too_many(wait, f"upload requests: {limit} a {self.settings.rate_window:.0f} s for one author, "
+                                 "refused ones included")
         return author
 
     def check_upload(self, author: str, name: str, filename: str, length: str | None) -> None:
@@ -203,7 +215,6 @@ class Service:
             raise Refused(409, str(exc)) from None
         except SubmissionError as exc:
             raise Refused(403 if "belongs to" in str(exc) or "no owner" in str(exc) else 400, str(exc)) from None
-        self.check_name_not_queued(name, author)
         if self.queued_by(author) >= self.settings.per_author:
             raise Refused(429, f"{self.settings.per_author} uploads of yours are waiting for their smoke games "
                                "already; send this one when they are done", {"Retry-After": "60"})
@@ -212,6 +223,7 @@ class Service:
         wait = self.rate.wait(author, time.monotonic())
         if wait:
             raise too_many(wait, f"uploads: {self.settings.rate} a {self.settings.rate_window:.0f} s")
+        self.check_name_not_queued(name, author)  # after the rate: probing names costs uploads
 
     async def read_body(self, request: Request) -> bytes:
         limit = self.settings.max_bytes
@@ -237,7 +249,7 @@ class Service:
     async def upload(self, request: Request) -> Response:
         name = request.path_params["name"]
         filename = request.query_params.get("filename", f"{name}.py")
-        author = await run_in_threadpool(self.reader, request)
+        author = await run_in_threadpool(self.sender, request)
         await run_in_threadpool(self.check_upload, author, name, filename, request.headers.get("content-length"))
         data = await self.read_body(request)
         ticket = await run_in_threadpool(self.spool.accept, author, name, filename, data)

@@ -12,13 +12,21 @@ capped: a proxy carries many clients' connections, and bounds their heads itself
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import ipaddress
 import logging
+import socket
+import struct
+import termios
 from typing import Any, cast
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 log = logging.getLogger(__name__)
+
+#: Linux's ``struct tcp_info``: the offset of ``tcpi_bytes_acked`` (a u64, since Linux 4.1), and what is read of it
+_BYTES_ACKED = 120
+_TCP_INFO_BYTES = 192
 
 
 def address_key(host: str) -> str:
@@ -67,16 +75,18 @@ def is_proxy(host: str, setting: list[str] | str) -> bool:
 
 
 class BoundedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for each request's head and for answers left unread, and a cap on
-    connections per address; the bounds are read from the class (``bounded`` makes one with them)."""
+    """uvicorn's h11 protocol with a deadline for each request's head, a watch on answers that stop going out, and
+    a cap on connections per address; the bounds are read from the class (``bounded`` makes one with them)."""
 
     head_seconds: float = 10.0
+    stall_seconds: float = 60.0
     per_address: int = 16
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.head_deadline: asyncio.TimerHandle | None = None
-        self.write_deadline: asyncio.TimerHandle | None = None  # while its answers wait for a client that reads none
+        self.stall_check: asyncio.TimerHandle | None = None  # while an answer waits on its client
+        self.taken = 0  # how far the client had read at the last look (``_taken``)
         self.key: str | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -102,27 +112,61 @@ class BoundedH11Protocol(H11Protocol):
 
     def _too_slow(self) -> None:
         self.head_deadline = None
+        if self._unsent():  # the last answer is still going out: the stall watch bounds that, not the head's wait
+            self._watch()
+            return
         log.debug("closed a connection from %s: no request head within %g s", self.key, self.head_seconds)
-        self.transport.abort()  # not close(): a closing transport waits, for ever, until its client reads the rest
+        self.transport.abort()
+
+    def _unsent(self) -> int:
+        """Bytes of answers the client has not taken yet: in the transport's buffer and in the socket's send queue."""
+        unsent, sock = self.transport.get_write_buffer_size(), self.transport.get_extra_info("socket")
+        if sock is not None:
+            try:
+                unsent += struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0]
+            except OSError:
+                pass
+        return unsent
+
+    def _taken(self) -> int:
+        """How far the client has read: the bytes its side acknowledged (Linux's ``tcpi_bytes_acked``; it stops
+        once a client that reads nothing has a full receive buffer), else minus what is unsent."""
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            try:
+                raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_BYTES)
+            except OSError:  # not TCP
+                raw = b""
+            if len(raw) >= _BYTES_ACKED + 8:
+                return int(struct.unpack_from("Q", raw, _BYTES_ACKED)[0])
+        return -self._unsent()
+
+    def _watch(self) -> None:
+        """Look again in ``stall_seconds``: an answer the client took nothing of meanwhile ends the connection."""
+        if self.stall_check is None:
+            self.taken = self._taken()
+            self.stall_check = self.loop.call_later(self.stall_seconds, self._stalled)
+
+    def _stalled(self) -> None:
+        self.stall_check = None
+        if not self._unsent():  # all taken
+            if self.head_deadline is None and (self.cycle is None or self.cycle.response_complete):
+                self._arm()  # and no request under way: the next head has its own wait
+            return
+        if self._taken() <= self.taken:  # not a byte taken in stall_seconds: a client that reads nothing
+            log.debug("closed a connection from %s: its answer stalled %g s", self.key, self.stall_seconds)
+            self.transport.abort()  # not close(): a closing transport waits, for ever, until its client reads
+            return
+        self._watch()  # slow, but moving: an honest client on a slow link
 
     def pause_writing(self) -> None:
         super().pause_writing()
-        if self.write_deadline is None:  # the client reads nothing of its answers: it would hold the connection
-            self.write_deadline = self.loop.call_later(self.head_seconds, self._not_reading)
+        self._watch()
 
-    def resume_writing(self) -> None:
-        super().resume_writing()
-        self._stop_write_deadline()
-
-    def _stop_write_deadline(self) -> None:
-        if self.write_deadline is not None:
-            self.write_deadline.cancel()
-            self.write_deadline = None
-
-    def _not_reading(self) -> None:
-        self.write_deadline = None
-        log.debug("closed a connection from %s: its answers unread for %g s", self.key, self.head_seconds)
-        self.transport.abort()
+    def _stop_watching(self) -> None:
+        if self.stall_check is not None:
+            self.stall_check.cancel()
+            self.stall_check = None
 
     def handle_events(self) -> None:
         cycle = self.cycle
@@ -136,11 +180,12 @@ class BoundedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
-        self._stop_write_deadline()
+        self._stop_watching()
         super().connection_lost(exc)
 
 
-def bounded(head_seconds: float, per_address: int) -> type[BoundedH11Protocol]:
+def bounded(head_seconds: float, stall_seconds: float, per_address: int) -> type[BoundedH11Protocol]:
     """The protocol class for uvicorn's ``http``, with these bounds."""
     return type("ServiceH11Protocol", (BoundedH11Protocol,), {"head_seconds": head_seconds,
+                                                               "stall_seconds": stall_seconds,
                                                                "per_address": per_address})

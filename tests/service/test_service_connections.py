@@ -1,5 +1,6 @@
 """The service's connections over real sockets on a loopback port: a head sent a byte at a time is cut off
-(slowloris), and so are a body dribbled after the answer and a client that reads none of its answers; one address
+(slowloris), and so are a body dribbled after the answer and a client that reads none of its answers, while a
+slow reader gets its whole answer; one address
 holds at most --connections-per-address connections, while another address, and a trusted proxy, are served; an
 IPv6 client counts by its /64."""
 from __future__ import annotations
@@ -63,6 +64,19 @@ def closed_while_dribbling(sock: socket.socket, dribble: bytes, seconds: float =
     return False
 
 
+def slowly_read(sock: socket.socket, path: str, pace: float = 640_000) -> int:
+    """GET ``path`` on ``sock`` and read the answer at ``pace`` bytes a second: the length of its body as received."""
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+    received, started = bytearray(), time.monotonic()
+    with sock:
+        while chunk := sock.recv(1 << 16):
+            received += chunk
+            time.sleep(max(0.0, started + len(received) / pace - time.monotonic()))
+    head, _, body = bytes(received).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200 "), head
+    return len(body)
+
+
 def served_within(server: Server, token: str, seconds: float, source: str = "127.0.0.1") -> bool:
     """Whether a new connection from ``source`` is served within ``seconds`` (the server sees a close when its loop
     reads it, so a connection made at once may still find the closed one counted)."""
@@ -99,8 +113,9 @@ def test_a_slow_head_and_a_dribbled_body_are_cut_off_and_others_are_served(autho
     site = tmp_path / "site"
     site.mkdir()
     (site / "big.bin").write_bytes(bytes(16 << 20))  # more than the socket buffers on both sides hold
-    server = start_server(authors[0], tmp_path / "spool", "--head-seconds", "1", "--connections-per-address", "2",
-                          "--site", str(site))
+    (site / "slow.bin").write_bytes(bytes(6 << 20))
+    server = start_server(authors[0], tmp_path / "spool", "--head-seconds", "1", "--stall-seconds", "1",
+                          "--connections-per-address", "2", "--site", str(site))
     try:
         slow = connect(server)
         slow.sendall(b"GET /api/me HTTP/1.1\r\nHost: x\r\n")
@@ -116,8 +131,11 @@ def test_a_slow_head_and_a_dribbled_body_are_cut_off_and_others_are_served(autho
             assert closed_while_dribbling(sock, b"#")
         with connect(server) as sock:
             assert status_of(sock, tokens["cy"]) == 200
+        # a client on a slow link (640 KB/s) gets the whole file: its answer stalls for seconds at a time
+        # while the buffers drain, but moves within every --stall-seconds
+        assert slowly_read(connect(server, "127.0.0.6", receive_buffer=4096), "/slow.bin") == 6 << 20
         # two connections that ask for a big file and read none of it: the answer fills the buffers, and after
-        # --head-seconds without a byte read the server drops them, so their address is served again
+        # --stall-seconds without a byte taken the server drops them, so their address is served again
         unread = [connect(server, "127.0.0.5", receive_buffer=4096) for _ in range(2)]
         for sock in unread:
             sock.sendall(b"GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
