@@ -35,6 +35,14 @@ class ServiceError(click.ClickException):
     exit_code = 2
 
 
+class Busy(ServiceError):
+    """The service answered 429: ask again in ``retry_after`` seconds (its Retry-After)."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 def read_token(token_file: str | None) -> str:
     if token_file is not None:
         try:
@@ -99,12 +107,27 @@ def call(method: str, url: str, token: str, body: bytes | None = None) -> dict[s
             message = json.loads(exc.read(1 << 16))["error"]
         except (ValueError, KeyError, TypeError, OSError):
             message = f"HTTP {exc.code} {exc.reason}"
+        after = exc.headers.get("Retry-After", "") if exc.headers else ""
+        if exc.code == 429 and after.isdigit():
+            raise Busy(f"the service refused: {message}", float(after)) from None
         raise ServiceError(f"the service refused: {message}") from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise ServiceError(f"cannot reach the submission service at {url!r}: {reason}") from None
     except ValueError:
         raise ServiceError(f"the service at {url!r} did not answer in JSON: is it an arena service?") from None
+
+
+def ask_until(url: str, token: str, deadline: float) -> dict[str, Any]:
+    """``GET url`` for a loop that asks again and again: a 429 (too many reads) waits its Retry-After and asks
+    again while that ends before ``deadline`` (``time.monotonic``), rather than ending the wait."""
+    while True:
+        try:
+            return call("GET", url, token)
+        except Busy as busy:
+            if time.monotonic() + busy.retry_after > deadline:
+                raise
+            time.sleep(busy.retry_after)
 
 
 def submit_remote(url: str, file: Path, name: str | None, token_file: str | None, wait: float,
@@ -123,7 +146,7 @@ def submit_remote(url: str, file: Path, name: str | None, token_file: str | None
     click.echo(f"uploaded {file.name} as {name}: upload {ticket['id']}, waiting for its smoke games", err=True)
     deadline = time.monotonic() + wait
     while True:
-        status = call("GET", f"{base}/api/uploads/{ticket['id']}", token)
+        status = ask_until(f"{base}/api/uploads/{ticket['id']}", token, deadline)
         if status.get("state") != "queued":
             break
         if time.monotonic() > deadline:
@@ -152,7 +175,7 @@ def wait_placement(base: str, token: str, name: str, version: int, minutes: floa
     said = ""
     try:
         while True:
-            active = _active_version(call("GET", f"{base}/api/me", token), name, version)
+            active = _active_version(ask_until(f"{base}/api/me", token, deadline), name, version)
             if active.get("paused"):
                 raise ServiceError(f"{name} version {version} was paused by the ladder: "
                                    f"{shown(active['paused'].get('reason'), 500)}")

@@ -1,5 +1,6 @@
 """Where `arena submit --to URL` sends an author's token: https, or plain http to a loopback address only, and
-never on to wherever a redirect points (urllib would carry the Authorization header there)."""
+never on to wherever a redirect points (urllib would carry the Authorization header there); a poll answered
+429 waits its Retry-After."""
 from __future__ import annotations
 
 import http.server
@@ -104,3 +105,46 @@ def test_plain_http_to_a_loopback_address_is_allowed(host: str, bot: Path) -> No
         assert "cannot reach the submission service" in done.stderr, done.stderr
     else:
         assert seen.seen and seen.seen[0][1] == f"Bearer {TOKEN}", done.stderr
+
+
+class _Busy(http.server.BaseHTTPRequestHandler):
+    """A service that takes the upload, then answers its first verdict poll 429 (Retry-After: 1), then the verdict."""
+
+    seen: list[str] = []
+
+    def _json(self, code: int, body: bytes, retry_after: str | None = None) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        if retry_after is not None:
+            self.send_header("Retry-After", retry_after)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        self.seen.append("POST")
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._json(202, b'{"id": "t1", "state": "queued"}')
+
+    def do_GET(self) -> None:
+        self.seen.append("GET")
+        if self.seen.count("GET") == 1:
+            self._json(429, b'{"error": "too many reads: 600 a 300 s for one author"}', "1")
+        else:
+            self._json(200, b'{"state": "accepted", "out": ["anns version 1 registered"], "err": [], "version": 1}')
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_poll_answered_429_waits_its_retry_after_and_asks_again(bot: Path) -> None:
+    handler: type[_Busy] = type("Handler", (_Busy,), {"seen": []})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        done = client(f"http://127.0.0.1:{server.server_address[1]}", TOKEN, str(bot))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 0, done.stderr  # before: "the service refused: too many reads", exit 2
+    assert "anns version 1 registered" in done.stdout and handler.seen == ["POST", "GET", "GET"]
