@@ -96,7 +96,7 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck
              if person is None or i != person[0]]
     if in_process and ladder_bots_in_process(seats):
         raise UserError("bots of the ladder run in the sandbox only: drop --in-process")
-    stop_on_signals(hangup=True)  # a closed terminal or a SIGTERM ends the game as Ctrl-C does: every bot closed
+    stopped = stop_on_signals(hangup=True)  # a closed terminal or a SIGTERM ends the game as Ctrl-C: every bot closed
     deal = choose_deal(ctx.engine, len(bots), seed, deck_seed)
     limits = Limits(decision_ms=decision_ms, bank_ms=bank_ms)
     players: list[Player] = []
@@ -108,7 +108,8 @@ def play(ctx: Context, bots: Sequence[str], variant: str, seed: int | None, deck
         if person is not None:
             names = [seat.name for seat in seats]
             names.insert(person[0], person[1])
-            screen = Terminal(Console(highlight=False, stderr=as_json))  # with --json, stdout holds the JSON alone
+            # with --json, stdout holds the JSON alone
+            screen = Terminal(Console(highlight=False, stderr=as_json), stop=stopped)
             players.insert(person[0], HumanPlayer(person[1], screen, shown_names(names), human_ms))
         record = play_game(rules, deal.deck, players, limits, deal.seeds)
         if person is not None:

@@ -5,7 +5,7 @@ import os
 import select
 import termios
 import time
-from typing import IO, Any
+from typing import IO, Any, Callable
 
 from rich.console import Console
 
@@ -23,10 +23,15 @@ class Terminal:
     """Shows renderables and reads whole lines from a file descriptor (the terminal, or a pipe in tests)
     without Python's buffering, so that a deadline can be kept with ``select``."""
 
-    def __init__(self, console: Console | None = None, fd: int = 0) -> None:
+    #: how often a wait for a line looks at ``stop``: a stop signal whose KeyboardInterrupt was lost (raised inside
+    #: a garbage-collection callback, where Python only prints it) still ends the wait
+    LOOK_SECONDS = 0.5
+
+    def __init__(self, console: Console | None = None, fd: int = 0, stop: Callable[[], None] | None = None) -> None:
         self.console = console or Console(highlight=False)
         self._fd = fd
         self._pending = b""
+        self._stop = stop  # raises KeyboardInterrupt once a stop was asked for (``stop_on_signals``'s check)
 
     @classmethod
     def of(cls, out: IO[str], fd: int, width: int | None = None) -> Terminal:
@@ -52,11 +57,15 @@ class Terminal:
         self.console.print(prompt, end="", markup=False)
         self.console.file.flush()
         while b"\n" not in self._pending:
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([self._fd], [], [], left)[0]:
-                    self.console.print()
-                    raise OutOfTime()
+            if self._stop is not None:
+                self._stop()
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                self.console.print()
+                raise OutOfTime()
+            if not select.select([self._fd], [], [], self.LOOK_SECONDS if left is None else
+                                 min(left, self.LOOK_SECONDS))[0]:
+                continue
             chunk = os.read(self._fd, 4096)
             if not chunk:
                 raise LeftTheTable()

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from arena.human.compose import compose_accept
 from arena.human.menu import describe, menu
@@ -216,3 +217,25 @@ def test_words_for_trading_area_cards_tribute_and_discarding() -> None:
 def _waiting(fd: int) -> int:
     """Bytes typed at terminal ``fd`` and not read yet."""
     return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
+
+
+def test_a_wait_for_a_line_ends_at_a_stop_whose_interrupt_was_lost() -> None:
+    """A SIGTERM or SIGHUP whose KeyboardInterrupt Python lost (raised in a garbage-collection callback, where it
+    is only printed) left the person's prompt waiting on the terminal for ever; the wait now asks the stop check
+    between looks, so it ends within ``LOOK_SECONDS``."""
+    read, write = os.pipe()  # a terminal where nobody types
+    looks: list[float] = []
+
+    def stop() -> None:
+        looks.append(time.monotonic())
+        if len(looks) == 3:  # the signal came, and its interrupt was lost: only the check knows
+            raise KeyboardInterrupt
+
+    try:
+        terminal = Terminal(Console(file=io.StringIO(), width=200), read, stop=stop)
+        with pytest.raises(KeyboardInterrupt):
+            terminal.ask("Your choice: ")
+        assert len(looks) == 3  # it looked again while it waited, not only before
+    finally:
+        os.close(read)
+        os.close(write)
