@@ -30,6 +30,11 @@ def field_worth(rules: Rules, bean: Bean | None, count: int) -> float:
     """Coins a field pays now, plus ``PROGRESS`` times the share of the way to its next level."""
     if bean is None or count == 0:
         return 0.0
+    row = _worths(rules)[bean.wire]
+    return row[count] if count < len(row) else _worth(rules, bean, count)
+
+
+def _worth(rules: Rules, bean: Bean, count: int) -> float:
     meter = rules.bean_type(bean).beanometer
     coins = rules.coins_for(bean, count)
     below = max([t for t in meter if t is not None and t <= count], default=0)
@@ -37,6 +42,22 @@ def field_worth(rules: Rules, bean: Bean | None, count: int) -> float:
         if needed is not None and needed > count:
             return coins + PROGRESS * (level - coins) * (count - below) / (needed - below)
     return float(coins)
+
+
+#: each rules' ``field_worth`` of a bean (by its wire name) and a count up to the cards of that bean, computed once:
+#: the example bots value ~100,000 fields a game (a trader's game took 3x as long before, docs/benchmarks.md)
+_WORTHS: dict[int, tuple[Rules, dict[str, tuple[float, ...]]]] = {}
+
+
+def _worths(rules: Rules) -> dict[str, tuple[float, ...]]:
+    held = _WORTHS.get(id(rules))
+    if held is None or held[0] is not rules:  # an id reused by new rules
+        if len(_WORTHS) >= 64:
+            _WORTHS.clear()
+        table = {t.bean.wire: (0.0, *(_worth(rules, t.bean, n) for n in range(1, t.count + 1)))
+                 for t in rules.bean_types}
+        held = _WORTHS[id(rules)] = (rules, table)
+    return held[1]
 
 
 def plant_one(rules: Rules, fields: Fields, bean: Bean) -> list[tuple[float, Fields]]:
@@ -53,7 +74,12 @@ def plant_one(rules: Rules, fields: Fields, bean: Bean) -> list[tuple[float, Fie
 
 def settle(rules: Rules, fields: Fields) -> float:
     """What the fields are worth as they stand."""
-    return sum(field_worth(rules, b, n) for b, n in fields)
+    worths, total = _worths(rules), 0.0
+    for bean, count in fields:
+        if bean is not None and count:
+            row = worths[bean.wire]
+            total += row[count] if count < len(row) else _worth(rules, bean, count)
+    return total
 
 
 def best_plant_of(rules: Rules, fields: Fields, bean: Bean) -> tuple[float, Fields]:
