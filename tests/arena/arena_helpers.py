@@ -15,11 +15,11 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from arena.db import Match, make_engine
+from forked_arena import ARENA, ARENA_ENVIRONMENT, START_ENVIRONMENT, arena_environment  # noqa: F401
 from sandbox.procscan import live_descendants
 
 T = TypeVar("T")
 
-ARENA = [sys.executable, "-m", "arena"]
 
 
 def db_url(db: Path | str) -> str:
@@ -37,20 +37,6 @@ IN_PROCESS = {("audit",), ("authors",), ("backup",), ("bots",), ("competition",)
               ("leaderboard",), ("replay",), ("season", "close"), ("season", "list"), ("season", "show"),
               ("season", "run"), ("test",), ("submit",), ("play",), ("site",)}
 GLOBAL_OPTIONS_WITH_VALUE = {"--db", "--log-file"}
-#: what of the environment the arena reads (tools on PATH, its own and Dask's settings, where Python finds
-#: modules; not PYTHONHASHSEED, which importing Dask's nanny sets for good):
-#: a test that changed it (a PATH without bwrap, a format module to load) gets a real process, whose
-#: caches and registries are its own
-ARENA_ENVIRONMENT = ("ARENA_", "DASK_", "LD_")
-
-
-def arena_environment() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH") or k.startswith(ARENA_ENVIRONMENT)}
-
-
-START_ENVIRONMENT = arena_environment()
-
-
 def command_of(args: tuple[str, ...]) -> tuple[str, ...]:
     """The command words of an `arena` argument list, global options left out: ("season", "show")."""
     words: list[str] = []
@@ -145,7 +131,9 @@ def run_arena(*args: str, db: Path | str | None = None, timeout: float = 300,
     in_process = os.environ.get("ARENA_TESTS_IN_PROCESS", "1") != "0"  # 0: every command a real process
     if in_process and (words in IN_PROCESS or words[:1] in IN_PROCESS) and arena_environment() == START_ENVIRONMENT:
         return run_in_process([*prefix, *args], cwd)
-    return subprocess.run([*ARENA, *prefix, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    from forked_arena import arena_run
+
+    return arena_run([*prefix, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 def missing(what: str) -> None:
@@ -246,8 +234,10 @@ def kill_mid_season(db: Path | str, season_args: list[str],
     """Start ``arena season run SEASON_ARGS``, let 4 games finish, try a second writer
     (``arena SECOND_ARGS``) while it runs, then SIGKILL the season and check that its workers and
     bots die with it. Returns the season's pid and the second writer's result."""
-    season = subprocess.Popen([*ARENA, "--db", db_url(db), "season", "run", *season_args],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    from forked_arena import arena_popen
+
+    season = arena_popen(["--db", db_url(db), "season", "run", *season_args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
     try:
         wait_for_done(db, 4)
         of_season = set(descendants(season.pid, process_tree()))

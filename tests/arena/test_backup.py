@@ -6,11 +6,12 @@ import signal
 import subprocess
 from pathlib import Path
 
-from arena_helpers import ARENA, db_url, done_count, run_arena, wait_for_done
+from arena_helpers import db_url, done_count, run_arena, wait_for_done
+from forked_arena import arena_popen
 
 
 def test_a_backup_taken_mid_season_is_a_whole_ladder(db: Path, tmp_path: Path) -> None:
-    season = subprocess.Popen([*ARENA, "--db", db_url(db), "season", "run", "--name", "s", "--games", "16",
+    season = arena_popen(["--db", db_url(db), "season", "run", "--name", "s", "--games", "16",
                                "--workers", "2", "--bosses", "random,greedy,trader"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     copy = tmp_path / "copy.sqlite"

@@ -11,11 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from arena_helpers import ARENA, db_url
+from arena_helpers import db_url
 
 from arena.db.columns import stored_text
 from arena.formats import Format, default_format, format_of, formats, register
 from sandbox import Tier, detect_tier
+from forked_arena import arena_run
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMATS_DIR = Path(__file__).resolve().parent / "formats"
@@ -24,7 +25,7 @@ FORMATS_DIR = Path(__file__).resolve().parent / "formats"
 def arena(*args: str, db: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, ARENA_FORMATS="quick_format",
                PYTHONPATH=os.pathsep.join(filter(None, [str(FORMATS_DIR), os.environ.get("PYTHONPATH")])))
-    return subprocess.run([*ARENA, "--db", db_url(db), *args], capture_output=True, text=True, timeout=timeout, env=env)
+    return arena_run(["--db", db_url(db), *args], capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def test_the_built_in_formats_are_registered_in_order() -> None:
@@ -79,7 +80,7 @@ def test_a_registered_format_is_played_submitted_run_ranked_and_published(tmp_pa
 
 def test_a_format_module_that_cannot_load_is_one_clear_line(tmp_path: Path) -> None:
     env = dict(os.environ, ARENA_FORMATS="no_such_format_module")
-    result = subprocess.run([*ARENA, "--db", db_url(tmp_path / "x.sqlite"), "bots"], capture_output=True, text=True,
+    result = arena_run(["--db", db_url(tmp_path / "x.sqlite"), "bots"], capture_output=True, text=True,
                             timeout=60, env=env)
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "$ARENA_FORMATS: cannot load format module 'no_such_format_module'" in result.stderr

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from arena.submissions.accounts import ensure_author
 from arena_helpers import ARENA, IN_PROCESS, command_of, db_url, fix_seed_key, run_arena, run_in_process
+from forked_arena import FORKED, arena_run
 
 #: one command of each group of IN_PROCESS (a real process costs ~1 s of CPU): what differs between the two ways
 #: is the harness (exit codes, standard output and error, the files it writes), not the command; ok, usage
@@ -29,6 +30,7 @@ def test_every_in_process_command_is_compared_here() -> None:
 
 
 @pytest.mark.slow  # a real `python -m arena` for each of the 17 commands: the harness's check, not a user's path
+# (a forked command, arena_helpers.ForkedArena, each the third way)
 @pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
 def test_in_process_gives_what_the_real_command_gives(tmp_path: Path, args: tuple[str, ...]) -> None:
     (tmp_path / "real").mkdir()
@@ -36,15 +38,20 @@ def test_in_process_gives_what_the_real_command_gives(tmp_path: Path, args: tupl
     real = subprocess.run([*ARENA, "--db", db_url(tmp_path / "real" / "l.sqlite"), *args], capture_output=True,
                           text=True, timeout=120)
     here = run_in_process(["--db", db_url(tmp_path / "here" / "l.sqlite"), *args])
+    (tmp_path / "fork").mkdir()
+    forked = arena_run(["--db", db_url(tmp_path / "fork" / "l.sqlite"), *args], capture_output=True, text=True,
+                       timeout=120)
     shown = (real.returncode, real.stdout, real.stderr.replace(str(tmp_path / "real"), "DIR"))
     assert (here.returncode, here.stdout, here.stderr.replace(str(tmp_path / "here"), "DIR")) == shown
+    assert forked.args[0] == FORKED
+    assert (forked.returncode, forked.stdout, forked.stderr.replace(str(tmp_path / "fork"), "DIR")) == shown
 
 
-def test_other_commands_and_a_changed_environment_run_a_real_process(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_other_commands_run_as_a_fork_and_with_a_changed_environment_in_a_real_interpreter(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert command_of(("--db", "x", "-q", "season", "run", "--games", "2")) == ("season", "run")
     result = run_arena("demo", "--bogus", db=tmp_path / "l.sqlite")
-    assert isinstance(result.args, list) and result.args[:len(ARENA)] == ARENA
+    assert isinstance(result.args, list) and result.args[0] == FORKED
     assert result.returncode == 2 and "No such option '--bogus'" in result.stderr
     assert run_arena("season", "run", "--games", "x", db=tmp_path / "l.sqlite").args[0] == "arena"
     monkeypatch.setenv("PYTHONHASHSEED", "6640")  # what importing Dask's nanny leaves behind: no matter

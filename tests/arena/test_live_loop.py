@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from arena_helpers import ARENA, colluder_source, db_url, descendants, process_tree, run_arena
+from arena_helpers import colluder_source, db_url, descendants, process_tree, run_arena
 from sqlmodel import Session
 from waiting import wait_for
 
@@ -20,6 +20,7 @@ from arena.submissions.accounts import ensure_author
 from arena.db import make_engine
 from arena.ladder.seasons import CLOSED_UNPLAYED
 from arena.submissions.versions import register, register_bosses
+from forked_arena import arena_popen
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
@@ -46,7 +47,7 @@ def bosses(tmp_path: Path, entries: dict[str, tuple[str, str]] | None = None) ->
 
 def live(db: Path, *options: str, log: Path) -> subprocess.Popen[bytes]:
     with open(log, "wb") as err:
-        return subprocess.Popen([*ARENA, "--db", db_url(db), "season", "run", "--live", *options],
+        return arena_popen(["--db", db_url(db), "season", "run", "--live", *options],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
                                 env={k: v for k, v in os.environ.items() if k != "ARENA_TESTS_IN_PROCESS"})
 

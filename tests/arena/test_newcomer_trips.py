@@ -16,6 +16,7 @@ from arena.submissions.accounts import ensure_author
 from arena.db import SCHEMA_VERSION, Season, make_engine
 from arena.submissions.versions import plays_formats, register
 from arena_helpers import run_in_process
+from forked_arena import arena_run
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena"]
@@ -23,7 +24,7 @@ ARENA = [sys.executable, "-m", "arena"]
 
 def arena(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`arena --db DB ARGS` as a real process in ``tmp_path`` (a season and a game set signal handlers)."""
-    return subprocess.run([*ARENA, "--db", f"sqlite:///{tmp_path / 'ladder.sqlite'}", *args], capture_output=True,
+    return arena_run(["--db", f"sqlite:///{tmp_path / 'ladder.sqlite'}", *args], capture_output=True,
                           text=True, timeout=120, cwd=tmp_path)
 
 

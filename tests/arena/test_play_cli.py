@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from engine.replay import Replay, Resimulation
+from forked_arena import arena_run
 
 ARENA = [sys.executable, "-m", "arena"]
 
 
 def run_arena(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+    return arena_run([*args], capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
 def test_sandboxed_game_equals_in_process_game(tmp_path: Path) -> None:

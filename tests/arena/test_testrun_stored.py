@@ -12,7 +12,7 @@ import time
 from contextlib import closing
 from pathlib import Path
 
-from arena_helpers import ARENA, db_url, run_arena
+from arena_helpers import db_url, run_arena
 from sqlmodel import Session, col, select
 
 import pytest
@@ -24,6 +24,7 @@ from arena.testrun.store import (Candidate, GameSeat, TestGame, TestRunSettings,
                                  stored_games)
 from engine import new_game, rules_for
 from engine.replay import Replay, Resimulation
+from forked_arena import arena_popen
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
@@ -74,7 +75,7 @@ def stop_after(db: Path, name: str, args: list[str], pairs: int,
                how: signal.Signals) -> subprocess.CompletedProcess[str]:
     """Run ``arena test ARGS`` until ``pairs`` more pairs of test ``name`` are stored, then send ``how``."""
     before = len(stored_pairs(db, name))
-    process = subprocess.Popen([*ARENA, "--db", db_url(db), "test", *args], stdout=subprocess.PIPE,
+    process = arena_popen(["--db", db_url(db), "test", *args], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 240

@@ -12,12 +12,13 @@ import time
 from pathlib import Path
 
 from arena.submissions.accounts import ensure_author
-from arena_helpers import ARENA, db_url, descendants, process_tree, run_arena, wait_for_done
+from arena_helpers import db_url, descendants, process_tree, run_arena, wait_for_done
 from sqlmodel import Session
 
 from arena.db import make_engine
 from arena.submissions.versions import register
 from sandbox.isolation import SLOT_UIDS, Confinement, confinement
+from forked_arena import arena_popen, arena_run
 
 RUNNER = "__bohnanza_runner__"  # in the bootstrap of every sandboxed runner (sandbox/boot.py)
 
@@ -51,7 +52,7 @@ def slow_ladder(tmp_path: Path) -> Path:
 
 def test_a_killed_worker_voids_its_table_and_the_season_finishes(tmp_path: Path) -> None:
     db = slow_ladder(tmp_path)
-    season = subprocess.Popen([*ARENA, "--db", db_url(db), "season", "run", "--name", "s", "--games", "9",
+    season = arena_popen(["--db", db_url(db), "season", "run", "--name", "s", "--games", "9",
                                "--players", "3", "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True)
     try:
@@ -116,9 +117,8 @@ def test_sigterm_stops_a_season_with_one_line_and_it_resumes(tmp_path: Path) -> 
     kept, and the next run finishes the season with every game recorded once."""
     db = slow_ladder(tmp_path)
     # three tables of three games for two workers: the third is still being played when the first is done
-    args = [*ARENA, "--db", db_url(db), "season", "run", "--name", "s", "--games", "9", "--players", "3",
-            "--workers", "2"]
-    season = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    args = ["--db", db_url(db), "season", "run", "--name", "s", "--games", "9", "--players", "3", "--workers", "2"]
+    season = arena_popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_done(db, 1, timeout=120)
         season.send_signal(signal.SIGTERM)
@@ -129,7 +129,7 @@ def test_sigterm_stops_a_season_with_one_line_and_it_resumes(tmp_path: Path) -> 
     assert season.returncode == 1 and "Traceback" not in err
     assert err.strip().splitlines()[-1] == (
         "Error: interrupted; finished games are saved: 'arena season run --name s' resumes")
-    resumed = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    resumed = arena_run(args, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     with sqlite3.connect(db) as con:
         statuses = [s for (s,) in con.execute("SELECT status FROM match")]

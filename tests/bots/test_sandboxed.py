@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+
+from forked_arena import arena_run
 
 
 def test_four_bots_play_a_sandboxed_game(tmp_path) -> None:
     # in tmp_path: `--seed` makes the database arena.sqlite in the working folder
-    result = subprocess.run([sys.executable, "-m", "arena", "play", "trader", "search", "greedy", "random",
+    result = arena_run(["play", "trader", "search", "greedy", "random",
                              "--seed", "1", "--json"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     record = json.loads(result.stdout)
@@ -40,7 +40,7 @@ def test_a_sandboxed_bot_reads_the_rules_through_the_engine(tmp_path) -> None:
 
     bot = tmp_path / "card_bot.py"
     bot.write_text(CARD_BOT)
-    result = subprocess.run([sys.executable, "-m", "arena", "play", str(bot), "greedy", "random", "--json", "--stderr"],
+    result = arena_run(["play", str(bot), "greedy", "random", "--json", "--stderr"],
                             capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     seat = json.loads(result.stdout)["seats"][0]

@@ -15,6 +15,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from forked_arena import arena_popen, arena_run
 
 ARENA = [sys.executable, "-m", "arena"]
 BOTS = Path(__file__).resolve().parents[2] / "bots"
@@ -43,7 +44,7 @@ class Server:
 
 def start_server(db: Path, spool: Path, *options: str) -> Server:
     """`arena --db DB serve --bind 127.0.0.1:0 --spool SPOOL OPTIONS`, once it says where it listens."""
-    process = subprocess.Popen([*ARENA, "--db", f"sqlite:///{db}", "serve", "--bind", "127.0.0.1:0",
+    process = arena_popen(["--db", f"sqlite:///{db}", "serve", "--bind", "127.0.0.1:0",
                                 "--spool", str(spool), *options],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert process.stderr is not None
@@ -105,7 +106,7 @@ def add_author(db: Path, name: str) -> str:
 
 def client(url: str, token: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """`arena submit ARGS --to URL` as the author of ``token`` (in $ARENA_TOKEN)."""
-    return subprocess.run([*ARENA, "submit", *args, "--to", url], capture_output=True, text=True, timeout=300,
+    return arena_run(["submit", *args, "--to", url], capture_output=True, text=True, timeout=300,
                           env={**os.environ, "ARENA_TOKEN": token}, cwd=cwd)
 
 

@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from service_helpers import ARENA, BOTS, Server, add_author, client, start_server
+from service_helpers import BOTS, Server, add_author, client, start_server
 from sqlmodel import Session
 from waiting import wait_for
 
 from arena.submissions.accounts import Actor
 from arena.db import make_engine
 from arena.submissions.versions import register
+from forked_arena import arena_popen, arena_run
 
 CRASHER = """from sandbox.sdk import Bot
 
@@ -49,9 +50,9 @@ class Live:
 
     def __init__(self, db: Path, folder: Path, *options: str) -> None:
         self.log = folder / f"live-{time.monotonic_ns()}.err"
-        self.argv = [*ARENA, "--db", f"sqlite:///{db}", "season", "run", "--live", *options]
+        self.argv = ["--db", f"sqlite:///{db}", "season", "run", "--live", *options]
         with open(self.log, "wb") as err:
-            self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            self.process = arena_popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                             stderr=err, env={k: v for k, v in os.environ.items()
                                                              if k != "ARENA_TESTS_IN_PROCESS"})
 
@@ -114,12 +115,12 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
         assert reason.startswith("its latest 3 games all failed (crash 3); the last: exited with code")
         assert "crasher gives up at once" not in reason  # the referee's words only: the bot's stderr is its author's
         # its author sees why from their own machine: `arena status --to URL` through the service
-        status = subprocess.run([*ARENA, "status", "--to", server.url], capture_output=True, text=True, timeout=120,
+        status = arena_run(["status", "--to", server.url], capture_output=True, text=True, timeout=120,
                                 env={**os.environ, "ARENA_TOKEN": tokens["cy"]})
         assert status.returncode == 0, status.stderr
         assert "paused: its latest 3 games all failed (crash 3)" in status.stdout, status.stdout
         assert "crasher gives up at once" in status.stdout  # the author's own stderr, in the failures' evidence
-        listing = subprocess.run([*ARENA, "--db", f"sqlite:///{db}", "bots"], capture_output=True, text=True,
+        listing = arena_run(["--db", f"sqlite:///{db}", "bots"], capture_output=True, text=True,
                                  timeout=60)
         assert [line.split()[2:4] for line in listing.stdout.splitlines() if line.startswith("crasher ")] == \
             [["1", "(paused)"]], listing.stdout
@@ -133,7 +134,7 @@ def test_the_living_ladder_ranks_uploads_pauses_the_sick_and_resumes(folder: Pat
         assert "crasher gives up at once" not in crasher_page.read_text()
 
         # a retired bot stops taking seats: no table planned after its retirement seats it
-        retired = subprocess.run([*ARENA, "--db", f"sqlite:///{db}", "bots", "retire", "annbot", "--operator"],
+        retired = arena_run(["--db", f"sqlite:///{db}", "bots", "retire", "annbot", "--operator"],
                                  capture_output=True, text=True, timeout=60)
         assert retired.returncode == 0, retired.stderr
         after = rows(db, "SELECT max(id) FROM match")[0][0]

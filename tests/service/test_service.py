@@ -6,13 +6,12 @@ from __future__ import annotations
 import re
 import socket
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 from service_helpers import Server, client, http, start_server, three_authors, wait_verdict
+from forked_arena import arena_run
 
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
@@ -53,7 +52,7 @@ def test_two_authors_upload_through_the_client_and_a_season_rates_both(served: t
     for name, author in (("anns", "ann"), ("bobs", "bob")):
         assert re.search(rf"upload [0-9a-f-]+: {name} of {author} queued \(\d+ bytes\)", said), said
         assert re.search(rf"upload [0-9a-f-]+: {name} accepted", said), said
-    season = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{server.db}", "-q", "season", "run",
+    season = arena_run(["--db", f"sqlite:///{server.db}", "-q", "season", "run",
                              "--games", "3", "--players", "3", "--bosses", "trader"],
                             capture_output=True, text=True, timeout=600)
     assert season.returncode == 0, season.stderr

@@ -10,9 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from service_helpers import ARENA, add_author, http, start_server, wait_verdict
+from service_helpers import add_author, http, start_server, wait_verdict
 
 from arena.service.spool import Spool, TicketState, Verdict
+from forked_arena import arena_run
 
 HERE = Path(__file__).resolve().parent
 BOTS = HERE.parents[1] / "bots"
@@ -69,13 +70,13 @@ def test_one_authors_slow_uploads_delay_only_that_author_and_are_refused_at_the_
 def test_a_local_submit_over_its_budget_is_refused_in_one_line_and_stores_nothing(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
     (tmp_path / "slowpoke.py").write_bytes(SLOW)
-    done = subprocess.run([*ARENA, "--db", f"sqlite:///{db}", "submit", str(tmp_path / "slowpoke.py"),
+    done = arena_run(["--db", f"sqlite:///{db}", "submit", str(tmp_path / "slowpoke.py"),
                            "--budget", "3"], capture_output=True, text=True, timeout=300)
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
     assert f"'{tmp_path / 'slowpoke.py'}' rejected: its smoke games took longer than 3 s" in done.stderr
     assert "nothing was stored" in done.stderr.strip().splitlines()[-1]
     assert bots(db) == []
-    remote = subprocess.run([*ARENA, "submit", str(tmp_path / "slowpoke.py"), "--budget", "3", "--to",
+    remote = arena_run(["submit", str(tmp_path / "slowpoke.py"), "--budget", "3", "--to",
                              "http://127.0.0.1:9"], capture_output=True, text=True, timeout=60)
     assert remote.returncode == 2 and "--budget are for a local submit" in remote.stderr, remote.stderr
 

@@ -3,8 +3,6 @@ not its owner either for a game whose deals are still secret (an open solo seaso
 the deal and fail for its author to read it."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from service_helpers import add_author, http, start_server
@@ -13,6 +11,7 @@ from sqlmodel import Session
 from arena.submissions.accounts import Actor
 from arena.db import make_engine
 from arena.submissions.versions import register
+from forked_arena import arena_run
 
 
 def crasher(marker: str) -> str:
@@ -25,7 +24,7 @@ def crasher(marker: str) -> str:
 
 
 def arena(db: Path, *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{db}", "-q", *args],
+    done = arena_run(["--db", f"sqlite:///{db}", "-q", *args],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
 

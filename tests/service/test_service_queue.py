@@ -7,7 +7,6 @@ import signal
 import socket
 import sqlite3
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,6 +20,7 @@ from arena.db import make_engine
 from arena.service.spool import Spool, TicketState
 from arena.service.worker import WorkerSettings, run_once
 from sandbox import Limits, detect_tier
+from forked_arena import arena_popen, arena_run
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
@@ -66,7 +66,7 @@ def test_twenty_concurrent_uploads_are_each_queued_once_and_each_answered(tmp_pa
 def test_an_upload_while_a_season_holds_the_database_is_queued_not_lost(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
     token = add_author(db, "ann")
-    season = subprocess.Popen([sys.executable, "-m", "arena", "--db", f"sqlite:///{db}", "-q", "season", "run",
+    season = arena_popen(["--db", f"sqlite:///{db}", "-q", "season", "run",
                                "--games", "40", "--players", "3", "--bosses", "random,greedy,trader"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     server = start_server(db, tmp_path / "spool")
@@ -104,7 +104,7 @@ def test_a_server_killed_mid_upload_or_mid_check_stores_nothing_half_and_loses_n
         server.stop(signal.SIGKILL)
     (spool / "tmp" / "leftover.part").write_bytes(b"# what a killed write leaves")  # as a kill mid-write would
     server = start_server(db, spool)
-    second = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{db}", "serve", "--bind",
+    second = arena_run(["--db", f"sqlite:///{db}", "serve", "--bind",
                              "127.0.0.1:0", "--spool", str(spool)], capture_output=True, text=True, timeout=60)
     assert second.returncode == 2 and "another 'arena serve' uses it" in second.stderr, second.stderr
     try:

@@ -19,6 +19,7 @@ from sqlmodel import Session
 from arena.submissions.accounts import Actor
 from arena.db import make_engine
 from arena.submissions.versions import register
+from forked_arena import arena_run
 
 ARENA = [sys.executable, "-m", "arena"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +29,7 @@ PAUSED = "failed each of its latest 5 games (crash)"
 
 
 def arena(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([*ARENA, "--db", f"sqlite:///{db}", "-q", *args], capture_output=True, text=True,
+    done = arena_run(["--db", f"sqlite:///{db}", "-q", *args], capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr
     return done
@@ -36,7 +37,7 @@ def arena(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def status(server: Server, token: str, *args: str) -> subprocess.CompletedProcess[str]:
     """`arena status --to URL ARGS` as the author of ``token``."""
-    return subprocess.run([*ARENA, "status", "--to", server.url, *args], capture_output=True, text=True,
+    return arena_run(["status", "--to", server.url, *args], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "ARENA_TOKEN": token})
 
 
@@ -174,11 +175,11 @@ def test_status_mistakes_are_one_line(ladder: tuple[Server, dict[str, str]], tmp
     wrong = status(server, "not-a-token")
     assert wrong.returncode == 2 and wrong.stderr.strip().splitlines() == [
         "Error: the service refused: this token belongs to no author (a wrong, rotated or removed token)"]
-    plain = subprocess.run([*ARENA, "status", "--to", "http://example.com"], capture_output=True, text=True,
+    plain = arena_run(["status", "--to", "http://example.com"], capture_output=True, text=True,
                            timeout=60, env={**os.environ, "ARENA_TOKEN": "x"})
     assert plain.returncode == 2 and len(plain.stderr.strip().splitlines()) == 1 and "https://" in plain.stderr
     empty = tmp_path / "token"
     empty.write_text("")
-    no_token = subprocess.run([*ARENA, "status", "--to", server.url, "--token-file", str(empty)], capture_output=True,
+    no_token = arena_run(["status", "--to", server.url, "--token-file", str(empty)], capture_output=True,
                               text=True, timeout=60)
     assert no_token.returncode == 2 and no_token.stderr.strip() == f"Error: the token file {str(empty)!r} is empty"

@@ -10,7 +10,8 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from service_helpers import ARENA, BOTS, add_author, client, http, start_server
+from service_helpers import BOTS, add_author, client, http, start_server
+from forked_arena import arena_run
 
 
 def stored(db: Path) -> list[tuple[object, ...]]:
@@ -20,7 +21,7 @@ def stored(db: Path) -> list[tuple[object, ...]]:
 
 
 def arena(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, "--db", f"sqlite:///{db}", *args], capture_output=True, text=True, timeout=120)
+    return arena_run(["--db", f"sqlite:///{db}", *args], capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from typing import Iterator
 
 import pytest
 from service_helpers import Server, add_author, start_server
+from forked_arena import arena_popen, arena_run
 
 ARENA = [sys.executable, "-m", "arena"]
 BOTS = Path(__file__).resolve().parents[2] / "bots"
@@ -36,7 +37,7 @@ def waiting_client(server: Server, token: str, folder: Path, name: str, *options
     """`arena submit NAME.py --to URL --wait OPTIONS` (a copy of the greedy bot), started."""
     path = folder / f"{name}.py"
     path.write_text((BOTS / "greedy_bot.py").read_text() + f"\n# {name}\n")
-    return subprocess.Popen([*ARENA, "submit", str(path), "--to", server.url, "--wait", *options],
+    return arena_popen(["submit", str(path), "--to", server.url, "--wait", *options],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "ARENA_TOKEN": token}, preexec_fn=as_from_a_shell)
 
@@ -66,7 +67,7 @@ def read_until(process: subprocess.Popen[str], text: str, seconds: float = 300) 
 
 
 def season(server: Server, *args: str) -> None:
-    done = subprocess.run([*ARENA, "--db", f"sqlite:///{server.db}", "-q", "season", "run", *args],
+    done = arena_run(["--db", f"sqlite:///{server.db}", "-q", "season", "run", *args],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
 
@@ -148,7 +149,7 @@ def test_ctrl_c_while_waiting_is_one_line(served: tuple[Server, str], tmp_path: 
 
 
 def test_wait_needs_a_service(tmp_path: Path) -> None:
-    done = subprocess.run([*ARENA, "--db", f"sqlite:///{tmp_path / 'x.sqlite'}", "submit", str(BOTS / "greedy_bot.py"),
+    done = arena_run(["--db", f"sqlite:///{tmp_path / 'x.sqlite'}", "submit", str(BOTS / "greedy_bot.py"),
                            "--wait"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [
         "Error: --wait waits for a placement on a submission service: it needs --to URL"]

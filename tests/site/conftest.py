@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -19,6 +18,7 @@ from arena.db import Bot, BotVersion, Match, MatchSeat, Rating, VersionFormat, m
 from arena.db.queries import stored_id
 from site_batch import run_batch
 from site_values import EVIDENCE, PROJECT
+from forked_arena import arena_run
 
 SCREENSHOTS = PROJECT / "screenshots"
 HOSTILE = "<script>alert(1)</script>"
@@ -31,7 +31,7 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 
 def run_arena(db: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{db}", *args],
+    result = arena_run(["--db", f"sqlite:///{db}", *args],
                             capture_output=True, text=True, timeout=timeout, cwd=db.parent)
     assert result.returncode == 0, f"arena {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}"
     return result

@@ -12,6 +12,7 @@ from arena.db import Match, make_engine
 from engine import PrincesGame, classic_rules, new_game, rules_for
 from engine.events import TurnStarted
 from site_values import replay_of
+from forked_arena import arena_run
 
 
 def test_duel_replay_steps_to_its_final_gold(browser, site: Path, ladder: dict, screenshots: Path) -> None:
@@ -274,8 +275,6 @@ def test_a_local_replay_opens_from_its_file_as_a_page_of_its_own(browser, tmp_pa
     """`arena play --replay g.json` then `arena replay g.json --html g.html`: one file, every style and script
     inline (nothing fetched), the site's viewer stepping through the game to its final coins."""
     import re
-    import subprocess
-    import sys
 
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -284,11 +283,11 @@ def test_a_local_replay_opens_from_its_file_as_a_page_of_its_own(browser, tmp_pa
 
     game, page = tmp_path / "g.json", tmp_path / "out" / "g.html"
     page.parent.mkdir()
-    played = subprocess.run([sys.executable, "-m", "arena", "play", "greedy", "random", "trader", "--seed", "5",
+    played = arena_run(["play", "greedy", "random", "trader", "--seed", "5",
                              "--in-process", "--replay", str(game)], capture_output=True, text=True, timeout=120,
                             cwd=tmp_path)
     assert played.returncode == 0, played.stderr
-    made = subprocess.run([sys.executable, "-m", "arena", "replay", str(game), "--html", str(page)],
+    made = arena_run(["replay", str(game), "--html", str(page)],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert made.returncode == 0 and made.stdout.splitlines()[-1] == f"replay page: {page.resolve()}", made.stderr
     html = page.read_text()
@@ -311,7 +310,7 @@ def test_a_local_replay_opens_from_its_file_as_a_page_of_its_own(browser, tmp_pa
     browser.save_screenshot(str(screenshots / "local-replay.png"))
     assert severe_console_messages(browser) == []
     # a mistake is one line, and nothing half-written is left
-    refused = subprocess.run([sys.executable, "-m", "arena", "replay", str(game), "--html",
+    refused = arena_run(["replay", str(game), "--html",
                               str(tmp_path / "nowhere" / "g.html")], capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and refused.stderr.startswith(f"Error: cannot write "
                                                                  f"{str(tmp_path / 'nowhere' / 'g.html')!r}")

@@ -3,13 +3,12 @@ trained, and it goes to the ladder through ``arena submit`` like any bot file.""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from arena.play.players import InProcessPlayer
 from arena.play.referee import play_game
 from engine import classic_rules
+from forked_arena import arena_run
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "linear_bot.py"
@@ -42,7 +41,7 @@ def test_its_weights_are_trained() -> None:
 def test_it_is_submitted_through_arena_submit(tmp_path: Path) -> None:
     db = tmp_path / "ladder.sqlite"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    result = subprocess.run([sys.executable, "-m", "arena", "--db", f"sqlite:///{db}", "submit", str(EXAMPLE),
+    result = arena_run(["--db", f"sqlite:///{db}", "submit", str(EXAMPLE),
                              "--name", "linear-example"], capture_output=True, text=True, timeout=300, cwd=tmp_path,
                             env=env)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
