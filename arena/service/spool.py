@@ -151,6 +151,27 @@ class Spool:
             self._take_turn(claim.ticket.author, time.time())
             self._unclaim(claim)
 
+    def fault(self, claim: Claim) -> tuple[int, float]:
+        """Count a machine fault met checking ``claim``'s ticket: the faults its checks met so far and the seconds
+        since the first (``faults.json``; a finished ticket's count is dropped)."""
+        now = time.time()
+        with self._claims():
+            faults = self._faults()
+            count, first = faults.get(claim.ticket.id, (0, now))
+            faults[claim.ticket.id] = (count + 1, first)
+            self._write(self.root, "faults.json", json.dumps(faults))
+        return count + 1, now - first
+
+    def _faults(self) -> dict[str, tuple[int, float]]:
+        """Under the claims lock: the fault counts of the tickets still queued."""
+        try:
+            stored = json.loads((self.root / "faults.json").read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return {}
+        queued = {path.name.removesuffix(".json") for path in self.queue.glob("*.json")}
+        return {str(i): (int(c), float(t)) for i, (c, t) in stored.items() if i in queued} \
+            if isinstance(stored, dict) else {}
+
     def _take_turn(self, author: str, at: float) -> None:
         """Under the claims lock: ``author`` had its turn at ``at`` (the round-robin's order, ``claim``)."""
         turns = self._turns()

@@ -33,6 +33,10 @@ class WorkerSettings:
     tier: Tier
     poll_seconds: float = 0.5
     retry_seconds: float = 5.0  # after a machine fault
+    # an upload whose checks met a machine fault this many times, the first this long ago, is refused (it would be
+    # tried for ever, and its author's later uploads wait behind it)
+    give_up_faults: int = 10
+    give_up_seconds: float = 3600.0
     budget: float | None = BUDGET_SECONDS  # wall-clock seconds an upload's smoke games may take in all
 
 
@@ -46,15 +50,27 @@ def check_ticket(engine: Engine, ticket: Ticket, settings: WorkerSettings) -> Ve
 
 
 def check_claim(engine: Engine, spool: Spool, claim: Claim, settings: WorkerSettings) -> bool:
-    """Check one claimed upload and keep its verdict; False (the upload given back) on a machine fault."""
+    """Check one claimed upload and keep its verdict; False (the upload given back) on a machine fault, unless its
+    checks met faults ``give_up_faults`` times over ``give_up_seconds``: then it is refused, and the queue moves on."""
     ticket = claim.ticket
     try:
         verdict = check_ticket(engine, ticket, settings)
     except (SandboxError, OperationalError, DBAPIError, DatabaseError) as exc:
-        log.warning("upload %s of %s stays queued (machine fault, not the bot's): %s", ticket.id, ticket.author,
-                    str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-        spool.release(claim)
-        return False
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        faults, since = spool.fault(claim)
+        if faults < settings.give_up_faults or since < settings.give_up_seconds:
+            log.warning("upload %s of %s stays queued (machine fault %d, not the bot's): %s", ticket.id,
+                        ticket.author, faults, reason)
+            spool.release(claim)
+            return False
+        log.error("upload %s of %s refused: %d checks over %.0f s met a machine fault, the last: %s", ticket.id,
+                  ticket.author, faults, since, reason)
+        verdict = Verdict(ticket.id, ticket.author, ticket.name, TicketState.REFUSED,
+                          refusal=f"the arena could not check this upload: {faults} tries over {since / 60:.0f} "
+                                  f"minutes met a fault of the arena's machine, not of your bot "
+                                  f"({type(exc).__name__}); nothing was stored, send it again later")
+        spool.finish(verdict, claim)
+        return True
     except Exception as exc:  # noqa: BLE001 - the arena's own fault: say so, and let the queue move on
         log.exception("upload %s could not be checked", ticket.id)
         verdict = Verdict(ticket.id, ticket.author, ticket.name, TicketState.REFUSED,

@@ -152,3 +152,39 @@ def test_a_database_that_cannot_be_written_keeps_the_upload_queued(tmp_path: Pat
     assert found is not None and found[0] == "ann" and found[1]["state"] == TicketState.ACCEPTED.value
     assert versions(db) == [("mine", 1)]
     engine.dispose()
+
+
+def test_an_upload_whose_checks_keep_meeting_a_machine_fault_is_refused_in_the_end(tmp_path: Path) -> None:
+    """A fault that never clears (here a database held for good) no longer keeps an upload queued for ever, its
+    author's later uploads behind it: after ``give_up_faults`` tries over ``give_up_seconds`` it is refused, saying
+    the machine was at fault and nothing was stored; the count is the ticket's own."""
+    db = tmp_path / "ladder.sqlite"
+    add_author(db, "ann")
+    spool = Spool(tmp_path / "spool")
+    first = spool.accept("ann", "mine", "mine.py", (BOTS / "greedy_bot.py").read_bytes())
+    engine = create_engine(f"sqlite:///{db}", connect_args={"timeout": 0.1})
+    settings = WorkerSettings(Limits(), detect_tier(), give_up_faults=3, give_up_seconds=0.0)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        assert run_once(engine, spool, settings) == 0
+        second = spool.accept("ann", "later", "later.py", (BOTS / "random_bot.py").read_bytes())
+        assert run_once(engine, spool, settings) == 0
+        assert [t.id for t in spool.pending()] == [first.id, second.id]  # one of ann's at a time: hers waits
+        assert run_once(engine, spool, WorkerSettings(Limits(), detect_tier(), give_up_faults=3,
+                                                      give_up_seconds=3600.0)) == 0  # 3 tries, not for an hour
+        assert run_once(engine, spool, settings) == 1  # the 4th: refused (finished), then the later one's fault
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    found = spool.lookup(first.id)
+    assert found is not None and found[1]["state"] == TicketState.REFUSED.value
+    refusal = found[1]["refusal"]
+    assert refusal.startswith("the arena could not check this upload: 4 tries over 0 minutes met a fault of the "
+                              "arena's machine, not of your bot (OperationalError); nothing was stored"), refusal
+    assert [t.id for t in spool.pending()] == [second.id]
+    assert run_once(engine, spool, settings) == 1  # its own count: 1 fault, then stored
+    later = spool.lookup(second.id)
+    assert later is not None and later[1]["state"] == TicketState.ACCEPTED.value
+    assert versions(db) == [("later", 1)]
+    engine.dispose()
