@@ -178,7 +178,7 @@ class CardValues:
         base = self.value(view)
         trade = self.trade_beans(view)
         best, gain = None, 0.5
-        for bean in {b for b, _ in self.fields(view) if b is not None}:
+        for bean in dict.fromkeys(b for b, _ in self.fields(view) if b is not None):  # in field order: no hash
             g = self.value(view, trade=trade + (bean,)) - base
             if g > gain:
                 best, gain = bean, g

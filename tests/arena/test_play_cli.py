@@ -105,3 +105,26 @@ def test_other_language_bots_need_unsafe_and_a_real_program() -> None:
     missing = run_arena("play", "--unsafe", "exec:/no/such/program", "greedy", "greedy")
     assert missing.returncode == 2 and "cannot start bot program '/no/such/program'" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_an_in_process_game_is_the_sandboxed_game_whatever_the_hash_seed(tmp_path: Path) -> None:
+    """The sandbox fixes every bot's PYTHONHASHSEED (sandbox/boot.py); `--in-process` plays in the command's own
+    interpreter, whose hash seed is random. The example bots never let a set's order choose a move (the trader
+    chose its wanted bean by iterating a set of beans), so `--seed` plays the same game either way."""
+    import os
+
+    from arena_helpers import fix_seed_key
+
+    fix_seed_key(tmp_path / "l.sqlite")  # the same deal every run: on it, hash seeds 1 and 2 played apart before
+    args = ["--db", f"sqlite:///{tmp_path / 'l.sqlite'}", "play", "--seed", "1", "trader", "trader", "trader",
+            "--json"]
+    games = []
+    for hash_seed in ("1", "2", None):  # in-process in two fresh interpreters, then sandboxed
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed} if hash_seed else None
+        done = subprocess.run([*ARENA, *args, *(["--in-process"] if hash_seed else [])], capture_output=True,
+                              text=True, timeout=300, env=env)
+        assert done.returncode == 0, done.stderr
+        seats = json.loads(done.stdout)["seats"]
+        assert [s["status"] for s in seats] == ["ok"] * 3
+        games.append([(s["coins"], s["rank"], s["decisions"]) for s in seats])
+    assert games[0] == games[1] == games[2]
