@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import weakref
 from typing import Any
 
 ARENA = [sys.executable, "-m", "arena"]
@@ -52,6 +53,7 @@ class ForkedArena(subprocess.Popen[Any]):
         if pid == 0:
             code = 1
             try:
+                _close_parents_ends((p2cwrite, c2pread, errread))
                 code = _forked_main(self.arena_args, cwd, env, (p2cread, c2pwrite, errwrite), start_new_session,
                                     preexec_fn)
             except BaseException:  # noqa: BLE001 - the harness's own failure, said where the test reads it
@@ -69,6 +71,28 @@ class ForkedArena(subprocess.Popen[Any]):
         if devnull is not None:
             os.close(devnull)
         self._closed_child_pipe_fds = True
+        _LIVE.add(self)
+
+
+#: the forked commands not yet collected: a later fork closes their pipes' ends in itself
+_LIVE: weakref.WeakSet[ForkedArena] = weakref.WeakSet()
+
+
+def _close_parents_ends(own: tuple[int, int, int]) -> None:
+    """In the forked child: close the worker's ends of this command's pipes and of every other forked command's
+    (a real Popen's child has none of them: with one open here, a command whose stdin the test closes would never
+    read its end). The streams stay referenced, so nothing finalizes them in the child."""
+    for fd in own:
+        if fd != -1:
+            os.close(fd)
+    for other in list(_LIVE):
+        for stream in (other.stdin, other.stdout, other.stderr):
+            if stream is not None and not stream.closed:
+                _KEPT.append(stream)
+                try:
+                    os.close(stream.fileno())
+                except OSError:
+                    pass
 
 
 #: the first of a forked command's ``args``

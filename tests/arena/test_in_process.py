@@ -140,3 +140,15 @@ def test_a_command_leaves_its_writes_in_the_database_file(tmp_path: Path) -> Non
         active = con.execute("SELECT botversion.active FROM botversion JOIN bot ON bot.id = botversion.bot_id "
                              "WHERE bot.name = 'mybot'").fetchall()
     assert active == [(0,)]
+
+
+def test_a_forked_command_sees_the_end_of_its_input(tmp_path: Path) -> None:
+    """A forked command holds none of its own pipes' other ends, as a real process holds none: a person's seat
+    whose input closes abandons the game at once (130), as `arena play greedy human random < /dev/null` does."""
+    played = arena_run(["--db", db_url(tmp_path / "l.sqlite"), "play", "greedy", "human", "random"], input="",
+                       capture_output=True, text=True, timeout=60)
+    assert played.args[0] == FORKED
+    assert played.returncode == 130, played.stderr
+    assert played.stderr.strip().splitlines()[-1] == ("arena: game abandoned (Ctrl-C, the input closed or a stop "
+                                                      "signal): no result")
+
