@@ -45,7 +45,7 @@ def _worth(rules: Rules, bean: Bean, count: int) -> float:
 
 
 #: each rules' ``field_worth`` of a bean (by its wire name) and a count up to the cards of that bean, computed once:
-#: the example bots value ~100,000 fields a game (a trader's game took 3x as long before, docs/benchmarks.md)
+#: the example bots value ~100,000 fields a game (a trader's game took 2.4x as long before, docs/benchmarks.md)
 _WORTHS: dict[int, tuple[Rules, dict[str, tuple[float, ...]]]] = {}
 
 

@@ -107,10 +107,8 @@ def _forked_main(args: list[str], cwd: str | None, env: dict[str, str] | None, f
     """In the forked child: stdio, session, folder, environment, signals, logging and warnings as a fresh
     ``python -m arena`` has them, then the command; its exit status."""
     import logging
-    import traceback
     import warnings
 
-    from arena.cli import cli
     from sandbox import close_fork_servers
 
     import multiprocessing.forkserver
@@ -150,19 +148,9 @@ def _forked_main(args: list[str], cwd: str | None, env: dict[str, str] | None, f
     warnings.resetwarnings()
     for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
         warnings.simplefilter("ignore", category)
-    sys.stdin = open(0, closefd=False, encoding="utf-8")
-    sys.stdout = open(1, "w", closefd=False, encoding="utf-8")
-    sys.stderr = open(2, "w", closefd=False, encoding="utf-8", errors="backslashreplace")
-    code = 0
+    open_std_streams()
     try:
-        cli.main(args, prog_name="arena")
-    except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-        if stop.code is not None and not isinstance(stop.code, int):
-            print(stop.code, file=sys.stderr)
-    except BaseException as exc:  # noqa: BLE001 - what Python does with an uncaught exception
-        traceback.print_exception(exc, file=sys.stderr)
-        code = 1
+        return run_cli(args)
     finally:
         close_fork_servers()
         for stream in (sys.stdout, sys.stderr):
@@ -170,7 +158,33 @@ def _forked_main(args: list[str], cwd: str | None, env: dict[str, str] | None, f
                 stream.flush()
             except OSError:
                 pass
-    return code
+
+
+def open_std_streams() -> None:
+    """``sys.stdin``, ``stdout`` and ``stderr`` on descriptors 0, 1 and 2 as a fresh interpreter has them (closing a
+    stream leaves its descriptor)."""
+    sys.stdin = open(0, closefd=False, encoding="utf-8")
+    sys.stdout = open(1, "w", closefd=False, encoding="utf-8")
+    sys.stderr = open(2, "w", closefd=False, encoding="utf-8", errors="backslashreplace")
+
+
+def run_cli(args: list[str]) -> int:
+    """``cli.main(args)`` as `python -m arena` runs it: its exit status, with the message of an exit that is not a
+    number and the traceback of an escaping exception on standard error."""
+    import traceback
+
+    from arena.cli import cli
+
+    try:
+        cli.main(args, prog_name="arena")
+    except SystemExit as stop:
+        if stop.code is not None and not isinstance(stop.code, int):
+            print(stop.code, file=sys.stderr)
+        return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except BaseException as exc:  # noqa: BLE001 - what Python does with an uncaught exception
+        traceback.print_exception(exc, file=sys.stderr)
+        return 1
+    return 0
 
 
 def forks(env: dict[str, str] | None = None) -> bool:

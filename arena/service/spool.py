@@ -153,7 +153,7 @@ class Spool:
 
     def fault(self, claim: Claim) -> tuple[int, float]:
         """Count a machine fault met checking ``claim``'s ticket: the faults its checks met so far and the seconds
-        since the first (``faults.json``; a finished ticket's count is dropped)."""
+        since the first (``faults.json``, which keeps only the tickets still queued)."""
         now = time.time()
         with self._claims():
             faults = self._faults()

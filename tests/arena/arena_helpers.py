@@ -15,7 +15,8 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from arena.db import Match, make_engine
-from forked_arena import ARENA, ARENA_ENVIRONMENT, START_ENVIRONMENT, arena_environment  # noqa: F401
+from forked_arena import (ARENA, ARENA_ENVIRONMENT, START_ENVIRONMENT, arena_environment,  # noqa: F401
+                          open_std_streams, run_cli)
 from sandbox.procscan import live_descendants
 
 T = TypeVar("T")
@@ -70,9 +71,7 @@ def run_in_process(args: list[str], cwd: Path | None = None) -> subprocess.Compl
     afterwards."""
     import logging
     import tempfile
-    import traceback
 
-    from arena.cli import cli
     from sandbox import close_fork_servers
 
     root = logging.getLogger()
@@ -87,20 +86,11 @@ def run_in_process(args: list[str], cwd: Path | None = None) -> subprocess.Compl
         saved = [os.dup(fd) for fd in (0, 1, 2)]
         for fd, target in ((0, null), (1, out), (2, err)):
             os.dup2(target.fileno(), fd)
-        sys.stdin = open(0, closefd=False, encoding="utf-8")
-        sys.stdout = open(1, "w", closefd=False, encoding="utf-8")
-        sys.stderr = open(2, "w", closefd=False, encoding="utf-8", errors="backslashreplace")
+        open_std_streams()
         try:
             if cwd is not None:
                 os.chdir(cwd)
-            cli.main(args, prog_name="arena")
-        except SystemExit as stop:
-            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-            if stop.code is not None and not isinstance(stop.code, int):
-                print(stop.code, file=sys.stderr)
-        except BaseException as exc:  # noqa: BLE001 - what Python does with an uncaught exception
-            traceback.print_exception(exc, file=sys.stderr)
-            code = 1
+            code = run_cli(args)
         finally:
             os.chdir(folder)
             close_fork_servers()
